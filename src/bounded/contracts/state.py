@@ -1,0 +1,206 @@
+"""`state` (SKILL.state): the model sees a fixed spec, its own JSON state and the latest
+observation, and replies with reasoning (discarded), a state patch and an action.
+
+Merge rules, applied by `merge_patch`:
+- objects merge recursively, key by key;
+- `null` deletes a key;
+- `{"$append": [...]}` appends to a list (a missing key starts an empty list);
+- any other value replaces the old one.
+An optional JSON schema is checked after the merge; a rejected patch leaves the state
+unchanged and is journaled with its reason.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, Field
+
+from bounded.contracts._reply import decision_schema, parse_decision
+from bounded.contracts._render import compact_json, render_observation, reply_format
+from bounded.core import (
+    JSON,
+    Completion,
+    Decision,
+    DecisionRecord,
+    Observation,
+    Prompt,
+    StepResult,
+    stable_hash,
+)
+
+APPEND = "$append"
+
+MERGE_RULES = """\
+State rules: you keep a JSON state between events; it is all you remember. Each reply
+carries "state_patch", merged into your state: objects merge key by key, null deletes a
+key, {"$append": [items]} appends to a list, any other value replaces the old one. Send
+{} when nothing changes. The reasoning is discarded after each reply."""
+
+
+class PatchRejected(ValueError):
+    """A patch that cannot be merged or whose result breaks the state schema."""
+
+
+def merge_patch(state: JSON, patch: JSON) -> JSON:
+    """The state after `patch`, as a new object; `state` is not modified."""
+    if not isinstance(patch, dict):
+        raise PatchRejected(f"patch must be an object, got {type(patch).__name__}")
+    merged = copy.deepcopy(state)
+    _merge_into(merged, patch, path="")
+    return merged
+
+
+def _merge_into(target: JSON, patch: JSON, path: str) -> None:
+    for key, value in patch.items():
+        where = f"{path}.{key}" if path else key
+        if value is None:
+            target.pop(key, None)
+        elif isinstance(value, dict) and set(value) == {APPEND}:
+            items = value[APPEND]
+            if not isinstance(items, list):
+                raise PatchRejected(f"{where}: $append needs a list")
+            current = target.get(key, [])
+            if not isinstance(current, list):
+                raise PatchRejected(f"{where}: $append on a non-list")
+            target[key] = [*current, *copy.deepcopy(items)]
+        elif isinstance(value, dict):
+            child = target.get(key)
+            if not isinstance(child, dict):
+                child = {}
+            _merge_into(child, value, where)
+            target[key] = child
+        else:
+            target[key] = copy.deepcopy(value)
+
+
+def patch_schema(state_schema: JSON | None) -> JSON:
+    """What a patch may look like: the state's properties, each optional and nullable."""
+    properties = (state_schema or {}).get("properties")
+    if not properties:
+        return {"type": "object"}
+    nullable = {key: {"anyOf": [schema, {"type": "null"}]} for key, schema in properties.items()}
+    return {"type": "object", "properties": nullable, "additionalProperties": False}
+
+
+class StateConfig(BaseModel):
+    """Settings of the state contract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    state_schema: JSON | None = None
+    """JSON schema the state must satisfy after each merge; None takes the environment's
+    suggestion (if any), `{}` disables the check."""
+    initial_state: JSON = Field(default_factory=dict)
+    """The state before the first decision (the environment's suggestion fills keys left out)."""
+    reasoning: bool = True
+    """Ask for a short reasoning field (discarded after each reply)."""
+
+
+class JournalEntry(BaseModel):
+    """One line of the patch journal: replaying accepted patches rebuilds the state history."""
+
+    t: float
+    patch: Any
+    accepted: bool
+    reason: str = ""
+    state_hash: str
+
+
+class StateContract:
+    """Bounded by construction: spec + state + latest observation, nothing else."""
+
+    name = "state"
+
+    def __init__(self, **settings: object) -> None:
+        self.config = StateConfig.model_validate(settings)
+        self.instructions = ""
+        self.schema: JSON | None = None
+        self.state: JSON = {}
+        self.journal: list[JournalEntry] = []
+        self._pending_patch: Any = None
+
+    def reset(self, episode: JSON) -> None:
+        self.instructions = str(episode.get("instructions", ""))
+        suggested = episode.get("state_schema")
+        self.schema = self.config.state_schema if self.config.state_schema is not None else suggested
+        self.state = {**(episode.get("initial_state") or {}), **self.config.initial_state}
+        self.journal = []
+        self._pending_patch = None
+
+    def spec(self, obs: Observation) -> str:
+        parts = [self.instructions, MERGE_RULES]
+        if self.schema:
+            parts.append("Your state must match this JSON schema: " + compact_json(self.schema))
+        parts.append(reply_format(self.reply_schema(obs)))
+        return "\n\n".join(p for p in parts if p)
+
+    def reply_schema(self, obs: Observation) -> JSON:
+        extra = {"state_patch": patch_schema(self.schema)}
+        return decision_schema(obs, reasoning=self.config.reasoning, extra=extra)
+
+    def assemble(self, obs: Observation) -> Prompt:
+        prompt = Prompt()
+        prompt.add("spec", "system", self.spec(obs))
+        prompt.add("state", "user", "Your state: " + compact_json(self.state))
+        prompt.add("observation", "user", render_observation(obs))
+        return prompt
+
+    def parse(self, completion: Completion, obs: Observation) -> Decision:
+        decision, reply = parse_decision(completion.text, obs)
+        if "state_patch" in reply:
+            decision.state_patch = reply["state_patch"]
+            self._pending_patch = reply["state_patch"]
+        else:
+            self._pending_patch = None
+        return decision
+
+    def apply(self, patch: Any, t: float = 0) -> JournalEntry:
+        """Merge one patch (checked against the schema) and journal the outcome."""
+        try:
+            merged = merge_patch(self.state, patch)
+            if self.schema:
+                jsonschema.validate(merged, self.schema)
+        except PatchRejected as exc:
+            entry = self._journal(t, patch, accepted=False, reason=str(exc))
+        except jsonschema.ValidationError as exc:
+            entry = self._journal(t, patch, accepted=False, reason=f"schema: {exc.message}")
+        else:
+            self.state = merged
+            entry = self._journal(t, patch, accepted=True)
+        return entry
+
+    def _journal(self, t: float, patch: Any, *, accepted: bool, reason: str = "") -> JournalEntry:
+        entry = JournalEntry(
+            t=t, patch=patch, accepted=accepted, reason=reason, state_hash=stable_hash(self.state)
+        )
+        self.journal.append(entry)
+        return entry
+
+    def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
+        if self._pending_patch is not None:
+            entry = self.apply(self._pending_patch, obs.t)
+            result.info["patch_accepted"] = entry.accepted
+            if not entry.accepted:
+                result.info["patch_rejected"] = entry.reason
+        self._pending_patch = None
+
+    def postrun(self, trajectory: list[DecisionRecord]) -> None:
+        return None
+
+    def config_dict(self) -> JSON:
+        return self.config.model_dump()
+
+    def store_hashes(self) -> dict[str, str]:
+        return {"state": stable_hash(self.state)}
+
+
+def replay_journal(initial: JSON, journal: list[JournalEntry]) -> list[JSON]:
+    """The state after each accepted patch, starting from `initial`."""
+    states = [copy.deepcopy(initial)]
+    for entry in journal:
+        if entry.accepted:
+            states.append(merge_patch(states[-1], entry.patch))
+    return states

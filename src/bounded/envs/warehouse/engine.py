@@ -1,0 +1,181 @@
+"""The warehouse stream (SKILL.state's testbed): STORE / SHIP / WAIT events on N shelves.
+
+After every event the agent reports the number of occupied shelves and the total
+number of items shipped so far. Nothing in an observation repeats those counts, so
+an agent must carry them across decisions: in its state, or by rereading a transcript.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import gymnasium
+from pydantic import BaseModel, Field
+
+from bounded.core import JSON, Action, IllegalActionError, Observation
+
+ENV_VERSION = "1"
+
+INSTRUCTIONS = """\
+You run a warehouse with {shelves} shelves, numbered 1 to {shelves}. Events arrive one at a time:
+- STORE: an item is put on the named shelf, which becomes occupied.
+- SHIP: the item on the named shelf leaves the warehouse; the shelf becomes free and
+  the shipped total grows by one.
+- WAIT: nothing changes.
+The warehouse starts empty. After every event, report two numbers: `occupied`, how many
+shelves hold an item now, and `shipped`, how many items have been shipped since the start.
+Events are shown once; the counts are never shown to you."""
+
+
+class WarehouseConfig(BaseModel):
+    """Settings of one warehouse stream."""
+
+    shelves: int = Field(default=8, ge=1, le=1000)
+    """Number of shelves N."""
+    horizon: int = Field(default=30, ge=1, le=100_000)
+    """Number of events T in an episode."""
+    p_wait: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Probability that an event is WAIT."""
+
+
+class WarehouseEnv(gymnasium.Env[Observation, Action]):
+    """`bounded/Warehouse-v0`: one seeded event stream per episode."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    version = ENV_VERSION
+
+    def __init__(self, shelves: int = 8, horizon: int = 30, p_wait: float = 0.2) -> None:
+        self.config = WarehouseConfig(shelves=shelves, horizon=horizon, p_wait=p_wait)
+        self.instructions = INSTRUCTIONS.format(shelves=self.config.shelves)
+        self._events: list[tuple[str, int]] = []
+        self._step = 0
+        self._correct = 0
+        self._seed: int | None = None
+        self.state_schema = {
+            "type": "object",
+            "properties": {
+                "occupied": {"type": "integer", "minimum": 0},
+                "shipped": {"type": "integer", "minimum": 0},
+            },
+        }
+        """The state shape suggested to the `state` contract."""
+        self.initial_state = {"occupied": 0, "shipped": 0}
+
+    # -- the stream ---------------------------------------------------------
+
+    @staticmethod
+    def generate(config: WarehouseConfig, seed: int) -> list[tuple[str, int]]:
+        """The event stream for a seed: a pure function, identical in any process."""
+        rng = random.Random(seed)
+        occupied: set[int] = set()
+        events: list[tuple[str, int]] = []
+        for _ in range(config.horizon):
+            free = sorted(set(range(1, config.shelves + 1)) - occupied)
+            if rng.random() < config.p_wait:
+                events.append(("WAIT", 0))
+            elif occupied and (not free or rng.random() < 0.45):
+                shelf = rng.choice(sorted(occupied))
+                occupied.discard(shelf)
+                events.append(("SHIP", shelf))
+            else:
+                shelf = rng.choice(free)
+                occupied.add(shelf)
+                events.append(("STORE", shelf))
+        return events
+
+    def counts_after(self, step: int) -> tuple[int, int]:
+        """(occupied, shipped) after the first `step` events."""
+        occupied: set[int] = set()
+        shipped = 0
+        for kind, shelf in self._events[:step]:
+            if kind == "STORE":
+                occupied.add(shelf)
+            elif kind == "SHIP":
+                occupied.discard(shelf)
+                shipped += 1
+        return len(occupied), shipped
+
+    # -- Gymnasium API ------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._seed = 0 if seed is None else seed
+        self._events = self.generate(self.config, self._seed)
+        self._step = 0
+        self._correct = 0
+        return self._observe(), {"seed": self._seed}
+
+    def step(
+        self, action: Action | list[Action]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        if self._step >= len(self._events):
+            raise IllegalActionError("episode is over: call reset()")
+        chosen = action[0] if isinstance(action, list) else action
+        if chosen.id != "report":
+            raise IllegalActionError(f"unknown action {chosen.id!r}: only 'report' is legal")
+        self._step += 1
+        truth = self.counts_after(self._step)
+        reported = (chosen.args.get("occupied"), chosen.args.get("shipped"))
+        correct = reported == truth
+        self._correct += int(correct)
+        terminated = self._step >= len(self._events)
+        info = {"correct": correct, "expected": list(truth), "reported": list(reported)}
+        return self._observe(), float(correct), terminated, False, info
+
+    def metrics(self) -> dict[str, Any]:
+        reports = self._step
+        return {
+            "accuracy": self._correct / reports if reports else 0.0,
+            "correct": self._correct,
+            "reports": reports,
+            "horizon": self.config.horizon,
+            "victory": reports == self.config.horizon and self._correct == reports,
+        }
+
+    def save(self) -> JSON:
+        return {
+            "config": self.config.model_dump(),
+            "seed": self._seed,
+            "step": self._step,
+            "correct": self._correct,
+        }
+
+    def load(self, data: JSON) -> None:
+        self.config = WarehouseConfig(**data["config"])
+        self.instructions = INSTRUCTIONS.format(shelves=self.config.shelves)
+        self._seed = data["seed"]
+        self._events = self.generate(self.config, self._seed or 0)
+        self._step = data["step"]
+        self._correct = data["correct"]
+
+    # -- rendering ----------------------------------------------------------
+
+    def _report_action(self) -> Action:
+        n, t = self.config.shelves, self.config.horizon
+        schema = {
+            "type": "object",
+            "properties": {
+                "occupied": {"type": "integer", "minimum": 0, "maximum": n},
+                "shipped": {"type": "integer", "minimum": 0, "maximum": t},
+            },
+            "required": ["occupied", "shipped"],
+            "additionalProperties": False,
+        }
+        return Action(id="report", label="report the occupied and shipped counts", schema=schema)
+
+    def _observe(self) -> Observation:
+        index = min(self._step, len(self._events) - 1)
+        kind, shelf = self._events[index]
+        done = self._step >= len(self._events)
+        event = "end of stream" if done else (kind if kind == "WAIT" else f"{kind} shelf {shelf}")
+        text = f"Event {self._step + 1} of {len(self._events)}: {event}."
+        return Observation(
+            kind="stream",
+            state={"event": kind, "shelf": shelf, "index": self._step, "done": done},
+            text=text if not done else "The stream has ended.",
+            legal=[] if done else [self._report_action()],
+            t=self._step,
+        )

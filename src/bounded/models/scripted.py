@@ -1,0 +1,69 @@
+"""A deterministic model for tests of the loop: replies come from a list or a function."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from bounded.core import JSON, Completion, approx_tokens
+
+Reply = str | JSON
+ReplyFunction = Callable[[list[dict[str, str]], JSON | None], Reply]
+
+
+class ScriptedModel:
+    """Returns the given replies in order (dicts are sent as JSON), cycling when `cycle` is set.
+
+    With a function instead of a list, each reply is `fn(messages, constraint)`, which
+    lets a test answer from what the prompt holds. Every call is kept in `calls`.
+    """
+
+    def __init__(
+        self,
+        replies: Iterable[Reply] | ReplyFunction = (),
+        *,
+        cycle: bool = False,
+        id: str = "scripted",
+    ) -> None:
+        self.id = id
+        self._function = replies if callable(replies) else None
+        self._replies: list[Reply] = [] if callable(replies) else list(replies)
+        self._cycle = cycle
+        self._next = 0
+        self.calls: list[dict[str, Any]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return approx_tokens(text)
+
+    def _reply(self, messages: list[dict[str, str]], constraint: JSON | None) -> Reply:
+        if self._function is not None:
+            return self._function(messages, constraint)
+        if self._next >= len(self._replies):
+            if not self._cycle or not self._replies:
+                raise RuntimeError(f"scripted model ran out of replies after {self._next} calls")
+            self._next = 0
+        reply = self._replies[self._next]
+        self._next += 1
+        return reply
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        constraint: JSON | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        self.calls.append({"messages": messages, "constraint": constraint})
+        reply = self._reply(messages, constraint)
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        prompt_tokens = sum(approx_tokens(m["content"]) for m in messages)
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=approx_tokens(text),
+            model=self.id,
+            finish_reason="stop",
+        )
