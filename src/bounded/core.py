@@ -171,6 +171,8 @@ class DecisionRecord(BaseModel):
     reward: float = 0.0
     latency_s: float = 0.0
     info: JSON = Field(default_factory=dict)
+    extra_completions: list[Completion] = Field(default_factory=list)
+    """Model calls the contract made itself for this decision (summaries, descriptions)."""
 
 
 class RunRecord(BaseModel):

@@ -58,3 +58,5 @@ def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
 
 
 __all__ = ["PRESETS", "contract_names", "make_contract", "register_contract", "register_preset"]
+from bounded.contracts import episodic_presets as _episodic_presets  # noqa: E402,F401
+from bounded.contracts import typed_presets as _typed_presets  # noqa: E402,F401

@@ -59,7 +59,7 @@ def reasoning_schema(max_chars: int = REASONING_MAX_CHARS) -> JSON:
 
 
 def decision_schema(obs: Observation, *, reasoning: bool = True, extra: JSON | None = None) -> JSON:
-    """A reply object: optional reasoning first, then contract-specific fields, then the action(s)."""
+    """A reply object: optional reasoning, contract-specific fields, then the action(s)."""
     properties: JSON = {}
     if reasoning:
         properties["reasoning"] = reasoning_schema()

@@ -18,8 +18,8 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.contracts._render import compact_json, render_observation, reply_format
+from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.core import (
     JSON,
     Completion,
@@ -125,7 +125,9 @@ class StateContract:
     def reset(self, episode: JSON) -> None:
         self.instructions = str(episode.get("instructions", ""))
         suggested = episode.get("state_schema")
-        self.schema = self.config.state_schema if self.config.state_schema is not None else suggested
+        self.schema = (
+            self.config.state_schema if self.config.state_schema is not None else suggested
+        )
         self.state = {**(episode.get("initial_state") or {}), **self.config.initial_state}
         self.journal = []
         self._pending_patch = None

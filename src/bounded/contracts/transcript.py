@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.contracts._render import render_observation, reply_format
+from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.core import (
     JSON,
     Completion,

@@ -46,7 +46,11 @@ def resolve_env_id(name: str) -> str:
 def make(name: str, **kwargs: Any) -> Env:
     """Build an environment by short name or Gymnasium id, without Gymnasium's wrappers."""
     env_id = resolve_env_id(name)
-    env = gymnasium.make(env_id, **kwargs).unwrapped
+    try:
+        env = gymnasium.make(env_id, **kwargs).unwrapped
+    except (TypeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"bad options for {name}: {first}") from exc
     return env  # type: ignore[return-value]
 
 

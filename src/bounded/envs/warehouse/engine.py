@@ -8,7 +8,7 @@ an agent must carry them across decisions: in its state, or by rereading a trans
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 from pydantic import BaseModel, Field
@@ -42,7 +42,6 @@ class WarehouseConfig(BaseModel):
 class WarehouseEnv(gymnasium.Env[Observation, Action]):
     """`bounded/Warehouse-v0`: one seeded event stream per episode."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     version = ENV_VERSION
 
     def __init__(self, shelves: int = 8, horizon: int = 30, p_wait: float = 0.2) -> None:

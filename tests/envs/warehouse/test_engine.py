@@ -1,0 +1,101 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bounded.core import Action, IllegalActionError, stable_hash
+from bounded.envs import make
+from bounded.envs.warehouse import WarehouseEnv, WarehouseExpert
+
+
+def play(env, seed, agent=None):
+    agent = agent or WarehouseExpert()
+    obs, _ = env.reset(seed=seed)
+    texts = []
+    while obs.legal:
+        texts.append(obs.text)
+        obs, _, terminated, _, _ = env.step(agent.act(obs))
+        if terminated:
+            break
+    return texts
+
+
+def test_registered_under_short_name_and_gymnasium_id():
+    assert isinstance(make("warehouse"), WarehouseEnv)
+    assert isinstance(make("bounded/Warehouse-v0", horizon=3), WarehouseEnv)
+
+
+def test_same_seed_same_stream_and_different_seeds_differ():
+    env = make("warehouse", horizon=40)
+    assert play(env, 7) == play(env, 7)
+    assert play(env, 7) != play(env, 8)
+
+
+def test_same_seed_same_stream_in_another_process():
+    code = (
+        "from bounded.envs import make; from bounded.core import stable_hash;"
+        "e = make('warehouse', horizon=50); print(stable_hash(e.generate(e.config, 11)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    env = make("warehouse", horizon=50)
+    assert out.stdout.strip() == stable_hash(env.generate(env.config, 11))
+
+
+def test_expert_is_always_right_and_counts_are_consistent():
+    env = make("warehouse", shelves=3, horizon=200)
+    play(env, 3)
+    assert env.metrics()["accuracy"] == 1.0
+    occupied, shipped = env.counts_after(200)
+    assert 0 <= occupied <= 3
+    assert shipped == sum(kind == "SHIP" for kind, _ in env.generate(env.config, 3))
+
+
+def test_stream_never_stores_on_an_occupied_shelf_or_ships_an_empty_one():
+    env = make("warehouse", shelves=2, horizon=300)
+    occupied: set[int] = set()
+    for kind, shelf in env.generate(env.config, 5):
+        if kind == "STORE":
+            assert shelf not in occupied
+            occupied.add(shelf)
+        elif kind == "SHIP":
+            assert shelf in occupied
+            occupied.remove(shelf)
+
+
+def test_wrong_report_scores_zero():
+    env = make("warehouse", horizon=2)
+    obs, _ = env.reset(seed=1)
+    _, reward, _, _, info = env.step(obs.legal[0].with_args({"occupied": 99, "shipped": 0}))
+    assert reward == 0.0 and info["correct"] is False
+
+
+def test_illegal_action_is_refused_without_changing_state():
+    env = make("warehouse", horizon=5)
+    env.reset(seed=1)
+    before = env.save()
+    with pytest.raises(IllegalActionError):
+        env.step(Action(id="dance"))
+    assert env.save() == before
+
+
+def test_save_and_load_resume_the_same_episode():
+    env = make("warehouse", horizon=10)
+    obs, _ = env.reset(seed=4)
+    expert = WarehouseExpert()
+    for _ in range(4):
+        obs, *_ = env.step(expert.act(obs))
+    saved = json.loads(json.dumps(env.save()))
+    clone = make("warehouse")
+    clone.load(saved)
+    assert stable_hash(clone.save()) == stable_hash(env.save())
+    assert clone.counts_after(10) == env.counts_after(10)
+
+
+def test_bad_options_are_a_config_error():
+    from bounded.core import ConfigError
+
+    with pytest.raises(ConfigError, match="bad options for warehouse"):
+        make("warehouse", horizon=0)
+    with pytest.raises(ConfigError, match="bad options"):
+        make("warehouse", colour="red")
