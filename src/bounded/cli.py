@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -118,7 +117,8 @@ def runs(
     with Archive(archive) as store:
         records = store.runs(tag=tag)[-limit:]
     table = Table(title=f"{archive}: {len(records)} runs")
-    for column in ("run", "env", "contract", "tag", "model", "seed", "status", "decisions"):
+    table.add_column("run", no_wrap=True, min_width=12)
+    for column in ("env", "contract", "tag", "model", "seed", "status", "decisions"):
         table.add_column(column)
     table.add_column("prompt tokens", justify="right")
     table.add_column("wall s", justify="right")
@@ -156,14 +156,15 @@ def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     try:
         command.main(args=argv, prog_name="bounded", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        print(f"bounded: error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("bounded: aborted", file=sys.stderr)
         sys.exit(130)
+    except typer.TyperException as exc:  # usage errors: bad option, missing argument, ...
+        message = getattr(exc, "format_message", lambda: str(exc))()
+        print(f"bounded: error: {message}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
     except BoundedError as exc:
         print(f"bounded: error: {exc}", file=sys.stderr)
         sys.exit(2)

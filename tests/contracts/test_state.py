@@ -15,7 +15,9 @@ from bounded.core import Action, Completion, Observation, StepResult
 keys = st.text(alphabet="abcdef", min_size=1, max_size=3)
 scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4)
 json_values = st.recursive(
-    scalars, lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3), max_leaves=12
+    scalars,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
+    max_leaves=12,
 )
 states = st.dictionaries(keys, json_values, max_size=5)
 patches = st.dictionaries(keys, json_values, max_size=5)
@@ -78,7 +80,9 @@ def test_a_rejected_patch_changes_nothing(value, start):
     valid = isinstance(value, int) and value >= 0
     assert entry.accepted == valid
     assert contract.state == {"count": value if valid else start}
-    assert contract.journal[-1].reason == ("" if valid else entry.reason) and (valid or entry.reason)
+    assert contract.journal[-1].reason == ("" if valid else entry.reason) and (
+        valid or entry.reason
+    )
 
 
 def test_unknown_key_is_rejected_by_schema_and_journaled():
@@ -109,7 +113,11 @@ def test_prompt_holds_exactly_spec_state_and_latest_observation():
     contract.reset({"instructions": "Count things.", "initial_state": {"n": 0}})
     obs = observation()
     for i in range(5):
-        reply = {"reasoning": "r", "state_patch": {"n": i}, "action": {"id": "report", "args": {"n": i}}}
+        reply = {
+            "reasoning": "r",
+            "state_patch": {"n": i},
+            "action": {"id": "report", "args": {"n": i}},
+        }
         decision = contract.parse(Completion(text=str(reply).replace("'", '"')), obs)
         contract.commit(obs, decision, StepResult())
     prompt = contract.assemble(obs)

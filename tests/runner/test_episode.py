@@ -44,7 +44,11 @@ def test_malformed_replies_are_recorded_and_survived(tmp_path):
     model = ScriptedModel(["garbage", '{"action": {"id": "nope"}}', "{}"], cycle=True)
     with Archive(tmp_path / "a.sqlite") as archive:
         run = run_episode(
-            make("warehouse", horizon=6), make_contract("transcript"), model, seed=1, archive=archive
+            make("warehouse", horizon=6),
+            make_contract("transcript"),
+            model,
+            seed=1,
+            archive=archive,
         )
         decisions = archive.decisions(run.run_id)
     assert run.status == "completed" and run.decisions == 6
@@ -55,10 +59,8 @@ def test_malformed_replies_are_recorded_and_survived(tmp_path):
 
 def test_transcript_prompt_grows_and_state_prompt_stays_flat():
     def last_prompt(contract, horizon):
-        model = ScriptedModel(honest_reply) if contract == "state" else ScriptedModel(
-            ['{"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}'],
-            cycle=True,
-        )
+        zero = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
+        model = ScriptedModel(honest_reply if contract == "state" else lambda *_: zero)
         return run_episode(
             make("warehouse", horizon=horizon), make_contract(contract), model, seed=2
         ).last_prompt_tokens
@@ -114,10 +116,14 @@ class ProposingContract:
         if self.n % 2:
             return None
         extra = {"completions": [Completion(text="x", prompt_tokens=7, completion_tokens=1)]}
-        return Decision(actions=[obs.legal[0].with_args({"occupied": 0, "shipped": 0})], extra=extra)
+        return Decision(
+            actions=[obs.legal[0].with_args({"occupied": 0, "shipped": 0})], extra=extra
+        )
 
 
 def test_contract_may_decide_alone_and_report_its_own_model_calls():
-    run = run_episode(make("warehouse", horizon=6), ProposingContract(), ScriptedModel(honest_reply), seed=1)
+    run = run_episode(
+        make("warehouse", horizon=6), ProposingContract(), ScriptedModel(honest_reply), seed=1
+    )
     assert run.decisions == 6
     assert run.model_calls == 6  # 3 through the runner, 3 reported by the contract

@@ -15,7 +15,7 @@ import jsonschema
 
 from bounded.core import JSON, Action, Decision, Observation
 
-REASONING_MAX_CHARS = 240
+REASONING_MAX_CHARS = 120
 
 
 def action_schema(legal: list[Action]) -> JSON:

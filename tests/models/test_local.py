@@ -1,0 +1,88 @@
+import json
+
+import pytest
+
+from bounded.contracts import make_contract
+from bounded.contracts._reply import parse_decision
+from bounded.core import Action, ConfigError, Observation
+from bounded.envs import make
+from bounded.models import make_model
+from bounded.models.local import EMBEDDED, LocalModel, sha256_of, verify
+from bounded.runner import run_episode
+
+pytestmark = pytest.mark.model
+
+CHOICES = [Action(id=f"pick_{name}", label=name) for name in ("red", "green", "blue")]
+
+
+def test_embedded_weights_match_their_pinned_hash():
+    weights = EMBEDDED["smollm2"]
+    assert sha256_of(weights.path()) == weights.sha256
+
+
+def test_tampered_weights_are_refused(tmp_path):
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(ConfigError, match="SHA-256"):
+        verify(fake, EMBEDDED["smollm2"].sha256)
+    with pytest.raises(ConfigError, match="not found"):
+        make_model(f"local:{tmp_path / 'missing.gguf'}")
+
+
+def test_constrained_reply_always_parses_and_names_a_legal_action(local_model):
+    obs = Observation(kind="choice", text="Pick a colour you like.", legal=CHOICES)
+    contract = make_contract("transcript")
+    contract.reset({"instructions": "You choose colours."})
+    schema = contract.reply_schema(obs)
+    for temperature in (0.0, 1.0, 1.5):
+        completion = local_model.complete(
+            contract.assemble(obs).messages(), constraint=schema, max_tokens=96,
+            temperature=temperature, seed=3,
+        )  # fmt: skip
+        decision, reply = parse_decision(completion.text, obs)
+        assert decision.parse_error is None, completion.text
+        assert decision.actions[0].id in {a.id for a in CHOICES}
+        assert list(reply) == ["reasoning", "action"]
+
+
+def test_arguments_respect_their_schema(local_model):
+    env = make("warehouse", shelves=4, horizon=3)
+    obs, _ = env.reset(seed=1)
+    contract = make_contract("state")
+    contract.reset({"instructions": env.instructions, "state_schema": env.state_schema})
+    completion = local_model.complete(
+        contract.assemble(obs).messages(), constraint=contract.reply_schema(obs), max_tokens=128
+    )
+    reply = json.loads(completion.text)
+    assert 0 <= reply["action"]["args"]["occupied"] <= 4
+    assert set(reply["state_patch"]) <= {"occupied", "shipped"}
+
+
+def test_greedy_decoding_is_deterministic_and_reuses_the_prompt_cache(local_model):
+    messages = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "Hi"}]
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    first = local_model.complete(messages, constraint=schema, max_tokens=16)
+    second = local_model.complete(messages, constraint=schema, max_tokens=16)
+    assert first.text == second.text
+    assert second.cached_tokens >= second.prompt_tokens - 1
+    assert first.prompt_tokens == second.prompt_tokens > 0
+
+
+def test_a_prompt_beyond_the_context_window_is_refused_cleanly():
+    model = LocalModel(n_ctx=256)
+    with pytest.raises(ValueError, match="context window"):
+        model.complete([{"role": "user", "content": "word " * 400}], max_tokens=8)
+
+
+def test_warehouse_episode_on_the_embedded_model(tmp_path):
+    from bounded.archive import Archive
+
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = run_episode(
+            make("warehouse", horizon=3), make_contract("state"), make_model("local"), seed=1,
+            archive=archive,
+        )  # fmt: skip
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "completed" and run.model_calls == 3
+    assert all(d.parse_error is None and not d.fallback for d in decisions)
+    assert 0.0 <= run.outcome["accuracy"] <= 1.0

@@ -1,0 +1,82 @@
+import json
+
+import pytest
+
+from bounded.archive import Archive
+from bounded.cli import main
+
+
+def call(capsys, *argv):
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+        raise SystemExit(0)
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+@pytest.fixture
+def replies(tmp_path):
+    path = tmp_path / "replies.jsonl"
+    reply = {
+        "reasoning": "",
+        "state_patch": {},
+        "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}},
+    }
+    path.write_text(json.dumps(reply) + "\n")
+    return path
+
+
+def test_run_prints_a_summary_and_archives_the_run(capsys, tmp_path, replies):
+    archive = tmp_path / "runs.sqlite"
+    code, out, _ = call(
+        capsys, "run", "warehouse", "--contract", "state", "--model", f"scripted:{replies}",
+        "--horizon", "4", "--seed", "2", "--archive", str(archive),
+    )  # fmt: skip
+    assert code == 0
+    for label in ("accuracy", "total prompt tokens", "last-step prompt tokens", "wall time"):
+        assert label in out
+    with Archive(archive) as store:
+        [run] = store.runs()
+    assert run.decisions == 4 and run.tag == "state" and run.seed == 2
+    code, out, _ = call(capsys, "runs", "--archive", str(archive))
+    assert code == 0 and run.run_id[:12] in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "moon"], "unknown environment 'moon'"),
+        (["run", "warehouse", "--contract", "vibes"], "unknown contract 'vibes'"),
+        (["run", "warehouse", "--model", "gpt"], "unknown model 'gpt'"),
+        (["run", "warehouse", "--horizon", "0"], "bad options for warehouse"),
+        (["run", "warehouse", "--opt", "nonsense"], "is not key=value"),
+        (["run", "warehouse", "--seed", "many"], "Invalid value for '--seed'"),
+        (["demo", "--horizons", "5,ten"], "--horizons must be integers"),
+        (["launch"], "No such command 'launch'"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_a_nonzero_exit(capsys, tmp_path, argv, message):
+    code, _, err = call(
+        capsys, *argv, *(["--archive", str(tmp_path / "a.sqlite")] if argv[0] == "run" else [])
+    )
+    assert code != 0
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "a.sqlite").exists() or argv[1] == "warehouse"
+
+
+def test_a_broken_archive_is_reported_and_left_intact(capsys, tmp_path, replies):
+    archive = tmp_path / "broken.sqlite"
+    archive.write_bytes(b"not sqlite at all" * 100)
+    code, _, err = call(capsys, "runs", "--archive", str(archive))
+    assert code == 2 and "cannot open archive" in err
+    code, _, err = call(
+        capsys, "run", "warehouse", "--model", f"scripted:{replies}", "--archive", str(archive)
+    )
+    assert code == 2 and "cannot open archive" in err
+    assert archive.read_bytes() == b"not sqlite at all" * 100
+
+
+def test_listing_a_missing_archive_is_an_error(capsys, tmp_path):
+    code, _, err = call(capsys, "runs", "--archive", str(tmp_path / "none.sqlite"))
+    assert code == 2 and "no archive" in err
