@@ -151,6 +151,17 @@ def demo(
     console.print(f"archive: {archive}")
 
 
+def register_commands() -> None:
+    """Commands that live beside their subsystem: research (sweep, analyze, report, ...)."""
+    from bounded.commands import research
+
+    for name, command in research.COMMANDS.items():
+        app.command(name)(command)
+
+
+register_commands()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user mistakes become one line on stderr and a non-zero exit."""
     command = typer.main.get_command(app)
@@ -162,7 +173,8 @@ def main(argv: list[str] | None = None) -> None:
         print("bounded: aborted", file=sys.stderr)
         sys.exit(130)
     except typer.TyperException as exc:  # usage errors: bad option, missing argument, ...
-        message = getattr(exc, "format_message", lambda: str(exc))()
+        format_message = getattr(exc, "format_message", None)
+        message = format_message() if format_message else str(exc)
         print(f"bounded: error: {message}", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2))
     except BoundedError as exc:

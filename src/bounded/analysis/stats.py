@@ -1,0 +1,84 @@
+"""The statistics of the paper's tables, all from scipy: Wilson and Clopper-Pearson
+intervals for win rates, a seeded percentile bootstrap for mean scores, Fisher's exact
+test between two cells."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+BOOTSTRAP_RESAMPLES = 5_000
+BOOTSTRAP_SEED = 0
+CONFIDENCE = 0.95
+
+Interval = tuple[float, float]
+
+
+def _binomial_interval(wins: int, games: int, method: str, confidence: float) -> Interval:
+    if games == 0:
+        return (float("nan"), float("nan"))
+    ci = stats.binomtest(wins, games).proportion_ci(confidence_level=confidence, method=method)
+    return (float(ci.low), float(ci.high))
+
+
+def wilson_interval(wins: int, games: int, confidence: float = CONFIDENCE) -> Interval:
+    """The Wilson score interval (no continuity correction) for wins / games."""
+    return _binomial_interval(wins, games, "wilson", confidence)
+
+
+def clopper_pearson_interval(wins: int, games: int, confidence: float = CONFIDENCE) -> Interval:
+    """The exact (Clopper-Pearson) interval for wins / games."""
+    return _binomial_interval(wins, games, "exact", confidence)
+
+
+def bootstrap_mean_interval(
+    values: Sequence[float],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = CONFIDENCE,
+) -> Interval:
+    """Percentile bootstrap interval of the mean, from a seeded generator (same data, same
+    interval). Fewer than two values, or all equal, give the degenerate interval."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return (float("nan"), float("nan"))
+    if data.size == 1 or np.all(data == data[0]):
+        return (float(data[0]), float(data[0]))
+    result = stats.bootstrap(
+        (data,),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    ci = result.confidence_interval
+    return (float(ci.low), float(ci.high))
+
+
+def fisher_exact_p(wins_a: int, games_a: int, wins_b: int, games_b: int) -> float:
+    """Two-sided Fisher exact p-value for two win rates."""
+    table = [[wins_a, games_a - wins_a], [wins_b, games_b - wins_b]]
+    return float(stats.fisher_exact(table, alternative="two-sided").pvalue)
+
+
+def linear_slope(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
+    """Least-squares (slope, intercept); a single point has slope 0."""
+    if len(xs) < 2 or len(set(xs)) < 2:
+        return (0.0, float(ys[0]) if len(ys) else 0.0)
+    fit = stats.linregress(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
+    return (float(fit.slope), float(fit.intercept))
+
+
+__all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
+    "bootstrap_mean_interval",
+    "clopper_pearson_interval",
+    "fisher_exact_p",
+    "linear_slope",
+    "wilson_interval",
+]

@@ -1,0 +1,201 @@
+"""The report: one self-contained HTML page (tables, inline SVG plots, a run browser)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel, Field
+
+from bounded.analysis.audit import ContextAudit, context_audit
+from bounded.analysis.games import completed_games
+from bounded.analysis.published import published_table
+from bounded.analysis.tables import CellTable, cell_table
+from bounded.archive import Archive
+from bounded.core import DecisionRecord, RunRecord
+from bounded.report import plots
+
+LAYER_COLOURS = {
+    "L1": "#dbeafe",
+    "instructions": "#dbeafe",
+    "spec": "#dbeafe",
+    "task": "#dbeafe",
+    "L2": "#dcfce7",
+    "observation": "#dcfce7",
+    "combat": "#d1fae5",
+    "L3": "#fef9c3",
+    "L4": "#ffedd5",
+    "L5": "#fce7f3",
+    "state": "#ede9fe",
+    "transcript": "#e5e7eb",
+    "history": "#e5e7eb",
+    "episodic": "#cffafe",
+    "fusion": "#cffafe",
+    "working_memory": "#e0e7ff",
+    "summaries": "#fae8ff",
+    "queue": "#f5f5f4",
+}
+"""Background colour per prompt layer in the decision viewer; other layers are grey."""
+OTHER_LAYER_COLOUR = "#f3f4f6"
+
+
+class ReportOptions(BaseModel):
+    """What goes into a report."""
+
+    by: list[str] = Field(default_factory=lambda: ["tag"])
+    """Grouping of the main cell table."""
+    first_n: int | None = None
+    """Count the first N completed games per cell by start time."""
+    pool: bool = False
+    """Add the pooled descriptive row to the main table."""
+    tables: list[str] = Field(default_factory=list)
+    """Published tables to add (`agenticsts-a0`, ...)."""
+    max_runs: int = 100
+    """Runs whose decisions are embedded in the page (the newest); `bounded view` has all."""
+    audit_runs: int = 200
+    """Runs read for the context audit (the newest with decisions)."""
+    title: str = ""
+    """Page title (default: the archive's file name)."""
+
+
+def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str, Any]:
+    """What the viewer shows for one decision; segment texts are indices into `texts`,
+    which gathers each distinct text once (instructions and history repeat every step)."""
+    completion = record.completion
+    segments = [
+        {"layer": s.layer, "role": s.role, "text": texts.setdefault(s.text, len(texts))}
+        for s in record.segments
+    ]
+    return {
+        "index": record.index,
+        "t": record.t,
+        "kind": record.kind,
+        "prompt_tokens": record.prompt_tokens,
+        "tokens_by_layer": record.tokens_by_layer,
+        "segments": segments,
+        "completion": completion.text if completion else None,
+        "completion_tokens": completion.completion_tokens if completion else 0,
+        "actions": [{"id": a.id, "args": a.args} for a in record.actions],
+        "reasoning": record.reasoning,
+        "parse_error": record.parse_error,
+        "fallback": record.fallback,
+        "reward": record.reward,
+        "latency_s": round(record.latency_s, 4),
+        "model_latency_s": round(completion.latency_s, 4) if completion else None,
+    }
+
+
+def run_payload(decisions: Sequence[DecisionRecord]) -> dict[str, Any]:
+    """A run's decisions for the viewer: `{"texts": [...], "decisions": [...]}`."""
+    texts: dict[str, int] = {}
+    payloads = [decision_payload(d, texts) for d in decisions]
+    return {"texts": list(texts), "decisions": payloads}
+
+
+def run_summary(run: RunRecord) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "tag": run.tag,
+        "env_id": run.env_id,
+        "contract": run.contract,
+        "model": run.model,
+        "seed": run.seed,
+        "status": run.status,
+        "decisions": run.decisions,
+        "prompt_tokens": run.prompt_tokens,
+        "started": time.strftime("%Y-%m-%d %H:%M", time.gmtime(run.started_at)),
+    }
+
+
+def json_for_script(value: Any) -> str:
+    """JSON safe inside a <script> element."""
+    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _tables(runs: Sequence[RunRecord], options: ReportOptions) -> list[CellTable]:
+    main = cell_table(
+        runs, by=options.by, first_n=options.first_n, pool=options.pool, title="Cells"
+    )
+    return [main] + [published_table(name).compute(runs) for name in options.tables]
+
+
+def _figures(runs: Sequence[RunRecord], table: CellTable, audit: ContextAudit) -> dict[str, str]:
+    games = completed_games(runs)
+    figures = {}
+    if table.rows:
+        figures["winrate"] = plots.win_rate_plot(table)
+        figures["scores"] = plots.score_plot(
+            [row.label for row in table.rows], plots.scores_by_row(table, games)
+        )
+    if any(row.tokens_per_point is not None for row in table.rows):
+        figures["tokens"] = plots.tokens_per_point_plot(table)
+    if audit.runs:
+        figures["context"] = plots.context_plot(audit)
+        figures["layers"] = plots.layer_plot(audit)
+    return figures
+
+
+def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> list[RunRecord]:
+    """The newest `limit` runs that have recorded decisions."""
+    with_decisions = {
+        row["run_id"] for row in archive.execute("SELECT DISTINCT run_id FROM decisions")
+    }
+    return [r for r in runs if r.run_id in with_decisions][-limit:]
+
+
+def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
+    """The page; served pages fetch decisions from the server instead of embedding them."""
+    runs = archive.runs()
+    tables = _tables(runs, options)
+    plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
+    audited = browsable_runs(archive, runs, options.audit_runs)
+    audit = context_audit(archive, audited)
+    browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
+    decisions = (
+        {} if served else {run.run_id: run_payload(archive.decisions(run.run_id)) for run in browse}
+    )
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("bounded.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+    )
+    environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
+    environment.filters["num"] = lambda v, d=1: "—" if v is None else f"{v:,.{d}f}"
+    template = environment.get_template("report.html.j2")
+    return template.render(
+        title=options.title or archive.path.name,
+        archive=str(archive.path),
+        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        tables=tables,
+        figures=_figures(runs, plotted, audit),
+        plotted=plotted.title,
+        audit=audit,
+        counts={
+            "runs": len(runs),
+            "completed": sum(r.status == "completed" for r in runs),
+            "browsable": len(browse),
+        },
+        layer_colours=LAYER_COLOURS,
+        other_colour=OTHER_LAYER_COLOUR,
+        runs_json=json_for_script([run_summary(r) for r in browse]),
+        decisions_json=json_for_script(decisions),
+        served=served,
+    )
+
+
+def build_report(
+    archive_path: str | Path, out: str | Path, options: ReportOptions | None = None
+) -> Path:
+    """Write the report for an archive to `out` and return its path."""
+    out = Path(out)
+    with Archive(archive_path) as archive:
+        page = render_page(archive, options or ReportOptions(), served=False)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page)
+    return out
+
+
+__all__ = ["LAYER_COLOURS", "ReportOptions", "build_report", "render_page", "run_payload"]

@@ -1,0 +1,170 @@
+"""The report's figures, drawn with matplotlib and inlined as SVG text."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from bounded.analysis.audit import ContextAudit, RunAudit
+from bounded.analysis.games import Game
+from bounded.analysis.tables import CellTable
+
+WIDTH = 7.5
+
+
+def to_svg(figure: Figure) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]  # drop the XML prolog: the SVG is inlined in HTML
+
+
+def _height(rows: int) -> float:
+    return max(2.0, 0.45 * rows + 1.0)
+
+
+def win_rate_plot(table: CellTable) -> str:
+    """Win rate per cell with its interval, pooled row last."""
+    rows = table.rows + ([table.pooled] if table.pooled else [])
+    figure, axes = plt.subplots(figsize=(WIDTH, _height(len(rows))))
+    for y, row in enumerate(rows):
+        colour = "tab:gray" if row.interval == "clopper-pearson" else "tab:blue"
+        rate = 100 * row.win_rate if row.games else 0.0
+        axes.errorbar(
+            rate,
+            y,
+            xerr=[[rate - 100 * row.win_low], [100 * row.win_high - rate]] if row.games else None,
+            fmt="o",
+            color=colour,
+            capsize=4,
+        )
+        axes.annotate(
+            f"{row.wins}/{row.games}", (rate, y), xytext=(6, 6), textcoords="offset points"
+        )
+    axes.set_yticks(range(len(rows)), [row.label for row in rows])
+    axes.invert_yaxis()
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("win rate (%), 95% interval")
+    axes.grid(axis="x", alpha=0.3)
+    return to_svg(figure)
+
+
+def score_plot(labels: Sequence[str], scores: Sequence[Sequence[float]]) -> str:
+    """Each cell's derived scores: a box and the individual games."""
+    figure, axes = plt.subplots(figsize=(WIDTH, _height(len(labels))))
+    present = [(i, s) for i, s in enumerate(scores) if s]
+    if present:
+        axes.boxplot(
+            [s for _, s in present],
+            positions=[i for i, _ in present],
+            orientation="horizontal",
+            widths=0.5,
+        )
+        for i, values in present:
+            axes.scatter(values, [i] * len(values), s=14, alpha=0.6, color="tab:orange", zorder=3)
+    axes.set_yticks(range(len(labels)), list(labels))
+    axes.invert_yaxis()
+    axes.set_xlabel("derived score per game")
+    axes.grid(axis="x", alpha=0.3)
+    return to_svg(figure)
+
+
+def context_plot(audit: ContextAudit) -> str:
+    """Mean prompt tokens against the decision index per contract and tag; dashed: the
+    transcript counterfactual of the same decisions."""
+    figure, axes = plt.subplots(figsize=(WIDTH, 4.0))
+    groups: dict[str, list[RunAudit]] = {}
+    for run in audit.runs:
+        groups.setdefault(f"{run.contract} ({run.tag})" if run.tag else run.contract, []).append(
+            run
+        )
+    for index, (label, runs) in enumerate(sorted(groups.items())):
+        colour = f"C{index % 10}"
+        actual: dict[int, list[int]] = {}
+        shadow: dict[int, list[int]] = {}
+        for run in runs:
+            for point in run.points:
+                actual.setdefault(point.index, []).append(point.prompt_tokens)
+                shadow.setdefault(point.index, []).append(point.counterfactual_tokens)
+        xs = sorted(actual)
+        axes.plot(xs, [sum(actual[x]) / len(actual[x]) for x in xs], color=colour, label=label)
+        axes.plot(
+            xs,
+            [sum(shadow[x]) / len(shadow[x]) for x in xs],
+            color=colour,
+            linestyle="--",
+            alpha=0.6,
+        )
+    axes.set_xlabel("decision index")
+    axes.set_ylabel("prompt tokens (mean over runs)")
+    if groups:
+        axes.legend(fontsize="small", title="solid: actual, dashed: transcript counterfactual")
+    axes.grid(alpha=0.3)
+    return to_svg(figure)
+
+
+def layer_plot(audit: ContextAudit) -> str:
+    """Per contract (and tag): mean prompt tokens per layer against the decision index."""
+    groups: dict[str, list[RunAudit]] = {}
+    for run in audit.runs:
+        groups.setdefault(f"{run.contract} ({run.tag})" if run.tag else run.contract, []).append(
+            run
+        )
+    figure, axes_list = plt.subplots(
+        len(groups), 1, figsize=(WIDTH, 2.4 * len(groups)), squeeze=False, sharex=True
+    )
+    for axes, (label, runs) in zip(axes_list[:, 0], sorted(groups.items()), strict=True):
+        layers = list(dict.fromkeys(layer for run in runs for layer in run.layers))
+        sums: dict[int, dict[str, float]] = {}
+        counts: dict[int, int] = {}
+        for run in runs:
+            for point in run.points:
+                row = sums.setdefault(point.index, dict.fromkeys(layers, 0.0))
+                for layer, tokens in point.by_layer.items():
+                    row[layer] += tokens
+                counts[point.index] = counts.get(point.index, 0) + 1
+        xs = sorted(sums)
+        stacks = [[sums[x][layer] / counts[x] for x in xs] for layer in layers]
+        axes.stackplot(xs, stacks, labels=layers, alpha=0.85)
+        axes.set_title(label, fontsize="medium", loc="left")
+        axes.set_ylabel("tokens")
+        axes.legend(fontsize="x-small", loc="upper left", ncols=min(len(layers), 5))
+        axes.grid(alpha=0.3)
+    axes_list[-1, 0].set_xlabel("decision index")
+    return to_svg(figure)
+
+
+def tokens_per_point_plot(table: CellTable) -> str:
+    rows = [row for row in table.rows if row.tokens_per_point is not None]
+    figure, axes = plt.subplots(figsize=(WIDTH, _height(len(rows))))
+    axes.barh(range(len(rows)), [row.tokens_per_point or 0.0 for row in rows], color="tab:green")
+    axes.set_yticks(range(len(rows)), [row.label for row in rows])
+    axes.invert_yaxis()
+    axes.set_xlabel("tokens per score point")
+    axes.grid(axis="x", alpha=0.3)
+    return to_svg(figure)
+
+
+def scores_by_row(table: CellTable, games: Sequence[Game]) -> list[list[float]]:
+    by_id = {game.run_id: game for game in games}
+    return [
+        [by_id[i].score for i in row.run_ids if i in by_id and by_id[i].score is not None]  # type: ignore[misc]
+        for row in table.rows
+    ]
+
+
+__all__ = [
+    "context_plot",
+    "layer_plot",
+    "score_plot",
+    "scores_by_row",
+    "tokens_per_point_plot",
+    "win_rate_plot",
+]

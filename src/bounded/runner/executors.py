@@ -1,0 +1,278 @@
+"""Where a sweep's games are played: in this process, in local worker processes, or on Ray.
+
+A worker plays one `GameSpec` with `play_game`. Local workers share the machine's
+archive file (SQLite in WAL mode takes writers from several processes) and save every
+decision as it is made, so a killed game loses at most one decision and is rerun by
+the next sweep. Ray workers may run on machines without the archive: they return the
+whole game (run row and decisions) to the driver, which alone writes the archive.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from bounded.core import ConfigError, DecisionRecord, RunRecord
+from bounded.runner.experiment import GameSpec
+
+EXECUTORS = ("local", "ray")
+
+
+class GameResult(BaseModel):
+    """A played game as a worker hands it back."""
+
+    spec: GameSpec
+    """What was played."""
+    run: RunRecord
+    """The final run row (`completed` or `failed`)."""
+    decisions: list[DecisionRecord] = Field(default_factory=list)
+    """The decisions, when the worker did not write them to the archive itself."""
+    written: bool = False
+    """True when the worker saved the run and its decisions to the archive."""
+
+
+class RecordCollector:
+    """Stands in for the archive inside a worker that must not write it: keeps the records."""
+
+    def __init__(self) -> None:
+        self.run: RunRecord | None = None
+        self.decisions: list[DecisionRecord] = []
+
+    def save_run(self, run: RunRecord) -> None:
+        self.run = run.model_copy()
+
+    def add_decision(self, record: DecisionRecord) -> None:
+        self.decisions.append(record)
+
+
+def play_game(spec: GameSpec, archive_path: str | None = None) -> GameResult:
+    """Play one game; with `archive_path` the worker writes the archive as it goes.
+
+    A game that fails (a model that stays unavailable, an engine error) comes back as a
+    `failed` run rather than an exception, so one bad game does not stop a sweep.
+    """
+    from bounded.archive import Archive
+    from bounded.contracts import make_contract
+    from bounded.envs import make, resolve_env_id
+    from bounded.models import make_model
+    from bounded.runner.episode import EpisodeRunner
+
+    env = make(spec.env, **spec.env_options)
+    contract = make_contract(spec.contract, dict(spec.contract_config))
+    model = make_model(spec.model, base_url=spec.base_url)
+    sink: Any = Archive(archive_path) if archive_path else RecordCollector()
+    runner = EpisodeRunner(
+        env,
+        contract,
+        model,
+        seed=spec.seed,
+        env_id=resolve_env_id(spec.env),
+        tag=spec.tag,
+        archive=sink,
+        max_tokens=spec.max_tokens,
+        temperature=spec.temperature,
+        max_decisions=spec.max_decisions,
+        experiment=spec.experiment,
+        cell=spec.cell,
+        model_params={"spec": spec.model, "env_options": spec.env_options},
+    )
+    try:
+        runner.execute()
+    except Exception:  # recorded in the run row as `failed` with its error
+        pass
+    finally:
+        if archive_path:
+            sink.close()
+    if archive_path:
+        return GameResult(spec=spec, run=runner.run, written=True)
+    return GameResult(spec=spec, run=runner.run, decisions=sink.decisions)
+
+
+StartCallback = Callable[[int, GameSpec], None]
+DoneCallback = Callable[[int, GameResult], None]
+
+
+class Executor(Protocol):
+    """Plays games on `workers` slots, telling the driver when each starts and ends."""
+
+    workers: int
+
+    def execute(
+        self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
+    ) -> None: ...
+
+
+class InlineExecutor:
+    """One game at a time in the driver's own process (`--workers 1`)."""
+
+    workers = 1
+
+    def __init__(self, archive_path: Path) -> None:
+        self.archive_path = str(archive_path)
+
+    def execute(
+        self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
+    ) -> None:
+        for spec in games:
+            on_start(0, spec)
+            on_done(0, play_game(spec, self.archive_path))
+
+
+class SlotScheduler:
+    """Keeps at most one game in flight per worker slot and refills a slot when it frees."""
+
+    def __init__(self, games: list[GameSpec], workers: int) -> None:
+        self._queue: Iterator[GameSpec] = iter(games)
+        self._free = list(range(workers - 1, -1, -1))
+
+    def fill(self) -> Iterator[tuple[int, GameSpec]]:
+        """Pairs of (free slot, next game) until the slots or the games run out."""
+        while self._free:
+            spec = next(self._queue, None)
+            if spec is None:
+                return
+            yield self._free.pop(), spec
+
+    def release(self, slot: int) -> None:
+        self._free.append(slot)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Worker initializer: on Linux the kernel kills the worker when the driver dies, so
+    that an orphan can never finish a game the next sweep is already replaying."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class LocalExecutor:
+    """Worker processes on this machine (`--workers N`); each writes the shared archive."""
+
+    def __init__(self, archive_path: Path, workers: int) -> None:
+        if workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {workers}")
+        self.archive_path = str(archive_path)
+        self.workers = workers
+
+    def execute(
+        self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
+    ) -> None:
+        scheduler = SlotScheduler(games, self.workers)
+        # spawn, not fork: the driver holds SQLite connections and a live display thread.
+        context = multiprocessing.get_context("spawn")
+        # Workers are started by submit() on this (the driver's main) thread, which lives as
+        # long as the driver: the parent-death signal fires exactly when the driver dies.
+        with ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=context, initializer=die_with_parent
+        ) as pool:
+            in_flight: dict[Future[GameResult], int] = {}
+
+            def refill() -> None:
+                for slot, spec in scheduler.fill():
+                    on_start(slot, spec)
+                    in_flight[pool.submit(play_game, spec, self.archive_path)] = slot
+
+            refill()
+            while in_flight:
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    slot = in_flight.pop(future)
+                    on_done(slot, future.result())
+                    scheduler.release(slot)
+                refill()
+
+
+class RayExecutor:
+    """Ray tasks on a local instance or an existing cluster (`--address`).
+
+    Workers return whole games; the driver writes them. Games in flight are capped at
+    `workers` so that a killed driver loses at most that many games.
+    """
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        if workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.address = address
+
+    def _init(self) -> bool:
+        """Connect to Ray; returns True when this call started the instance."""
+        try:
+            import ray
+        except ImportError as exc:
+            raise ConfigError("the ray executor needs Ray: pip install 'bounded[ray]'") from exc
+        if ray.is_initialized():
+            return False
+        if self.address:
+            ray.init(address=self.address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
+        return True
+
+    def execute(
+        self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
+    ) -> None:
+        import ray
+
+        started_here = self._init()
+        try:
+            remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_game)
+            scheduler = SlotScheduler(games, self.workers)
+            in_flight: dict[Any, int] = {}
+
+            def refill() -> None:
+                for slot, spec in scheduler.fill():
+                    on_start(slot, spec)
+                    in_flight[remote_play.remote(spec, None)] = slot
+
+            refill()
+            while in_flight:
+                done, _ = ray.wait(list(in_flight), num_returns=1)
+                for ref in done:
+                    slot = in_flight.pop(ref)
+                    on_done(slot, ray.get(ref))
+                    scheduler.release(slot)
+                refill()
+        finally:
+            if started_here:
+                ray.shutdown()
+
+
+def make_executor(
+    name: str, *, archive_path: Path, workers: int = 1, address: str | None = None
+) -> Executor:
+    """`local` (inline for one worker, processes for more) or `ray`."""
+    if name == "local":
+        if address:
+            raise ConfigError("--address is for the ray executor")
+        if workers == 1:
+            return InlineExecutor(archive_path)
+        return LocalExecutor(archive_path, workers)
+    if name == "ray":
+        return RayExecutor(workers, address)
+    raise ConfigError(f"unknown executor {name!r} (use {' or '.join(EXECUTORS)})")
+
+
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "GameResult",
+    "InlineExecutor",
+    "LocalExecutor",
+    "RayExecutor",
+    "RecordCollector",
+    "make_executor",
+    "play_game",
+]

@@ -1,0 +1,100 @@
+import pytest
+
+from bounded.core import ConfigError
+from bounded.runner.experiment import load_experiment, parse_experiment
+
+BASE = {
+    "experiment": {"name": "e"},
+    "defaults": {"env": "warehouse", "model": "local", "games": 2},
+    "cells": [
+        {"tag": "state", "contract": "state"},
+        {"tag": "transcript", "contract": "transcript"},
+    ],
+}
+
+
+def test_plan_crosses_cells_matrix_and_seeds():
+    data = BASE | {"matrix": {"horizon": [5, 10]}}
+    plan = parse_experiment(data).plan()
+    assert len(plan) == 2 * 2 * 2
+    cells = {spec.cell for spec in plan}
+    assert cells == {
+        "state[horizon=5]",
+        "state[horizon=10]",
+        "transcript[horizon=5]",
+        "transcript[horizon=10]",
+    }
+    first = plan[0]
+    assert (first.tag, first.contract, first.env_options, first.seed) == (
+        "state",
+        "state",
+        {"horizon": 5},
+        0,
+    )
+    assert len({spec.key for spec in plan}) == len(plan)
+
+
+def test_cell_settings_override_defaults_and_seeds_replace_games():
+    data = BASE | {
+        "defaults": BASE["defaults"] | {"env_options": {"horizon": 7}, "max_tokens": 64},
+        "cells": [
+            {"tag": "s", "contract": "state", "seeds": [11, 12, 13], "env_options": {"horizon": 3}}
+        ],
+    }
+    plan = parse_experiment(data).plan()
+    assert [spec.seed for spec in plan] == [11, 12, 13]
+    assert plan[0].env_options == {"horizon": 3} and plan[0].max_tokens == 64
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"cells": [{"contract": "state"}]}, "cells.0.tag"),
+        ({"defaults": {"env": "warehouse", "model": "local", "gmaes": 2}}, "defaults.gmaes"),
+        ({"defaults": {"games": 0}}, "defaults.games"),
+        ({"experiment": {}}, "experiment.name"),
+        ({"cells": []}, "cells"),
+    ],
+)
+def test_errors_name_the_field(change, field):
+    with pytest.raises(ConfigError, match=rf"x\.toml: {field}\b"):
+        parse_experiment(BASE | change, source="x.toml")
+
+
+def test_duplicate_cells_and_missing_model_are_refused():
+    with pytest.raises(ConfigError, match="repeated: state"):
+        parse_experiment(BASE | {"cells": [{"tag": "state"}, {"tag": "state"}]})
+    data = BASE | {"defaults": {"env": "warehouse"}}
+    with pytest.raises(ConfigError, match="no contract, model"):
+        parse_experiment(data | {"cells": [{"tag": "x"}]}).plan()
+
+
+def test_toml_file_resolves_scripted_model_beside_it(tmp_path):
+    (tmp_path / "replies.jsonl").write_text("{}\n")
+    path = tmp_path / "exp.toml"
+    path.write_text(
+        '[experiment]\nname = "t"\n[defaults]\nenv = "warehouse"\n'
+        'model = "scripted:replies.jsonl"\n'
+        '[[cells]]\ntag = "a"\ncontract = "state"\n'
+    )
+    experiment = load_experiment(path)
+    assert experiment.plan()[0].model == f"scripted:{tmp_path / 'replies.jsonl'}"
+    assert str(experiment.archive) == "runs/t.sqlite"
+
+
+def test_bad_toml_and_missing_file_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_experiment(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[experiment\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_experiment(bad)
+
+
+def test_shipped_example_experiments_validate():
+    from pathlib import Path
+
+    files = sorted((Path(__file__).parents[2] / "experiments").glob("*.toml"))
+    assert files
+    for path in files:
+        assert load_experiment(path).plan(), path

@@ -1,0 +1,234 @@
+import io
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from rich.console import Console
+
+from bounded.archive import Archive
+from bounded.core import ConfigError
+from bounded.runner.experiment import load_experiment
+from bounded.runner.sweep import duplicate_games, experiment_lock, pending_games, run_sweep
+
+REPLY = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
+
+
+def write_experiment(tmp_path, *, games=3, horizon=6, name="sw", extra=""):
+    (tmp_path / "replies.jsonl").write_text(json.dumps(REPLY) + "\n")
+    path = tmp_path / "exp.toml"
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            [experiment]
+            name = "{name}"
+            archive = "{tmp_path / "a.sqlite"}"
+
+            [defaults]
+            env = "warehouse"
+            model = "scripted:replies.jsonl"
+            games = {games}
+            env_options = {{ horizon = {horizon} }}
+
+            [[cells]]
+            tag = "state"
+            contract = "state"
+
+            [[cells]]
+            tag = "transcript"
+            contract = "transcript"
+            {extra}
+            """
+        )
+    )
+    return load_experiment(path)
+
+
+def quiet():
+    return Console(file=io.StringIO(), width=100)
+
+
+def completed_keys(archive_path, experiment):
+    with Archive(archive_path) as archive:
+        return sorted(
+            (r.cell, r.seed) for r in archive.runs(experiment=experiment, status="completed")
+        )
+
+
+def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
+    experiment = write_experiment(tmp_path)
+    first = run_sweep(experiment, console=quiet())
+    assert (first.planned, first.played, first.skipped, first.failed) == (6, 6, 0, [])
+    with Archive(experiment.archive) as archive:
+        runs = archive.runs(experiment="sw")
+        assert {r.tag for r in runs} == {"state", "transcript"}
+        assert all(r.status == "completed" and r.decisions == 6 for r in runs)
+        assert all(r.env_id == "bounded/Warehouse-v0" and r.package_version for r in runs)
+        assert all(
+            r.contract_config_hash and r.model_params["spec"].startswith("scripted:") for r in runs
+        )
+        assert len(archive.decisions(runs[0].run_id)) == 6
+    second = run_sweep(experiment, console=quiet())
+    assert (second.played, second.skipped) == (0, 6)
+    assert completed_keys(experiment.archive, "sw") == sorted(
+        (cell, seed) for cell in ("state", "transcript") for seed in range(3)
+    )
+
+
+def test_incomplete_games_are_replaced_not_duplicated(tmp_path):
+    experiment = write_experiment(tmp_path, games=2)
+    run_sweep(experiment, console=quiet())
+    with Archive(experiment.archive) as archive:
+        victim = archive.runs(experiment="sw")[0]
+        archive.save_run(victim.model_copy(update={"status": "running"}))
+        pending, stale = pending_games(archive, experiment.plan())
+    assert [spec.key for spec in pending] == [(victim.experiment, victim.cell, victim.seed)]
+    assert [r.run_id for r in stale] == [victim.run_id]
+    summary = run_sweep(experiment, console=quiet())
+    assert (summary.played, summary.removed) == (1, 1)
+    with Archive(experiment.archive) as archive:
+        assert archive.run(victim.run_id) is None
+        assert duplicate_games(archive, "sw") == {}
+        assert len(archive.runs(experiment="sw")) == 4
+
+
+def test_failed_games_are_reported_and_rerun(tmp_path):
+    experiment = write_experiment(tmp_path, games=1)
+    (tmp_path / "replies.jsonl").write_text("")  # no replies: every model call fails
+    summary = run_sweep(experiment, console=quiet())
+    assert summary.played == 2 and len(summary.failed) == 2
+    assert "ModelUnavailableError" in summary.failed[0]
+    (tmp_path / "replies.jsonl").write_text(json.dumps(REPLY) + "\n")
+    again = run_sweep(experiment, console=quiet())
+    assert (again.played, again.removed, again.failed) == (2, 2, [])
+
+
+def test_worker_processes_write_the_same_archive(tmp_path):
+    experiment = write_experiment(tmp_path, games=2)
+    summary = run_sweep(experiment, workers=2, console=quiet())
+    assert (summary.played, summary.failed) == (4, [])
+    assert len(completed_keys(experiment.archive, "sw")) == 4
+
+
+def test_a_second_driver_of_the_same_experiment_is_refused(tmp_path):
+    with experiment_lock(tmp_path / "a.sqlite", "sw"):
+        with (
+            pytest.raises(ConfigError, match="another sweep"),
+            experiment_lock(tmp_path / "a.sqlite", "sw"),
+        ):
+            pass
+        with experiment_lock(tmp_path / "a.sqlite", "other"):
+            pass
+
+
+def test_sweep_command_dry_run_and_exit_status(tmp_path):
+    import typer
+    from typer.testing import CliRunner
+
+    from bounded.commands.research import sweep
+
+    experiment = write_experiment(tmp_path, games=1)
+    app = typer.Typer()
+    app.command()(sweep)
+    result = CliRunner().invoke(app, [str(experiment.source), "--dry-run"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "2 planned, 2 to play" in result.output and "transcript seed 0" in result.output
+    result = CliRunner().invoke(app, [str(experiment.source)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "2/2 games completed" in result.output
+    (tmp_path / "replies.jsonl").write_text("")
+    other = tmp_path / "other.sqlite"
+    result = CliRunner().invoke(app, [str(experiment.source), "--archive", str(other)])
+    assert result.exit_code == 1
+    assert "failed" in result.output
+
+
+def test_config_mistakes_stop_the_sweep_with_the_reason(tmp_path):
+    experiment = write_experiment(tmp_path, extra='[[cells]]\ntag = "bad"\ncontract = "nope"\n')
+    with pytest.raises(ConfigError, match="unknown contract 'nope'"):
+        run_sweep(experiment, console=quiet())
+    with Archive(experiment.archive) as archive:
+        assert archive.runs() == []  # stopped before the first game
+    bad_option = write_experiment(tmp_path, extra="[matrix]\nshelves_typo = [1]\n")
+    with pytest.raises(ConfigError, match="bad options for warehouse"):
+        run_sweep(bad_option, console=quiet())
+
+
+SWEEP_SCRIPT = "import typer; from bounded.commands.research import sweep; typer.run(sweep)"
+
+
+def count_runs(archive_path, status):
+    if not archive_path.exists():
+        return 0
+    try:
+        with sqlite3.connect(archive_path, timeout=5) as db:
+            query = "SELECT COUNT(*) FROM runs WHERE status = ?"
+            return db.execute(query, (status,)).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def count_completed(archive_path):
+    return count_runs(archive_path, "completed")
+
+
+def start_sweep(path, *options):
+    return subprocess.Popen(
+        [sys.executable, "-c", SWEEP_SCRIPT, str(path), *options],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def test_sweep_killed_with_sigkill_at_random_points_resumes_exactly(tmp_path):
+    experiment = write_experiment(tmp_path, games=6, horizon=24)
+    planned = len(experiment.plan())
+    archive_path = experiment.archive
+    rng = random.Random(8)
+    kills, killed_mid_game = 0, 0
+    for attempt in range(3):
+        target = count_completed(archive_path) + rng.randint(1, 3)
+        # The second attempt uses worker processes and kills the driver alone: its workers
+        # must die with it rather than finish games the rerun replays.
+        with_workers = attempt == 1
+        process = start_sweep(experiment.source, *(["--workers", "2"] if with_workers else []))
+        deadline = time.monotonic() + 60
+        while count_completed(archive_path) < target and process.poll() is None:
+            assert time.monotonic() < deadline, "sweep made no progress"
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0, 0.05))  # land somewhere inside the next game
+        if process.poll() is None:
+            if with_workers:
+                os.kill(process.pid, signal.SIGKILL)
+            else:
+                os.killpg(process.pid, signal.SIGKILL)
+            kills += 1
+        process.wait()
+        if with_workers:
+            settled = count_completed(archive_path)
+            time.sleep(1.0)
+            assert count_completed(archive_path) == settled, "an orphaned worker kept playing"
+        assert count_completed(archive_path) < planned
+        killed_mid_game += count_runs(archive_path, "running") > 0
+    assert kills == 3
+    assert killed_mid_game >= 1  # the rerun really had half-played games to replace
+    final = start_sweep(experiment.source)
+    _, stderr = final.communicate(timeout=120)
+    assert final.returncode == 0, stderr.decode()[-2000:]
+    with Archive(archive_path) as archive:
+        runs = archive.runs(experiment="sw")
+        assert duplicate_games(archive, "sw") == {}
+        for run in runs:
+            assert len(archive.decisions(run.run_id, with_segments=False)) == run.decisions == 24
+    assert len(runs) == planned
+    assert all(r.status == "completed" for r in runs)
+    assert sorted((r.cell, r.seed) for r in runs) == sorted(
+        (s.cell, s.seed) for s in experiment.plan()
+    )
