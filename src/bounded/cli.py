@@ -152,11 +152,18 @@ def demo(
 
 
 def register_commands() -> None:
-    """Commands that live beside their subsystem: research (sweep, analyze, report, ...)."""
-    from bounded.commands import research
+    """Commands that live beside their subsystem: research (sweep, analyze, report, ...),
+    memory stores (bank, craft-table), scripted play of an environment (spire)."""
+    from bounded.commands import memory, research
 
-    for name, command in research.COMMANDS.items():
-        app.command(name)(command)
+    for module in (research, memory):
+        for name, command in module.COMMANDS.items():
+            app.command(name)(command)
+    for name, group in memory.SUBCOMMANDS.items():
+        app.add_typer(group, name=name)
+    from bounded.envs.spire.cli import spire_command
+
+    app.command("spire")(spire_command)
 
 
 register_commands()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bounded.analysis.craft_table import craft_table, render_craft_table
+from bounded.analysis.craft_table import craft_table, craft_table_command, render_craft_table
 from bounded.core import RunRecord
 
 
@@ -54,3 +54,18 @@ def test_markdown_rendering_has_one_line_per_row() -> None:
     assert len(lines) == 3
     assert "| summary | 5 | 1 | 100.0% (1/1) | 0.500 |" in lines[2]
     assert "| - |" in lines[2]  # RUR missing
+
+
+def test_table_from_an_archive(tmp_path) -> None:
+    from bounded.archive import Archive
+    from bounded.core import ConfigError
+
+    path = tmp_path / "runs.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(run("episodic", 5, True, 700, PBR=0.25))
+        archive.save_run(run("summary", 5, False, 900, PBR=0.5))
+    text = craft_table_command(path)
+    assert "| episodic | 5 | 1 | 100.0% (1/1) | 0.250 |" in text
+    assert "| summary | 5 | 1 | 0.0% (0/1) | 0.500 |" in text
+    with pytest.raises(ConfigError):
+        craft_table_command(tmp_path / "absent.sqlite")

@@ -1,0 +1,116 @@
+"""Benchmark: tokens and model calls per craft game, episodic (and its ablations) vs summary.
+
+Plays the same games (level, styles, map, seeds) under each condition tag and prints the
+Table-1-style metrics table (win rate, PBR, RUR, APU, TR, tokens and calls per game).
+With the default `--model first-legal` (a scripted model that always picks the first
+legal option, so the numbers measure the contracts, not a model) it runs in seconds;
+`--model local` uses the embedded model (slow on a small CPU). Writes
+bench/results/episodic_tokens.json.
+
+    .venv/bin/python bench/episodic_tokens.py   # builds runs/banks/craft.npz if missing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from bounded.analysis.craft_table import craft_table, render_craft_table
+from bounded.contracts import make_contract
+from bounded.core import JSON, Model, RunRecord
+from bounded.envs import make
+from bounded.models import make_model
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
+from bounded.stores.episodic import bootstrap_craft_bank
+
+TAGS = ("episodic", "episodic-no-exploration", "episodic-no-fusion", "summary")
+
+
+def first_option(schema: Any) -> Any:
+    """The first enum (or const) value found in a JSON schema."""
+    if isinstance(schema, dict):
+        if "enum" in schema:
+            return schema["enum"][0]
+        if "const" in schema:
+            return schema["const"]
+        schema = list(schema.values())
+    if isinstance(schema, list):
+        for item in schema:
+            found = first_option(item)
+            if found is not None:
+                return found
+    return None
+
+
+def first_legal_reply(messages: list[dict[str, str]], constraint: JSON | None) -> JSON:
+    properties = (constraint or {}).get("properties", {})
+    if "strategy" in properties:
+        return {"strategy": "replay the winning build"}
+    if "decisions" in properties:
+        choice = first_option(properties["decisions"])
+        return {"analysis": "", "suggestions": "", "decisions": [choice]}
+    key = "actions" if "actions" in properties else "action"
+    action = {"id": first_option(properties[key])}
+    return {"reasoning": "", key: [action] if key == "actions" else action}
+
+
+def model_for(spec: str) -> Model:
+    if spec == "first-legal":
+        return ScriptedModel(first_legal_reply, id="first-legal")
+    return make_model(spec)
+
+
+def ensure_bank(path: Path) -> None:
+    if not path.is_file():
+        bank, report = bootstrap_craft_bank()
+        bank.save(path)
+        print(f"built {path}: {report.kept} wins, {report.entries} entries")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bank", default="runs/banks/craft.npz")
+    parser.add_argument("--model", default="first-legal", help="first-legal or a model spec")
+    parser.add_argument("--level", type=int, default=5)
+    parser.add_argument("--styles", nargs="+", default=["timing", "rush", "power", "macro", "air"])
+    parser.add_argument("--map", default="crossroads")
+    parser.add_argument("--seeds", type=int, default=2, help="games per style")
+    parser.add_argument("--out", default="bench/results/episodic_tokens.json")
+    args = parser.parse_args()
+
+    bank = Path(args.bank)
+    ensure_bank(bank)
+    model = model_for(args.model)
+    runs: list[RunRecord] = []
+    started = time.perf_counter()
+    for tag in TAGS:
+        config = {} if tag == "summary" else {"bank": str(bank)}
+        for style in args.styles:
+            for seed in range(args.seeds):
+                env = make("craft", level=args.level, style=style, map=args.map)
+                contract = make_contract(tag, config)
+                runs.append(run_episode(env, contract, model, seed=seed, tag=tag))
+    rows = craft_table(runs)
+    print(render_craft_table(rows))
+    result = {
+        "benchmark": "episodic_tokens",
+        "model": model.id,
+        "level": args.level,
+        "styles": args.styles,
+        "map": args.map,
+        "seeds": args.seeds,
+        "wall_s": time.perf_counter() - started,
+        "rows": [row.model_dump() for row in rows],
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

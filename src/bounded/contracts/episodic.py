@@ -1,0 +1,559 @@
+"""`episodic` (EpicStar): act from an episodic bank of winning games, explore with the model.
+
+Each decision:
+
+1. **Retrieval** (Eq. 1-3, `bounded.stores.episodic`): the bank's entries within
+   `t_delta` of the current game time, ranked by min-max normalised D_item and D_value
+   against the current observation; the top `n`. The retrieved action is the best
+   entry's action (its whole decision where a decision is a plan, as on craft; only
+   its first action with `replay = "first"`), kept to what is executable now; with
+   contextual fusion, of the best entry that has something executable. No entry, or
+   nothing executable but the empty action, is the EmptyAction.
+2. **Gating** (Algorithms 1 and 2): the retrieved action is executed when there is
+   one. Every `explore_every` (d_e) decisions the model is asked for
+   `explore_actions` exploration actions, pushed on the queue Q_a. When the retrieved
+   action is EmptyAction, the queue is not empty and `queue_cooldown` (d_q) decisions
+   have passed since the last pop, the queue is popped; otherwise the environment's
+   empty action is executed. On an environment without an empty action the model is
+   asked for the action instead (the contract then degrades to a model-driven agent
+   with retrieval and working memory in its prompt).
+3. **Working memory** (Eq. 4): Q_o(t) = (o_{t-L}, o_{t-2L}, ..., o_{t-k_max L}),
+   decisions counted in steps; the augmented observation o_t x Q_o(t) is what an
+   exploration prompt shows.
+4. **Contextual fusion**: prompts state that recalled actions are used only when
+   executable now, and the model writes a short description of the strategy behind
+   the retrieved episodes, added to the system prompt; descriptions are cached per
+   strategy (the set of source strategies of the retrieved entries) for the episode.
+
+Model calls: the runner asks `propose(obs)` first; a decision the gating settles
+(retrieval, queue, empty action) needs no model call. Otherwise the runner assembles
+the prompt, calls the model under `reply_schema` and hands the completion to `parse`.
+The strategy description is a call the contract makes itself with `episode["model"]`;
+its completion travels in `decision.extra["completions"]` so its tokens are counted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bounded.contracts._render import render_observation, reply_format
+from bounded.contracts._reply import (
+    action_schema,
+    decision_schema,
+    extract_json_object,
+    parse_decision,
+    reasoning_schema,
+    resolve_action,
+)
+from bounded.core import (
+    JSON,
+    Action,
+    Completion,
+    Decision,
+    DecisionRecord,
+    Model,
+    Observation,
+    Prompt,
+    StepResult,
+    stable_hash,
+)
+from bounded.stores.episodic import EpisodicBank, Retrieved, flatten_state
+
+BANK_DIR_VARIABLE = "BOUNDED_BANK_DIR"
+DEFAULT_BANK_DIR = "runs/banks"
+
+ROLE = """\
+You play with an episodic memory of winning games. Most decisions replay what a winning
+player did at the same game time in the most similar situation. Now and then you are
+asked for exploration actions: they are queued and executed, one at a time, when the
+memory has nothing to offer."""
+
+EXECUTABLE_NOW = """\
+Recalled actions are only used when they are executable now (legal in the current
+observation); choose your own actions from the legal list only."""
+
+EXPLORE_TASK = """\
+Propose up to {n} exploration actions, in the order they should run, that move this game
+towards a win where the recalled episodes fall short. They are queued and executed later."""
+
+ACT_TASK = "The memory has no executable action now: choose the action to take now."
+
+DESCRIBE_SYSTEM = """\
+You analyse decisions recalled from winning games. Describe, in at most two sentences,
+the strategy they follow (economy, tech, army, timing), so a player can continue it.
+Answer with one JSON object: {"strategy": "<description>"}."""
+
+DESCRIPTION_SCHEMA: JSON = {
+    "type": "object",
+    "properties": {"strategy": {"type": "string", "maxLength": 400}},
+    "required": ["strategy"],
+    "additionalProperties": False,
+}
+
+
+class EpisodicConfig(BaseModel):
+    """Settings of the episodic contract; defaults are the paper's where it gives them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bank: str | None = None
+    """Path of the bank file (`.npz`); None: `$BOUNDED_BANK_DIR/<env>.npz` (default
+    directory `runs/banks`) when that file exists, otherwise an empty bank."""
+    t_delta: float = Field(default=0.0, ge=0.0)
+    """Retrieval window: entries with |t_i - t| <= t_delta (game-time units)."""
+    n: int = Field(default=3, ge=1, le=32)
+    """Number of retrieved episodes (top n)."""
+    alpha: float = Field(default=0.5, ge=0.0)
+    """Weight of the normalised D_item (number of changed keys)."""
+    beta: float = Field(default=0.5, ge=0.0)
+    """Weight of the normalised D_value (total change in values)."""
+    memory_interval: int = Field(default=24, ge=1)
+    """L: decisions between two observations of the working memory."""
+    memory_depth: int = Field(default=4, ge=0)
+    """k_max: how many past observations the working memory holds (0 disables it)."""
+    exploration: bool = True
+    """Ask the model for exploration actions every `explore_every` decisions."""
+    explore_every: int = Field(default=20, ge=1)
+    """d_e: decisions between two exploration calls (the first is at decision 0)."""
+    explore_actions: int = Field(default=3, ge=1, le=16)
+    """How many exploration actions one call may propose."""
+    queue_cooldown: int = Field(default=3, ge=0)
+    """d_q: decisions that must pass between two pops of the exploration queue."""
+    queue_limit: int = Field(default=12, ge=1)
+    """Capacity of the exploration queue Q_a; the oldest actions drop out first."""
+    replay: Literal["plan", "first"] = "plan"
+    """What a retrieved episode contributes: its whole decision (the entry's actions that
+    are executable now, up to the observation's `max_actions`) or its first action only."""
+    fusion: bool = True
+    """Contextual fusion: executable-now filter and instructions, strategy descriptions."""
+    empty_action: str = "EMPTY ACTION"
+    """Id of the environment's do-nothing action, executed when nothing else is due."""
+    reasoning: bool = True
+    """Ask for a short reasoning field in the model's replies."""
+    description_max_tokens: int = Field(default=120, ge=16)
+    """Token budget of one strategy description."""
+    diff_keys: int = Field(default=8, ge=1)
+    """How many differing keys a recalled episode or a memory entry shows in a prompt."""
+
+
+def default_bank_path(env_id: str) -> Path:
+    """Where `bank = None` looks: `$BOUNDED_BANK_DIR/<short env name>.npz`."""
+    short = env_id.rsplit("/", 1)[-1].split("-v", 1)[0].lower() or "env"
+    return Path(os.environ.get(BANK_DIR_VARIABLE, DEFAULT_BANK_DIR)) / f"{short}.npz"
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One past decision in the working memory."""
+
+    step: int
+    t: float
+    features: dict[str, float]
+
+
+def working_memory(
+    history: Sequence[MemoryEntry], step: int, interval: int, depth: int
+) -> list[MemoryEntry]:
+    """Eq. 4: Q_o(t) = (o_{t-L}, o_{t-2L}, ..., o_{t-k_max L}), those that exist."""
+    by_step = {entry.step: entry for entry in history}
+    wanted = (step - k * interval for k in range(1, depth + 1))
+    return [by_step[s] for s in wanted if s in by_step]
+
+
+def differing_keys(
+    now: Mapping[str, float], then: Mapping[str, float], limit: int
+) -> list[tuple[str, float, float]]:
+    """(key, then, now) for keys whose value differs, largest change first."""
+    keys = set(now) | set(then)
+    changed = [(k, then.get(k, 0.0), now.get(k, 0.0)) for k in keys]
+    changed = [c for c in changed if c[1] != c[2]]
+    changed.sort(key=lambda c: (-abs(c[2] - c[1]), c[0]))
+    return changed[:limit]
+
+
+def number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
+
+
+def render_changes(changes: list[tuple[str, float, float]]) -> str:
+    if not changes:
+        return "same as now"
+    return ", ".join(f"{k} {number(then)}->{number(now)}" for k, then, now in changes)
+
+
+def action_text(actions: Sequence[Action]) -> str:
+    return " + ".join(f"<{a.id}>" for a in actions) or "<none>"
+
+
+@dataclass
+class StepPlan:
+    """What the gating decided for one observation, before any model call."""
+
+    step: int
+    features: dict[str, float]
+    hits: list[Retrieved]
+    retrieved: list[Action]
+    explore: bool
+    direct: Decision | None = None
+    """The decision when no model call is needed."""
+    completions: list[Completion] = field(default_factory=list)
+    """Calls the contract made itself for this decision (strategy descriptions)."""
+    fusion_error: str | None = None
+    """Why the strategy description could not be written (the model failed)."""
+
+
+class EpisodicContract:
+    """EpicStar's episodic memory, working memory, gating and contextual fusion."""
+
+    name = "episodic"
+
+    def __init__(self, **settings: object) -> None:
+        self.config = EpisodicConfig.model_validate(settings)
+        self.bank = EpisodicBank.empty()
+        self.bank_path: Path | None = None
+        self.instructions = ""
+        self.model: Model | None = None
+        self.seed: int | None = None
+        self.queue: deque[Action] = deque(maxlen=self.config.queue_limit)
+        self.history: deque[MemoryEntry] = deque(maxlen=self._history_length())
+        self.descriptions: dict[str, str] = {}
+        self.step = 0
+        self.last_pop: int | None = None
+        self.sources: dict[str, int] = {}
+        self._plan: StepPlan | None = None
+        self._injected_bank = False
+        self._loaded: tuple[Path, float] | None = None
+
+    def _history_length(self) -> int:
+        return max(1, self.config.memory_interval * self.config.memory_depth)
+
+    # -- episode ----------------------------------------------------------
+
+    def reset(self, episode: JSON) -> None:
+        self.instructions = str(episode.get("instructions", ""))
+        self.model = episode.get("model")
+        seed = episode.get("seed")
+        self.seed = seed if isinstance(seed, int) else None
+        self._load_bank(str(episode.get("env_id", "")))
+        self.queue.clear()
+        self.history.clear()
+        self.descriptions = {}
+        self.step = 0
+        self.last_pop = None
+        self.sources = {}
+        self._plan = None
+
+    def use_bank(self, bank: EpisodicBank) -> None:
+        """Use an in-memory bank (tests, notebooks) instead of a file."""
+        self.bank, self.bank_path = bank, None
+        self._injected_bank = True
+
+    def _load_bank(self, env_id: str) -> None:
+        """Load the configured (or default) bank file; reloaded only when it changed."""
+        if self._injected_bank:
+            return
+        path = Path(self.config.bank) if self.config.bank else default_bank_path(env_id)
+        if not self.config.bank and not path.is_file():
+            self.bank, self.bank_path, self._loaded = EpisodicBank.empty(), None, None
+            return
+        stamp = path.stat().st_mtime if path.is_file() else -1.0
+        if self._loaded != (path, stamp):
+            self.bank = EpisodicBank.load(path)
+            self.bank_path, self._loaded = path, (path, stamp)
+
+    # -- gating -----------------------------------------------------------
+
+    def plan(self, obs: Observation) -> StepPlan:
+        """The retrieval and gating outcome for this decision (computed once per step)."""
+        if self._plan is not None and self._plan.step == self.step:
+            return self._plan
+        config = self.config
+        features = flatten_state(obs.state)
+        hits = self.bank.retrieve(
+            features,
+            obs.t,
+            t_delta=config.t_delta,
+            n=config.n,
+            alpha=config.alpha,
+            beta=config.beta,
+        )
+        explore = config.exploration and self.step % config.explore_every == 0
+        plan = StepPlan(
+            step=self.step,
+            features=features,
+            hits=hits,
+            retrieved=self.retrieved_actions(hits, obs),
+            explore=explore,
+        )
+        if not explore:
+            plan.direct = self.gate(plan, obs)
+        self._plan = plan
+        return plan
+
+    def retrieved_actions(self, hits: list[Retrieved], obs: Observation) -> list[Action]:
+        """The retrieved decision: the best hit's executable actions (with fusion: of the
+        best hit that has some); empty is the EmptyAction."""
+        candidates = hits if self.config.fusion else hits[:1]
+        for hit in candidates:
+            actions = self.executable(hit.actions, obs)
+            if actions:
+                return actions
+        return []
+
+    def executable(self, actions: list[Action], obs: Observation) -> list[Action]:
+        """The recalled actions that are legal now, the empty action left out."""
+        if self.config.replay == "first":
+            actions = actions[:1]
+        legal = (self._legal(action, obs) for action in actions)
+        kept = [a for a in legal if a is not None and a.id != self.config.empty_action]
+        return kept[: max(1, obs.max_actions)]
+
+    def gate(self, plan: StepPlan, obs: Observation) -> Decision | None:
+        """Algorithm 2: retrieved action, else a due queue pop, else the empty action.
+
+        None means the model must choose (no empty action exists on this environment).
+        """
+        if plan.retrieved:
+            return self._direct(plan, plan.retrieved, "retrieval")
+        empty = obs.legal_action(self.config.empty_action)
+        cooled = self.last_pop is None or self.step - self.last_pop >= self.config.queue_cooldown
+        if self.queue and (cooled or empty is None):
+            popped = self._pop(obs)
+            if popped is not None:
+                return self._direct(plan, [popped], "queue")
+        if empty is not None:
+            return self._direct(plan, [empty], "empty")
+        return None
+
+    def _pop(self, obs: Observation) -> Action | None:
+        """The first queued action that is executable now; older inexecutable ones drop."""
+        while self.queue:
+            action = self._legal(self.queue.popleft(), obs)
+            if action is not None:
+                self.last_pop = self.step
+                return action
+        return None
+
+    @staticmethod
+    def _legal(action: Action, obs: Observation) -> Action | None:
+        try:
+            return resolve_action({"id": action.id, "args": action.args}, obs)
+        except ValueError:
+            return None
+
+    def _direct(self, plan: StepPlan, actions: list[Action], source: str) -> Decision:
+        return Decision(actions=actions, extra=self._extra(plan, source))
+
+    def _extra(self, plan: StepPlan, source: str) -> JSON:
+        extra: JSON = {
+            "source": source,
+            "retrieved": [
+                {"t": h.t, "game": h.game, "actions": [a.id for a in h.actions], "score": h.score}
+                for h in plan.hits
+            ],
+            "queue": [a.id for a in self.queue],
+        }
+        if plan.completions:
+            extra["completions"] = [c.model_dump() for c in plan.completions]
+        if plan.fusion_error:
+            extra["fusion_error"] = plan.fusion_error
+        return extra
+
+    # -- the contract protocol ---------------------------------------------
+
+    def propose(self, obs: Observation) -> Decision | None:
+        """The decision when the gating settles it without a model call, else None."""
+        return self.plan(obs).direct
+
+    def reply_schema(self, obs: Observation) -> JSON:
+        if not self.plan(obs).explore:
+            return decision_schema(obs, reasoning=self.config.reasoning)
+        properties: JSON = {}
+        if self.config.reasoning:
+            properties["reasoning"] = reasoning_schema()
+        properties["actions"] = {
+            "type": "array",
+            "items": action_schema(obs.legal),
+            "minItems": 1,
+            "maxItems": self.config.explore_actions,
+        }
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+
+    def assemble(self, obs: Observation) -> Prompt:
+        plan = self.plan(obs)
+        prompt = Prompt()
+        prompt.add("instructions", "system", self._system(obs))
+        if self.config.fusion and plan.hits:
+            description = self.describe(plan)
+            if description:
+                prompt.add("fusion", "system", "Strategy of the recalled games: " + description)
+        prompt.add("episodic", "user", self.render_hits(plan))
+        memory = self.render_memory(plan)
+        if memory:
+            prompt.add("working_memory", "user", memory)
+        if self.queue:
+            prompt.add("queue", "user", "Queued exploration actions: " + action_text(self.queue))
+        prompt.add("observation", "user", render_observation(obs))
+        task = EXPLORE_TASK.format(n=self.config.explore_actions) if plan.explore else ACT_TASK
+        prompt.add("task", "user", task)
+        return prompt
+
+    def _system(self, obs: Observation) -> str:
+        parts = [self.instructions, ROLE]
+        if self.config.fusion:
+            parts.append(EXECUTABLE_NOW)
+        parts.append(reply_format(self.reply_schema(obs)))
+        return "\n\n".join(p for p in parts if p)
+
+    def parse(self, completion: Completion, obs: Observation) -> Decision:
+        plan = self.plan(obs)
+        if plan.direct is not None:
+            return plan.direct
+        if not plan.explore:
+            decision, _ = parse_decision(completion.text, obs)
+            decision.extra = self._extra(plan, "model")
+            return decision
+        proposed, reasoning, error = self._exploration_reply(completion.text, obs)
+        self.queue.extend(proposed)
+        gated = self.gate(plan, obs)
+        decision = gated or Decision(
+            parse_error=error or "no executable action", extra=self._extra(plan, "model")
+        )
+        decision.reasoning = reasoning
+        decision.parse_error = decision.parse_error or error
+        decision.extra["explored"] = [a.id for a in proposed]
+        return decision
+
+    def _exploration_reply(
+        self, text: str, obs: Observation
+    ) -> tuple[list[Action], str, str | None]:
+        try:
+            reply = extract_json_object(text)
+        except ValueError as exc:
+            return [], "", str(exc)
+        reasoning = reply.get("reasoning") if isinstance(reply.get("reasoning"), str) else ""
+        raw = reply.get("actions", [reply["action"]] if "action" in reply else [])
+        if not isinstance(raw, list):
+            return [], str(reasoning), "actions must be a list"
+        proposed: list[Action] = []
+        errors: list[str] = []
+        for item in raw[: self.config.explore_actions]:
+            try:
+                proposed.append(resolve_action(item, obs))
+            except ValueError as exc:
+                errors.append(str(exc))
+        return proposed, str(reasoning), "; ".join(errors) or None
+
+    def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
+        plan = self.plan(obs)
+        source = str(decision.extra.get("source", "model"))
+        self.sources[source] = self.sources.get(source, 0) + 1
+        self.history.append(MemoryEntry(step=self.step, t=obs.t, features=plan.features))
+        self.step += 1
+        self._plan = None
+
+    def postrun(self, trajectory: list[DecisionRecord]) -> None:
+        return None
+
+    def config_dict(self) -> JSON:
+        return self.config.model_dump()
+
+    def store_hashes(self) -> dict[str, str]:
+        return {
+            "episodic_bank": self.bank.content_hash,
+            "fusion_descriptions": stable_hash(self.descriptions),
+        }
+
+    # -- contextual fusion ------------------------------------------------
+
+    def strategy_key(self, hits: Sequence[Retrieved]) -> str:
+        return " | ".join(sorted({hit.strategy for hit in hits}))
+
+    def describe(self, plan: StepPlan) -> str:
+        """The cached description of the retrieved episodes' strategy (one call per key)."""
+        key = self.strategy_key(plan.hits)
+        if key in self.descriptions:
+            return self.descriptions[key]
+        if self.model is None:
+            return ""
+        messages = [
+            {"role": "system", "content": DESCRIBE_SYSTEM},
+            {"role": "user", "content": self.render_hits(plan)},
+        ]
+        try:
+            completion = self.model.complete(
+                messages,
+                constraint=DESCRIPTION_SCHEMA,
+                max_tokens=self.config.description_max_tokens,
+                temperature=0.0,
+                seed=self.seed,
+            )
+        except Exception as exc:  # the decision goes on without a description
+            plan.fusion_error = f"{type(exc).__name__}: {exc}"
+            return ""
+        plan.completions.append(completion)
+        self.descriptions[key] = self._description_text(completion.text)
+        return self.descriptions[key]
+
+    @staticmethod
+    def _description_text(text: str) -> str:
+        try:
+            value = extract_json_object(text).get("strategy")
+        except ValueError:
+            value = None
+        return (value if isinstance(value, str) else text).strip()[:400]
+
+    # -- rendering --------------------------------------------------------
+
+    def render_hits(self, plan: StepPlan) -> str:
+        if not plan.hits:
+            return "Recalled episodes: none at this game time (EmptyAction)."
+        lines = ["Recalled episodes from winning games (closest first):"]
+        for rank, hit in enumerate(plan.hits, start=1):
+            then = self.bank.entry(hit.index).features
+            changes = differing_keys(plan.features, then, self.config.diff_keys)
+            lines.append(
+                f"{rank}. t={number(hit.t)} ({hit.strategy}): did {action_text(hit.actions)};"
+                f" D_item={hit.d_item}, D_value={number(hit.d_value)};"
+                f" then->now: {render_changes(changes)}"
+            )
+        return "\n".join(lines)
+
+    def render_memory(self, plan: StepPlan) -> str:
+        config = self.config
+        entries = working_memory(
+            list(self.history), plan.step, config.memory_interval, config.memory_depth
+        )
+        if not entries:
+            return ""
+        lines = [f"Working memory (every {config.memory_interval} decisions back):"]
+        for entry in entries:
+            changes = differing_keys(plan.features, entry.features, config.diff_keys)
+            lines.append(
+                f"- {plan.step - entry.step} decisions ago (t={number(entry.t)}):"
+                f" then->now: {render_changes(changes)}"
+            )
+        return "\n".join(lines)
+
+
+__all__ = [
+    "EpisodicConfig",
+    "EpisodicContract",
+    "MemoryEntry",
+    "StepPlan",
+    "default_bank_path",
+    "differing_keys",
+    "working_memory",
+]

@@ -1,0 +1,331 @@
+"""`summary` (Chain of Summarization, the TextStarCraft II baseline).
+
+Each decision adds a rule-based text summary of the observation (the L1 summary: the
+environment's own text, or its numeric state where it has no text) to a bounded
+window. Every `interval` (K) decisions one model call sees the last K summaries plus
+the queues of executed and failed actions, and answers with an analysis,
+suggestions and `decisions` actions from the action dictionary written in
+`<ACTION NAME>` form. Those decisions replace the action queue, which is then
+executed one action per decision; a queued action that is not executable when its
+turn comes is moved to the failed queue. With the queue empty between calls the
+environment's empty action is executed, or (on an environment without one) the model
+is asked early.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bounded.contracts._reply import extract_json_object, resolve_action
+from bounded.core import (
+    JSON,
+    Action,
+    Completion,
+    Decision,
+    DecisionRecord,
+    Observation,
+    Prompt,
+    StepResult,
+    stable_hash,
+)
+from bounded.stores.episodic import flatten_state
+
+ROLE = """\
+You play by Chain of Summarization. Every few decisions you read the summaries of the
+latest game steps and the actions executed and failed since, then give an analysis of
+the situation, suggestions, and the next decisions, which are executed one per step in
+the order you give them."""
+
+ANSWER = """\
+Answer with one JSON object with the keys "analysis" (the situation in a few sentences),
+"suggestions" (what to do next and why), and "decisions": a list of {n} actions from the
+action dictionary, each written as "<ACTION NAME>" (for an action with arguments, an
+object {{"id": "<name>", "args": {{...}}}})."""
+
+TAG = re.compile(r"<([^<>\n]{1,80})>")
+
+
+class SummaryConfig(BaseModel):
+    """Settings of the Chain-of-Summarization baseline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    interval: int = Field(default=5, ge=1)
+    """K: decisions between two model calls, and how many L1 summaries a call sees."""
+    decisions: int = Field(default=3, ge=1, le=16)
+    """How many decisions one call asks for (they become the action queue)."""
+    executed_limit: int = Field(default=10, ge=0)
+    """Capacity of the executed-actions queue shown to the model."""
+    failed_limit: int = Field(default=10, ge=0)
+    """Capacity of the failed-actions queue shown to the model."""
+    summary_chars: int = Field(default=1500, ge=80)
+    """An L1 summary longer than this is cut (its end is dropped)."""
+    text_max_chars: int = Field(default=160, ge=40)
+    """Length cap of the analysis and suggestions fields of a reply. A small model tends to
+    fill a field up to its cap, so a long cap leaves no tokens for the decisions."""
+    empty_action: str = "EMPTY ACTION"
+    """Id of the environment's do-nothing action, executed when the queue is empty."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    action: str
+    reason: str
+
+
+def l1_summary(obs: Observation, max_chars: int) -> str:
+    """The rule-based per-step summary: the observation's text, else its numeric state."""
+    text = obs.text.strip()
+    if not text:
+        features = flatten_state(obs.state)
+        text = ", ".join(f"{k}={v:g}" for k, v in sorted(features.items()) if v) or "(empty)"
+    if len(text) > max_chars:
+        text = text[: max_chars - 3].rstrip() + "..."
+    return f"[t={obs.t:g}] {text}"
+
+
+def tag(action_id: str) -> str:
+    return f"<{action_id}>"
+
+
+def render_dictionary(obs: Observation) -> str:
+    """The legal actions in `<ACTION NAME>` form (arguments spelled out where needed)."""
+    lines = []
+    for action in obs.legal:
+        line = tag(action.id)
+        if action.schema_:
+            props = action.schema_.get("properties", {})
+            line += " args: " + ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items())
+        lines.append(line)
+    return "Action dictionary (executable now):\n" + "\n".join(lines)
+
+
+def decision_item_schema(legal: list[Action]) -> JSON:
+    """One decision: a `<NAME>` string for a plain action, an object for one with args."""
+    plain = [tag(a.id) for a in legal if not a.schema_]
+    branches: list[JSON] = []
+    if plain:
+        branches.append({"type": "string", "enum": plain})
+    for action in legal:
+        if action.schema_:
+            branches.append(
+                {
+                    "type": "object",
+                    "properties": {"id": {"const": action.id}, "args": action.schema_},
+                    "required": ["id", "args"],
+                    "additionalProperties": False,
+                }
+            )
+    if not branches:
+        return {"type": "string"}
+    return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+
+def resolve_decision(item: object, obs: Observation) -> Action:
+    """A `<NAME>` string (or `NAME`, or an action object) checked against the legal list."""
+    if isinstance(item, str):
+        match = TAG.fullmatch(item.strip())
+        item = {"id": match.group(1).strip() if match else item.strip()}
+    return resolve_action(item, obs)
+
+
+def decisions_from_text(text: str) -> list[str]:
+    """`<ACTION NAME>` tags in free text (for replies that are not JSON)."""
+    return [f"<{name.strip()}>" for name in TAG.findall(text)]
+
+
+class SummaryContract:
+    """Chain of Summarization: L1 summaries every step, an L2 call every K steps."""
+
+    name = "summary"
+
+    def __init__(self, **settings: object) -> None:
+        self.config = SummaryConfig.model_validate(settings)
+        self.instructions = ""
+        self.summaries: deque[str] = deque(maxlen=self.config.interval)
+        self.queue: deque[Action] = deque()
+        self.executed: deque[str] = deque(maxlen=self.config.executed_limit)
+        self.failed: deque[Failure] = deque(maxlen=self.config.failed_limit)
+        self.step = 0
+        self.last_call: int | None = None
+        self.calls = 0
+        self._seen_step: int | None = None
+        self._analysis: JSON = {}
+
+    def reset(self, episode: JSON) -> None:
+        self.instructions = str(episode.get("instructions", ""))
+        self.summaries.clear()
+        self.queue.clear()
+        self.executed.clear()
+        self.failed.clear()
+        self.step = 0
+        self.last_call = None
+        self.calls = 0
+        self._seen_step = None
+        self._analysis = {}
+
+    # -- per step ---------------------------------------------------------
+
+    def observe(self, obs: Observation) -> None:
+        """Add this step's L1 summary (once per step, whichever hook runs first)."""
+        if self._seen_step != self.step:
+            self.summaries.append(l1_summary(obs, self.config.summary_chars))
+            self._seen_step = self.step
+
+    def call_due(self) -> bool:
+        return self.last_call is None or self.step - self.last_call >= self.config.interval
+
+    def propose(self, obs: Observation) -> Decision | None:
+        """The next queued (or empty) action between calls; None when the model is due."""
+        self.observe(obs)
+        if self.call_due():
+            return None
+        action = self._pop(obs)
+        if action is not None:
+            return Decision(actions=[action], extra={"source": "queue"})
+        empty = obs.legal_action(self.config.empty_action)
+        if empty is not None:
+            return Decision(actions=[empty], extra={"source": "empty"})
+        return None
+
+    def _pop(self, obs: Observation) -> Action | None:
+        while self.queue:
+            queued = self.queue.popleft()
+            try:
+                return resolve_action({"id": queued.id, "args": queued.args}, obs)
+            except ValueError as exc:
+                self.failed.append(Failure(queued.id, str(exc)))
+        return None
+
+    # -- the model call -----------------------------------------------------
+
+    def reply_schema(self, obs: Observation) -> JSON:
+        text = {"type": "string", "maxLength": self.config.text_max_chars}
+        return {
+            "type": "object",
+            "properties": {
+                "analysis": text,
+                "suggestions": text,
+                "decisions": {
+                    "type": "array",
+                    "items": decision_item_schema(obs.legal),
+                    "minItems": 1,
+                    "maxItems": self.config.decisions,
+                },
+            },
+            "required": ["analysis", "suggestions", "decisions"],
+            "additionalProperties": False,
+        }
+
+    def assemble(self, obs: Observation) -> Prompt:
+        self.observe(obs)
+        prompt = Prompt()
+        system = "\n\n".join(
+            p for p in (self.instructions, ROLE, ANSWER.format(n=self.config.decisions)) if p
+        )
+        prompt.add("instructions", "system", system)
+        prompt.add("summaries", "user", self.render_summaries())
+        prompt.add("actions", "user", self.render_action_queues())
+        prompt.add("observation", "user", render_dictionary(obs))
+        return prompt
+
+    def render_summaries(self) -> str:
+        count = len(self.summaries)
+        return f"Summaries of the last {count} steps (oldest first):\n" + "\n\n".join(
+            self.summaries
+        )
+
+    def render_action_queues(self) -> str:
+        executed = " ".join(tag(a) for a in self.executed) or "(none)"
+        failed = "; ".join(f"{tag(f.action)}: {f.reason}" for f in self.failed) or "(none)"
+        return f"Executed actions: {executed}\nFailed actions: {failed}"
+
+    def parse(self, completion: Completion, obs: Observation) -> Decision:
+        self.last_call, self.calls = self.step, self.calls + 1
+        reply, items, error = self._reply(completion.text)
+        actions, errors = self._resolve(items, obs)
+        self.queue = deque(actions)
+        self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
+        problems = "; ".join(([error] if error else []) + errors) or None
+        action = self._pop(obs)
+        empty = obs.legal_action(self.config.empty_action)
+        chosen = [action] if action else ([empty] if empty else [])
+        return Decision(
+            actions=chosen,
+            reasoning=str(reply.get("analysis", ""))[: self.config.text_max_chars],
+            parse_error=problems if not actions else None,
+            extra={
+                "source": "model",
+                "decisions": [a.id for a in actions],
+                "rejected": errors,
+                "suggestions": str(reply.get("suggestions", "")),
+            },
+        )
+
+    def _reply(self, text: str) -> tuple[JSON, list[object], str | None]:
+        try:
+            reply = extract_json_object(text)
+        except ValueError:
+            tags = decisions_from_text(text)
+            return {}, list(tags), None if tags else "reply holds no JSON object and no <ACTION>"
+        items = reply.get("decisions", [])
+        if not isinstance(items, list):
+            return reply, [], "decisions must be a list"
+        return reply, items[: self.config.decisions], None
+
+    @staticmethod
+    def _resolve(items: Iterable[object], obs: Observation) -> tuple[list[Action], list[str]]:
+        actions: list[Action] = []
+        errors: list[str] = []
+        for item in items:
+            try:
+                actions.append(resolve_decision(item, obs))
+            except ValueError as exc:
+                errors.append(str(exc))
+        return actions, errors
+
+    # -- after the step -------------------------------------------------------
+
+    def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
+        self.observe(obs)
+        for action_id, ok, reason in outcomes(decision.actions, result):
+            if action_id == self.config.empty_action:
+                continue
+            if ok:
+                self.executed.append(action_id)
+            else:
+                self.failed.append(Failure(action_id, reason))
+        self.step += 1
+
+    def postrun(self, trajectory: list[DecisionRecord]) -> None:
+        return None
+
+    def config_dict(self) -> JSON:
+        return self.config.model_dump()
+
+    def store_hashes(self) -> dict[str, str]:
+        return {
+            "summaries": stable_hash(list(self.summaries)),
+            "action_queues": stable_hash(
+                [list(self.executed), [(f.action, f.reason) for f in self.failed]]
+            ),
+        }
+
+
+def outcomes(actions: list[Action], result: StepResult) -> list[tuple[str, bool, str]]:
+    """(id, executed, reason) per action, from the env's `info["actions"]` when it reports one."""
+    reported = result.info.get("actions")
+    if isinstance(reported, list) and all(isinstance(r, dict) for r in reported):
+        return [
+            (str(r.get("id", "")), bool(r.get("ok", True)), str(r.get("reason", "")))
+            for r in reported
+        ]
+    return [(a.id, True, "") for a in actions]
+
+
+__all__ = ["SummaryConfig", "SummaryContract", "l1_summary", "outcomes"]

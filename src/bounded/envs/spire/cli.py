@@ -1,0 +1,61 @@
+"""`bounded spire`: play Spire runs with a scripted player (no model) and print the outcome.
+
+A plain typer command function; `bounded.cli` registers it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bounded.core import ConfigError
+
+console = Console()
+
+PLAYERS = ("expert", "random")
+
+
+def spire_command(
+    player: Annotated[str, typer.Option(help="Scripted player: expert or random.")] = "expert",
+    seed: Annotated[int, typer.Option(help="First seed.")] = 1,
+    runs: Annotated[int, typer.Option(help="Number of runs (seeds seed .. seed+runs-1).")] = 1,
+    ascension: Annotated[int, typer.Option(help="Ascension level 0-10.")] = 0,
+    show: Annotated[bool, typer.Option(help="Print every observation's text and action.")] = False,
+) -> None:
+    """Play Spire runs with the expert or the random player and print their metrics."""
+    from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
+
+    if player not in PLAYERS:
+        raise ConfigError(f"unknown player {player!r} (known: {', '.join(PLAYERS)})")
+    if not 0 <= ascension <= 10:
+        raise ConfigError(f"ascension must be 0-10, got {ascension}")
+    table = Table("seed", "victory", "floor", "act", "bosses", "hp", "deck", "decisions", "score")
+    for run_seed in range(seed, seed + runs):
+        agent = SpireExpert() if player == "expert" else RandomPlayer(run_seed)
+        env = SpireEnv(ascension=ascension)
+        obs, _ = env.reset(seed=run_seed)
+        done = False
+        while not done:
+            action = agent.act(obs)
+            if show:
+                ids = [a.id for a in action] if isinstance(action, list) else [action.id]
+                console.print(obs.text, markup=False)
+                console.print(f"-> {ids}\n", markup=False)
+            obs, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+        m = env.metrics()
+        table.add_row(
+            str(run_seed),
+            "yes" if m["victory"] else "no",
+            str(m["floor"]),
+            str(m["act"]),
+            str(m["bosses_beaten"]),
+            f"{m['hp']}/{m['max_hp']}",
+            str(m["deck_size"]),
+            str(m["decisions"]),
+            f"{m['score']:.1f}",
+        )
+    console.print(table)

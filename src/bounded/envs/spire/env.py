@@ -1,0 +1,276 @@
+"""`bounded/Spire-v0`: the run behind Gymnasium's API, with plans, metrics and save/load."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import gymnasium
+from pydantic import BaseModel, Field
+
+from bounded.core import JSON, Action, IllegalActionError, Observation
+from bounded.envs.spire.game import ASCENSION_RULES, BOSS_POINTS, Run
+from bounded.envs.spire.render import render_text, state_dict
+
+ENV_VERSION = "1"
+SAVE_FORMAT = 1
+MAX_PLAN = 12
+"""Most actions one combat plan may hold."""
+
+INSTRUCTIONS = """\
+You play a deck-building roguelike: climb three acts of 15 floors each, beat each act's
+boss, then the final boss. You fight with a deck of cards: each turn you draw 5 cards and
+get {energy} energy; cards cost energy. Attacks deal damage, skills mostly give Block
+(absorbs damage this turn) or other effects, powers last the whole combat. Enemies show
+their intent (what they will do on their turn). Poison deals its amount at the start of
+the enemy's turn and then drops by 1. Weak: deals 25% less attack damage. Vulnerable:
+takes 50% more attack damage. Frail: gains 25% less Block. Block is removed at the start
+of your turn. HP carries over between fights; at 0 HP the run ends.
+Between fights choose your path on the map (monster, elite, rest, shop, event, treasure
+rooms), take rewards (gold, a card from three or none, potions, relics), buy and remove
+cards in shops, rest or upgrade a card at rest sites.
+In combat, send a plan: the cards and potions to play in order; end the plan with
+`end_turn` to end your turn (otherwise you keep the turn and see the new state).
+Ascension {ascension}: {rules}"""
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _construct(model: type[M], fields: dict[str, Any]) -> M:
+    """A model from already-valid values: what `model_construct` does, without its per-call
+    default handling (every field is given). Observations are built on every decision."""
+    instance = model.__new__(model)
+    object.__setattr__(instance, "__dict__", fields)
+    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
+
+
+class ObservationSpace(gymnasium.spaces.Space[Observation]):
+    """Every `Observation` of the game: a structured object, not an array."""
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, Observation)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Observation:
+        raise NotImplementedError("observations come from the game; they cannot be sampled")
+
+
+class ActionSpace(gymnasium.spaces.Space[Action]):
+    """The legal actions of the environment's current decision; `sample()` picks one."""
+
+    def __init__(self, env: SpireEnv) -> None:
+        super().__init__()
+        self.env = env
+
+    def contains(self, x: Any) -> bool:
+        actions = x if isinstance(x, list) else [x]
+        return all(isinstance(a, Action) for a in actions)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Action:
+        legal = self.env.observe().legal if self.env.run is not None else []
+        if not legal:
+            raise IllegalActionError("no legal action: reset the environment first")
+        return legal[int(self.np_random.integers(len(legal)))]
+
+
+class SpireConfig(BaseModel):
+    """Settings of one Spire run."""
+
+    ascension: int = Field(default=0, ge=0, le=10)
+    """Ascension level 0 (base) to 10 (hardest); each level adds a modifier to all below it."""
+    max_decisions: int = Field(default=20_000, ge=1)
+    """Decisions after which the episode is truncated."""
+
+
+class SpireEnv(gymnasium.Env[Observation, Action]):
+    """`bounded/Spire-v0`: one seeded run per episode."""
+
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
+    version = ENV_VERSION
+
+    def __init__(
+        self, ascension: int = 0, max_decisions: int = 20_000, render_mode: str | None = None
+    ) -> None:
+        self.config = SpireConfig(ascension=ascension, max_decisions=max_decisions)
+        self.render_mode = render_mode
+        rules = (
+            "; ".join(ASCENSION_RULES[a] for a in range(1, self.config.ascension + 1))
+            or "no modifiers."
+        )
+        self.instructions = INSTRUCTIONS.format(
+            energy=3, ascension=self.config.ascension, rules=rules
+        )
+        self.run: Run | None = None
+        self.log: list[list[str]] = []
+        self.decisions = 0
+        self._seed = 0
+        self._obs: Observation | None = None
+        self._actions: dict[tuple[str, str], Action] = {}
+        self.observation_space = ObservationSpace()
+        self.action_space = ActionSpace(self)
+
+    # ------------------------------------------------------------------ Gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        # no seed: draw one from Gymnasium's generator, so the run is still replayable from its seed
+        self._seed = int(self.np_random.integers(2**31)) if seed is None else int(seed)
+        self.run = Run(self._seed, self.config.ascension)
+        self.log = []
+        self.decisions = 0
+        self._obs = None
+        self._actions = {}
+        return self.observe(), {"seed": self._seed, "ascension": self.config.ascension}
+
+    def step(
+        self, action: Action | Sequence[Action]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        run = self._require_run()
+        actions = [action] if isinstance(action, Action) else list(action)
+        self._validate(run, actions)
+        before = self.score()
+        executed = self._execute(run, actions)
+        self.log.append(executed)
+        self.decisions += 1
+        self._obs = None
+        obs = self.observe()
+        reward = (self.score() - before) / 100.0
+        truncated = not run.done and self.decisions >= self.config.max_decisions
+        info = {"executed": len(executed), "dropped": len(actions) - len(executed)}
+        return obs, reward, run.done, truncated, info
+
+    def _require_run(self) -> Run:
+        if self.run is None:
+            raise IllegalActionError("call reset() before step()")
+        if self.run.done:
+            raise IllegalActionError("the run is over: call reset()")
+        return self.run
+
+    def _validate(self, run: Run, actions: list[Action]) -> None:
+        if not actions:
+            raise IllegalActionError("no action given")
+        limit = MAX_PLAN if run.kind == "combat" else 1
+        if len(actions) > limit:
+            raise IllegalActionError(
+                f"{run.kind} takes at most {limit} action(s), got {len(actions)}"
+            )
+        legal = {c.id for c in run.legal()}
+        for a in actions:
+            if a.id not in legal:
+                raise IllegalActionError(f"action {a.id!r} is not legal now ({run.kind})")
+
+    @staticmethod
+    def _execute(run: Run, actions: list[Action]) -> list[str]:
+        executed: list[str] = []
+        turn = run.combat.turn if run.combat else 0
+        for i, a in enumerate(actions):
+            if i > 0:
+                still_same_turn = (
+                    run.kind == "combat" and run.combat is not None and run.combat.turn == turn
+                )
+                if not still_same_turn or run.handler(a.id) is None:
+                    break
+            run.act_on(a.id)
+            executed.append(a.id)
+            if a.id == "end_turn":
+                break
+        return executed
+
+    def observe(self) -> Observation:
+        run = self._require_started()
+        if self._obs is None:
+            kind = run.kind
+            legal = [self._action(c.id, c.label) for c in run.legal()]
+            state = state_dict(run, kind)
+            fields = {
+                "kind": kind,
+                "state": state,
+                "text": render_text(run, kind, state),
+                "legal": legal,
+                "t": self.decisions,
+                "max_actions": MAX_PLAN if kind == "combat" else 1,
+            }
+            self._obs = _construct(Observation, fields)
+        return self._obs
+
+    def _action(self, action_id: str, label: str) -> Action:
+        """Actions are frozen, so one instance per (id, label) is reused across observations."""
+        key = (action_id, label)
+        action = self._actions.get(key)
+        if action is None:
+            action = _construct(
+                Action, {"id": action_id, "label": label, "schema_": None, "args": {}}
+            )
+            self._actions[key] = action
+        return action
+
+    def _require_started(self) -> Run:
+        if self.run is None:
+            raise IllegalActionError("call reset() first")
+        return self.run
+
+    def render(self) -> str | None:
+        return self.observe().text if self.run is not None else None
+
+    # ------------------------------------------------------------------ outcome
+
+    def score(self) -> float:
+        run = self.run
+        if run is None:
+            return 0.0
+        if run.victory:
+            return 100.0
+        return run.floor + BOSS_POINTS * run.bosses_beaten
+
+    def metrics(self) -> dict[str, Any]:
+        run = self._require_started()
+        return {
+            "victory": run.victory,
+            "dead": run.dead,
+            "floor": run.floor,
+            "act": run.act,
+            "bosses_beaten": run.bosses_beaten,
+            "hp": run.hp,
+            "max_hp": run.max_hp,
+            "gold": run.gold,
+            "deck_size": len(run.deck),
+            "relics": len(run.relics),
+            "decisions": self.decisions,
+            "score": self.score(),
+            "ascension": run.ascension,
+            "seed": run.seed,
+        }
+
+    # ------------------------------------------------------------------ save / load
+
+    def save(self) -> JSON:
+        """The run as its seed and action log: loading replays it exactly."""
+        run = self._require_started()
+        return {
+            "format": SAVE_FORMAT,
+            "env_version": ENV_VERSION,
+            "config": self.config.model_dump(),
+            "seed": run.seed,
+            "log": [list(step) for step in self.log],
+            "state": state_dict(run, run.kind),
+        }
+
+    def load(self, data: JSON) -> None:
+        if data.get("format") != SAVE_FORMAT:
+            raise IllegalActionError(f"unknown save format {data.get('format')!r}")
+        self.config = SpireConfig(**data["config"])
+        self.reset(seed=data["seed"])
+        for step in data["log"]:
+            self.step([Action(id=action_id) for action_id in step])
+
+    def replay(self, seed: int, log: list[list[str]]) -> Observation:
+        """Replay a run from its seed and action log; returns the final observation."""
+        obs, _ = self.reset(seed=seed)
+        for step in log:
+            obs, *_ = self.step([Action(id=action_id) for action_id in step])
+        return obs

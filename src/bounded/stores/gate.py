@@ -1,0 +1,84 @@
+"""The write gate: what postrun learning may add to L4 and L5, and why it was refused.
+
+An entry is refused when its id is taken (a revision must name the entry it revises
+and raise its version), when its text is empty, or when its text is near-identical to
+an entry already stored (normalised similarity at or above the threshold). Every
+verdict is kept, accepted or not, so a run's learning can be audited.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from pydantic import BaseModel, Field
+
+from bounded.stores.situation import norm
+
+
+class GateVerdict(BaseModel):
+    """The gate's answer to one proposed write."""
+
+    layer: str
+    entry_id: str
+    accepted: bool
+    reason: str
+    duplicate_of: str | None = None
+    similarity: float = 0.0
+    run_id: str = ""
+
+
+def similarity(a: str, b: str) -> float:
+    """How alike two texts are after normalisation, from 0 (nothing shared) to 1 (identical)."""
+    return difflib.SequenceMatcher(None, norm(a), norm(b), autojunk=False).ratio()
+
+
+class WriteGate(BaseModel):
+    """Duplicate checks for store writes."""
+
+    threshold: float = Field(default=0.9, gt=0, le=1)
+    """Similarity at or above which a text counts as a near-identical duplicate."""
+
+    def check(
+        self,
+        layer: str,
+        entry_id: str,
+        text: str,
+        existing: Iterable[tuple[str, str]],
+        *,
+        revises: str | None = None,
+        run_id: str = "",
+    ) -> GateVerdict:
+        """Judge one write against the (id, text) pairs already stored.
+
+        `revises` names the id being revised: that id may be reused, and the old text
+        is still compared so that a revision that changes nothing is refused.
+        """
+
+        def verdict(
+            accepted: bool, reason: str, dup: str | None = None, sim: float = 0.0
+        ) -> GateVerdict:
+            return GateVerdict(
+                layer=layer,
+                entry_id=entry_id,
+                accepted=accepted,
+                reason=reason,
+                duplicate_of=dup,
+                similarity=round(sim, 4),
+                run_id=run_id,
+            )
+
+        if not text.strip():
+            return verdict(False, "empty text")
+        pairs = list(existing)
+        if revises is None and any(old_id == entry_id for old_id, _ in pairs):
+            return verdict(False, "id already exists", entry_id, 1.0)
+        best_id, best = None, 0.0
+        for old_id, old_text in pairs:
+            score = similarity(text, old_text)
+            if score > best:
+                best_id, best = old_id, score
+        if best >= self.threshold:
+            return verdict(False, f"near-identical to {best_id} ({best:.2f})", best_id, best)
+        reason = f"revises {revises}" if revises else "new"
+        return verdict(True, reason, None, best)

@@ -1,0 +1,490 @@
+"""The episodic contract: working memory (Eq. 4), gating (Algorithms 1-2), fusion, runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bounded.contracts import PRESETS, make_contract
+from bounded.contracts.episodic import (
+    EpisodicContract,
+    MemoryEntry,
+    default_bank_path,
+    differing_keys,
+    working_memory,
+)
+from bounded.core import JSON, Action, Completion, Observation, StepResult
+from bounded.envs import make
+from bounded.envs.warehouse.expert import WarehouseExpert
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
+from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo, record_game
+
+EMPTY = "EMPTY ACTION"
+
+
+def observation(t: float, state: JSON, legal: list[str]) -> Observation:
+    return Observation(kind="macro", state=state, t=t, legal=[Action(id=a) for a in legal])
+
+
+def bank_of(*rows: tuple[float, JSON, str, int]) -> EpisodicBank:
+    games: dict[int, list[BankEntry]] = {}
+    for step, (t, features, action, game) in enumerate(rows):
+        games.setdefault(game, []).append(
+            BankEntry(t=t, features=features, actions=[Action(id=action)], step=step)
+        )
+    infos = [GameInfo(game=g, strategy=f"plan-{g}") for g in sorted(games)]
+    return EpisodicBank.from_games([(info, games[info.game]) for info in infos])
+
+
+def contract_with(bank: EpisodicBank, model=None, **settings) -> EpisodicContract:
+    contract = EpisodicContract(**settings)
+    contract.use_bank(bank)
+    contract.reset({"instructions": "Win.", "model": model, "seed": 0})
+    return contract
+
+
+def finish(contract: EpisodicContract, obs: Observation, decision) -> None:
+    assert decision is not None
+    contract.commit(obs, decision, StepResult())
+
+
+# -- Eq. 4 -----------------------------------------------------------------------
+
+
+def memory(steps: range) -> list[MemoryEntry]:
+    return [MemoryEntry(step=s, t=float(s), features={"s": float(s)}) for s in steps]
+
+
+def test_working_memory_takes_every_lth_observation_back() -> None:
+    history = memory(range(100))
+    assert [e.step for e in working_memory(history, 100, 24, 4)] == [76, 52, 28, 4]
+    assert [e.step for e in working_memory(history, 30, 24, 4)] == [6]
+    assert working_memory(history, 10, 24, 4) == []
+    assert working_memory(history, 100, 24, 0) == []
+
+
+def test_working_memory_of_the_contract_is_bounded_and_reaches_k_max() -> None:
+    contract = contract_with(
+        EpisodicBank.empty(), exploration=False, memory_interval=2, memory_depth=3
+    )
+    for step in range(20):
+        obs = observation(step, {"n": step}, [EMPTY])
+        finish(contract, obs, contract.propose(obs))
+    assert len(contract.history) == 6
+    plan = contract.plan(observation(20, {"n": 20}, [EMPTY]))
+    text = contract.render_memory(plan)
+    assert [line.split(" decisions ago")[0] for line in text.splitlines()[1:]] == [
+        "- 2",
+        "- 4",
+        "- 6",
+    ]
+    assert "n 18->20" in text
+
+
+def test_differing_keys_orders_by_size_of_change() -> None:
+    changes = differing_keys({"a": 1, "b": 10, "c": 3}, {"a": 1, "b": 2, "d": 1}, 5)
+    assert changes == [("b", 2, 10), ("c", 0.0, 3), ("d", 1, 0.0)]
+
+
+# -- gating --------------------------------------------------------------------------
+
+
+def test_retrieved_action_runs_without_a_model_call() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0), (0, {"x": 5}, "TRAIN", 1))
+    contract = contract_with(bank, exploration=False)
+    decision = contract.propose(observation(0, {"x": 1}, ["BUILD", "TRAIN", EMPTY]))
+    assert decision is not None
+    assert [a.id for a in decision.actions] == ["BUILD"]
+    assert decision.extra["source"] == "retrieval"
+    assert [r["actions"] for r in decision.extra["retrieved"]] == [["BUILD"], ["TRAIN"]]
+
+
+def test_fusion_falls_through_to_the_best_executable_episode() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0), (0, {"x": 5}, "TRAIN", 1))
+    obs = observation(0, {"x": 1}, ["TRAIN", EMPTY])
+    fused = contract_with(bank, exploration=False).propose(obs)
+    assert fused is not None and fused.actions[0].id == "TRAIN"
+    plain = contract_with(bank, exploration=False, fusion=False).propose(obs)
+    assert plain is not None and plain.actions[0].id == EMPTY
+    assert plain.extra["source"] == "empty"
+
+
+def test_empty_window_executes_the_empty_action() -> None:
+    contract = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), exploration=False)
+    decision = contract.propose(observation(5, {"x": 1}, ["BUILD", EMPTY]))
+    assert decision is not None and decision.actions[0].id == EMPTY
+
+
+def explore_reply(*names: str) -> JSON:
+    return {"reasoning": "expand", "actions": [{"id": n} for n in names]}
+
+
+def test_exploration_every_d_e_fills_the_queue_and_d_q_paces_the_pops() -> None:
+    model = ScriptedModel([explore_reply("TRAIN", "BUILD", "TRAIN")])
+    contract = contract_with(
+        EpisodicBank.empty(), model, explore_every=10, queue_cooldown=2, explore_actions=3
+    )
+    legal = ["BUILD", "TRAIN", EMPTY]
+    executed: list[str] = []
+    for step in range(10):
+        obs = observation(step, {}, legal)
+        decision = contract.propose(obs)
+        if step == 0:
+            assert decision is None
+            schema = contract.reply_schema(obs)
+            assert schema["properties"]["actions"]["maxItems"] == 3
+            contract.assemble(obs)
+            completion = model.complete([], constraint=schema)
+            decision = contract.parse(completion, obs)
+            assert decision.extra["explored"] == ["TRAIN", "BUILD", "TRAIN"]
+        assert decision is not None
+        executed.append(decision.actions[0].id)
+        finish(contract, obs, decision)
+    assert executed[:7] == ["TRAIN", EMPTY, "BUILD", EMPTY, "TRAIN", EMPTY, EMPTY]
+    assert contract.propose(observation(10, {}, legal)) is None  # the next exploration
+    assert contract.sources == {"queue": 3, "empty": 7}
+
+
+def test_retrieval_takes_precedence_over_the_queue() -> None:
+    bank = bank_of((1, {"x": 0}, "BUILD", 0))
+    contract = contract_with(bank, explore_every=50, queue_cooldown=0)
+    contract.queue.append(Action(id="TRAIN"))
+    contract.step = 1
+    decision = contract.propose(observation(1, {"x": 0}, ["BUILD", "TRAIN", EMPTY]))
+    assert decision is not None and decision.actions[0].id == "BUILD"
+    assert [a.id for a in contract.queue] == ["TRAIN"]
+
+
+def test_queued_actions_not_executable_now_are_dropped() -> None:
+    contract = contract_with(EpisodicBank.empty(), explore_every=50, queue_cooldown=0)
+    contract.queue.extend([Action(id="BUILD"), Action(id="TRAIN")])
+    contract.step = 1
+    decision = contract.propose(observation(1, {}, ["TRAIN", EMPTY]))
+    assert decision is not None and decision.actions[0].id == "TRAIN"
+    assert not contract.queue
+
+
+def test_without_exploration_no_model_call_is_ever_needed_with_an_empty_action() -> None:
+    contract = contract_with(EpisodicBank.empty(), exploration=False)
+    for step in range(30):
+        obs = observation(step, {}, ["BUILD", EMPTY])
+        decision = contract.propose(obs)
+        assert decision is not None
+        finish(contract, obs, decision)
+
+
+def test_without_an_empty_action_the_model_chooses() -> None:
+    contract = contract_with(EpisodicBank.empty(), exploration=False)
+    obs = observation(0, {}, ["BUILD", "TRAIN"])
+    assert contract.propose(obs) is None
+    assert "action" in contract.reply_schema(obs)["properties"]
+    prompt = contract.assemble(obs)
+    assert "choose the action to take now" in prompt.messages()[-1]["content"]
+    decision = contract.parse(Completion(text='{"reasoning": "", "action": {"id": "TRAIN"}}'), obs)
+    assert [a.id for a in decision.actions] == ["TRAIN"]
+    assert decision.extra["source"] == "model"
+
+
+def test_a_malformed_exploration_reply_is_recorded_not_raised() -> None:
+    contract = contract_with(EpisodicBank.empty())
+    obs = observation(0, {}, ["BUILD", EMPTY])
+    assert contract.propose(obs) is None
+    decision = contract.parse(Completion(text="no json here"), obs)
+    assert decision.parse_error
+    assert [a.id for a in decision.actions] == [EMPTY]
+
+
+# -- contextual fusion -----------------------------------------------------------------
+
+
+def describing_model() -> ScriptedModel:
+    def reply(messages, constraint):
+        if "strategy" in (constraint or {}).get("properties", {}):
+            return {"strategy": f"strategy #{len(model.calls)}"}
+        return explore_reply("BUILD")
+
+    model = ScriptedModel(reply)
+    return model
+
+
+def explore_step(contract: EpisodicContract, model: ScriptedModel, obs: Observation):
+    assert contract.propose(obs) is None
+    prompt = contract.assemble(obs)
+    completion = model.complete(prompt.messages(), constraint=contract.reply_schema(obs))
+    decision = contract.parse(completion, obs)
+    finish(contract, obs, decision)
+    return prompt, decision
+
+
+def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0), (5, {"x": 1}, "BUILD", 0), (10, {"x": 1}, "X", 1))
+    model = describing_model()
+    contract = contract_with(bank, model, explore_every=1)
+    fusion_texts, side_calls = [], []
+    for t in (0, 5, 10):
+        prompt, decision = explore_step(contract, model, observation(t, {"x": 1}, ["BUILD", EMPTY]))
+        fusion_texts.append(next(s.text for s in prompt.segments if s.layer == "fusion"))
+        side_calls.append(len(decision.extra.get("completions", [])))
+        assert fusion_texts[-1] in prompt.messages()[0]["content"]
+    assert fusion_texts[0] == fusion_texts[1] != fusion_texts[2]
+    assert side_calls == [1, 0, 1]
+    assert len(contract.descriptions) == 2
+    assert "executable now" in prompt.messages()[0]["content"]
+
+
+def test_without_fusion_there_is_no_description_call() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0))
+    model = describing_model()
+    contract = contract_with(bank, model, explore_every=1, fusion=False)
+    prompt, decision = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    assert not [s for s in prompt.segments if s.layer == "fusion"]
+    assert "completions" not in decision.extra
+    assert len(model.calls) == 1
+    assert "executable now" not in prompt.messages()[0]["content"]
+
+
+def test_fusion_without_a_model_skips_the_description() -> None:
+    contract = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), None, explore_every=1)
+    prompt = contract.assemble(observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    assert not [s for s in prompt.segments if s.layer == "fusion"]
+    assert "Recalled episodes from winning games" in prompt.messages()[1]["content"]
+
+
+# -- configuration, presets, bank files --------------------------------------------------
+
+
+def test_presets_are_the_paper_ablations() -> None:
+    assert {"episodic", "episodic-no-exploration", "episodic-no-fusion"} <= set(PRESETS)
+    full = make_contract("episodic")
+    assert isinstance(full, EpisodicContract)
+    assert full.config == EpisodicContract().config
+    assert make_contract("episodic-no-exploration").config.exploration is False  # type: ignore[attr-defined]
+    assert make_contract("episodic-no-fusion").config.fusion is False  # type: ignore[attr-defined]
+
+
+def test_bank_file_is_loaded_and_hashed(tmp_path, monkeypatch) -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0))
+    path = tmp_path / "craft.npz"
+    bank.save(path)
+    explicit = EpisodicContract(bank=str(path))
+    explicit.reset({"env_id": "bounded/Craft-v0"})
+    assert explicit.store_hashes()["episodic_bank"] == bank.content_hash
+    monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path))
+    assert default_bank_path("bounded/Craft-v0") == path
+    implicit = EpisodicContract()
+    implicit.reset({"env_id": "bounded/Craft-v0"})
+    assert len(implicit.bank) == 1
+    implicit.reset({"env_id": "bounded/Spire-v0"})
+    assert len(implicit.bank) == 0
+
+
+# -- whole episodes ---------------------------------------------------------------------
+
+
+def warehouse_bank(seeds: list[int], horizon: int) -> EpisodicBank:
+    games = [
+        record_game(make("warehouse", horizon=horizon), WarehouseExpert(), seed=s) for s in seeds
+    ]
+    return EpisodicBank.from_games(games)
+
+
+def warehouse_model() -> ScriptedModel:
+    report = {"id": "report", "args": {"occupied": 0, "shipped": 0}}
+
+    def reply(messages, constraint):
+        properties = (constraint or {}).get("properties", {})
+        if "strategy" in properties:
+            return {"strategy": "report exact counts"}
+        if "actions" in properties:
+            return {"reasoning": "", "actions": [report]}
+        return {"reasoning": "", "action": report}
+
+    return ScriptedModel(reply)
+
+
+@pytest.mark.parametrize(("tag", "calls"), [("episodic", 3 + 1), ("episodic-no-exploration", 0)])
+def test_replaying_a_winning_game_wins_it(tag: str, calls: int) -> None:
+    contract = make_contract(tag, {"explore_every": 5})
+    assert isinstance(contract, EpisodicContract)
+    contract.use_bank(warehouse_bank([2], horizon=12))
+    model = warehouse_model()
+    run = run_episode(make("warehouse", horizon=12), contract, model, seed=2)
+    assert run.status == "completed"
+    assert run.outcome["accuracy"] == 1.0
+    assert run.model_calls == calls  # explorations at decisions 0, 5, 10 (+ one description)
+    assert contract.sources == {"retrieval": 12}
+
+
+def test_episodic_runs_where_the_bank_is_empty() -> None:
+    contract = make_contract("episodic")
+    model = warehouse_model()
+    run = run_episode(make("warehouse", horizon=6), contract, model, seed=0)
+    assert run.status == "completed"
+    assert run.decisions == 6
+    assert run.model_calls == 6
+
+
+def test_a_retrieved_plan_keeps_its_executable_actions_and_the_empty_action_is_empty() -> None:
+    plan = [Action(id="BUILD"), Action(id="TRAIN"), Action(id="SCOUT")]
+    bank = EpisodicBank.from_entries(
+        [
+            BankEntry(t=0, features={"x": 1}, actions=plan),
+            BankEntry(t=5, features={"x": 1}, actions=[Action(id=EMPTY)]),
+        ]
+    )
+    obs = Observation(
+        kind="macro",
+        state={"x": 1},
+        t=0,
+        legal=[Action(id=a) for a in ("BUILD", "SCOUT", EMPTY)],
+        max_actions=5,
+    )
+    decision = contract_with(bank, exploration=False).propose(obs)
+    assert decision is not None and [a.id for a in decision.actions] == ["BUILD", "SCOUT"]
+    first = contract_with(bank, exploration=False, replay="first").propose(obs)
+    assert first is not None and [a.id for a in first.actions] == ["BUILD"]
+    contract = contract_with(bank, explore_every=50, queue_cooldown=0)
+    contract.queue.append(Action(id="SCOUT"))
+    contract.step = 1
+    later = obs.model_copy(update={"t": 5})
+    popped = contract.propose(later)
+    assert popped is not None and popped.extra["source"] == "queue"
+
+
+# -- other environments -------------------------------------------------------------
+
+
+def first_choice(schema: object) -> object:
+    """The first enum (or const) value in a schema: a model that picks the first option."""
+    if isinstance(schema, dict):
+        if "enum" in schema:
+            return schema["enum"][0]
+        if "const" in schema:
+            return schema["const"]
+        schema = list(schema.values())
+    if isinstance(schema, list):
+        for item in schema:
+            found = first_choice(item)
+            if found is not None:
+                return found
+    return None
+
+
+def first_legal_model() -> ScriptedModel:
+    def reply(messages, constraint):
+        properties = constraint["properties"]
+        if "strategy" in properties:
+            return {"strategy": "expand, then attack with a robotics army"}
+        key = "actions" if "actions" in properties else "action"
+        action = {"id": first_choice(properties[key])}
+        return {"reasoning": "", key: [action] if key == "actions" else action}
+
+    return ScriptedModel(reply)
+
+
+CRAFT = {"level": 5, "style": "timing", "map": "highlands", "time_limit": 400}
+
+
+def test_replaying_the_experts_own_game_reproduces_it() -> None:
+    from bounded.envs.craft import CraftExpert
+
+    expert_env = make("craft", **CRAFT)
+    info, entries = record_game(expert_env, CraftExpert("robo"), seed=4, strategy="robo")
+    contract = make_contract("episodic-no-exploration")
+    assert isinstance(contract, EpisodicContract)
+    contract.use_bank(EpisodicBank.from_games([(info, entries)]))
+    run = run_episode(make("craft", **CRAFT), contract, first_legal_model(), seed=4)
+    assert run.model_calls == 0
+    assert run.decisions == len(entries)
+    for key in ("outcome", "game_time", "resources_spent", "pbr", "rur", "apu", "tr"):
+        assert run.outcome[key] == info.outcome[key], key
+    assert set(contract.sources) <= {"retrieval", "empty"}
+
+
+def test_episodic_plays_craft_with_exploration_and_fusion() -> None:
+    from bounded.envs.craft import CraftExpert
+
+    games = [record_game(make("craft", **CRAFT), CraftExpert("gateway"), seed=1, strategy="gw")]
+    contract = make_contract("episodic", {"explore_every": 10})
+    assert isinstance(contract, EpisodicContract)
+    contract.use_bank(EpisodicBank.from_games(games))
+    model = first_legal_model()
+    run = run_episode(make("craft", **CRAFT), contract, model, seed=2)
+    assert run.status == "completed"
+    explorations = -(-run.decisions // 10)
+    assert run.model_calls == explorations + len(contract.descriptions)
+    assert len(contract.descriptions) == 1
+    assert contract.sources.get("retrieval", 0) > run.decisions // 2
+
+
+@pytest.mark.parametrize("tag", ["episodic", "episodic-no-fusion", "episodic-no-exploration"])
+def test_episodic_plays_spire(tag: str) -> None:
+    contract = make_contract(tag)
+    run = run_episode(make("spire"), contract, first_legal_model(), seed=3, max_decisions=40)
+    assert run.status == "completed"
+    assert run.decisions == 40
+    assert run.model_calls == 40  # no spire bank, no empty action: the model decides
+
+
+@pytest.mark.model
+@pytest.mark.slow  # minutes on a shared 2-core machine; the scripted craft runs above are fast
+def test_episodic_plays_craft_with_the_embedded_model() -> None:
+    from bounded.envs.craft import CraftExpert
+    from bounded.models import make_model
+    from bounded.runner import EpisodeRunner
+
+    settings = {**CRAFT, "time_limit": 30}
+    game = record_game(make("craft", **settings), CraftExpert("robo"), seed=1, strategy="robo")
+    contract = make_contract("episodic", {"explore_every": 2})
+    assert isinstance(contract, EpisodicContract)
+    contract.use_bank(EpisodicBank.from_games([game]))
+    runner = EpisodeRunner(
+        make("craft", **settings), contract, make_model("local"), seed=0,
+        env_id="bounded/Craft-v0", max_tokens=200,
+    )  # fmt: skip
+    run = runner.execute()
+    assert run.status == "completed"
+    assert run.decisions == 3
+    assert run.model_calls == 2 + len(contract.descriptions)  # explorations at 0 and 2
+    explorations = [r for r in runner.trajectory if r.completion is not None]
+    assert all(r.parse_error is None for r in explorations), explorations[0].completion
+
+
+def test_a_failing_description_call_does_not_stop_the_decision() -> None:
+    def reply(messages, constraint):
+        if "strategy" in constraint["properties"]:
+            raise TimeoutError("model timed out")
+        return explore_reply("BUILD")
+
+    model = ScriptedModel(reply)
+    contract = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), model, explore_every=1)
+    prompt, decision = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    assert not [s for s in prompt.segments if s.layer == "fusion"]
+    assert "TimeoutError" in decision.extra["fusion_error"]
+    assert [a.id for a in decision.actions] == ["BUILD"]
+
+
+def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
+    from collections import Counter
+    from pathlib import Path
+
+    from bounded.runner.experiment import load_experiment
+
+    path = Path(__file__).parents[2] / "experiments" / "epicstar_paper.toml"
+    games = load_experiment(path).plan()
+    per_cell = Counter((g.tag, g.env_options["level"]) for g in games)
+    tags = ("episodic", "episodic-no-exploration", "episodic-no-fusion", "summary")
+    assert per_cell == {(tag, level): 40 for tag in tags for level in (5, 6)}
+    assert {g.env_options["map"] for g in games} == {"crossroads", "longbridge"}
+    for tag in tags:  # every agent plays the same games
+        assert {(g.seed, stable(g.env_options)) for g in games if g.tag == tag} == {
+            (g.seed, stable(g.env_options)) for g in games if g.tag == "summary"
+        }
+    for game in games:
+        make_contract(game.contract, game.contract_config)
+
+
+def stable(options: JSON) -> str:
+    return json.dumps(options, sort_keys=True)

@@ -1,0 +1,261 @@
+"""The summary contract (Chain of Summarization): L1 summaries, the K-step call, queues."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bounded.contracts import make_contract
+from bounded.contracts.summary import (
+    SummaryContract,
+    decisions_from_text,
+    l1_summary,
+    outcomes,
+    resolve_decision,
+)
+from bounded.core import JSON, Action, Completion, Observation, StepResult
+from bounded.envs import make
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
+
+EMPTY = "EMPTY ACTION"
+LEGAL = ["BUILD PYLON", "TRAIN PROBE", "TRAIN ZEALOT", EMPTY]
+
+
+def observation(step: int, legal: list[str] = LEGAL, text: str | None = None) -> Observation:
+    return Observation(
+        kind="macro",
+        state={"minerals": 50 * step, "where": "base"},
+        text=f"Resources: minerals {50 * step}" if text is None else text,
+        t=5.0 * step,
+        legal=[Action(id=a) for a in legal],
+    )
+
+
+def reply(*decisions: object) -> str:
+    return json.dumps({"analysis": "a", "suggestions": "s", "decisions": list(decisions)})
+
+
+def play(contract: SummaryContract, model: ScriptedModel, steps: int, legal=LEGAL) -> list[str]:
+    """Drive the contract like the runner does; the env accepts everything."""
+    executed = []
+    for step in range(steps):
+        obs = observation(step, legal)
+        decision = contract.propose(obs)
+        if decision is None:
+            prompt = contract.assemble(obs)
+            completion = model.complete(prompt.messages(), constraint=contract.reply_schema(obs))
+            decision = contract.parse(completion, obs)
+        executed.append(decision.actions[0].id if decision.actions else "-")
+        contract.commit(obs, decision, StepResult())
+    return executed
+
+
+# -- L1 summaries ----------------------------------------------------------------
+
+
+def test_l1_summary_is_the_observation_text_stamped_with_time() -> None:
+    assert l1_summary(observation(2), 200) == "[t=10] Resources: minerals 100"
+
+
+def test_l1_summary_falls_back_to_the_numeric_state_and_is_cut() -> None:
+    assert l1_summary(observation(3, text=""), 200) == "[t=15] minerals=150"
+    long = l1_summary(observation(1, text="x" * 500), 100)
+    assert long.endswith("...") and len(long) <= len("[t=5] ") + 100
+
+
+# -- the K-step call ---------------------------------------------------------------
+
+
+def test_one_call_every_k_steps_and_the_decisions_become_the_queue() -> None:
+    model = ScriptedModel(
+        [reply("<TRAIN PROBE>", "<BUILD PYLON>", "<TRAIN ZEALOT>"), reply("<TRAIN PROBE>")]
+    )
+    contract = SummaryContract(interval=5)
+    contract.reset({"instructions": "Win."})
+    executed = play(contract, model, 10)
+    assert len(model.calls) == 2
+    first, second = executed[:5], executed[5:]
+    assert first == ["TRAIN PROBE", "BUILD PYLON", "TRAIN ZEALOT", EMPTY, EMPTY]
+    assert second == ["TRAIN PROBE", EMPTY, EMPTY, EMPTY, EMPTY]
+
+
+def test_the_call_sees_the_last_k_summaries_and_the_action_queues() -> None:
+    model = ScriptedModel([reply("<TRAIN PROBE>", "<TRAIN ZEALOT>")], cycle=True)
+    contract = SummaryContract(interval=3)
+    contract.reset({})
+    play(contract, model, 6)
+    second = model.calls[1]["messages"][1]["content"]
+    assert "[t=5]" in second and "[t=15]" in second  # the second call is at step 3
+    assert "[t=0]" not in second
+    assert "Executed actions: <TRAIN PROBE> <TRAIN ZEALOT>" in second
+    assert "<TRAIN ZEALOT>" in model.calls[0]["messages"][1]["content"]  # the dictionary
+
+
+def test_reply_schema_names_actions_in_angle_brackets() -> None:
+    contract = SummaryContract(decisions=3)
+    schema = contract.reply_schema(observation(0))
+    items = schema["properties"]["decisions"]
+    assert items["maxItems"] == 3
+    assert items["items"]["enum"] == [f"<{a}>" for a in LEGAL]
+    assert schema["required"] == ["analysis", "suggestions", "decisions"]
+
+
+def test_decisions_in_free_text_and_illegal_names_are_handled() -> None:
+    contract = SummaryContract()
+    contract.reset({})
+    obs = observation(0)
+    assert contract.propose(obs) is None
+    text = "Analysis: low on supply. Decisions: <BUILD PYLON> then <WARP NUKE> then <TRAIN PROBE>"
+    decision = contract.parse(Completion(text=text), obs)
+    assert [a.id for a in decision.actions] == ["BUILD PYLON"]
+    assert [a.id for a in contract.queue] == ["TRAIN PROBE"]
+    assert "WARP NUKE" in decision.extra["rejected"][0]
+    assert decisions_from_text("none") == []
+
+
+def test_unusable_reply_is_a_parse_error_with_the_empty_action() -> None:
+    contract = SummaryContract()
+    contract.reset({})
+    obs = observation(0)
+    contract.propose(obs)
+    decision = contract.parse(Completion(text="I am not sure."), obs)
+    assert decision.parse_error
+    assert [a.id for a in decision.actions] == [EMPTY]
+
+
+def test_resolve_decision_accepts_tags_names_and_objects() -> None:
+    obs = observation(0)
+    assert resolve_decision("<TRAIN PROBE>", obs).id == "TRAIN PROBE"
+    assert resolve_decision("TRAIN PROBE", obs).id == "TRAIN PROBE"
+    assert resolve_decision({"id": "TRAIN PROBE"}, obs).id == "TRAIN PROBE"
+    with pytest.raises(ValueError):
+        resolve_decision("<CARRIER RUSH>", obs)
+
+
+# -- executed and failed queues ---------------------------------------------------------
+
+
+def test_failed_actions_come_from_the_env_report_and_from_stale_queue_entries() -> None:
+    model = ScriptedModel([reply("<TRAIN ZEALOT>", "<BUILD PYLON>", "<TRAIN PROBE>")])
+    contract = SummaryContract(interval=5)
+    contract.reset({})
+    obs = observation(0)
+    contract.propose(obs)
+    decision = contract.parse(model.complete([]), obs)
+    failed = {"actions": [{"id": "TRAIN ZEALOT", "ok": False, "reason": "needs a gateway"}]}
+    contract.commit(obs, decision, StepResult(info=failed))
+    later = observation(1, legal=["TRAIN PROBE", EMPTY])  # BUILD PYLON no longer possible
+    decision = contract.propose(later)
+    assert decision is not None and decision.actions[0].id == "TRAIN PROBE"
+    contract.commit(later, decision, StepResult())
+    queues = contract.render_action_queues()
+    assert "<TRAIN ZEALOT>: needs a gateway" in queues
+    assert "<BUILD PYLON>: action 'BUILD PYLON' is not legal now" in queues
+    assert "Executed actions: <TRAIN PROBE>" in queues
+
+
+def test_outcomes_fall_back_to_the_decision_when_the_env_reports_nothing() -> None:
+    actions = [Action(id="A")]
+    assert outcomes(actions, StepResult()) == [("A", True, "")]
+    report = {"actions": [{"id": "A", "ok": False, "reason": "r"}]}
+    assert outcomes(actions, StepResult(info=report)) == [("A", False, "r")]
+
+
+def test_without_an_empty_action_the_model_is_asked_when_the_queue_runs_out() -> None:
+    model = ScriptedModel([reply("<TRAIN PROBE>")], cycle=True)
+    contract = SummaryContract(interval=5)
+    contract.reset({})
+    play(contract, model, 4, legal=["TRAIN PROBE"])
+    assert len(model.calls) == 4
+
+
+# -- whole episodes --------------------------------------------------------------------
+
+
+def test_summary_plays_the_warehouse_stream() -> None:
+    def answer(messages, constraint: JSON | None):
+        assert constraint is not None
+        return reply({"id": "report", "args": {"occupied": 0, "shipped": 0}})
+
+    contract = make_contract("summary")
+    run = run_episode(make("warehouse", horizon=8), contract, ScriptedModel(answer), seed=1)
+    assert run.status == "completed"
+    assert run.decisions == 8
+    assert run.model_calls == 8  # no empty action: one call per queue of one decision
+    assert 0.0 <= run.outcome["accuracy"] <= 1.0
+
+
+# -- craft and spire -------------------------------------------------------------------
+
+
+def first_decision_model() -> ScriptedModel:
+    """Always the first `<NAME>` of the constrained decisions (or the first legal id)."""
+
+    def answer(messages, constraint: JSON | None):
+        assert constraint is not None
+        properties = constraint["properties"]
+        if "decisions" in properties:
+            items = properties["decisions"]["items"]
+            choice = items["enum"][0] if "enum" in items else items["anyOf"][0]["enum"][0]
+            return {"analysis": "", "suggestions": "", "decisions": [choice]}
+        if "strategy" in properties:
+            return {"strategy": "macro"}
+        key = "actions" if "actions" in properties else "action"
+        schema = properties[key]["items"] if key == "actions" else properties[key]
+        action_id = (schema.get("anyOf") or [schema])[0]["properties"]["id"]
+        action = {"id": action_id.get("const") or action_id["enum"][0]}
+        return {"reasoning": "", key: [action] if key == "actions" else action}
+
+    return ScriptedModel(answer)
+
+
+CRAFT = {"level": 5, "style": "macro", "map": "crossroads", "time_limit": 300}
+
+
+def test_summary_plays_craft_with_one_call_every_k_decisions() -> None:
+    contract = make_contract("summary")
+    assert isinstance(contract, SummaryContract)
+    run = run_episode(make("craft", **CRAFT), contract, first_decision_model(), seed=5)
+    assert run.status == "completed"
+    assert run.model_calls == -(-run.decisions // 5)
+    assert contract.executed or contract.failed
+
+
+def test_summary_plays_spire() -> None:
+    run = run_episode(
+        make("spire"), make_contract("summary"), first_decision_model(), seed=3, max_decisions=40
+    )
+    assert run.status == "completed"
+    assert run.decisions == 40
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_episodic_spends_fewer_tokens_per_game_than_summary_on_the_same_seed(seed: int) -> None:
+    tokens = {}
+    for tag in ("summary", "episodic"):
+        contract = make_contract(tag)
+        run = run_episode(make("craft", **CRAFT), contract, first_decision_model(), seed=seed)
+        assert run.status == "completed"
+        tokens[tag] = run.prompt_tokens + run.completion_tokens
+    assert tokens["episodic"] < 0.5 * tokens["summary"]
+
+
+@pytest.mark.model
+@pytest.mark.slow  # minutes on a shared 2-core machine; the scripted craft runs above are fast
+def test_summary_plays_craft_with_the_embedded_model() -> None:
+    from bounded.models import make_model
+    from bounded.runner import EpisodeRunner
+
+    settings = {**CRAFT, "time_limit": 30}
+    runner = EpisodeRunner(
+        make("craft", **settings), make_contract("summary"), make_model("local"), seed=0,
+        env_id="bounded/Craft-v0", max_tokens=200,
+    )  # fmt: skip
+    run = runner.execute()
+    assert run.status == "completed"
+    assert run.decisions == 3 and run.model_calls == 1
+    first = runner.trajectory[0]
+    assert first.parse_error is None, first.completion
+    assert first.info["decisions"]
