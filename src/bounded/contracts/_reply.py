@@ -18,6 +18,16 @@ from bounded.core import JSON, Action, Decision, Observation
 REASONING_MAX_CHARS = 120
 
 
+def action_with_args_schema(action: Action) -> JSON:
+    """`{"id": <this action>, "args": {...}}` for an action whose arguments the agent fills in."""
+    return {
+        "type": "object",
+        "properties": {"id": {"const": action.id}, "args": action.schema_},
+        "required": ["id", "args"],
+        "additionalProperties": False,
+    }
+
+
 def action_schema(legal: list[Action]) -> JSON:
     """JSON schema of one action object `{"id": ..., "args": {...}}` naming a legal action."""
     plain = [a.id for a in legal if not a.schema_]
@@ -31,16 +41,7 @@ def action_schema(legal: list[Action]) -> JSON:
                 "additionalProperties": False,
             }
         )
-    for action in legal:
-        if action.schema_:
-            branches.append(
-                {
-                    "type": "object",
-                    "properties": {"id": {"const": action.id}, "args": action.schema_},
-                    "required": ["id", "args"],
-                    "additionalProperties": False,
-                }
-            )
+    branches.extend(action_with_args_schema(a) for a in legal if a.schema_)
     if not branches:
         return {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
     return branches[0] if len(branches) == 1 else {"anyOf": branches}

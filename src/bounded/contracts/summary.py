@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._reply import extract_json_object, resolve_action
+from bounded.contracts._reply import action_with_args_schema, extract_json_object, resolve_action
 from bounded.core import (
     JSON,
     Action,
@@ -111,16 +111,7 @@ def decision_item_schema(legal: list[Action]) -> JSON:
     branches: list[JSON] = []
     if plain:
         branches.append({"type": "string", "enum": plain})
-    for action in legal:
-        if action.schema_:
-            branches.append(
-                {
-                    "type": "object",
-                    "properties": {"id": {"const": action.id}, "args": action.schema_},
-                    "required": ["id", "args"],
-                    "additionalProperties": False,
-                }
-            )
+    branches.extend(action_with_args_schema(a) for a in legal if a.schema_)
     if not branches:
         return {"type": "string"}
     return branches[0] if len(branches) == 1 else {"anyOf": branches}
