@@ -1,4 +1,5 @@
-"""CLI commands for stores that contracts read: the episodic bank, the craft table."""
+"""CLI commands for the stores contracts read and write: episodic banks, typed-contract stores,
+the ascension ladder, and the craft table."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from bounded.core import ConfigError
 
 bank_app = typer.Typer(help="Build and inspect episodic banks (EpicStar).", no_args_is_help=True)
 
@@ -55,5 +58,92 @@ def craft_table(
     typer.echo(craft_table_command(archive, experiment=experiment))
 
 
-COMMANDS: dict[str, Callable[..., None]] = {"craft-table": craft_table}
-SUBCOMMANDS: dict[str, typer.Typer] = {"bank": bank_app}
+stores_app = typer.Typer(help="Typed-contract stores: show, freeze, diff.", no_args_is_help=True)
+
+
+def _existing_dir(path: Path) -> Path:
+    if not path.is_dir():
+        raise ConfigError(f"no store directory at {path}")
+    return path
+
+
+@stores_app.command("show")
+def stores_show(path: Annotated[Path, typer.Argument(help="A store directory.")]) -> None:
+    """The stores in a directory, their entries and the directory's content hash."""
+    from bounded.stores.snapshot import describe
+
+    typer.echo(describe(_existing_dir(path)))
+
+
+@stores_app.command("freeze")
+def stores_freeze(
+    path: Annotated[Path, typer.Argument(help="A store directory.")],
+    into: Annotated[Path, typer.Option(help="Where read-only snapshots are kept.")] = Path(
+        "runs/snapshots"
+    ),
+) -> None:
+    """Copy a store directory to a read-only snapshot named by its content hash."""
+    from bounded.stores.snapshot import freeze
+
+    typer.echo(str(freeze(_existing_dir(path), into)))
+
+
+@stores_app.command("diff")
+def stores_diff(
+    before: Annotated[Path, typer.Argument(help="Store directory or snapshot before.")],
+    after: Annotated[Path, typer.Argument(help="Store directory or snapshot after.")],
+) -> None:
+    """What changed between two store directories, entry by entry."""
+    from bounded.stores.snapshot import diff
+
+    typer.echo(diff(_existing_dir(before), _existing_dir(after)).render())
+
+
+def ladder(
+    env: Annotated[str, typer.Argument(help="An environment with ascension levels (spire).")],
+    contract: Annotated[str, typer.Option(help="Contract or preset.")] = "self-evolve",
+    model: Annotated[str, typer.Option(help="local | local:PATH.gguf | openai:MODEL.")] = "local",
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    runs: Annotated[int, typer.Option(help="Number of runs.")] = 10,
+    start: Annotated[int, typer.Option(help="First ascension level.")] = 0,
+    top: Annotated[int, typer.Option(help="Highest ascension level.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the first run (run i: seed + i).")] = 0,
+    postrun: Annotated[bool, typer.Option(help="Learn after each run.")] = True,
+    copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
+    archive: Annotated[Path, typer.Option(help="SQLite run archive.")] = Path(
+        "runs/bounded.sqlite"
+    ),
+) -> None:
+    """Ascension ladder: after a victory the next run is one level up, after a defeat the same."""
+    from bounded.archive import Archive
+    from bounded.cli import parse_options
+    from bounded.contracts import make_contract
+    from bounded.envs import make
+    from bounded.models import make_model
+    from bounded.stores.ladder import LadderStep, run_ladder
+
+    if not 0 <= start <= top:
+        raise ConfigError(f"--start {start} is outside 0..{top}")
+    memory = make_contract(contract, parse_options(copt or []))
+    make(env, ascension=start)  # refuse an environment without levels before any run
+    llm = make_model(model, base_url=base_url)
+
+    def show(step: LadderStep) -> None:
+        result = "victory" if step.victory else "defeat"
+        typer.echo(f"run {step.index}: A{step.ascension} seed {step.seed} {result}")
+
+    with Archive(archive) as store:
+        result = run_ladder(
+            lambda level: make(env, ascension=level), memory, llm, runs=runs, start=start,
+            top=top, seed=seed, postrun=postrun, archive=store, tag=contract, env_id=env,
+            on_step=show,
+        )  # fmt: skip
+    typer.echo(
+        f"endpoint A{result.endpoint}, highest won "
+        f"{'-' if result.highest_won is None else f'A{result.highest_won}'}, "
+        f"{result.victories}/{len(result.steps)} victories, completed: {result.completed}"
+    )
+
+
+COMMANDS: dict[str, Callable[..., None]] = {"craft-table": craft_table, "ladder": ladder}
+SUBCOMMANDS: dict[str, typer.Typer] = {"bank": bank_app, "stores": stores_app}

@@ -1,8 +1,11 @@
-"""`transcript`: the accumulating baseline. Every observation and reply is appended and resent."""
+"""`transcript`: the accumulating baseline. Every observation and reply is appended and resent.
+
+Like the agents it stands for, it meets a full context window by dropping the oldest turns;
+each decision records how many it dropped (`history_dropped`)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import decision_schema, parse_decision
@@ -11,9 +14,12 @@ from bounded.core import (
     Completion,
     Decision,
     DecisionRecord,
+    Model,
     Observation,
     Prompt,
     StepResult,
+    TokenCounter,
+    approx_tokens,
     stable_hash,
 )
 
@@ -25,6 +31,16 @@ class TranscriptConfig(BaseModel):
 
     reasoning: bool = True
     """Ask for a short reasoning field before the action."""
+    max_prompt_tokens: int | None = Field(default=None, ge=64)
+    """Prompt budget; when the transcript outgrows it the oldest turns are dropped (and the
+    number dropped recorded on the decision). None: the model's context window, if it has
+    one, minus `reply_tokens`."""
+    reply_tokens: int = Field(default=256, ge=1)
+    """Room kept for the reply when the budget comes from the model's context window."""
+
+
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Chat-template tokens around each message (role markers), counted against the budget."""
 
 
 class TranscriptContract:
@@ -36,12 +52,23 @@ class TranscriptContract:
         self.config = TranscriptConfig.model_validate(settings)
         self.instructions = ""
         self.history: list[tuple[str, str]] = []
+        self._turn_tokens: list[int] = []
         self._pending: str | None = None
+        self._dropped = 0
+        self._budget: int | None = None
+        self._count: TokenCounter = approx_tokens
 
     def reset(self, episode: JSON) -> None:
         self.instructions = str(episode.get("instructions", ""))
-        self.history = []
-        self._pending = None
+        self.history, self._turn_tokens = [], []
+        self._pending, self._dropped = None, 0
+        model: Model | None = episode.get("model")
+        if model is not None:
+            self._count = model.count_tokens
+        self._budget = self.config.max_prompt_tokens
+        window = getattr(model, "context_window", None)
+        if self._budget is None and window:
+            self._budget = int(window) - self.config.reply_tokens
 
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(obs, reasoning=self.config.reasoning)
@@ -50,19 +77,42 @@ class TranscriptContract:
         prompt = Prompt()
         system = f"{self.instructions}\n\n{reply_format(self.reply_schema(obs))}".strip()
         prompt.add("instructions", "system", system)
-        for observation_text, reply_text in self.history:
+        current = render_observation(obs)
+        kept = self._turns_that_fit(system, current)
+        self._dropped = len(self.history) - kept
+        for observation_text, reply_text in self.history[self._dropped :]:
             prompt.add("history", "user", observation_text)
             prompt.add("history", "assistant", reply_text)
-        prompt.add("observation", "user", render_observation(obs))
+        prompt.add("observation", "user", current)
         return prompt
+
+    def _turns_that_fit(self, system: str, current: str) -> int:
+        """How many of the newest turns fit the budget (all of them without a budget)."""
+        if self._budget is None:
+            return len(self.history)
+        room = self._budget - self._count(system) - self._count(current)
+        room -= 2 * MESSAGE_OVERHEAD_TOKENS
+        kept = 0
+        for tokens in reversed(self._turn_tokens):
+            if tokens > room:
+                break
+            room -= tokens
+            kept += 1
+        return kept
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self._pending = completion.text
         decision, _ = parse_decision(completion.text, obs)
+        if self._dropped:
+            decision.extra["history_dropped"] = self._dropped
         return decision
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
-        self.history.append((render_observation(obs), self._pending or ""))
+        turn = (render_observation(obs), self._pending or "")
+        self.history.append(turn)
+        self._turn_tokens.append(
+            self._count(turn[0]) + self._count(turn[1]) + 2 * MESSAGE_OVERHEAD_TOKENS
+        )
         self._pending = None
 
     def postrun(self, trajectory: list[DecisionRecord]) -> None:

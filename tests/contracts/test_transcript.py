@@ -1,0 +1,54 @@
+from bounded.contracts import make_contract
+from bounded.core import Action, Completion, Observation, StepResult, approx_tokens
+from bounded.envs import make
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
+
+REPLY = '{"reasoning": "", "action": {"id": "go"}}'
+
+
+def observation(i):
+    return Observation(kind="test", text=f"Room {i}: a long corridor " * 5, legal=[Action(id="go")])
+
+
+def play(contract, turns):
+    for i in range(turns):
+        obs = observation(i)
+        contract.assemble(obs)
+        decision = contract.parse(Completion(text=REPLY), obs)
+        contract.commit(obs, decision, StepResult())
+    return contract
+
+
+def test_every_observation_and_reply_is_resent_in_order():
+    contract = make_contract("transcript")
+    contract.reset({"instructions": "Walk."})
+    prompt = play(contract, 3).assemble(observation(3))
+    messages = prompt.messages()
+    assert [m["role"] for m in messages] == ["system", *["user", "assistant"] * 3, "user"]
+    assert messages[1]["content"].startswith("Room 0")
+    assert messages[-1]["content"].startswith("Room 3")
+    assert all(m["content"] == REPLY for m in messages[2:-1:2])
+
+
+def test_a_full_window_drops_the_oldest_turns_and_records_it():
+    contract = make_contract("transcript", {"max_prompt_tokens": 400})
+    contract.reset({"instructions": "Walk."})
+    play(contract, 30)
+    prompt = contract.assemble(observation(30))
+    assert sum(prompt.tokens_by_layer().values()) <= 400
+    decision = contract.parse(Completion(text=REPLY), observation(30))
+    dropped = decision.extra["history_dropped"]
+    assert 0 < dropped < 30
+    kept_rooms = [s.text.split(":")[0] for s in prompt.segments if s.role == "user"]
+    assert kept_rooms[0] == f"Room {dropped}" and kept_rooms[-1] == "Room 30"
+
+
+def test_the_budget_defaults_to_the_model_context_window():
+    model = ScriptedModel([REPLY.replace('"go"', '"report"')], cycle=True)
+    model.context_window = 700  # type: ignore[attr-defined]
+    contract = make_contract("transcript", {"reply_tokens": 100})
+    run = run_episode(make("warehouse", horizon=40), contract, model, seed=1)
+    assert run.status == "completed" and run.decisions == 40
+    assert run.last_prompt_tokens <= 600 + 16  # scripted usage counts words, not template tokens
+    assert approx_tokens("x") == 1
