@@ -605,7 +605,7 @@ class Learner:
 
     def write_notes(self) -> None:
         book = self.stores.summaries
-        schema = _object({"note": {"type": "string", "maxLength": self.settings.note_chars}})
+        schema = _object({"note": _prose(self.settings.note_chars)})
         for episode in self.episodes_in_order():
             if not self.budget_left:
                 return
@@ -661,7 +661,7 @@ class Learner:
     def fill_templates(self) -> None:
         """Fill (or revise) the scaffolded skills whose trigger held during this run."""
         library = self.stores.skills
-        schema = _object({"text": {"type": "string", "maxLength": self.settings.skill_chars}})
+        schema = _object({"text": _prose(self.settings.skill_chars)})
         for skill_id in self.digest.matched_skills:
             skill = library.get(skill_id)
             if skill is None or not skill.scaffold or not self.budget_left:
@@ -730,8 +730,8 @@ class Learner:
         names = {"type": "array", "items": {"type": "string", "enum": enemies}, "maxItems": 3}
         item = _object(
             {
-                "title": {"type": "string", "maxLength": 60},
-                "text": {"type": "string", "maxLength": self.settings.skill_chars},
+                "title": {"type": "string", "minLength": 3, "maxLength": 60},
+                "text": _prose(self.settings.skill_chars),
                 "kinds": {
                     "type": "array",
                     "items": {"type": "string", "enum": kinds},
@@ -754,8 +754,8 @@ class Learner:
         entry_id = f"learned-{_slug(title)}"
         try:
             trigger = Trigger(
-                kinds=list(raw.get("kinds", [])),
-                enemies=list(raw.get("enemies", [])),
+                kinds=list(dict.fromkeys(raw.get("kinds", []))),
+                enemies=list(dict.fromkeys(raw.get("enemies", []))),
                 hp_max=raw.get("hp_max") if raw.get("hp_max", 1) < 1 else None,
             )
             return Skill(
@@ -773,6 +773,14 @@ class Learner:
                 GateVerdict(layer="L5", entry_id=entry_id, accepted=False, reason=reason)
             )
             return None
+
+
+PROSE_MIN_CHARS = 20
+"""Shortest note or skill text the reply schema allows (a constrained model cannot send "")."""
+
+
+def _prose(max_chars: int) -> JSON:
+    return {"type": "string", "minLength": PROSE_MIN_CHARS, "maxLength": max_chars}
 
 
 def _object(properties: JSON) -> JSON:

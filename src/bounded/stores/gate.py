@@ -1,7 +1,7 @@
 """The write gate: what postrun learning may add to L4 and L5, and why it was refused.
 
 An entry is refused when its id is taken (a revision must name the entry it revises
-and raise its version), when its text is empty, or when its text is near-identical to
+and raise its version), when its text is empty or too short, or when it is near-identical to
 an entry already stored (normalised similarity at or above the threshold). Every
 verdict is kept, accepted or not, so a run's learning can be audited.
 """
@@ -38,6 +38,8 @@ class WriteGate(BaseModel):
 
     threshold: float = Field(default=0.9, gt=0, le=1)
     """Similarity at or above which a text counts as a near-identical duplicate."""
+    min_words: int = Field(default=4, ge=1)
+    """Fewest words a text needs: shorter ones carry no reusable advice."""
 
     def check(
         self,
@@ -73,6 +75,8 @@ class WriteGate(BaseModel):
         pairs = list(existing)
         if revises is None and any(old_id == entry_id for old_id, _ in pairs):
             return verdict(False, "id already exists", entry_id, 1.0)
+        if len(text.split()) < self.min_words:
+            return verdict(False, f"too short (under {self.min_words} words)")
         best_id, best = None, 0.0
         for old_id, old_text in pairs:
             score = similarity(text, old_text)

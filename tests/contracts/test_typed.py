@@ -1,0 +1,479 @@
+"""The typed contract: layer order, the combat container, budgets, presets, postrun learning."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bounded.contracts import PRESETS, make_contract
+from bounded.contracts.typed import TypedContract, game_of
+from bounded.contracts.typed_presets import TYPED_PRESETS
+from bounded.core import (
+    Action,
+    Completion,
+    ConfigError,
+    Decision,
+    Observation,
+    StepResult,
+    approx_tokens,
+)
+from bounded.envs import make
+from bounded.envs.warehouse import WarehouseEnv
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
+from bounded.runner.episode import EpisodeRunner
+from bounded.stores.directory import StoreSet
+from bounded.stores.skills import Skill, Trigger
+from bounded.stores.snapshot import directory_hash
+from bounded.stores.summaries import Summary
+
+# -- hand-made spire-shaped observations --------------------------------------------
+
+
+def player(hp=50, deck=("Strike", "Strike", "Defend", "Quick Slash")):
+    return {
+        "hp": hp,
+        "max_hp": 70,
+        "gold": 99,
+        "deck": [{"uid": i, "name": n} for i, n in enumerate(deck)],
+        "relics": [{"name": "Lucky Coin"}],
+        "potions": [],
+        "powers": {},
+    }
+
+
+def combat_obs(t, *, floor=3, turn=1, hp=50, enemy="Cultist", room="monster"):
+    state = {
+        "kind": "combat",
+        "act": 1,
+        "floor": floor,
+        "room": room,
+        "player": player(hp),
+        "combat": {
+            "turn": turn,
+            "encounter": enemy,
+            "hand": [{"uid": 1, "name": "Strike"}, {"uid": 2, "name": "Defend"}],
+            "enemies": [
+                {"index": 0, "name": enemy, "hp": 40, "alive": True, "powers": {"Ritual": 3}}
+            ],
+        },
+    }
+    legal = [
+        Action(id="play:Strike#1@0", label="Play Strike on " + enemy),
+        Action(id="play:Defend#2", label="Play Defend"),
+        Action(id="end_turn", label="End the turn"),
+    ]
+    text = f"Turn {turn} against {enemy}. You have {hp} HP."
+    return Observation(kind="combat", state=state, text=text, legal=legal, t=t, max_actions=4)
+
+
+def map_obs(t, *, floor=4):
+    state = {"kind": "map", "act": 1, "floor": floor, "room": "monster", "player": player()}
+    legal = [Action(id="path:1", label="Go to an elite"), Action(id="path:3", label="Go to a rest")]
+    return Observation(kind="map", state=state, text=f"Map at floor {floor}.", legal=legal, t=t)
+
+
+def reward_obs(t, *, cards=("Backspring", "Lunge")):
+    state = {
+        "kind": "card_reward",
+        "act": 1,
+        "floor": 3,
+        "room": "monster",
+        "player": player(),
+        "cards": [{"name": c} for c in cards],
+    }
+    legal = [Action(id=f"pick:{i}:{c}", label=f"Take {c}") for i, c in enumerate(cards)]
+    legal.append(Action(id="skip", label="Skip"))
+    return Observation(kind="card_reward", state=state, text="Pick a card.", legal=legal, t=t)
+
+
+def layers(prompt):
+    return [(s.layer, s.role) for s in prompt.segments]
+
+
+def contract(**settings) -> TypedContract:
+    """A typed contract reset for spire, with an empty L5 unless a seed is asked for."""
+    settings.setdefault("skill_seed", "none")
+    c = TypedContract(**settings)
+    c.reset({"instructions": "Climb the spire.", "env_id": "bounded/Spire-v0"})
+    return c
+
+
+def first_action(messages, constraint):
+    """A model that plays the first id its reply schema allows (or answers postrun asks)."""
+    props = constraint["properties"]
+    if "note" in props:
+        return {"note": "Block the first hits, then attack."}
+    if "text" in props:
+        return {"text": "Spend potions on elites before HP drops under half."}
+    if "skills" in props:
+        return {"skills": []}
+    key = "actions" if "actions" in props else "action"
+    schema = props[key]["items"] if key == "actions" else props[key]
+    branch = schema["anyOf"][0] if "anyOf" in schema else schema
+    id_schema = branch["properties"]["id"]
+    action = {"id": id_schema["enum"][0] if "enum" in id_schema else id_schema["const"]}
+    if "args" in branch["properties"]:
+        action["args"] = {"occupied": 0, "shipped": 0}
+    return {"reasoning": "first legal", key: [action] if key == "actions" else action}
+
+
+# -- order and container ------------------------------------------------------------
+
+
+def test_layers_come_in_fixed_order_outside_combat():
+    c = contract(l4={"mode": "on"}, l5={"mode": "on"})
+    assert layers(c.assemble(map_obs(0))) == [
+        ("L1", "system"),
+        ("L2", "user"),
+        ("L3", "user"),
+        ("L4", "user"),
+        ("L5", "user"),
+    ]
+
+
+def test_switched_off_layers_leave_no_segment():
+    c = contract(l3={"mode": "off"}, l5={"mode": "off"})
+    assert [s.layer for s in c.assemble(map_obs(0)).segments] == ["L1", "L2"]
+
+
+def test_combat_is_start_acknowledgement_and_latest_round_only():
+    c = contract()
+    prompts = []
+    for t, turn in enumerate([1, 2, 3]):
+        obs = combat_obs(t, turn=turn, hp=50 - turn)
+        prompts.append(c.assemble(obs))
+        c.commit(obs, end_turn(obs), StepResult())
+    assert layers(prompts[2]) == [
+        ("L1", "system"),
+        ("combat", "user"),
+        ("combat", "assistant"),
+        ("L2", "user"),
+        ("L3", "user"),
+        ("L5", "user"),
+    ]
+    last = prompts[2].messages()
+    assert len(last) == 4
+    assert "Turn 1 against Cultist" in last[1]["content"]  # the fight's start
+    assert "Turn 3 against Cultist" in last[3]["content"]  # the latest round
+    assert "Turn 2" not in json.dumps(last)  # earlier rounds are never resent
+    assert len(prompts[1].messages()) == len(prompts[2].messages())
+
+
+def test_a_new_fight_starts_a_new_container():
+    c = contract()
+    fight = combat_obs(0, floor=3, enemy="Cultist")
+    c.assemble(fight)
+    c.commit(fight, end_turn(fight), StepResult())
+    between = reward_obs(1)
+    assert "combat" not in [s.layer for s in c.assemble(between).segments]
+    c.commit(between, end_turn(between), StepResult())
+    nxt = combat_obs(2, floor=4, enemy="Jaw Grub")
+    start = c.assemble(nxt).segments[1].text
+    assert "Jaw Grub" in start and "Cultist" not in start
+    assert c.parse(Completion(text="{}"), nxt).extra["combat"] == "start"
+
+
+def test_the_container_can_be_switched_off():
+    c = contract(combat={"enabled": False})
+    assert "combat" not in [s.layer for s in c.assemble(combat_obs(0)).segments]
+
+
+def end_turn(obs):
+    """The decision that ends the turn (the last legal action of these observations)."""
+    return Decision(actions=[obs.legal[-1]])
+
+
+# -- retrieval -------------------------------------------------------------------------
+
+
+def test_l3_l4_l5_retrieve_what_matches_this_decision():
+    c = contract(l4={"mode": "on"}, l5={"mode": "on"})
+    c.stores.summaries.add(Summary(id="n1", category="combat", key="cultist", text="Rush it."))
+    c.stores.summaries.add(Summary(id="n2", category="combat", key="jaw grub", text="Block."))
+    c.stores.skills.put(
+        Skill(id="low-hp", title="Low HP", text="Defend first.", trigger=Trigger(hp_max=0.5))
+    )
+    c.stores.skills.put(
+        Skill(
+            id="ritual", title="Ritual", text="Kill fast.", trigger=Trigger(enemy_powers=["Ritual"])
+        )
+    )
+    obs = combat_obs(0, hp=60)
+    prompt = c.assemble(obs)
+    by_layer = {s.layer: s.text for s in prompt.segments}
+    assert "Rush it." in by_layer["L4"] and "Block." not in by_layer["L4"]
+    assert "Kill fast." in by_layer["L5"] and "Defend first." not in by_layer["L5"]
+    retrieved = c.parse(Completion(text="{}"), obs).extra["retrieved"]
+    assert retrieved["L4"] == ["n1"] and retrieved["L5"] == ["ritual"]
+    low = c.assemble(combat_obs(1, hp=20))
+    assert "Defend first." in {s.layer: s.text for s in low.segments}["L5"]
+
+
+def test_on_a_foreign_environment_layers_degrade_to_what_matches():
+    c = TypedContract(l4={"mode": "on"}, l5={"mode": "on"}, skill_seed="hand")
+    c.reset({"instructions": "Count shelves.", "env_id": "bounded/Warehouse-v0"})
+    obs, _ = WarehouseEnv().reset(seed=1)
+    prompt = c.assemble(obs)
+    by_layer = {s.layer: s.text for s in prompt.segments}
+    assert c.game == "warehouse"
+    assert "Event 1" in by_layer["L2"] and "State schema: event: text" in by_layer["L2"]
+    assert by_layer["L3"].endswith("- (none)") and by_layer["L5"].endswith("- (none)")
+
+
+# -- budgets ---------------------------------------------------------------------------
+
+
+def test_budgets_cut_and_record():
+    c = contract(
+        l2={"state_tokens": 60, "actions": {"items": 2, "tokens": 6}},
+        l4={"mode": "on", "budget": {"items": 1, "tokens": 10}},
+        combat={"start_tokens": 100},
+    )
+    for i in range(3):
+        c.stores.summaries.add(
+            Summary(id=f"n{i}", category="combat", key="cultist", text="word " * 40, seq=i)
+        )
+    obs = combat_obs(0)
+    obs = obs.model_copy(update={"text": "long state " * 200})
+    prompt = c.assemble(obs)
+    extra = c.parse(Completion(text="{}"), obs).extra
+    cuts = {t["layer"]: t for t in extra["truncation"]}
+    assert set(cuts) == {"combat", "L2", "L2.actions", "L4"}
+    assert cuts["L4"]["offered"] == 3 and cuts["L4"]["kept"] == 1 and cuts["L4"]["clipped"] == 1
+    assert cuts["L2.actions"]["kept"] == 2
+    assert sum(prompt.tokens_by_layer().values()) <= extra["prompt_bound"]
+
+
+def test_nothing_cut_means_no_truncation_recorded():
+    c = contract()
+    obs = map_obs(0)
+    c.assemble(obs)
+    assert c.parse(Completion(text="{}"), obs).extra["truncation"] == []
+
+
+@settings(max_examples=40)
+@given(
+    text=st.text(max_size=4000),
+    notes=st.lists(st.text(min_size=1, max_size=800), max_size=12),
+    k=st.integers(min_value=0, max_value=6),
+    s=st.integers(min_value=4, max_value=80),
+)
+def test_prompt_never_exceeds_its_bound(text, notes, k, s):
+    c = contract(
+        l2={"state_tokens": 200, "actions": {"items": 3, "tokens": 12}},
+        l4={"mode": "on", "budget": {"items": k, "tokens": s}},
+        l5={"mode": "on", "budget": {"items": k, "tokens": s}},
+        combat={"start_tokens": 100},
+    )
+    for i, note in enumerate(notes):
+        c.stores.summaries.add(Summary(id=f"n{i}", category="combat", key="cultist", text=note))
+        c.stores.skills.put(Skill(id=f"s{i}", title="t", text=note))
+    obs = combat_obs(0).model_copy(update={"text": text})
+    prompt = c.assemble(obs)
+    bound = c.parse(Completion(text="{}"), obs).extra["prompt_bound"]
+    assert sum(prompt.tokens_by_layer(approx_tokens).values()) <= bound
+
+
+def test_prompt_size_does_not_grow_with_the_decision_index():
+    env = WarehouseEnv(horizon=300)
+    model = ScriptedModel(first_action)
+    record = run_episode(env, make_contract("self-evolve"), model, seed=0, env_id="warehouse")
+    assert record.decisions == 300
+    sizes = [sum(approx_tokens(m["content"]) for m in call["messages"]) for call in model.calls]
+    sizes = sizes[:300]
+    assert max(sizes) - min(sizes) <= 3  # only the event's own digits vary
+
+
+# -- configuration and presets ----------------------------------------------------------
+
+
+def test_every_preset_is_registered_as_typed():
+    for name in TYPED_PRESETS:
+        assert PRESETS[name][0] == "typed"
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"l3": {"mode": "writable"}}, "l3.mode"),
+        ({"l4": {"mode": "sometimes"}}, "l4.mode"),
+        ({"l5": {"budget": {"items": -1}}}, "l5.budget.items"),
+        ({"l2": {"state_tokens": 1}}, "l2.state_tokens"),
+        ({"skill_seed": "some"}, "skill_seed"),
+        ({"l4": {"mode": "frozen"}}, "store_dir"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_bad_config_is_refused_in_one_line_naming_the_field(settings, field):
+    with pytest.raises(ConfigError) as info:
+        make_contract("typed", settings)
+    message = str(info.value)
+    assert "\n" not in message and field in message
+
+
+def test_full_frozen_needs_an_existing_store_dir(tmp_path):
+    with pytest.raises(ConfigError, match="store_dir"):
+        make_contract("full-frozen")
+    missing = make_contract("full-frozen", {"store_dir": str(tmp_path / "typo")})
+    with pytest.raises(ConfigError, match=r"store_dir: .* does not exist"):
+        missing.reset({"env_id": "bounded/Spire-v0"})
+    make_contract("full-frozen", {"store_dir": str(tmp_path)}).reset({"env_id": "spire"})
+
+
+def test_game_of():
+    assert game_of("bounded/Spire-v0") == "spire"
+    assert game_of("warehouse") == "warehouse"
+
+
+# -- postrun learning -----------------------------------------------------------------
+
+
+def play_warehouse(contract_, model, seed=0, horizon=6):
+    return run_episode(
+        WarehouseEnv(horizon=horizon), contract_, model, seed=seed, env_id="bounded/Warehouse-v0"
+    )
+
+
+def test_self_evolve_writes_notes_with_source_runs_and_rejects_duplicates(tmp_path):
+    store = tmp_path / "stores"
+    model = ScriptedModel(first_action)
+    c = make_contract("self-evolve", {"store_dir": str(store)})
+    first = play_warehouse(c, model)
+    notes = StoreSet("warehouse", store).summaries.summaries
+    assert len(notes) == 1 and notes[0].source_runs == [first.run_id]
+    assert notes[0].category == "stream"
+    assert first.store_hashes["L4.written"] != first.store_hashes["L4.read"]
+    assert first.store_hashes["dir"] == directory_hash(store)
+    before = directory_hash(store)
+    second = play_warehouse(c, model, seed=1)
+    assert directory_hash(store) == before  # the same note again: refused, nothing changes
+    assert second.store_hashes["L4.written"] == second.store_hashes["L4.read"]
+    assert [v.reason.split(" ")[0] for v in c.verdicts] == ["near-identical"]
+    journal = (store / "journal.jsonl").read_text().splitlines()
+    assert len(journal) == 2 and json.loads(journal[1])["accepted"] is False
+
+
+def test_frozen_stores_are_read_but_never_written(tmp_path):
+    store = tmp_path / "stores"
+    learner = make_contract("self-evolve", {"store_dir": str(store)})
+    play_warehouse(learner, ScriptedModel(first_action))
+    before = directory_hash(store)
+    frozen = make_contract("full-frozen", {"store_dir": str(store)})
+    model = ScriptedModel(first_action)
+    record = play_warehouse(frozen, model, seed=5)
+    assert directory_hash(store) == before
+    assert "L4.written" not in record.store_hashes
+    user = model.calls[0]["messages"][-1]["content"]
+    assert "Notes from earlier runs (L4):\n- [stream: stream]" in user
+    assert "Block the first hits" in user
+
+
+def test_mode_b_fills_templates_that_fired():
+    c = make_contract("mode-b")
+    template = Skill(
+        id="stream-plan",
+        title="Counting",
+        scaffold="How should the counts be kept?",
+        provenance="template",
+        trigger=Trigger(kinds=["stream"]),
+    )
+    never = Skill(
+        id="never",
+        title="Never",
+        scaffold="?",
+        provenance="template",
+        trigger=Trigger(kinds=["combat"]),
+    )
+    c.reset({"env_id": "bounded/Warehouse-v0"})
+    c.stores.skills.put(template)
+    c.stores.skills.put(never)
+    record = play_warehouse(c, ScriptedModel(first_action))
+    filled = c.stores.skills.get("stream-plan")
+    assert filled is not None and filled.filled and filled.provenance == "postrun"
+    assert filled.source_runs == [record.run_id] and filled.version == 1
+    assert not c.stores.skills.get("never").filled
+    record2 = play_warehouse(c, ScriptedModel(first_action), seed=3)
+    assert c.stores.skills.get("stream-plan").source_runs == [record.run_id]  # same text: refused
+    assert record2.store_hashes["L5.written"] == record.store_hashes["L5.written"]
+
+
+def test_self_evolve_adds_proposed_skills_through_the_gate():
+    def model_reply(messages, constraint):
+        if "skills" in constraint["properties"]:
+            skill = {
+                "title": "Track ships",
+                "text": "Add one to shipped on every SHIP event.",
+                "kinds": ["stream"],
+                "enemies": [],
+                "hp_max": 1,
+                "priority": 70,
+            }
+            return {"skills": [skill, dict(skill)]}
+        return first_action(messages, constraint)
+
+    c = make_contract("self-evolve")
+    record = play_warehouse(c, ScriptedModel(model_reply))
+    skill = c.stores.skills.get("learned-track-ships")
+    assert skill is not None and skill.trigger.kinds == ["stream"] and skill.priority == 70
+    assert skill.source_runs == [record.run_id]
+    reasons = [v.reason for v in c.verdicts if v.layer == "L5"]
+    assert reasons == ["new", "id already exists"]
+
+
+def test_postrun_calls_are_bounded():
+    c = make_contract("self-evolve", {"postrun": {"max_calls": 1}})
+    model = ScriptedModel(first_action)
+    play_warehouse(c, model)
+    assert len(c.postrun_calls) == 1
+
+
+def test_postrun_without_a_model_is_skipped_and_says_so():
+    c = make_contract("self-evolve")
+    c.reset({"env_id": "bounded/Warehouse-v0"})
+    c.postrun([])
+    assert c.postrun_note.startswith("skipped") and c.stores.summaries.summaries == []
+
+
+@pytest.mark.parametrize("preset", ["baseline-strict", "prompt-only", "mode-a", "mode-b"])
+def test_every_preset_plays_a_foreign_environment(preset):
+    record = play_warehouse(make_contract(preset), ScriptedModel(first_action))
+    assert record.status == "completed" and record.decisions == 6
+
+
+# -- on the spire environment ---------------------------------------------------------
+
+
+def spire_settings(preset, tmp_path):
+    return {"store_dir": str(tmp_path)} if preset == "full-frozen" else {}
+
+
+@pytest.mark.parametrize("preset", sorted(TYPED_PRESETS))
+def test_every_preset_plays_spire_within_its_bound(preset, tmp_path):
+    model = ScriptedModel(first_action)
+    c = make_contract(preset, spire_settings(preset, tmp_path))
+    runner = EpisodeRunner(
+        make("spire"), c, model, seed=2, env_id="bounded/Spire-v0", max_decisions=60
+    )
+    record = runner.execute()
+    assert record.status == "completed" and record.decisions == 60
+    for decision in runner.trajectory:
+        layers_seen = [s.layer for s in decision.segments]
+        assert layers_seen[0] == "L1" and "L2" in layers_seen
+        assert not decision.fallback and decision.parse_error is None
+        shown = sum(approx_tokens(s.text) for s in decision.segments)
+        assert shown <= decision.info["prompt_bound"]
+    kinds = {d.kind for d in runner.trajectory}
+    assert "combat" in kinds and len(kinds) >= 3
+
+
+def test_mode_a_shows_the_hand_skill_for_brute_nob():
+    c = contract(l5={"mode": "frozen"}, skill_seed="hand")
+    obs = combat_obs(0, enemy="Brute Nob", room="elite", hp=60)
+    l5 = {s.layer: s.text for s in c.assemble(obs).segments}["L5"]
+    assert "Brute Nob: attacks only" in l5
+    l3 = {s.layer: s.text for s in c.assemble(obs).segments}["L3"]
+    assert "Brute Nob (enemy): elite enemy" in l3

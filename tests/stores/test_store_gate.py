@@ -1,0 +1,52 @@
+"""The write gate: refuses same ids, empty and near-identical texts, and says why."""
+
+from bounded.stores.gate import WriteGate, similarity
+
+STORED = [("block-early", "Against the Cultist, block early and kill it before Ritual stacks.")]
+
+
+def test_a_new_distinct_entry_is_accepted():
+    verdict = WriteGate().check("L5", "poison", "Stack Poison on big enemies.", STORED)
+    assert verdict.accepted and verdict.reason == "new"
+
+
+def test_a_taken_id_is_refused():
+    verdict = WriteGate().check("L5", "block-early", "Something else entirely.", STORED)
+    assert not verdict.accepted
+    assert verdict.reason == "id already exists" and verdict.duplicate_of == "block-early"
+
+
+def test_near_identical_text_is_refused_under_a_new_id():
+    text = "Against the cultist, block early and kill it before ritual stacks!"
+    verdict = WriteGate().check("L4", "other", text, STORED, run_id="r1")
+    assert not verdict.accepted
+    assert verdict.duplicate_of == "block-early" and verdict.similarity >= 0.9
+    assert verdict.run_id == "r1" and "near-identical" in verdict.reason
+
+
+def test_a_revision_may_reuse_its_id_but_must_change_the_text():
+    gate = WriteGate()
+    same = gate.check("L5", "block-early", STORED[0][1], STORED, revises="block-early")
+    assert not same.accepted
+    changed = gate.check(
+        "L5", "block-early", "Kill the Cultist in three turns.", STORED, revises="block-early"
+    )
+    assert changed.accepted and changed.reason == "revises block-early"
+
+
+def test_empty_and_too_short_texts_are_refused():
+    assert WriteGate().check("L4", "x", "   ", []).reason == "empty text"
+    short = WriteGate().check("L5", "x", "Skills already stored", [])
+    assert not short.accepted and short.reason.startswith("too short")
+    assert WriteGate(min_words=3).check("L5", "x", "Skills already stored", []).accepted
+
+
+def test_threshold_is_configurable():
+    text = "Against the Cultist, block early."
+    assert WriteGate(threshold=0.3).check("L4", "y", text, STORED).accepted is False
+    assert WriteGate(threshold=0.99).check("L4", "y", text, STORED).accepted is True
+
+
+def test_similarity_ignores_case_and_spacing():
+    assert similarity("Block  EARLY", "block early") == 1.0
+    assert similarity("abc", "xyz") == 0.0
