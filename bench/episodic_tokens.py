@@ -2,9 +2,10 @@
 
 Plays the same games (level, styles, map, seeds) under each condition tag and prints the
 Table-1-style metrics table (win rate, PBR, RUR, APU, TR, tokens and calls per game).
-With the default `--model first-legal` (a scripted model that always picks the first
-legal option, so the numbers measure the contracts, not a model) it runs in seconds;
-`--model local` uses the embedded model (slow on a small CPU). Writes
+The default is the embedded model (`--model local`; slow on a small CPU, so keep
+`--styles`/`--seeds` small). `--model first-legal` is a scripted loop check that always
+picks the first legal option: it runs in seconds and exercises the gating, but it is not
+a model, and its numbers are not benchmark results. Writes
 bench/results/episodic_tokens.json.
 
     .venv/bin/python bench/episodic_tokens.py   # builds runs/banks/craft.npz if missing
@@ -74,7 +75,7 @@ def ensure_bank(path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bank", default="runs/banks/craft.npz")
-    parser.add_argument("--model", default="first-legal", help="first-legal or a model spec")
+    parser.add_argument("--model", default="local", help="a model spec, or first-legal")
     parser.add_argument("--level", type=int, default=5)
     parser.add_argument("--styles", nargs="+", default=["timing", "rush", "power", "macro", "air"])
     parser.add_argument("--map", default="crossroads")

@@ -19,7 +19,7 @@ done
 
 LLAMA_VERSION=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -n 1)
 WHEELS="${BOUNDED_WHEEL_CACHE:-$HOME/.cache/bounded/wheels}"
-APT_PACKAGES=(chromium bubblewrap)
+APT_PACKAGES=(chromium bubblewrap git python3)
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip

@@ -80,3 +80,24 @@ def test_a_broken_archive_is_reported_and_left_intact(capsys, tmp_path, replies)
 def test_listing_a_missing_archive_is_an_error(capsys, tmp_path):
     code, _, err = call(capsys, "runs", "--archive", str(tmp_path / "none.sqlite"))
     assert code == 2 and "no archive" in err
+
+
+def test_workbench_runs_each_task_and_prints_the_suite_table(capsys, tmp_path):
+    replies = tmp_path / "finish.jsonl"
+    replies.write_text(json.dumps({"actions": [{"id": "finish", "args": {"answer": "0"}}]}))
+    archive = tmp_path / "runs.sqlite"
+    code, out, _ = call(
+        capsys, "run", "workbench", "--task", "count_files,report_date", "--model",
+        f"scripted:{replies}", "--archive", str(archive),
+    )  # fmt: skip
+    assert code == 0
+    assert "count_files" in out and "report_date" in out and "0/2" in out
+    with Archive(archive) as store:
+        assert sorted(r.status for r in store.runs()) == ["completed", "completed"]
+
+
+def test_workbench_options_are_refused_elsewhere_and_tasks_checked(capsys, tmp_path):
+    code, _, err = call(capsys, "run", "warehouse", "--task", "x")
+    assert code == 2 and "workbench options" in err
+    code, _, err = call(capsys, "run", "workbench", "--task", "nope", "--model", "scripted:x")
+    assert code == 2 and "unknown workbench task 'nope'" in err

@@ -78,13 +78,25 @@ def run(
     base_url: BaseUrlOption = None,
     max_tokens: Annotated[int, typer.Option(help="Reply token limit.")] = 256,
     archive: ArchiveOption = DEFAULT_ARCHIVE,
+    task: Annotated[
+        str | None, typer.Option(help="Workbench: all, or task names separated by commas.")
+    ] = None,
+    single_action: Annotated[
+        bool, typer.Option(help="Workbench: one tool call per turn (the old mode).")
+    ] = False,
+    max_turns: Annotated[int | None, typer.Option(help="Workbench: turn budget.")] = None,
 ) -> None:
-    """Play one episode and print its summary."""
+    """Play one episode and print its summary (workbench: one episode per task)."""
     from bounded.contracts import make_contract
     from bounded.envs import make
     from bounded.models import make_model
     from bounded.runner import run_episode
 
+    if env == "workbench":
+        run_workbench(task or "all", contract, model, base_url, single_action, max_turns, archive)
+        return
+    if task is not None or single_action or max_turns is not None:
+        raise ConfigError("--task, --single-action and --max-turns are workbench options")
     env_options = parse_options(opt or [])
     if horizon is not None:
         env_options["horizon"] = horizon
@@ -103,6 +115,34 @@ def run(
             max_tokens=max_tokens,
         )
     console.print(run_summary(record, archive))
+
+
+def run_workbench(
+    tasks: str,
+    contract: str,
+    model: str,
+    base_url: str | None,
+    single_action: bool,
+    max_turns: int | None,
+    archive: Path,
+) -> None:
+    """The workbench suite: each task in a fresh sandboxed copy, judged by its oracle."""
+    from bounded.envs.workbench import format_table, run_suite
+    from bounded.envs.workbench.suite import select_tasks
+    from bounded.models import make_model
+
+    select_tasks(tasks)  # refuse an unknown task before loading a model
+    llm = make_model(model, base_url=base_url)
+    options: dict[str, Any] = {"multi_action": not single_action}
+    if max_turns is not None:
+        options["max_turns"] = max_turns
+    with Archive(archive) as store:
+        rows = run_suite(
+            llm, tasks=tasks, contract=contract, archive=store, tag=contract,
+            on_row=lambda row: console.print(f"{row.task}: {row.outcome}"), **options,
+        )  # fmt: skip
+    typer.echo(format_table(rows))
+    console.print(f"archive: {archive}")
 
 
 @app.command()
@@ -132,22 +172,37 @@ def runs(
 
 @app.command()
 def demo(
+    which: Annotated[str, typer.Argument(help="spire (the default) or warehouse.")] = "spire",
     model: ModelOption = "local",
-    seed: Annotated[int, typer.Option(help="The one seed all runs share.")] = 1,
-    horizons: Annotated[str, typer.Option(help="Comma-separated horizons T.")] = "5,10,20,30",
+    seed: Annotated[int, typer.Option(help="Episode seed (shared by all warehouse runs).")] = 1,
+    acts: Annotated[int, typer.Option(help="spire: acts to play (1-3).", min=1, max=3)] = 1,
+    contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
+    horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",
     base_url: BaseUrlOption = None,
     archive: ArchiveOption = DEFAULT_ARCHIVE,
 ) -> None:
-    """Warehouse stream at several horizons under `transcript` and `state`, side by side."""
-    from bounded.runner.demo import demo_table, run_demo
+    """The main job: a spire game under the typed contract on the embedded model
+    (`demo warehouse`: transcript vs state at several horizons)."""
+    from bounded.runner import demo as demos
 
+    if which not in ("spire", "warehouse"):
+        raise ConfigError(f"unknown demo {which!r} (spire or warehouse)")
     try:
         values = [int(h) for h in horizons.split(",")]
     except ValueError as exc:
         raise ConfigError(f"--horizons must be integers separated by commas: {horizons!r}") from exc
     with Archive(archive) as store:
-        rows = run_demo(model, values, seed=seed, archive=store, base_url=base_url, console=console)
-    console.print(demo_table(rows))
+        if which == "spire":
+            result = demos.run_spire_demo(
+                model, acts=acts, contract=contract, seed=seed, archive=store,
+                base_url=base_url, console=console,
+            )  # fmt: skip
+            console.print(demos.spire_summary(result, archive))
+            return
+        rows = demos.run_demo(
+            model, values, seed=seed, archive=store, base_url=base_url, console=console
+        )
+    console.print(demos.demo_table(rows))
     console.print(f"archive: {archive}")
 
 

@@ -37,7 +37,7 @@ def contract_names() -> list[str]:
 
 def _load(entry_point: str) -> type:
     module_name, _, attr = entry_point.partition(":")
-    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
@@ -51,7 +51,7 @@ def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
     settings.update(config or {})
     cls = _load(_CONTRACTS[name])
     try:
-        return cls(**settings)  # type: ignore[no-any-return]
+        return cls(**settings)
     except (TypeError, ValueError) as exc:
         first = str(exc).splitlines()[0]
         raise ConfigError(f"bad settings for contract {name!r}: {first}") from exc

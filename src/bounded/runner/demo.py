@@ -1,7 +1,10 @@
-"""The demo: the warehouse stream at several horizons, `transcript` beside `state`, one seed.
+"""The demos.
 
-It shows the project's point in one table: under `state` the last prompt stays the same
-size whatever the horizon; under `transcript` it grows with every event.
+- `spire`: one game of the deck-building roguelike under the typed contract on the embedded
+  model, with a progress bar over floors and a summary of what the prompts held per layer.
+- `warehouse`: the inventory stream at several horizons, `transcript` beside `state`, one
+  seed: under `state` the last prompt stays the same size whatever the horizon; under
+  `transcript` it grows with every event.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bounded.contracts import make_contract
-from bounded.core import Model
+from bounded.core import DecisionRecord, Model, Observation, RunRecord
 from bounded.envs import make
 from bounded.models import make_model
 from bounded.runner.episode import run_episode
@@ -95,4 +99,90 @@ def demo_table(rows: list[DemoRow]) -> Table:
             str(row.horizon), row.contract, f"{row.accuracy:.2f}", str(row.prompt_tokens),
             str(row.last_prompt_tokens), f"{row.seconds:.1f}",
         )  # fmt: skip
+    return table
+
+
+SPIRE_FLOORS_PER_ACT = 16
+"""15 rooms and a boss; the floor counter in spire observations runs across acts."""
+
+
+class SpireDemoResult(BaseModel):
+    run: RunRecord
+    tokens_by_layer: dict[str, int]
+    max_prompt_tokens: int
+    fallbacks: int
+
+
+def run_spire_demo(
+    model: str | Model,
+    *,
+    acts: int = 1,
+    contract: str = "typed",
+    seed: int = 1,
+    ascension: int = 0,
+    archive: Any = None,
+    base_url: str | None = None,
+    console: Console | None = None,
+) -> SpireDemoResult:
+    """One spire game (Act 1 by default) under `contract`, with a progress bar over floors."""
+    env = make("spire", acts=acts, ascension=ascension)
+    memory = make_contract(contract)
+    llm = make_model(model, base_url=base_url) if isinstance(model, str) else model
+    layers: dict[str, int] = {}
+    peak, fallbacks = 0, 0
+    floors = acts * SPIRE_FLOORS_PER_ACT
+    with Progress(
+        TextColumn("[bold]spire[/] act {task.fields[act]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("floors · {task.fields[decisions]} decisions · HP {task.fields[hp]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=console is None,
+    ) as progress:
+        bar = progress.add_task("floors", total=floors, act=1, decisions=0, hp="-")
+
+        def observe(record: DecisionRecord, obs: Observation) -> None:
+            nonlocal peak, fallbacks
+            for layer, tokens in record.tokens_by_layer.items():
+                layers[layer] = layers.get(layer, 0) + tokens
+            peak = max(peak, record.prompt_tokens)
+            fallbacks += record.fallback
+            state = obs.state
+            hp = f"{state.get('hp', '-')}/{state.get('max_hp', '-')}"
+            floor = min(int(state.get("floor", 0)), floors)
+            progress.update(
+                bar, completed=floor, act=state.get("act", "-"), decisions=record.index + 1, hp=hp
+            )
+
+        run = run_episode(
+            env, memory, llm, seed=seed, env_id="spire", tag=f"demo-{contract}",
+            archive=archive, observer=observe,
+        )  # fmt: skip
+    return SpireDemoResult(
+        run=run, tokens_by_layer=layers, max_prompt_tokens=peak, fallbacks=fallbacks
+    )
+
+
+def spire_summary(result: SpireDemoResult, archive_path: Any) -> Table:
+    run, outcome = result.run, result.run.outcome
+    table = Table(title=f"spire under {run.contract} on {run.model}, seed {run.seed}")
+    table.add_column("", style="bold")
+    table.add_column("value", justify="right")
+    verdict = "victory" if outcome.get("victory") else "defeat"
+    table.add_row("outcome", f"{verdict} (score {outcome.get('score', 0):.1f})")
+    table.add_row("floor / act", f"{outcome.get('floor')} / {outcome.get('act')}")
+    table.add_row("HP", str(outcome.get("hp")))
+    table.add_row("decisions / model calls", f"{run.decisions} / {run.model_calls}")
+    table.add_row("fallback actions", str(result.fallbacks))
+    table.add_row("prompt tokens (total)", f"{run.prompt_tokens:,}")
+    for layer, tokens in result.tokens_by_layer.items():
+        share = tokens / max(1, sum(result.tokens_by_layer.values()))
+        table.add_row(f"  {layer}", f"{tokens:,} ({share:.0%})")
+    mean = run.prompt_tokens / max(1, run.model_calls)
+    table.add_row(
+        "prompt tokens per call (mean / max)", f"{mean:,.0f} / {result.max_prompt_tokens:,}"
+    )
+    table.add_row("wall time", f"{run.wall_s / 60:.1f} min")
+    table.add_row("archive", f"{archive_path} (run {run.run_id[:12]})")
     return table

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from bounded.core import (
@@ -79,6 +80,7 @@ class EpisodeRunner:
         experiment: str = "",
         cell: str = "",
         model_params: JSON | None = None,
+        observer: Callable[[DecisionRecord, Observation], None] | None = None,
     ) -> None:
         self.env, self.contract, self.model = env, contract, model
         self.archive = archive
@@ -105,6 +107,8 @@ class EpisodeRunner:
             package_version=package_version(),
         )
         self._model_errors = 0
+        self.observer = observer
+        """Called after each decision with its record and the next observation (progress)."""
 
     def execute(self) -> RunRecord:
         started = time.perf_counter()
@@ -149,6 +153,8 @@ class EpisodeRunner:
         record = self._record(obs, prompt, completion, decision, actions, fallback, result)
         record.latency_s = time.perf_counter() - started
         self._append(record)
+        if self.observer is not None:
+            self.observer(record, next_obs)
         return next_obs, terminated or truncated or not next_obs.legal
 
     def _consult(self, obs: Observation) -> tuple[Prompt, Completion | None, Decision]:

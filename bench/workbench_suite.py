@@ -1,0 +1,85 @@
+"""The workbench suite under a model: every task, both contracts, both turn modes.
+
+Usage: python bench/workbench_suite.py [--model local] [--tasks all] [--contracts state,transcript]
+       [--modes multi,single] [--max-turns 25] [--max-tokens 512] [--out PATH]
+`--model expert` plays the reference solutions (a check of the loop and the oracles).
+Writes bench/results/workbench_<model>.json (one row per episode, with the settings) and
+prints one table per contract and turn mode, like the replication's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from bounded.core import Model
+from bounded.envs.workbench import SuiteRow, expert_model, format_table, run_suite
+from bounded.models import make_model
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def model_source(spec: str) -> Any:
+    if spec == "expert":
+        return lambda task: expert_model(task, "good")
+    return make_model(spec)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="local", help="model spec, or `expert`")
+    parser.add_argument("--base-url", default=None, help="for openai:MODEL")
+    parser.add_argument("--tasks", default="all")
+    parser.add_argument("--contracts", default="state,transcript")
+    parser.add_argument("--modes", default="multi,single")
+    parser.add_argument("--max-turns", type=int, default=25)
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: results/workbench_<model>.json"
+    )
+    args = parser.parse_args()
+    if args.out is None:
+        args.out = RESULTS / f"workbench_{args.model.replace(':', '_').replace('/', '_')}.json"
+    source: Model | Any = (
+        make_model(args.model, base_url=args.base_url)
+        if args.model.startswith("openai:")
+        else model_source(args.model)
+    )
+    cells: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for contract in args.contracts.split(","):
+        for mode in args.modes.split(","):
+            rows: list[SuiteRow] = run_suite(
+                source,
+                tasks=args.tasks,
+                contract=contract,
+                multi_action=mode == "multi",
+                max_turns=args.max_turns,
+                max_tokens=args.max_tokens,
+                on_row=lambda row: print(row.model_dump_json(), flush=True),
+            )
+            print(f"\n{contract}, {mode}-action turns:\n{format_table(rows)}\n", flush=True)
+            cells.append(
+                {
+                    "contract": contract,
+                    "mode": mode,
+                    "passed": sum(r.outcome == "pass" for r in rows),
+                    "tasks": len(rows),
+                    "rows": [r.model_dump() for r in rows],
+                }
+            )
+            write(args, cells, time.perf_counter() - started)
+
+
+def write(args: argparse.Namespace, cells: list[dict[str, Any]], seconds: float) -> None:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    payload = {"settings": settings, "wall_s": round(seconds, 1), "cells": cells}
+    args.out.write_text(json.dumps(payload, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
