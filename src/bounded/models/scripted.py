@@ -67,3 +67,37 @@ class ScriptedModel:
             model=self.id,
             finish_reason="stop",
         )
+
+
+def minimal_instance(schema: JSON) -> Any:
+    """The simplest value a JSON schema accepts: first enum/const/branch, required keys only,
+    minimum sizes and bounds. For tests that need some valid reply to any constraint."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return minimal_instance(schema[key][0])
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = kind[0]
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {
+            key: minimal_instance(properties.get(key, {})) for key in schema.get("required", [])
+        }
+    if kind == "array":
+        return [minimal_instance(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "string":
+        return "x" * schema.get("minLength", 0)
+    if kind == "boolean":
+        return False
+    return None
+
+
+def schema_filler(id: str = "scripted:minimal") -> ScriptedModel:
+    """A scripted model whose every reply is the minimal instance of the constraint."""
+    return ScriptedModel(lambda _messages, constraint: minimal_instance(constraint or {}), id=id)

@@ -96,8 +96,10 @@ class Card:
 
     __slots__ = (
         "_base_cost",
+        "_hand",
         "_json",
         "_json_sig",
+        "_line",
         "_upgraded",
         "cost_this_combat",
         "cost_this_turn",
@@ -116,6 +118,8 @@ class Card:
         self.cost_this_turn: int | None = None
         self._json: dict[str, Any] | None = None
         self._json_sig: tuple[bool, int] = (False, 0)
+        self._hand: tuple[dict[str, Any], bool, dict[str, Any]] | None = None
+        self._line: tuple[dict[str, Any], str] | None = None
 
     @property
     def upgraded(self) -> bool:
@@ -163,6 +167,24 @@ class Card:
         self._json = {"uid": self.uid, **static}
         self._json_sig = sig
         return self._json
+
+    def hand_json(self, cost: int, playable: bool) -> dict[str, Any]:
+        """The card in the hand: `to_json` plus `playable` (shared, read-only)."""
+        base = self.to_json(cost)
+        hand = self._hand
+        if hand is None or hand[0] is not base or hand[1] != playable:
+            hand = self._hand = (base, playable, {**base, "playable": playable})
+        return hand[2]
+
+    def hand_line(self, cost: int) -> str:
+        """The card in the hand as one line of text."""
+        base = self.to_json(cost)
+        line = self._line
+        if line is None or line[0] is not base:
+            cost_text = "-" if base["cost"] is None else str(base["cost"])
+            text = f"  {self.name}#{self.uid} ({cost_text}, {self.d.type}): {base['text']}"
+            line = self._line = (base, text)
+        return line[1]
 
 
 _JSON_CACHE: dict[tuple[str, bool, int], dict[str, Any]] = {}
@@ -1211,6 +1233,14 @@ CURSES = ["Doubt", "Injury", "Pain"]
 """Curses that events and relics can give (Climber's Bane only comes from Ascension 10)."""
 
 
+_POOLS: dict[tuple[str, int], tuple[str, ...]] = {}
+"""Pools by (rarity, number of cards defined): rewards and shops ask on every offer."""
+
+
 def pool(rarity: str) -> list[str]:
     """The character's reward pool of one rarity, in definition order."""
-    return [key for key, d in CARDS.items() if d.rarity == rarity]
+    key = (rarity, len(CARDS))
+    keys = _POOLS.get(key)
+    if keys is None:
+        keys = _POOLS[key] = tuple(k for k, d in CARDS.items() if d.rarity == rarity)
+    return list(keys)

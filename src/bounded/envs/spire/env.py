@@ -41,11 +41,15 @@ def _construct(model: type[M], fields: dict[str, Any]) -> M:
     """A model from already-valid values: what `model_construct` does, without its per-call
     default handling (every field is given). Observations are built on every decision."""
     instance = model.__new__(model)
-    object.__setattr__(instance, "__dict__", fields)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
+    _set_attribute(instance, "__dict__", fields)
+    _set_attribute(instance, "__pydantic_fields_set__", set(fields))
+    _set_attribute(instance, "__pydantic_extra__", None)
+    _set_attribute(instance, "__pydantic_private__", None)
     return instance
+
+
+_set_attribute = object.__setattr__
+"""Bypasses pydantic's `__setattr__` (validation, frozen models)."""
 
 
 class ObservationSpace(gymnasium.spaces.Space[Observation]):
@@ -83,6 +87,9 @@ class SpireConfig(BaseModel):
     """Ascension level 0 (base) to 10 (hardest); each level adds a modifier to all below it."""
     max_decisions: int = Field(default=20_000, ge=1)
     """Decisions after which the episode is truncated."""
+    acts: int = Field(default=3, ge=1, le=3)
+    """Acts to play: 3 is the whole game with the final boss; with 1 or 2, beating that
+    act's boss wins the run (a shorter game, e.g. for a demo on a slow model)."""
 
 
 class SpireEnv(gymnasium.Env[Observation, Action]):
@@ -92,9 +99,13 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
     version = ENV_VERSION
 
     def __init__(
-        self, ascension: int = 0, max_decisions: int = 20_000, render_mode: str | None = None
+        self,
+        ascension: int = 0,
+        max_decisions: int = 20_000,
+        render_mode: str | None = None,
+        acts: int = 3,
     ) -> None:
-        self.config = SpireConfig(ascension=ascension, max_decisions=max_decisions)
+        self.config = SpireConfig(ascension=ascension, max_decisions=max_decisions, acts=acts)
         self.render_mode = render_mode
         rules = (
             "; ".join(ASCENSION_RULES[a] for a in range(1, self.config.ascension + 1))
@@ -120,7 +131,7 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
         super().reset(seed=seed)
         # no seed: draw one from Gymnasium's generator, so the run is still replayable from its seed
         self._seed = int(self.np_random.integers(2**31)) if seed is None else int(seed)
-        self.run = Run(self._seed, self.config.ascension)
+        self.run = Run(self._seed, self.config.ascension, acts=self.config.acts)
         self.log = []
         self.decisions = 0
         self._obs = None
@@ -159,7 +170,7 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
             raise IllegalActionError(
                 f"{run.kind} takes at most {limit} action(s), got {len(actions)}"
             )
-        legal = {c.id for c in run.legal()}
+        legal = run.legal_handlers()
         for a in actions:
             if a.id not in legal:
                 raise IllegalActionError(f"action {a.id!r} is not legal now ({run.kind})")
@@ -173,9 +184,12 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
                 still_same_turn = (
                     run.kind == "combat" and run.combat is not None and run.combat.turn == turn
                 )
-                if not still_same_turn or run.handler(a.id) is None:
+                fn = run.handler(a.id) if still_same_turn else None
+                if fn is None:
                     break
-            run.act_on(a.id)
+                run.perform(fn)
+            else:
+                run.act_on(a.id)
             executed.append(a.id)
             if a.id == "end_turn":
                 break
@@ -185,7 +199,7 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
         run = self._require_started()
         if self._obs is None:
             kind = run.kind
-            legal = [self._action(c.id, c.label) for c in run.legal()]
+            legal = self._legal_actions(run)
             state = state_dict(run, kind)
             fields = {
                 "kind": kind,
@@ -198,16 +212,19 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
             self._obs = _construct(Observation, fields)
         return self._obs
 
-    def _action(self, action_id: str, label: str) -> Action:
+    def _legal_actions(self, run: Run) -> list[Action]:
         """Actions are frozen, so one instance per (id, label) is reused across observations."""
-        key = (action_id, label)
-        action = self._actions.get(key)
-        if action is None:
-            action = _construct(
-                Action, {"id": action_id, "label": label, "schema_": None, "args": {}}
-            )
-            self._actions[key] = action
-        return action
+        cache = self._actions
+        legal = []
+        for choice in run.legal():
+            key = (choice.id, choice.label)
+            action = cache.get(key)
+            if action is None:
+                action = cache[key] = _construct(
+                    Action, {"id": choice.id, "label": choice.label, "schema_": None, "args": {}}
+                )
+            legal.append(action)
+        return legal
 
     def _require_started(self) -> Run:
         if self.run is None:

@@ -6,11 +6,12 @@ card definitions for the numbers printed on the cards.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from bounded.core import Action, Observation
-from bounded.envs.spire.cards import CARDS
+from bounded.envs.spire.cards import CARDS, CardDef
 
 CARD_TIER: dict[str, float] = {
     # starter
@@ -61,11 +62,33 @@ UTILITY: dict[str, float] = {
     "Caltrop Dance": 3.0,
 }  # fmt: skip
 """Flat worth of what a card sets up beyond its numbers (draw, energy, later turns)."""
+SPECIAL_VALUE_CARDS = frozenset({"Finisher", "Flechettes", "Dread", "Malaise", "Accelerant"})
+"""Cards `CombatPlanner.special_value` values by their own rule."""
+SPECIAL_UTILITY_CARDS = frozenset({
+    "Knife Flurry", "Cloak and Knife", "Hidden Blade", "Flying Kick", "Outflank", "Shriek",
+    "Heel Hook",
+})  # fmt: skip
+"""Cards whose utility `CombatPlanner.utility` computes; the others' is `UTILITY`."""
+
+
+FIGHT_COST = {1: 0.09, 2: 0.13, 3: 0.15}
+"""Share of max HP a hallway fight is expected to cost, by act (path planning)."""
+
+
+NO_TARGET: tuple[None] = (None,)
 
 
 @lru_cache(maxsize=512)
 def _key(name: str) -> tuple[str, bool]:
     return (name[:-1], True) if name.endswith("+") else (name, False)
+
+
+@lru_cache(maxsize=512)
+def _rules(name: str) -> tuple[str, CardDef, dict[str, int]]:
+    """(key, definition, numbers) of a card by its shown name."""
+    key, upgraded = _key(name)
+    d = CARDS[key]
+    return key, d, d.numbers(upgraded)
 
 
 class SpireExpert:
@@ -115,13 +138,20 @@ class SpireExpert:
         player = state["player"]
         act = state["act"]
         memo: dict[tuple[int, int, int], float] = {}
+        rooms: dict[tuple[str, int], tuple[float, float]] = {}
+
+        def room_value(room: str, level: int) -> tuple[float, float]:
+            found = rooms.get((room, level))
+            if found is None:
+                found = rooms[room, level] = self._room_value(room, level / 20, player["gold"], act)
+            return found
 
         def value(key: tuple[int, int], hp: float) -> float:
             level = max(0, min(20, round(hp * 20)))
             memo_key = (key[0], key[1], level)
             if memo_key not in memo:
                 node = nodes[key]
-                here, hp_after = self._room_value(node["room"], level / 20, player["gold"], act)
+                here, hp_after = room_value(node["room"], level)
                 children = [
                     value((x, node["y"] + 1), hp_after)
                     for x in node["edges"]
@@ -146,7 +176,7 @@ class SpireExpert:
     @staticmethod
     def _room_value(room: str, hp: float, gold: int, act: int) -> tuple[float, float]:
         """(value of visiting a room, HP fraction after it) for path planning."""
-        fight_cost = {1: 0.09, 2: 0.13, 3: 0.15}.get(act, 0.15)
+        fight_cost = FIGHT_COST.get(act, 0.15)
         if room == "monster":
             reward, hp_after = 1.0, hp - fight_cost
         elif room == "elite":
@@ -322,7 +352,8 @@ class CombatPlanner:
             for e in self.cb["enemies"]
             if e["alive"] and not e["powers"].get("reborn_pending")
         ]
-        self.legal_ids = {a.id for a in obs.legal}
+        self.legal_by_id = {a.id: a for a in obs.legal}
+        self.legal_ids = self.legal_by_id.keys()
         self.plan_ids: list[str] = []
         self.used: set[int] = set()
         """uids of the hand cards already in the plan."""
@@ -330,6 +361,8 @@ class CombatPlanner:
         """Attacks in the plan so far."""
         self.need_now = 0
         self.living_now: list[dict[str, Any]] = []
+        self.enrage_now = 0
+        """Enrage of the living enemies: what a skill costs in Strength they gain."""
         self.stop = False
 
     # --------------------------------------------------------------- estimates
@@ -388,7 +421,7 @@ class CombatPlanner:
             self.commit(*choice)
         if not self.stop:
             self.plan_ids.append("end_turn")
-        actions = [self.obs.legal_action(i) for i in self.plan_ids]
+        actions = [self.legal_by_id.get(i) for i in self.plan_ids]
         plan = [a for a in actions if a is not None][:12]
         return plan or [self.obs.legal[-1]]
 
@@ -455,6 +488,7 @@ class CombatPlanner:
         # nothing changes while the candidates are compared: compute the shared numbers once
         self.need_now = self.need()
         self.living_now = [e for e in self.enemies if e["hp"] > 0]
+        self.enrage_now = sum(e["powers"].get("enrage", 0) for e in self.living_now)
         for card in self.hand():
             cost = card["cost"]
             if cost is None or card["type"] in ("status", "curse"):
@@ -474,27 +508,29 @@ class CombatPlanner:
                     best = (card, target, per_energy)
         return best
 
-    def targets_for(self, card: dict[str, Any]) -> list[dict[str, Any] | None]:
-        key, _ = _key(card["name"])
-        if CARDS[key].target == "enemy":
-            return list(self.living_now)
-        return [None]
+    def targets_for(self, card: dict[str, Any]) -> Sequence[dict[str, Any] | None]:
+        """The living enemies for a targeted card (a shared list: read only), else `None`."""
+        if _rules(card["name"])[1].target == "enemy":
+            return self.living_now
+        return NO_TARGET
 
     def value(self, card: dict[str, Any], target: dict[str, Any] | None, cost: int) -> float:
         """How much playing `card` on `target` is worth now (before dividing by its cost)."""
-        key, upgraded = _key(card["name"])
-        d = CARDS[key]
-        n = d.numbers(upgraded)
+        key, d, n = _rules(card["name"])
         if d.type == "power":
             return 30.0
         if key == "Slimed":
             return 0.6
         living = self.living_now
-        special = self.special_value(key, n, target, cost)
+        special = self.special_value(key, n, target, cost) if key in SPECIAL_VALUE_CARDS else None
         value = special if special is not None else self.effect_value(key, n, target, living)
-        value += self.utility(key, n, target, living)
+        value += (
+            self.utility(key, n, target, living)
+            if key in SPECIAL_UTILITY_CARDS
+            else UTILITY.get(key, 0.0)
+        )
         if d.type == "skill":
-            value -= 4.0 * sum(e["powers"].get("enrage", 0) for e in living)
+            value -= 4.0 * self.enrage_now
         return value
 
     def effect_value(
@@ -570,9 +606,7 @@ class CombatPlanner:
         return value
 
     def commit(self, card: dict[str, Any], target: dict[str, Any] | None, _: float) -> None:
-        key, upgraded = _key(card["name"])
-        d = CARDS[key]
-        n = d.numbers(upgraded)
+        key, d, n = _rules(card["name"])
         action_id = f"play:{card['name']}#{card['uid']}" + (
             f"@{target['index']}" if target is not None else ""
         )

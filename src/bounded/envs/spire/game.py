@@ -22,7 +22,7 @@ from bounded.envs.spire.enemies import ACTS, FINAL_BOSS
 from bounded.envs.spire.events import EVENTS, EventOption
 from bounded.envs.spire.mapgen import FLOORS, ActMap, Node, generate
 from bounded.envs.spire.potions import POTION_SLOTS, POTIONS
-from bounded.envs.spire.relics import ENERGY_RELICS, RELICS
+from bounded.envs.spire.relics import ENERGY_RELICS, RELICS, Hook
 
 STREAMS = ("map", "rewards", "shuffle", "ai", "events", "combat", "shop", "neow")
 BASE_MAX_HP = 70
@@ -92,9 +92,11 @@ class Run:
     max_hp: int
     gold: int
 
-    def __init__(self, seed: int, ascension: int = 0) -> None:
+    def __init__(self, seed: int, ascension: int = 0, acts: int = 3) -> None:
         self.seed = seed
         self.ascension = ascension
+        self.acts = acts
+        """Acts to play; below 3, that act's boss is the last fight."""
         self.rngs = {name: random.Random(f"spire:{seed}:{name}") for name in STREAMS}
         self.next_uid = 0
         self.max_hp = BASE_MAX_HP - (4 if ascension >= 6 else 0)
@@ -105,6 +107,8 @@ class Run:
         if ascension >= 10:
             self.deck.append(self.new_card("Climber's Bane"))
         self.relics: list[str] = []
+        self._hooks: dict[str, tuple[Hook, ...]] = {}
+        """Each hook's relic functions in relic order; cleared when a relic is obtained."""
         self.relic_set: set[str] = set()
         self.relic_counters: dict[str, int] = {}
         self.obtain_relic("Serpent Band")
@@ -113,9 +117,11 @@ class Run:
         self.bosses_beaten = 0
         self.act_boss: tuple[str, ...] = ()
         self.map: ActMap = ActMap({})
-        self.deck_json_cache: tuple[tuple[tuple[int, str], ...], list[dict[str, Any]]] | None = None
+        self.deck_json_cache: tuple[Any, list[dict[str, Any]]] | None = None
         self.deck_summary_cache: tuple[Any, str] | None = None
         self.relics_json_cache: tuple[Any, list[dict[str, Any]]] | None = None
+        self.header_cache: tuple[Any, str] | None = None
+        """The header part of `text`, rebuilt when what it shows changed."""
         self.map_json: list[dict[str, Any]] = []
         """The act map as JSON, built once per act (read-only)."""
         self.position: Node | None = None
@@ -140,6 +146,9 @@ class Run:
         self.combat_relic_reward = False
         self.neow_options = self._neow_options()
         self._legal: list[Choice] | None = None
+        self._handlers: dict[str, Handler] | None = None
+        self._play_choices: dict[tuple[Any, ...], Choice] = {}
+        """This combat's card plays by (card, name, cost, target, its name and index)."""
         self.start_act()
 
     # ------------------------------------------------------------------ basic state
@@ -160,14 +169,18 @@ class Run:
         return name in self.relic_set
 
     def relic_hook(self, hook: str, *args: Any) -> None:
-        for name in self.relics:
-            fn = RELICS[name].hooks.get(hook)
-            if fn is not None:
-                fn(*args)
+        fns = self._hooks.get(hook)
+        if fns is None:
+            fns = self._hooks[hook] = tuple(
+                fn for fn in (RELICS[name].hooks.get(hook) for name in self.relics) if fn
+            )
+        for fn in fns:
+            fn(*args)
 
     def obtain_relic(self, name: str) -> None:
         if name in self.relic_set:
             return
+        self._hooks.clear()
         if name == "Coiled Band" and "Serpent Band" in self.relic_set:
             self.relics.remove("Serpent Band")
             self.relic_set.discard("Serpent Band")
@@ -374,6 +387,7 @@ class Run:
         self, encounter: tuple[str, ...], tier: str, *, relic_reward: bool = False
     ) -> None:
         self.combat = Combat(self, encounter, tier)
+        self._play_choices.clear()
         self.combat_relic_reward = relic_reward or tier == "elite"
         self.phase = "combat"
         self.combat.start()
@@ -391,7 +405,7 @@ class Run:
         self.combat = None
         if cb.tier == "boss":
             self.bosses_beaten += 1
-            if self.act == FINAL_ACT:
+            if self.act == FINAL_ACT or (self.acts < 3 and self.act == self.acts):
                 self.victory = True
                 self.phase = "game_over"
                 return
@@ -587,13 +601,25 @@ class Run:
     def legal(self) -> list[Choice]:
         if self._legal is None:
             self._legal = getattr(self, f"_legal_{self.phase}")()
+            self._handlers = None
         return self._legal
+
+    def legal_handlers(self) -> dict[str, Handler]:
+        """What each legal action does, by id (ids are unique)."""
+        legal = self.legal()
+        if self._handlers is None:
+            self._handlers = {c.id: c.run for c in legal}
+        return self._handlers
 
     def act_on(self, action_id: str) -> None:
         """Perform one legal action (callers check legality with `handler()` or `legal()`)."""
         fn = self.handler(action_id)
         if fn is None:
             raise KeyError(action_id)
+        self.perform(fn)
+
+    def perform(self, fn: Handler) -> None:
+        """Run a handler that `handler()` returned for the current state."""
         self._legal = None
         fn()
         self._legal = None
@@ -607,7 +633,7 @@ class Run:
         """
         if self._legal is None and self.kind == "combat":
             return self._combat_handler(action_id)
-        return next((c.run for c in self.legal() if c.id == action_id), None)
+        return self.legal_handlers().get(action_id)
 
     def _combat_handler(self, action_id: str) -> Handler | None:
         cb = self.combat
@@ -680,25 +706,25 @@ class Run:
         out: list[Choice] = []
         targets = cb.targets()
         energy = cb.player.energy
+        choices = self._play_choices
+        key: tuple[Any, ...]
         for card in cb.hand:
             cost = cb.card_cost(card)
             if cost == UNPLAYABLE or cost > energy:
                 continue
-            base = f"play:{card.name}#{card.uid}"
-            cost_text = "X" if cost < 0 else str(cost)
             if card.d.target == "enemy":
                 for e in targets:
-                    out.append(
-                        Choice(
-                            f"{base}@{e.index}",
-                            f"Play {card.name} ({cost_text}) on {e.name} [{e.index}]",
-                            partial(self.play, card, e),
-                        )
-                    )
+                    key = (card, card.name, cost, e, e.name, e.index)
+                    choice = choices.get(key)
+                    if choice is None:
+                        choice = choices[key] = self._play_choice(card, cost, e)
+                    out.append(choice)
             else:
-                out.append(
-                    Choice(base, f"Play {card.name} ({cost_text})", partial(self.play, card, None))
-                )
+                key = (card, card.name, cost, None, None, None)
+                choice = choices.get(key)
+                if choice is None:
+                    choice = choices[key] = self._play_choice(card, cost, None)
+                out.append(choice)
         for slot, name in enumerate(self.potions):
             if name is None:
                 continue
@@ -716,6 +742,17 @@ class Run:
                 out.append(Choice(base, f"Drink {name}", partial(self.potion, slot, None)))
         out.append(Choice("end_turn", "End your turn", self.end_turn))
         return out
+
+    def _play_choice(self, card: Card, cost: int, target: Any) -> Choice:
+        base = f"play:{card.name}#{card.uid}"
+        cost_text = "X" if cost < 0 else str(cost)
+        if target is None:
+            return Choice(base, f"Play {card.name} ({cost_text})", partial(self.play, card, None))
+        return Choice(
+            f"{base}@{target.index}",
+            f"Play {card.name} ({cost_text}) on {target.name} [{target.index}]",
+            partial(self.play, card, target),
+        )
 
     def _legal_discard(self, cb: Combat) -> list[Choice]:
         return [

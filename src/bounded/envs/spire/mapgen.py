@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 WIDTH = 7
@@ -30,7 +31,15 @@ class ActMap:
     nodes: dict[tuple[int, int], Node]
 
     def row(self, y: int) -> list[Node]:
-        return sorted((n for (_, ny), n in self.nodes.items() if ny == y), key=lambda n: n.x)
+        return list(self.rows.get(y, ()))
+
+    @cached_property
+    def rows(self) -> dict[int, tuple[Node, ...]]:
+        """The nodes of each floor by column (the map is fixed once generated)."""
+        rows: dict[int, list[Node]] = {}
+        for (_, y), node in self.nodes.items():
+            rows.setdefault(y, []).append(node)
+        return {y: tuple(sorted(row, key=lambda n: n.x)) for y, row in sorted(rows.items())}
 
     def to_json(self) -> list[dict[str, Any]]:
         return [self.nodes[k].to_json() for k in sorted(self.nodes, key=lambda k: (k[1], k[0]))]
@@ -80,8 +89,9 @@ def generate(rng: random.Random, ascension: int) -> ActMap:
     for (x, y), node in nodes.items():
         for nx in node.edges:
             parents.setdefault((nx, y + 1), []).append((x, y))
+    rows = ActMap(nodes).rows
     for y in range(FLOORS):
-        for node in sorted((n for n in nodes.values() if n.y == y), key=lambda n: n.x):
+        for node in rows.get(y, ()):
             if y == 0:
                 node.room = "monster"
             elif y == TREASURE_ROW:

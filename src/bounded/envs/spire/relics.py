@@ -295,5 +295,12 @@ ENERGY_RELICS = frozenset(
 )
 
 
+_POOLS: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
 def pool(rarity: str) -> list[str]:
-    return [name for name, d in RELICS.items() if d.rarity == rarity]
+    key = (rarity, len(RELICS))
+    names = _POOLS.get(key)
+    if names is None:
+        names = _POOLS[key] = tuple(n for n, d in RELICS.items() if d.rarity == rarity)
+    return list(names)

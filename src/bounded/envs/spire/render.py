@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from typing import Any
 
-from bounded.envs.spire.cards import Card
+from bounded.envs.spire.cards import UNPLAYABLE, X_COST, Card
 from bounded.envs.spire.combat import Combat
 from bounded.envs.spire.game import FLOORS_PER_ACT, Run
 from bounded.envs.spire.potions import POTIONS
@@ -23,13 +24,17 @@ INTENT_WORDS = {
 }
 
 
+_by_name = attrgetter("name")
+
+
 def _cards(cards: list[Card]) -> list[dict[str, Any]]:
     return [c.to_json() for c in cards]
 
 
 def _deck_json(run: Run) -> list[dict[str, Any]]:
     """The deck as JSON, rebuilt only when the deck changed (the list is shared, read-only)."""
-    key = tuple([(c.uid, c.name) for c in run.deck])
+    deck = run.deck
+    key = (tuple(deck), tuple(map(_by_name, deck)))  # the cards (by identity) and their names
     cached = run.deck_json_cache
     if cached is None or cached[0] != key:
         cached = (key, [c.to_json(c.d.base_cost(c.upgraded)) for c in run.deck])
@@ -38,12 +43,18 @@ def _deck_json(run: Run) -> list[dict[str, Any]]:
 
 
 def _relics_json(run: Run) -> list[dict[str, Any]]:
-    key = tuple((name, run.relic_counters.get(name, 0)) for name in run.relics)
+    key = (tuple(run.relics), tuple(run.relic_counters.items()))
     cached = run.relics_json_cache
     if cached is None or cached[0] != key:
+        counters = run.relic_counters
         relics = [
-            {"name": n, "rarity": RELICS[n].rarity, "text": RELICS[n].text, "counter": counter}
-            for n, counter in key
+            {
+                "name": n,
+                "rarity": RELICS[n].rarity,
+                "text": RELICS[n].text,
+                "counter": counters.get(n, 0),
+            }
+            for n in run.relics
         ]
         cached = run.relics_json_cache = (key, relics)
     return cached[1]
@@ -80,18 +91,19 @@ def _map(run: Run) -> dict[str, Any]:
 
 
 def _combat(cb: Combat) -> dict[str, Any]:
+    energy = cb.player.energy
+    selectable = not cb.pending_discard
     hand = []
     for card in cb.hand:
-        cost = cb.card_cost(card)
-        hand.append(
-            {**card.to_json(cost), "playable": cb.playable(card) and not cb.pending_discard}
-        )
+        cost = cb.card_cost(card)  # what `cb.playable(card)` checks, without a second lookup
+        playable = cost != UNPLAYABLE and (cost == X_COST or cost <= energy)
+        hand.append(card.hand_json(cost, playable and selectable))
     enemies = [e.to_json(cb) for e in cb.enemies]
     return {
         "turn": cb.turn,
         "encounter": list(cb.encounter),
         "hand": hand,
-        "draw_pile": _cards(sorted(cb.draw_pile, key=lambda c: c.name)),
+        "draw_pile": _cards(sorted(cb.draw_pile, key=_by_name)),
         "discard_pile": _cards(cb.discard_pile),
         "exhaust_pile": _cards(cb.exhaust_pile),
         "enemies": enemies,
@@ -207,6 +219,28 @@ def _deck_summary(run: Run) -> str:
 
 
 def _header(run: Run) -> str:
+    """The header; `state_dict` has just refreshed the deck and relic caches it keys on."""
+    deck = run.deck_json_cache
+    relics = run.relics_json_cache
+    key = (
+        run.act,
+        run.act_floor,
+        run.ascension,
+        run.hp,
+        run.max_hp,
+        run.gold,
+        run.max_energy,
+        tuple(run.potions),
+        None if deck is None else deck[0],
+        None if relics is None else relics[0],
+    )
+    cached = run.header_cache
+    if cached is None or cached[0] != key:
+        cached = run.header_cache = (key, _build_header(run))
+    return cached[1]
+
+
+def _build_header(run: Run) -> str:
     potions = ", ".join(p for p in run.potions if p) or "none"
     return (
         f"Act {run.act}, floor {run.floor} (act floor {run.act_floor}/{FLOORS_PER_ACT}), "
@@ -237,12 +271,7 @@ def _combat_text(cb: Combat, state: dict[str, Any]) -> str:
         )
     lines.append(f"Incoming damage: {state['incoming_damage']}.")
     lines.append("Hand:")
-    for card in state["hand"]:
-        cost = card["cost"]
-        cost_text = "-" if cost is None else str(cost)
-        lines.append(
-            f"  {card['name']}#{card['uid']} ({cost_text}, {card['type']}): {card['text']}"
-        )
+    lines += [card.hand_line(cb.card_cost(card)) for card in cb.hand]
     lines.append(
         f"Draw pile {len(cb.draw_pile)}, discard pile {len(cb.discard_pile)}, "
         f"exhausted {len(cb.exhaust_pile)}."
@@ -254,14 +283,15 @@ def _combat_text(cb: Combat, state: dict[str, Any]) -> str:
 
 def _map_text(run: Run) -> str:
     start = 0 if run.position is None else run.position.y + 1
-    rows = []
-    for y in range(start, min(start + 4, max(1, len({k[1] for k in run.map.nodes})))):
-        cells = [f"{n.x}:{n.room}->{','.join(map(str, sorted(n.edges)))}" for n in run.map.row(y)]
+    rows = run.map.rows
+    lines = []
+    for y in range(start, min(start + 4, max(1, len(rows)))):
+        cells = [f"{n.x}:{n.room}->{','.join(map(str, sorted(n.edges)))}" for n in rows.get(y, ())]
         if cells:
-            rows.append(f"  floor {(run.act - 1) * FLOORS_PER_ACT + y + 1}: " + "  ".join(cells))
+            lines.append(f"  floor {(run.act - 1) * FLOORS_PER_ACT + y + 1}: " + "  ".join(cells))
     return (
         "Map ahead (column:room->next columns):\n"
-        + "\n".join(rows)
+        + "\n".join(lines)
         + f"\nBoss: {' & '.join(run.act_boss)}."
     )
 
