@@ -1,7 +1,7 @@
 """Calibration of `bounded/Craft-v0`: the expert's win rate per AI level and style.
 
 Usage: python bench/craft_calibration.py [--games 20] [--levels 3-8] [--build gateway]
-                                        [--map crossroads]
+                                        [--map crossroads] [--jobs 1]
 Writes bench/results/craft_calibration.json and prints a table (win rate per level x style).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,24 @@ def play(level: int, style: str, seed: int, build: str, map_name: str) -> dict[s
     return env.metrics()
 
 
+def play_cell(level: int, style: str, games: int, build: str, map_name: str) -> dict[str, Any]:
+    results = [play(level, style, seed, build, map_name) for seed in range(games)]
+    wins = sum(g["victory"] for g in results)
+    return {
+        "level": level,
+        "style": style,
+        "games": len(results),
+        "wins": wins,
+        "win_rate": wins / len(results),
+        "timeouts": sum(g["outcome"] == "timeout" for g in results),
+        "mean_game_time": sum(g["game_time"] for g in results) / len(results),
+        "mean_pbr": sum(g["pbr"] for g in results) / len(results),
+        "mean_rur": sum(g["rur"] for g in results) / len(results),
+        "mean_apu": sum(g["apu"] for g in results) / len(results),
+        "mean_tr": sum(g["tr"] for g in results) / len(results),
+    }
+
+
 def parse_levels(text: str) -> list[int]:
     low, _, high = text.partition("-")
     return list(range(int(low), int(high or low) + 1))
@@ -41,29 +60,17 @@ def main() -> None:
     parser.add_argument("--build", default="gateway", help="expert build: gateway or robo")
     parser.add_argument("--map", default="crossroads", help="map name")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (one per cell)")
     args = parser.parse_args()
     levels = parse_levels(args.levels)
-    cells: list[dict[str, Any]] = []
+    grid = [(level, style) for level in levels for style in STYLES]
     started = time.perf_counter()
-    for level in levels:
-        for style in STYLES:
-            games = [play(level, style, seed, args.build, args.map) for seed in range(args.games)]
-            wins = sum(g["victory"] for g in games)
-            cells.append(
-                {
-                    "level": level,
-                    "style": style,
-                    "games": len(games),
-                    "wins": wins,
-                    "win_rate": wins / len(games),
-                    "timeouts": sum(g["outcome"] == "timeout" for g in games),
-                    "mean_game_time": sum(g["game_time"] for g in games) / len(games),
-                    "mean_pbr": sum(g["pbr"] for g in games) / len(games),
-                    "mean_rur": sum(g["rur"] for g in games) / len(games),
-                    "mean_apu": sum(g["apu"] for g in games) / len(games),
-                    "mean_tr": sum(g["tr"] for g in games) / len(games),
-                }
-            )
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [
+            pool.submit(play_cell, level, style, args.games, args.build, args.map)
+            for level, style in grid
+        ]
+        cells = [f.result() for f in futures]
     result = {
         "benchmark": "craft_calibration",
         "build": args.build,

@@ -17,7 +17,7 @@ from bounded.envs.craft.render import state_dict, summary_text
 from bounded.envs.craft.world import World
 from bounded.envs.craft.zerg import STYLES
 
-ENV_VERSION = "1"
+ENV_VERSION = "2"
 
 Style = Literal["timing", "rush", "power", "macro", "air"]
 

@@ -178,6 +178,8 @@ class Side:
     base_workers: list[int] = field(default_factory=list)
     mineral_workers: int = 0
     gas_workers: int = 0
+    gas_worker_limit: int | None = None
+    """At most this many workers on gas (None: fill every working geyser)."""
     _fighters: dict[str, Fighter] = field(default_factory=dict)
     _done_kinds: set[str] | None = None
     _structure_supply: int | None = None
@@ -419,6 +421,8 @@ def harvest(side: Side, dt: float) -> None:
     available = side.workers - sum(1 for s in side.scouts if s.unit == side.worker_key)
     geysers = _working_geysers(side, set(bases))
     gas_workers = min(WORKERS_PER_GEYSER * len(geysers), max(0, available - GAS_RESERVE_WORKERS))
+    if side.gas_worker_limit is not None:
+        gas_workers = min(gas_workers, side.gas_worker_limit)
     side.gas_workers = gas_workers
     side.mineral_workers = mineral_workers = max(0, available - gas_workers)
     side.base_workers = [0] * len(side.sites)

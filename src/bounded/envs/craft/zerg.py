@@ -3,8 +3,15 @@
 Levels scale how often the AI thinks and how many things it does per thought (its
 APM), its worker and base targets, its queens' injects, the size of its attack waves,
 whether it retreats from lost fights and how well it knows the player's army. Levels
-8-10 see the whole map; 9 and 10 also harvest more (the cheating levels' bonus, ramped
-over the first 14 minutes of real game time).
+8-10 see the whole map and use it: they pick, among their phase's unit mixes, the one
+that best counters the player's army as it is now, attack early when clearly stronger,
+hold a complete wave back while the player's army would beat it, pull a wave back
+before a losing fight or to defend their bases, and macro tightly because they see
+no threat coming: the next base once the current ones are saturated, a macro
+hatchery when minerals bank up without larva, gas drones moved to minerals while gas
+piles up unspent. They never scout (there is no fog to lift). Levels 9 and 10 also
+harvest more (the cheating levels' bonus, ramped over the first 14 minutes of real
+game time).
 
 Styles (`timing`, `rush`, `power`, `macro`, `air`) differ in their openings, tech
 paths, unit mixes by game phase, expansion timings and attack waves: the level-5 wave
@@ -51,10 +58,34 @@ DRONE_JITTER = 4
 WAVE_OVERSHOOT = 1.3
 """A wave takes at most this multiple of its target supply; the rest stays home."""
 RETREAT_RATIO = 0.45
+"""A wave retreats when its Lanchester strength falls below this share of the defenders'."""
 TIMING_ADVANTAGE = 1.5
 """Perceived strength ratio at which the timing style attacks before its wave is complete."""
 VISION_ADVANTAGE = 1.3
-"""A wave retreats when its Lanchester strength falls below this share of the defenders'."""
+"""Strength ratio at which a full-vision AI attacks before its wave is complete."""
+VISION_HOLD = 0.9
+"""A full-vision AI keeps a complete wave home while its strength ratio is below this."""
+VISION_RETREAT_RATIO = 0.8
+"""A full-vision wave retreats when its strength ratio against the defenders it faces
+falls below this (it sees a losing fight coming; blind levels retreat at RETREAT_RATIO)."""
+VISION_MAXED_SUPPLY = 180
+"""Supply at which a full-vision AI attacks anyway: it cannot grow stronger."""
+GAS_BANK_HIGH = 600.0
+"""Gas bank at which a full-vision AI moves its gas drones to minerals (tight macro)..."""
+GAS_BANK_LOW = 200.0
+"""...and the bank at which it sends them back."""
+SATURATION_MARGIN = 4
+"""Drones short of saturation at which a full-vision AI takes its next base early."""
+MACRO_HATCH_BANK = 500.0
+"""Mineral bank at which a full-vision AI without larva adds a macro hatchery..."""
+MAX_MACRO_HATCHES = 2
+"""...at most this many."""
+COUNTER_PERIOD = 30.0
+"""Seconds between a full-vision AI's reviews of which mix best counters the player."""
+COUNTER_MIN_SUPPLY = 20.0
+"""Army size at which candidate mixes are compared (the player's, if larger)."""
+COUNTER_SWITCH = 1.1
+"""A new mix must beat the current one's strength ratio by this factor (no dithering)."""
 
 
 @dataclass(frozen=True)
@@ -350,6 +381,9 @@ class ZergAI:
         self.wave_launched_at = -1.0
         self.estimate = 0.0
         self.estimate_at = -1e9
+        self.next_counter = 0.0
+        self.counter_mix: dict[int, dict[str, float]] = {}
+        """Per phase: the mix a full-vision AI picked against the player's army."""
 
     @property
     def side(self) -> Side:
@@ -360,11 +394,24 @@ class ZergAI:
     def update(self, dt: float) -> None:
         side = self.side
         side.harvest_multiplier = harvest_bonus(self.profile, self.world.time)
+        if self.profile.full_vision:
+            self._balance_gas()
         self._larva_and_injects(dt)
+        if self.profile.full_vision and self.world.time >= self.next_counter:
+            self.next_counter = self.world.time + COUNTER_PERIOD
+            self._choose_counter_mix()
         if self.world.time >= self.next_think:
             self.next_think = self.world.time + self.profile.think_period
             self._think()
         self._control_army()
+
+    def _balance_gas(self) -> None:
+        """Tight macro: no drone mines gas the AI cannot spend while it lacks minerals."""
+        side = self.side
+        if side.gas >= GAS_BANK_HIGH and side.gas > side.minerals:
+            side.gas_worker_limit = 0
+        elif side.gas <= GAS_BANK_LOW:
+            side.gas_worker_limit = None
 
     def _larva_and_injects(self, dt: float) -> None:
         side = self.side
@@ -403,7 +450,42 @@ class ZergAI:
 
     def mix(self, index: int | None = None) -> dict[str, float]:
         i = self.phase_index() if index is None else index
-        return self.plan.phases[i].mixes[self.mix_choice[i]]
+        return self.counter_mix.get(i) or self.plan.phases[i].mixes[self.mix_choice[i]]
+
+    def _choose_counter_mix(self) -> None:
+        """Full vision: switch to the phase's mix that fares best against the player's army
+        as it is now (candidates at the same army supply, of the units it can make now)."""
+        enemy = self.world.player_army_stacks()
+        if not enemy:
+            return
+        index = self.phase_index()
+        current = self.mix(index)
+        candidates = self.plan.phases[index].mixes
+        supply = max(COUNTER_MIN_SUPPLY, self.world.player.army_supply())
+
+        def ratio(mix: dict[str, float]) -> float:
+            own = self._mix_stacks(mix, supply)
+            return self.world.strength_ratio(own, enemy) if own else 0.0
+
+        best = max(candidates, key=ratio)
+        if ratio(best) > COUNTER_SWITCH * ratio(current):
+            self.counter_mix[index] = best
+
+    def _mix_stacks(self, mix: dict[str, float], supply: float) -> list[combat.Stack]:
+        """An army of `supply` in the mix's proportions, of the units whose tech is done."""
+        side = self.side
+        ready = {
+            key: weight
+            for key, weight in mix.items()
+            if all(side.has_done(k) for k in tech_path(key))
+        }
+        total = sum(ready.values())
+        return [
+            combat.Stack(
+                side.fighter(key), max(1, round(supply * weight / total / ZERG_UNITS[key].supply))
+            )
+            for key, weight in ready.items()
+        ]
 
     def _think(self) -> None:
         budget = self.profile.actions_per_think
@@ -412,6 +494,7 @@ class ZergAI:
             self._queen,
             self._tech,
             self._expand,
+            self._macro_hatchery,
             self._extractor,
             self._upgrade,
             self._spend_larva,
@@ -519,12 +602,34 @@ class ZergAI:
         if count >= limit:
             return False
         due = self.plan.expansions[count - 1] * self.profile.time_scale * self.timing_jitter
-        if self.world.time < due:
+        if self.world.time < due and not self._saturated_and_safe():
             return False
         site = self.world.free_site(side)
         if site is None:
             return False
         return self._build("hatchery", site)
+
+    def _saturated_and_safe(self) -> bool:
+        """Tight macro (full vision): its bases are nearly saturated and it sees no threat,
+        so it takes the next base ahead of its style's schedule."""
+        side = self.side
+        if not self.profile.full_vision or self.world.intruder_near(side) is not None:
+            return False
+        halls = len(side.town_hall_bases(done=False))
+        capacity = 16 * halls + 3 * side.count_structures("extractor")
+        drones = side.workers + side.producing().get("drone", 0)
+        return drones >= capacity - SATURATION_MARGIN
+
+    def _macro_hatchery(self) -> bool:
+        """Tight macro (full vision): turn a mineral bank into larva with another hatchery."""
+        side = self.side
+        if not self.profile.full_vision or side.minerals < MACRO_HATCH_BANK:
+            return False
+        halls = [s for s in side.structures if s.key in ("hatchery", "lair", "hive")]
+        extra = len(halls) - len(side.occupied_bases())
+        if extra >= MAX_MACRO_HATCHES or any(h.larva for h in halls if h.done):
+            return False
+        return self._build("hatchery")
 
     def _extractor(self) -> bool:
         side = self.side
@@ -728,8 +833,17 @@ class ZergAI:
         advantage = self._advantage(own) if opportunist and not ready else None
         if not ready and advantage is not None:
             ready = self._opportunity(army, supply, earliest, advantage)
+        elif ready and self.profile.full_vision:
+            ready = self._worth_attacking(own)
         if ready:
             self._launch(home)
+
+    def _worth_attacking(self, own: list[combat.Stack]) -> bool:
+        """Full vision: a complete wave waits at home while the player's army would beat it,
+        unless the AI is near maxed out."""
+        if self.side.supply_used() >= VISION_MAXED_SUPPLY:
+            return True
+        return self.world.strength_ratio(own, self.world.player_army_stacks()) >= VISION_HOLD
 
     def _opportunity(self, army: float, supply: float, earliest: float, advantage: float) -> bool:
         """Attack before the wave is complete: at a perceived advantage (timing style) or,
@@ -769,14 +883,28 @@ class ZergAI:
             if distance(wave.pos, rally) < 3:
                 side.groups["home"].merge(wave)
             return
-        if self.profile.retreat and wave.engaged:
-            own = group_stacks(side, wave)
-            ratio = world.strength_ratio(own, world.player_stacks_near(wave.pos))
-            if ratio < RETREAT_RATIO:
-                wave.retreating = True
-                world.note("The enemy wave retreats.")
-                return
+        if self.profile.retreat and self._should_retreat(wave):
+            wave.retreating = True
+            world.note("The enemy wave retreats.")
+            return
         wave.target = world.nearest_base_of(world.player, wave.pos)
+
+    def _should_retreat(self, wave: Group) -> bool:
+        """Blind levels retreat from a fight going badly; full vision also pulls back before
+        a fight it would lose, and to defend its own bases."""
+        world = self.world
+        if not self.profile.full_vision:
+            if not wave.engaged:
+                return False
+            own = group_stacks(self.side, wave)
+            return world.strength_ratio(own, world.player_stacks_near(wave.pos)) < RETREAT_RATIO
+        if not wave.engaged and world.intruder_near(self.side) is not None:
+            return True
+        facing = world.player_stacks_near(wave.pos) if wave.engaged else []
+        if not facing:
+            facing = world.player_army_stacks()
+        own = group_stacks(self.side, wave)
+        return bool(facing) and world.strength_ratio(own, facing) < VISION_RETREAT_RATIO
 
 
 __all__ = ["LEVELS", "STYLES", "STYLE_PLANS", "ZergAI"]
