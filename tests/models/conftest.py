@@ -26,7 +26,7 @@ def local_model():
 
 
 @pytest.fixture(scope="session")
-def llama_server():
+def llama_server(tmp_path_factory):
     """Base URL of `python -m llama_cpp.server` on the embedded weights."""
     from bounded.models.local import EMBEDDED
 
@@ -36,21 +36,32 @@ def llama_server():
         sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--host", "127.0.0.1",
         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", "smollm2",
     ]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # The server logs a lot while loading: a file, not a pipe nobody reads, which would fill
+    # and block the server before it ever answers.
+    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if server.poll() is not None:
-                raise RuntimeError(f"llama server exited: {server.stderr.read().decode()[-2000:]}")
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise RuntimeError("llama server did not start within 120 s")
+        wait_until_serving(url, server, log_path)
         yield url
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def wait_until_serving(
+    url: str, server: subprocess.Popen, log_path, timeout_s: float = 120
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"llama server exited: {log_path.read_text()[-2000:]}")
+        try:
+            urllib.request.urlopen(f"{url}/models", timeout=2)
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(
+        f"llama server did not start in {timeout_s:.0f} s: {log_path.read_text()[-2000:]}"
+    )

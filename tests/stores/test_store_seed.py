@@ -18,14 +18,14 @@ def test_shipped_rules_match_the_engine():
 
 def test_rules_cover_every_card_enemy_relic_and_potion():
     from bounded.envs.spire.cards import CARDS
-    from bounded.envs.spire.enemies import ENEMIES
+    from bounded.envs.spire.enemies import game_enemies
     from bounded.envs.spire.potions import POTIONS
     from bounded.envs.spire.relics import RELICS
 
     ids = {r.id for r in seed_rules("spire").rules}
     expected = (
         {f"card:{k}" for k in CARDS}
-        | {f"enemy:{k}" for k in ENEMIES}
+        | {f"enemy:{k}" for k in game_enemies()}
         | {f"relic:{k}" for k in RELICS}
         | {f"potion:{k}" for k in POTIONS}
     )
@@ -58,3 +58,12 @@ def test_hand_skills_fire_for_the_situations_they_name():
     healthy_map = Situation(kind="map", act=1, hp=70, max_hp=70)
     assert [s.id for s in library.fired(healthy_map)] == ["map-elites-healthy"]
     assert library.fired(Situation(kind="stream")) == []
+
+
+def test_training_dummies_of_test_helpers_are_not_game_content():
+    from bounded.envs.spire import testing
+    from bounded.envs.spire.enemies import ENEMIES, game_enemies
+
+    assert testing.DUMMY in ENEMIES
+    assert testing.DUMMY not in game_enemies()
+    assert canonical_bytes(spire_rules()) == seed_path("spire", "rules.json").read_bytes()

@@ -166,7 +166,7 @@ def _card_rule(d: Any) -> Rule:
 def spire_rules() -> RulesBook:
     """The spire rules book, read from the engine's registries."""
     from bounded.envs.spire.cards import CARDS
-    from bounded.envs.spire.enemies import ENEMIES
+    from bounded.envs.spire.enemies import game_enemies
     from bounded.envs.spire.potions import POTIONS
     from bounded.envs.spire.relics import RELICS
 
@@ -181,7 +181,7 @@ def spire_rules() -> RulesBook:
         Rule(id=f"potion:{p.name}", category="potion", name=p.name, text=f"potion: {p.text}")
         for p in POTIONS.values()
     ]
-    rules += [_enemy_rule(d) for d in ENEMIES.values()]
+    rules += [_enemy_rule(d) for d in game_enemies().values()]
     rules += [
         Rule(id=f"keyword:{name}", category="keyword", name=name, text=text)
         for name, text in KEYWORDS.items()

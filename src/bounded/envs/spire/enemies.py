@@ -71,6 +71,15 @@ def enemy(
     ENEMIES[name] = EnemyDef(name, hp, {m.name: m for m in moves}, ai, dict(powers), tier)
 
 
+TRAINING_ENEMIES: set[str] = set()
+"""Enemies registered by test helpers (`bounded.envs.spire.testing`): never in a game."""
+
+
+def game_enemies() -> dict[str, EnemyDef]:
+    """The enemies of the game itself, without test helpers' training dummies."""
+    return {name: d for name, d in ENEMIES.items() if name not in TRAINING_ENEMIES}
+
+
 # --------------------------------------------------------------------------- AI helpers
 
 

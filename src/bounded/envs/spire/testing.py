@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bounded.envs.spire.cards import Card
 from bounded.envs.spire.combat import Combat, Enemy
-from bounded.envs.spire.enemies import ENEMIES, Move, cycle, enemy
+from bounded.envs.spire.enemies import ENEMIES, TRAINING_ENEMIES, Move, cycle, enemy
 from bounded.envs.spire.game import Run
 
 DUMMY = "Training Dummy"
@@ -17,6 +17,7 @@ HITTER = "Training Hitter"
 if DUMMY not in ENEMIES:
     enemy(DUMMY, (200, 200), [Move("Wait")], cycle("Wait"))
     enemy(HITTER, (200, 200), [Move("Hit", dmg=10)], cycle("Hit"))
+    TRAINING_ENEMIES.update((DUMMY, HITTER))
 
 
 class Table:
