@@ -80,6 +80,9 @@ def main() -> None:
     parser.add_argument("--styles", nargs="+", default=["timing", "rush", "power", "macro", "air"])
     parser.add_argument("--map", default="crossroads")
     parser.add_argument("--seeds", type=int, default=2, help="games per style")
+    parser.add_argument(
+        "--time-limit", type=float, default=1800.0, help="game seconds before a game times out"
+    )
     parser.add_argument("--out", default="bench/results/episodic_tokens.json")
     args = parser.parse_args()
 
@@ -92,7 +95,10 @@ def main() -> None:
         config = {} if tag == "summary" else {"bank": str(bank)}
         for style in args.styles:
             for seed in range(args.seeds):
-                env = make("craft", level=args.level, style=style, map=args.map)
+                env = make(
+                    "craft", level=args.level, style=style, map=args.map,
+                    time_limit=args.time_limit,
+                )  # fmt: skip
                 contract = make_contract(tag, config)
                 runs.append(run_episode(env, contract, model, seed=seed, tag=tag))
     rows = craft_table(runs)
