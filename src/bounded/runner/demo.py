@@ -102,6 +102,10 @@ def demo_table(rows: list[DemoRow]) -> Table:
     return table
 
 
+SPIRE_REPLY_TOKENS = 640
+"""A combat plan of up to 12 plays, with reasoning, does not fit 256 tokens; a reply cut
+short by the limit is invalid JSON even under the grammar."""
+
 SPIRE_FLOORS_PER_ACT = 16
 """15 rooms and a boss; the floor counter in spire observations runs across acts."""
 
@@ -157,7 +161,7 @@ def run_spire_demo(
 
         run = run_episode(
             env, memory, llm, seed=seed, env_id="spire", tag=f"demo-{contract}",
-            archive=archive, observer=observe,
+            archive=archive, observer=observe, max_tokens=SPIRE_REPLY_TOKENS,
         )  # fmt: skip
     return SpireDemoResult(
         run=run, tokens_by_layer=layers, max_prompt_tokens=peak, fallbacks=fallbacks
