@@ -17,34 +17,17 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 from bounded.analysis.craft_table import craft_table, render_craft_table
 from bounded.contracts import make_contract
 from bounded.core import JSON, Model, RunRecord
 from bounded.envs import make
 from bounded.models import make_model
-from bounded.models.scripted import ScriptedModel
+from bounded.models.scripted import ScriptedModel, first_option
 from bounded.runner import run_episode
 from bounded.stores.episodic import bootstrap_craft_bank
 
 TAGS = ("episodic", "episodic-no-exploration", "episodic-no-fusion", "summary")
-
-
-def first_option(schema: Any) -> Any:
-    """The first enum (or const) value found in a JSON schema."""
-    if isinstance(schema, dict):
-        if "enum" in schema:
-            return schema["enum"][0]
-        if "const" in schema:
-            return schema["const"]
-        schema = list(schema.values())
-    if isinstance(schema, list):
-        for item in schema:
-            found = first_option(item)
-            if found is not None:
-                return found
-    return None
 
 
 def first_legal_reply(messages: list[dict[str, str]], constraint: JSON | None) -> JSON:

@@ -3,26 +3,11 @@ import pytest
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.envs import make
+from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
 
 CONSTANT = '{"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}'
-
-
-def honest_reply(messages, constraint):
-    """A perfect state keeper: answers from the state the prompt shows."""
-    import json
-    import re
-
-    state = json.loads(re.search(r"Your state: (\{.*\})", messages[-1]["content"]).group(1))
-    event = re.search(r"Event \d+ of \d+: (\w+)", messages[-1]["content"]).group(1)
-    occupied, shipped = state["occupied"], state["shipped"]
-    if event == "STORE":
-        occupied += 1
-    elif event == "SHIP":
-        occupied, shipped = occupied - 1, shipped + 1
-    counts = {"occupied": occupied, "shipped": shipped}
-    return {"reasoning": "", "state_patch": counts, "action": {"id": "report", "args": counts}}
 
 
 @pytest.fixture(scope="package")

@@ -17,7 +17,7 @@ from bounded.contracts.episodic import (
 from bounded.core import JSON, Action, Completion, Observation, StepResult
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
-from bounded.models.scripted import ScriptedModel
+from bounded.models.scripted import ScriptedModel, first_option
 from bounded.runner import run_episode
 from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo, record_game
 
@@ -356,29 +356,13 @@ def test_a_retrieved_plan_keeps_its_executable_actions_and_the_empty_action_is_e
 # -- other environments -------------------------------------------------------------
 
 
-def first_choice(schema: object) -> object:
-    """The first enum (or const) value in a schema: a model that picks the first option."""
-    if isinstance(schema, dict):
-        if "enum" in schema:
-            return schema["enum"][0]
-        if "const" in schema:
-            return schema["const"]
-        schema = list(schema.values())
-    if isinstance(schema, list):
-        for item in schema:
-            found = first_choice(item)
-            if found is not None:
-                return found
-    return None
-
-
 def first_legal_model() -> ScriptedModel:
     def reply(messages, constraint):
         properties = constraint["properties"]
         if "strategy" in properties:
             return {"strategy": "expand, then attack with a robotics army"}
         key = "actions" if "actions" in properties else "action"
-        action = {"id": first_choice(properties[key])}
+        action = {"id": first_option(properties[key])}
         return {"reasoning": "", key: [action] if key == "actions" else action}
 
     return ScriptedModel(reply)

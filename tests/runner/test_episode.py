@@ -4,24 +4,9 @@ from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.core import Completion, Decision
 from bounded.envs import make
+from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import ModelUnavailableError, run_episode
-
-
-def honest_reply(messages, constraint):
-    """Answers from the state the prompt shows, as a perfect state-keeping model would."""
-    import json
-    import re
-
-    state = json.loads(re.search(r"Your state: (\{.*\})", messages[-1]["content"]).group(1))
-    event = re.search(r"Event \d+ of \d+: (\w+)", messages[-1]["content"]).group(1)
-    occupied, shipped = state["occupied"], state["shipped"]
-    if event == "STORE":
-        occupied += 1
-    elif event == "SHIP":
-        occupied, shipped = occupied - 1, shipped + 1
-    counts = {"occupied": occupied, "shipped": shipped}
-    return {"reasoning": "", "state_patch": counts, "action": {"id": "report", "args": counts}}
 
 
 def test_state_contract_loop_with_a_perfect_scripted_model(tmp_path):

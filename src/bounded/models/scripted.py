@@ -101,3 +101,19 @@ def minimal_instance(schema: JSON) -> Any:
 def schema_filler(id: str = "scripted:minimal") -> ScriptedModel:
     """A scripted model whose every reply is the minimal instance of the constraint."""
     return ScriptedModel(lambda _messages, constraint: minimal_instance(constraint or {}), id=id)
+
+
+def first_option(schema: Any) -> Any:
+    """The first enum (or const) value found anywhere in a JSON schema, depth first."""
+    if isinstance(schema, dict):
+        if "enum" in schema:
+            return schema["enum"][0]
+        if "const" in schema:
+            return schema["const"]
+        schema = list(schema.values())
+    if isinstance(schema, list):
+        for item in schema:
+            found = first_option(item)
+            if found is not None:
+                return found
+    return None
