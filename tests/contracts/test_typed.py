@@ -424,11 +424,15 @@ def test_self_evolve_adds_proposed_skills_through_the_gate():
     assert reasons == ["new", "id already exists"]
 
 
-def test_postrun_calls_are_bounded():
+def test_postrun_calls_are_bounded_and_counted_in_the_run_totals():
     c = make_contract("self-evolve", {"postrun": {"max_calls": 1}})
     model = ScriptedModel(first_action)
-    play_warehouse(c, model)
+    run = play_warehouse(c, model)
     assert len(c.postrun_calls) == 1
+    assert run.model_calls == run.decisions + 1 == len(model.calls)
+    assert run.prompt_tokens == sum(
+        sum(approx_tokens(m["content"]) for m in call["messages"]) for call in model.calls
+    )
 
 
 def test_postrun_without_a_model_is_skipped_and_says_so():

@@ -120,6 +120,7 @@ class EpisodeRunner:
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
             self.contract.postrun(self.trajectory)
+            self._count_calls(getattr(self.contract, "postrun_calls", []))
             self.run.status = "completed"
         except BaseException as exc:
             self.run.status = "failed"
@@ -220,16 +221,21 @@ class EpisodeRunner:
         run = self.run
         run.decisions += 1
         own = [record.completion] if record.completion else []
-        for completion in own + record.extra_completions:
-            run.model_calls += 1
-            run.prompt_tokens += completion.prompt_tokens
-            run.completion_tokens += completion.completion_tokens
-            run.cached_tokens += completion.cached_tokens
+        self._count_calls(own + record.extra_completions)
         if record.completion:
             run.last_prompt_tokens = record.prompt_tokens
         if self.archive is not None:
             self.archive.add_decision(record)
             self._save_run()
+
+    def _count_calls(self, completions: list[Completion]) -> None:
+        """Add model calls to the run's totals (a decision's, or the contract's postrun)."""
+        run = self.run
+        for completion in completions:
+            run.model_calls += 1
+            run.prompt_tokens += completion.prompt_tokens
+            run.completion_tokens += completion.completion_tokens
+            run.cached_tokens += completion.cached_tokens
 
     def _save_run(self) -> None:
         if self.archive is not None:

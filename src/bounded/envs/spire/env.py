@@ -12,7 +12,8 @@ from bounded.core import JSON, Action, IllegalActionError, Observation
 from bounded.envs.spire.game import ASCENSION_RULES, BOSS_POINTS, Run
 from bounded.envs.spire.render import render_text, state_dict
 
-ENV_VERSION = "1"
+ENV_VERSION = "2"
+"""2: a fight's observation lists no deck (its size only); the game is unchanged."""
 SAVE_FORMAT = 1
 MAX_PLAN = 12
 """Most actions one combat plan may hold."""

@@ -219,7 +219,11 @@ def _deck_summary(run: Run) -> str:
 
 
 def _header(run: Run) -> str:
-    """The header; `state_dict` has just refreshed the deck and relic caches it keys on."""
+    """The header; `state_dict` has just refreshed the deck and relic caches it keys on.
+
+    In a fight the deck list is left out: the fight shows the hand and the pile sizes,
+    and a decision about the deck (a reward, the shop, a removal) shows the deck, so a
+    fight's prompt does not grow with the deck over a run."""
     deck = run.deck_json_cache
     relics = run.relics_json_cache
     key = (
@@ -233,6 +237,7 @@ def _header(run: Run) -> str:
         tuple(run.potions),
         None if deck is None else deck[0],
         None if relics is None else relics[0],
+        run.combat is None,
     )
     cached = run.header_cache
     if cached is None or cached[0] != key:
@@ -242,13 +247,15 @@ def _header(run: Run) -> str:
 
 def _build_header(run: Run) -> str:
     potions = ", ".join(p for p in run.potions if p) or "none"
-    return (
+    header = (
         f"Act {run.act}, floor {run.floor} (act floor {run.act_floor}/{FLOORS_PER_ACT}), "
         f"ascension {run.ascension}. "
         f"HP {run.hp}/{run.max_hp}, gold {run.gold}, energy per turn {run.max_energy}.\n"
-        f"Relics: {', '.join(run.relics)}.\nPotions: {potions}.\n"
-        f"Deck ({len(run.deck)}): {_deck_summary(run)}."
+        f"Relics: {', '.join(run.relics)}.\nPotions: {potions}."
     )
+    if run.combat is not None:
+        return f"{header}\nDeck: {len(run.deck)} cards."
+    return f"{header}\nDeck ({len(run.deck)}): {_deck_summary(run)}."
 
 
 def _combat_text(cb: Combat, state: dict[str, Any]) -> str:

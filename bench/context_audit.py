@@ -1,0 +1,308 @@
+"""Context audit on spire: the typed contract against an accumulating transcript, same seeds.
+
+Usage: python bench/context_audit.py [--seeds 1 2 3] [--preset typed] [--acts 3] [--out-dir DIR]
+
+Every game is played by the spire expert answering through a scripted model, so on one seed
+all three runs below see the same game, decision for decision, and only the memory contract
+differs. Prompt tokens are counted with the embedded model's tokenizer and chat template
+(SmolLM2), exactly as `bounded run --model local` would send them:
+
+- `typed`: the typed contract (`--preset`, default `typed`: L1-L3, L5 with the hand-written
+  skills, the combat container);
+- `transcript (8k window)`: the transcript contract against the embedded model's 8,192-token
+  context window; it drops the oldest turns once the window is full, and records how many.
+  Measured: this is what a transcript agent on the embedded model sends;
+- `transcript (unbounded)`: the same contract with no window, the counterfactual of a model
+  whose window never fills; computed, since no model here could take those prompts.
+
+Reports per seed the cumulative prompt tokens of each, the ratios, the typed prompt's
+maximum (and its own token estimate's maximum against the bound it records, which is in
+that estimate's units), and its least-squares slope per 100 decisions in percent of its
+mean, with the slope of each layer in tokens. Writes `context_audit.json` and a plot of tokens
+against the decision index (`context_audit.png`) to `--out-dir` (default bench/results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from bounded.analysis.stats import linear_slope
+from bounded.contracts import make_contract
+from bounded.core import JSON, Completion, DecisionRecord, Observation, approx_tokens
+from bounded.envs import make
+from bounded.envs.spire import SpireExpert
+from bounded.models.local import LocalModel
+from bounded.models.scripted import minimal_instance
+from bounded.runner.episode import EpisodeRunner
+
+RESULTS = Path(__file__).parent / "results"
+LAYERS = ("L1", "combat", "L2", "L3", "L4", "L5")
+
+
+class ExpertModel:
+    """The spire expert's moves as a model's replies; prompts counted by a real tokenizer."""
+
+    def __init__(self, tokenizer: LocalModel, context_window: int | None) -> None:
+        self.id = "spire-expert"
+        self.tokenizer = tokenizer
+        self.context_window = context_window
+        self.expert = SpireExpert()
+        self.observation: Observation | None = None
+
+        self._counts: dict[str, int] = {}
+        self._message_counts: dict[tuple[str, str, str], int] = {}
+
+    def count_tokens(self, text: str) -> int:
+        if text not in self._counts:
+            self._counts[text] = self.tokenizer.count_tokens(text)
+        return self._counts[text]
+
+    def prompt_length(self, messages: list[dict[str, str]]) -> int:
+        """Tokens of the formatted chat prompt, summed message by message (each message is
+        delimited by special tokens, so the sum is exact), so that a transcript of n
+        decisions costs O(n) tokenizer work, not O(n^2)."""
+        head = messages[0]
+        return self._length([head]) + sum(self._added(head, m) for m in messages[1:])
+
+    def _length(self, messages: list[dict[str, str]]) -> int:
+        return len(self.tokenizer.prompt_tokens(messages)[0])
+
+    def _added(self, head: dict[str, str], message: dict[str, str]) -> int:
+        key = (head["content"], message["role"], message["content"])
+        if key not in self._message_counts:
+            self._message_counts[key] = self._length([head, message]) - self._length([head])
+        return self._message_counts[key]
+
+    def reply(self, constraint: JSON) -> JSON:
+        assert self.observation is not None
+        obs = self.observation
+        chosen = self.expert.act(obs)
+        plan = chosen if isinstance(chosen, list) else [chosen]
+        moves = [{"id": a.id, "args": a.args} if a.args else {"id": a.id} for a in plan]
+        reply: JSON = {}
+        for key in constraint.get("required", []):
+            if key == "actions":
+                reply[key] = moves[: obs.max_actions]
+            elif key == "action":
+                reply[key] = moves[0]
+            else:
+                reply[key] = minimal_instance(constraint["properties"][key])
+        return reply
+
+    def complete(
+        self, messages: list[dict[str, str]], *, constraint: JSON | None = None, **_: Any
+    ) -> Completion:
+        assert constraint is not None
+        text = json.dumps(self.reply(constraint))
+        return Completion(
+            text=text,
+            prompt_tokens=self.prompt_length(messages),
+            completion_tokens=self.count_tokens(text),
+            model=self.id,
+            finish_reason="stop",
+        )
+
+
+def play(
+    seed: int, contract: str, settings: JSON | None, model: ExpertModel, acts: int
+) -> tuple[list[DecisionRecord], JSON]:
+    env = make("spire", acts=acts)
+
+    def observe(_: DecisionRecord, obs: Observation) -> None:
+        model.observation = obs
+
+    runner = EpisodeRunner(
+        env, make_contract(contract, settings), model, seed=seed, env_id="spire",
+        observer=observe,
+    )  # fmt: skip
+    model.observation = env.reset(seed=seed)[0]
+    runner.execute()
+    return runner.trajectory, runner.run.outcome
+
+
+def slope_share(values: list[int]) -> float:
+    """Least-squares slope per 100 decisions, in percent of the mean."""
+    mean = sum(values) / len(values)
+    return 100 * per_100(values) / mean if mean else 0.0
+
+
+def per_100(values: list[int]) -> float:
+    """Least-squares slope per 100 decisions, in tokens."""
+    return 100 * linear_slope([float(i) for i in range(len(values))], [float(v) for v in values])[0]
+
+
+def typed_summary(trajectory: list[DecisionRecord]) -> JSON:
+    """The contract's bound is in its own token estimate (`approx_tokens`), so the bound
+    check compares that estimate; everything else is in model tokens."""
+    prompts = [d.prompt_tokens for d in trajectory]
+    layers = {
+        layer: [d.tokens_by_layer.get(layer, 0) for d in trajectory]
+        for layer in LAYERS
+        if any(layer in d.tokens_by_layer for d in trajectory)
+    }
+    estimates = [sum(approx_tokens(s.text) for s in d.segments) for d in trajectory]
+    bounds = [int(d.info["prompt_bound"]) for d in trajectory]
+    return {
+        "decisions": len(trajectory),
+        "total": sum(prompts),
+        "mean": round(sum(prompts) / len(prompts), 1),
+        "max": max(prompts),
+        "max_estimate": max(estimates),
+        "max_bound": max(bounds),
+        "over_bound": sum(e > b for e, b in zip(estimates, bounds, strict=True)),
+        "slope_per_100_share": round(slope_share(prompts), 2),
+        "layer_slope_per_100_tokens": {layer: round(per_100(v), 1) for layer, v in layers.items()},
+        "prompts": prompts,
+        "layers": layers,
+    }
+
+
+def transcript_summary(trajectory: list[DecisionRecord], window: int | None) -> JSON:
+    prompts = [d.prompt_tokens for d in trajectory]
+    dropped = [int(d.info.get("history_dropped", 0)) for d in trajectory]
+    first_cut = next((i for i, n in enumerate(dropped) if n), None)
+    return {
+        "window": window,
+        "decisions": len(trajectory),
+        "total": sum(prompts),
+        "max": max(prompts),
+        "first_truncated_decision": first_cut,
+        "prompts": prompts,
+    }
+
+
+def audit_seed(seed: int, preset: str, acts: int, tokenizer: LocalModel) -> JSON:
+    started = time.perf_counter()
+    window = tokenizer.context_window
+    typed, outcome = play(seed, preset, None, ExpertModel(tokenizer, None), acts)
+    as_run, _ = play(seed, "transcript", None, ExpertModel(tokenizer, window), acts)
+    unbounded, _ = play(seed, "transcript", None, ExpertModel(tokenizer, None), acts)
+    assert len(typed) == len(as_run) == len(unbounded), "the three runs must be one game"
+    result = {
+        "seed": seed,
+        "outcome": {k: outcome.get(k) for k in ("victory", "floor", "act", "score")},
+        "typed": typed_summary(typed),
+        "transcript_window": transcript_summary(as_run, window),
+        "transcript_unbounded": transcript_summary(unbounded, None),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    cut = result["transcript_window"]["first_truncated_decision"]
+    fits = cut if cut is not None else len(typed)
+    typed_prompts = result["typed"]["prompts"]
+    result["ratios"] = {
+        "unbounded_over_typed": round(
+            result["transcript_unbounded"]["total"] / result["typed"]["total"], 2
+        ),
+        "window_over_typed": round(
+            result["transcript_window"]["total"] / result["typed"]["total"], 2
+        ),
+        "decisions_before_window_full": fits,
+        "measured_over_typed_while_it_fits": round(
+            sum(result["transcript_window"]["prompts"][:fits]) / max(1, sum(typed_prompts[:fits])),
+            2,
+        ),
+    }
+    return result
+
+
+def plot(results: list[JSON], path: Path) -> None:
+    first = results[0]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
+    layers = first["typed"]["layers"]
+    xs = range(first["typed"]["decisions"])
+    left.stackplot(xs, *layers.values(), labels=list(layers), alpha=0.85)
+    left.set_title(f"typed, seed {first['seed']}: prompt tokens per decision, by layer")
+    left.set_xlabel("decision index")
+    left.set_ylabel("prompt tokens")
+    left.legend(loc="upper left", fontsize=8, ncols=3)
+    seeds = ", ".join(str(r["seed"]) for r in results)
+    for n, result in enumerate(results):
+        for key, label, color in (
+            ("typed", "typed", "C0"),
+            ("transcript_window", "transcript, 8k window (measured)", "C1"),
+            ("transcript_unbounded", "transcript, no window (counterfactual)", "C2"),
+        ):
+            prompts = result[key]["prompts"]
+            cumulative = [sum(prompts[: i + 1]) for i in range(len(prompts))]
+            name = f"{label}, seeds {seeds}" if n == 0 else None
+            right.plot(cumulative, color=color, alpha=0.8, label=name)
+    right.set_yscale("log")
+    right.set_title("cumulative prompt tokens")
+    right.set_xlabel("decision index")
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+COLUMNS = (
+    "seed", "outcome", "decisions", "typed total", "typed max", "estimate max / bound",
+    "typed slope per 100 (% of mean)", "transcript 8k total", "transcript unbounded total",
+    "unbounded/typed", "window full at",
+)  # fmt: skip
+
+
+def table_row(r: JSON) -> list[str]:
+    t, w, u = r["typed"], r["transcript_window"], r["transcript_unbounded"]
+    outcome = "victory" if r["outcome"]["victory"] else f"death, floor {r['outcome']['floor']}"
+    return [
+        str(r["seed"]), outcome, str(t["decisions"]), f"{t['total']:,}",
+        f"{t['max']:,}", f"{t['max_estimate']:,} / {t['max_bound']:,}",
+        f"{t['slope_per_100_share']:+.2f}",
+        f"{w['total']:,}", f"{u['total']:,}", f"{r['ratios']['unbounded_over_typed']:.1f}x",
+        str(r["ratios"]["decisions_before_window_full"]),
+    ]  # fmt: skip
+
+
+def print_table(results: list[JSON]) -> None:
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS))
+    for result in results:
+        print("| " + " | ".join(table_row(result)) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--preset", default="typed", help="typed contract or preset name")
+    parser.add_argument("--acts", type=int, default=3)
+    parser.add_argument("--out-dir", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    tokenizer = LocalModel()
+    results = [audit_seed(seed, args.preset, args.acts, tokenizer) for seed in args.seeds]
+    print_table(results)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    plot(results, args.out_dir / "context_audit.png")
+    slim = [
+        {
+            **r,
+            **{
+                k: {kk: vv for kk, vv in r[k].items() if kk not in ("prompts", "layers")}
+                for k in ("typed", "transcript_window", "transcript_unbounded")
+            },
+        }
+        for r in results
+    ]
+    payload = {
+        "settings": {"seeds": args.seeds, "preset": args.preset, "acts": args.acts},
+        "results": slim,
+        "series": {
+            r["seed"]: {
+                k: r[k]["prompts"] for k in ("typed", "transcript_window", "transcript_unbounded")
+            }
+            for r in results
+        },
+    }
+    (args.out_dir / "context_audit.json").write_text(json.dumps(payload, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
