@@ -123,6 +123,21 @@ def test_reset_gives_the_opening_bonus() -> None:
     assert "Act 1" in obs.text and env.instructions
 
 
+def test_a_fight_shows_the_deck_size_and_a_deck_decision_shows_the_deck() -> None:
+    env, expert = SpireEnv(), SpireExpert()
+    obs, _ = env.reset(seed=1)
+    seen: dict[str, tuple[str, int]] = {}
+    while obs.kind != "game_over" and len(seen) < 2:
+        if obs.kind in ("combat", "card_reward"):
+            seen.setdefault(obs.kind, (obs.text, len(obs.state["player"]["deck"])))
+        obs, *_ = env.step(expert.act(obs))
+    fight, fight_deck = seen["combat"]
+    assert f"Deck: {fight_deck} cards." in fight
+    assert "Strike" not in fight.split("Hand:")[0]
+    reward, reward_deck = seen["card_reward"]
+    assert f"Deck ({reward_deck}): " in reward and "Defend x" in reward
+
+
 def test_same_seed_same_observation_and_different_seeds_differ() -> None:
     a, _ = SpireEnv().reset(seed=5)
     b, _ = SpireEnv().reset(seed=5)
