@@ -96,8 +96,32 @@ def test_workbench_runs_each_task_and_prints_the_suite_table(capsys, tmp_path):
         assert sorted(r.status for r in store.runs()) == ["completed", "completed"]
 
 
+def test_workbench_runs_unchanged_against_an_openai_compatible_server(
+    capsys, tmp_path, llama_server
+):
+    archive = tmp_path / "runs.sqlite"
+    code, out, err = call(
+        capsys, "run", "workbench", "--task", "report_date", "--model", "openai:smollm2",
+        "--base-url", llama_server, "--max-turns", "1", "--max-tokens", "96",
+        "--tag", "served", "--seed", "3", "--archive", str(archive),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "report_date" in out and "/1" in out
+    with Archive(archive) as store:
+        [run] = store.runs()
+        [decision] = store.decisions(run.run_id)
+    assert (run.model, run.tag, run.seed) == ("openai:smollm2", "served", 3)
+    assert run.status == "completed"
+    assert run.model_params["max_tokens"] == 96
+    assert decision.completion is not None and decision.completion.prompt_tokens > 0
+
+
 def test_workbench_options_are_refused_elsewhere_and_tasks_checked(capsys, tmp_path):
     code, _, err = call(capsys, "run", "warehouse", "--task", "x")
     assert code == 2 and "workbench options" in err
     code, _, err = call(capsys, "run", "workbench", "--task", "nope", "--model", "scripted:x")
     assert code == 2 and "unknown workbench task 'nope'" in err
+    code, _, err = call(
+        capsys, "run", "workbench", "--task", "report_date", "--copt", "nope=1", "--model", "x"
+    )
+    assert code == 2 and "nope: Extra inputs are not permitted" in err

@@ -76,7 +76,9 @@ def run(
     copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
     tag: Annotated[str, typer.Option(help="Condition tag stored with the run.")] = "",
     base_url: BaseUrlOption = None,
-    max_tokens: Annotated[int, typer.Option(help="Reply token limit.")] = 256,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Reply token limit (default 256; workbench 2048).")
+    ] = None,
     archive: ArchiveOption = DEFAULT_ARCHIVE,
     task: Annotated[
         str | None, typer.Option(help="Workbench: all, or task names separated by commas.")
@@ -93,7 +95,11 @@ def run(
     from bounded.runner import run_episode
 
     if env == "workbench":
-        run_workbench(task or "all", contract, model, base_url, single_action, max_turns, archive)
+        run_workbench(
+            task or "all", contract, parse_options(copt or []), model, base_url=base_url,
+            multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
+            seed=seed, tag=tag or contract, archive=archive,
+        )  # fmt: skip
         return
     if task is not None or single_action or max_turns is not None:
         raise ConfigError("--task, --single-action and --max-turns are workbench options")
@@ -112,7 +118,7 @@ def run(
             env_id=env,
             tag=tag or contract,
             archive=store,
-            max_tokens=max_tokens,
+            max_tokens=max_tokens or 256,
         )
     console.print(run_summary(record, archive))
 
@@ -120,26 +126,36 @@ def run(
 def run_workbench(
     tasks: str,
     contract: str,
+    contract_config: dict[str, Any],
     model: str,
+    *,
     base_url: str | None,
-    single_action: bool,
+    multi_action: bool,
     max_turns: int | None,
+    max_tokens: int | None,
+    seed: int,
+    tag: str,
     archive: Path,
 ) -> None:
     """The workbench suite: each task in a fresh sandboxed copy, judged by its oracle."""
+    from bounded.contracts import make_contract
     from bounded.envs.workbench import format_table, run_suite
     from bounded.envs.workbench.suite import select_tasks
     from bounded.models import make_model
 
-    select_tasks(tasks)  # refuse an unknown task before loading a model
+    select_tasks(tasks)  # refuse an unknown task or a bad contract before loading a model
+    make_contract(contract, contract_config or None)
     llm = make_model(model, base_url=base_url)
-    options: dict[str, Any] = {"multi_action": not single_action}
+    options: dict[str, Any] = {"multi_action": multi_action, "seed": seed}
     if max_turns is not None:
         options["max_turns"] = max_turns
+    if max_tokens is not None:
+        options["max_tokens"] = max_tokens
     with Archive(archive) as store:
         rows = run_suite(
-            llm, tasks=tasks, contract=contract, archive=store, tag=contract,
-            on_row=lambda row: console.print(f"{row.task}: {row.outcome}"), **options,
+            llm, tasks=tasks, contract=contract, contract_config=contract_config or None,
+            archive=store, tag=tag, on_row=lambda row: console.print(f"{row.task}: {row.outcome}"),
+            **options,
         )  # fmt: skip
     typer.echo(format_table(rows))
     console.print(f"archive: {archive}")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 FORMAT_VERSION = 1
 """Stamped on every archived record; bump when a stored shape changes."""
@@ -28,6 +28,14 @@ class BoundedError(Exception):
 
 class ConfigError(BoundedError):
     """Bad configuration or arguments: the message names what is wrong."""
+
+
+def first_validation_error(exc: ValidationError) -> str:
+    """A pydantic error as one line naming the offending field: `l3.mode: Input should be ...`."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 class IllegalActionError(BoundedError):

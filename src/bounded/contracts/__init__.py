@@ -9,7 +9,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from bounded.core import ConfigError, Contract
+from pydantic import ValidationError
+
+from bounded.core import ConfigError, Contract, first_validation_error
 
 _CONTRACTS: dict[str, str] = {
     "transcript": "bounded.contracts.transcript:TranscriptContract",
@@ -53,7 +55,11 @@ def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
     try:
         return cls(**settings)
     except (TypeError, ValueError) as exc:
-        first = str(exc).splitlines()[0]
+        first = (
+            first_validation_error(exc)
+            if isinstance(exc, ValidationError)
+            else str(exc).splitlines()[0]
+        )
         raise ConfigError(f"bad settings for contract {name!r}: {first}") from exc
 
 

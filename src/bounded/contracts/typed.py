@@ -41,6 +41,7 @@ from bounded.core import (
     Prompt,
     StepResult,
     approx_tokens,
+    first_validation_error,
 )
 from bounded.stores.budget import LayerBudget, Truncation, fit_block, fit_items
 from bounded.stores.directory import SkillSeed, StoreSet
@@ -174,10 +175,7 @@ class TypedConfig(BaseModel):
 
 def config_error(exc: ValidationError) -> ConfigError:
     """A one-line error naming the offending field."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return ConfigError(f"typed config: {where + ': ' if where else ''}{message}")
+    return ConfigError(f"typed config: {first_validation_error(exc)}")
 
 
 def game_of(env_id: str) -> str:
