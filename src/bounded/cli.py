@@ -52,6 +52,8 @@ def run_summary(run: RunRecord, archive: Path) -> Table:
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in run.outcome.items():
+        if key == "decisions":  # the run's own count follows
+            continue
         if isinstance(value, float):
             value = f"{value:.3f}"
         table.add_row(key, str(value))
