@@ -1,6 +1,6 @@
-"""The write gate: refuses same ids, empty and near-identical texts, and says why."""
+"""The write gate: refuses same ids, empty, repetitive and near-identical texts, and says why."""
 
-from bounded.stores.gate import WriteGate, similarity
+from bounded.stores.gate import WriteGate, most_repeated_sentence, similarity
 
 STORED = [("block-early", "Against the Cultist, block early and kill it before Ritual stacks.")]
 
@@ -8,6 +8,15 @@ STORED = [("block-early", "Against the Cultist, block early and kill it before R
 def test_a_new_distinct_entry_is_accepted():
     verdict = WriteGate().check("L5", "poison", "Stack Poison on big enemies.", STORED)
     assert verdict.accepted and verdict.reason == "new"
+
+
+def test_a_text_that_repeats_one_sentence_is_refused():
+    loop = "The game ended on floor 4. " + "The outcome was a decision made by the player. " * 3
+    verdict = WriteGate().check("L4", "event-sands", loop, STORED)
+    assert not verdict.accepted and verdict.reason == "repetitive (one sentence 3 times)"
+    twice = "Block early. Then attack. Block early!"
+    assert WriteGate().check("L4", "twice", twice, STORED).accepted
+    assert most_repeated_sentence(twice) == 2 and most_repeated_sentence("") == 0
 
 
 def test_a_taken_id_is_refused():

@@ -1,14 +1,18 @@
 """The write gate: what postrun learning may add to L4 and L5, and why it was refused.
 
 An entry is refused when its id is taken (a revision must name the entry it revises
-and raise its version), when its text is empty or too short, or when it is near-identical to
-an entry already stored (normalised similarity at or above the threshold). Every
+and raise its version), when its text is empty or too short, when it repeats itself (a
+small model stuck in a loop writes one sentence over and over), or when it is
+near-identical to an entry already stored (normalised similarity at or above the
+threshold). Every
 verdict is kept, accepted or not, so a run's learning can be audited.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
+from collections import Counter
 from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
@@ -33,6 +37,13 @@ def similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, norm(a), norm(b), autojunk=False).ratio()
 
 
+def most_repeated_sentence(text: str) -> int:
+    """How often the most frequent sentence of a text occurs (after normalisation)."""
+    parts = (norm(part).rstrip(".!?") for part in re.split(r"(?<=[.!?])\s+", text))
+    sentences = [part for part in parts if part]
+    return max(Counter(sentences).values(), default=0)
+
+
 class WriteGate(BaseModel):
     """Duplicate checks for store writes."""
 
@@ -40,6 +51,8 @@ class WriteGate(BaseModel):
     """Similarity at or above which a text counts as a near-identical duplicate."""
     min_words: int = Field(default=4, ge=1)
     """Fewest words a text needs: shorter ones carry no reusable advice."""
+    max_repeats: int = Field(default=2, ge=1)
+    """Most times one sentence may occur in a text."""
 
     def check(
         self,
@@ -77,6 +90,9 @@ class WriteGate(BaseModel):
             return verdict(False, "id already exists", entry_id, 1.0)
         if len(text.split()) < self.min_words:
             return verdict(False, f"too short (under {self.min_words} words)")
+        repeats = most_repeated_sentence(text)
+        if repeats > self.max_repeats:
+            return verdict(False, f"repetitive (one sentence {repeats} times)")
         best_id, best = None, 0.0
         for old_id, old_text in pairs:
             score = similarity(text, old_text)
