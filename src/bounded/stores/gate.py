@@ -4,8 +4,7 @@ An entry is refused when its id is taken (a revision must name the entry it revi
 and raise its version), when its text is empty or too short, when it repeats itself (a
 small model stuck in a loop writes one sentence over and over), or when it is
 near-identical to an entry already stored (normalised similarity at or above the
-threshold). Every
-verdict is kept, accepted or not, so a run's learning can be audited.
+threshold). Every verdict is kept, accepted or not, so a run's learning can be audited.
 """
 
 from __future__ import annotations
