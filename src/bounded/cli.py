@@ -63,6 +63,12 @@ def run_summary(run: RunRecord, archive: Path) -> Table:
     table.add_row("last-step prompt tokens", str(run.last_prompt_tokens))
     table.add_row("cached prompt tokens", str(run.cached_tokens))
     table.add_row("wall time (s)", f"{run.wall_s:.1f}")
+    verdicts = run.postrun.get("verdicts", [])
+    if verdicts:
+        admitted = sum(bool(v.get("accepted")) for v in verdicts)
+        table.add_row(
+            "postrun writes admitted / refused", f"{admitted} / {len(verdicts) - admitted}"
+        )
     table.add_row("archive", f"{archive} (run {run.run_id[:12]})")
     return table
 

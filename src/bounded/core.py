@@ -205,6 +205,9 @@ class RunRecord(BaseModel):
     error: str | None = None
     outcome: JSON = Field(default_factory=dict)
     """The environment's `metrics()` at the end."""
+    postrun: JSON = Field(default_factory=dict)
+    """What the contract's postrun learning did, when it has one: each model call whole
+    (so a malformed reply can be read), the write gate's verdicts, and a note."""
     decisions: int = 0
     model_calls: int = 0
     prompt_tokens: int = 0

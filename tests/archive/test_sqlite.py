@@ -89,6 +89,23 @@ def test_a_file_that_is_not_an_archive_is_a_clear_error_and_untouched(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_an_archive_from_before_the_postrun_column_gains_it_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(run_record(status="completed", outcome={"accuracy": 0.5}))
+        archive.add_decision(decision(0))
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE runs DROP COLUMN postrun")
+    db.commit()
+    db.close()
+    with Archive(path) as archive:
+        [run] = archive.runs()
+        assert run.postrun == {} and run.outcome == {"accuracy": 0.5}
+        assert archive.decisions("r1") == [decision(0)]
+        archive.save_run(run.model_copy(update={"postrun": {"note": "learned"}}))
+        assert archive.run("r1").postrun == {"note": "learned"}
+
+
 def test_a_newer_format_is_refused(tmp_path):
     path = tmp_path / "a.sqlite"
     Archive(path).close()

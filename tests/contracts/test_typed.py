@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.typed import TypedContract, game_of
 from bounded.contracts.typed_presets import TYPED_PRESETS
@@ -433,6 +434,40 @@ def test_postrun_calls_are_bounded_and_counted_in_the_run_totals():
     assert run.prompt_tokens == sum(
         sum(approx_tokens(m["content"]) for m in call["messages"]) for call in model.calls
     )
+
+
+def test_a_malformed_postrun_reply_is_refused_with_its_cause_and_archived_whole(tmp_path):
+    cut = '{"note": "Block the first hits, th'
+
+    def truncated_notes(messages, constraint):
+        return cut if "note" in constraint["properties"] else first_action(messages, constraint)
+
+    store = tmp_path / "stores"
+    c = make_contract("self-evolve", {"store_dir": str(store)})
+    with Archive(tmp_path / "runs.sqlite") as archive:
+        record = play_warehouse_archived(c, ScriptedModel(truncated_notes), archive)
+        [stored] = archive.runs()
+    [verdict] = [v for v in c.verdicts if v.layer == "L4"]
+    assert not verdict.accepted
+    assert verdict.reason.startswith("unusable reply: the reply is not a JSON object")
+    assert StoreSet("warehouse", store).summaries.summaries == []
+    assert stored.postrun == record.postrun
+    assert cut in [call["text"] for call in stored.postrun["calls"]]
+    assert stored.postrun["verdicts"][0]["reason"] == verdict.reason
+
+
+def play_warehouse_archived(contract_, model, archive):
+    return run_episode(
+        WarehouseEnv(horizon=6), contract_, model, seed=0, env_id="bounded/Warehouse-v0",
+        archive=archive,
+    )  # fmt: skip
+
+
+def test_a_contract_without_postrun_learning_archives_an_empty_postrun(tmp_path):
+    with Archive(tmp_path / "runs.sqlite") as archive:
+        play_warehouse_archived(make_contract("mode-a"), ScriptedModel(first_action), archive)
+        [stored] = archive.runs()
+    assert stored.postrun == {}
 
 
 def test_postrun_without_a_model_is_skipped_and_says_so():

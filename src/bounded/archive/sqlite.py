@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     error TEXT,
     outcome TEXT NOT NULL,
+    postrun TEXT NOT NULL DEFAULT '{}',
     decisions INTEGER NOT NULL,
     model_calls INTEGER NOT NULL,
     prompt_tokens INTEGER NOT NULL,
@@ -95,7 +96,10 @@ CREATE TABLE IF NOT EXISTS snapshots (
 );
 """
 
-_RUN_JSON_FIELDS = ("contract_config", "store_hashes", "model_params", "outcome")
+_RUN_JSON_FIELDS = ("contract_config", "store_hashes", "model_params", "outcome", "postrun")
+
+ADDED_RUN_COLUMNS = {"postrun": "TEXT NOT NULL DEFAULT '{}'"}
+"""Columns added to `runs` after format 1 first shipped: an older archive gains them on open."""
 
 
 class ArchiveError(BoundedError):
@@ -118,6 +122,7 @@ class Archive:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
             self._check_version()
+            self._add_missing_columns()
         except sqlite3.DatabaseError as exc:
             raise ArchiveError(f"cannot open archive {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
@@ -134,6 +139,13 @@ class Archive:
                 f"archive {self.path} has format {row[0]}, newer than this version reads "
                 f"({FORMAT_VERSION}): upgrade bounded"
             )
+
+    def _add_missing_columns(self) -> None:
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
+        with self._db:
+            for column, declaration in ADDED_RUN_COLUMNS.items():
+                if column not in present:
+                    self._db.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         self._db.close()

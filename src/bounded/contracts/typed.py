@@ -323,6 +323,8 @@ class TypedContract:
         self.verdicts: list[GateVerdict] = []
         self.postrun_calls: list[Completion] = []
         self.postrun_note = ""
+        self.postrun_record: JSON = {}
+        """What the last postrun did, for the run's archive row (see `postrun`)."""
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -354,6 +356,7 @@ class TypedContract:
         self.verdicts = []
         self.postrun_calls = []
         self.postrun_note = ""
+        self.postrun_record = {}
 
     def _layer(self, layer: str) -> StoreLayer:
         return {"L3": self.config.l3, "L4": self.config.l4, "L5": self.config.l5}[layer]
@@ -513,6 +516,7 @@ class TypedContract:
             return
         if self.model is None:
             self.postrun_note = "skipped: no model was given at reset"
+            self.postrun_record = {"note": self.postrun_note}
             return
         run_id = trajectory[0].run_id if trajectory else ""
         learner = Learner(self, self.model, run_id)
@@ -530,6 +534,11 @@ class TypedContract:
         self.stores.journal(self.verdicts)
         hashes = self.stores.layer_hashes()
         self.written_hashes = {layer: hashes[layer] for layer in writable}
+        self.postrun_record = {
+            "calls": [call.model_dump() for call in self.postrun_calls],
+            "verdicts": [verdict.model_dump() for verdict in self.verdicts],
+            "note": self.postrun_note,
+        }
 
 
 # -- postrun ------------------------------------------------------------------------
@@ -552,6 +561,8 @@ class Learner:
         self.verdicts: list[GateVerdict] = []
         self.calls: list[Completion] = []
         self.errors: list[str] = []
+        self.failure = ""
+        """Why the latest call gave no JSON object (see `ask`)."""
 
     @property
     def budget_left(self) -> bool:
@@ -567,12 +578,26 @@ class Learner:
         except Exception as exc:  # learning is best effort: a failed call must not fail the run
             self.errors.append(f"{type(exc).__name__}: {exc}")
             self.calls.append(Completion(text="", model=getattr(self.model, "id", "")))
+            self.failure = f"the model call failed ({type(exc).__name__})"
             return None
         self.calls.append(completion)
         try:
             return extract_json_object(completion.text)
         except ValueError:
+            self.failure = (
+                f"the reply is not a JSON object (finish: {completion.finish_reason or '?'}, "
+                f"{completion.completion_tokens} tokens)"
+            )
             return None
+
+    def refuse_unusable(self, layer: str, entry_id: str) -> None:
+        """Record that a call meant to write `entry_id` gave nothing to judge, and why."""
+        reason = f"unusable reply: {self.failure}"
+        self.verdicts.append(
+            GateVerdict(
+                layer=layer, entry_id=entry_id, accepted=False, reason=reason, run_id=self.run_id
+            )
+        )
 
     def outcome_line(self) -> str:
         last = self.digest.last
@@ -616,9 +641,12 @@ class Learner:
             reply = self.ask(
                 system, f"{self.outcome_line()}\nFacts:\n{self.facts(episode)}", schema
             )
-            text = str(reply.get("note", "")) if reply else ""
             seq = book.next_seq()
             entry_id = f"{_slug(episode.category)}-{_slug(episode.key)}-{seq}"
+            if reply is None:
+                self.refuse_unusable("L4", entry_id)
+                continue
+            text = str(reply.get("note", ""))
             same_key = [(s.id, s.text) for s in book.summaries if s.key == episode.key]
             if self._admit("L4", entry_id, text, same_key):
                 book.add(
@@ -672,7 +700,10 @@ class Learner:
             current = f"Current text: {skill.text}\n" if skill.text else ""
             user = f"{self.outcome_line()}\n{current}Facts:\n{self._relevant_facts(skill.trigger)}"
             reply = self.ask(system, user, schema)
-            text = str(reply.get("text", "")) if reply else ""
+            if reply is None:
+                self.refuse_unusable("L5", skill.id)
+                continue
+            text = str(reply.get("text", ""))
             others = [(s.id, s.text) for s in library.skills if s.text]
             if self._admit("L5", skill.id, text, others, revises=skill.id):
                 library.put(
@@ -700,7 +731,10 @@ class Learner:
             self._proposal_prompt(),
             self._proposal_schema(kinds, enemies),
         )
-        for raw in (reply or {}).get("skills", [])[: self.settings.new_skills]:
+        if reply is None:
+            self.refuse_unusable("L5", "learned-proposals")
+            return
+        for raw in reply.get("skills", [])[: self.settings.new_skills]:
             skill = self._skill_from(raw)
             if skill is None:
                 continue

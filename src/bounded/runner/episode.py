@@ -121,6 +121,7 @@ class EpisodeRunner:
                 obs, done = self._decide(obs)
             self.contract.postrun(self.trajectory)
             self._count_calls(getattr(self.contract, "postrun_calls", []))
+            self.run.postrun = getattr(self.contract, "postrun_record", {})
             self.run.status = "completed"
         except BaseException as exc:
             self.run.status = "failed"
