@@ -43,6 +43,14 @@ def test_json_is_found_in_fences_and_prose():
     assert extract_json_object('My answer: {"a": {"b": 2}} done') == {"a": {"b": 2}}
 
 
+def test_a_raw_line_break_inside_a_string_is_read_not_refused():
+    assert extract_json_object('{"note": "first line\nsecond line"}') == {
+        "note": "first line\nsecond line"
+    }
+    decision, _ = parse_decision('{"reasoning": "a\n\nb", "action": {"id": "wait"}}', obs())
+    assert decision.parse_error is None and decision.reasoning == "a\n\nb"
+
+
 def test_plan_longer_than_allowed_is_refused():
     text = '{"actions": [{"id": "wait"}, {"id": "wait"}, {"id": "skip"}]}'
     decision, _ = parse_decision(text, obs(max_actions=2))

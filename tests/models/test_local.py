@@ -1,13 +1,15 @@
 import json
 
 import pytest
+from llama_cpp import LlamaGrammar
+from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from bounded.contracts import make_contract
 from bounded.contracts._reply import parse_decision
 from bounded.core import Action, ConfigError, Observation
 from bounded.envs import make
 from bounded.models import make_model
-from bounded.models.local import EMBEDDED, LocalModel, sha256_of, verify
+from bounded.models.local import EMBEDDED, LocalModel, schema_grammar, sha256_of, verify
 from bounded.runner import run_episode
 
 pytestmark = pytest.mark.model
@@ -56,6 +58,28 @@ def test_arguments_respect_their_schema(local_model):
     reply = json.loads(completion.text)
     assert 0 <= reply["action"]["args"]["occupied"] <= 4
     assert set(reply["state_patch"]) <= {"occupied", "shipped"}
+
+
+def test_strings_under_the_grammar_hold_no_raw_control_characters(local_model):
+    """A newline pushed to the top of every step: llama-cpp-python's own grammar lets it
+    into the string (the reply is not JSON); ours keeps the reply JSON."""
+    schema = json.dumps(
+        {"type": "object", "properties": {"note": {"type": "string", "maxLength": 60}},
+         "required": ["note"]}
+    )  # fmt: skip
+    tokens, stop = local_model.prompt_tokens([{"role": "user", "content": "Write a note."}])
+    [newline] = local_model._llama.tokenize(b"\n", add_bos=False, special=False)
+
+    def reply(grammar_text: str) -> str:
+        response = local_model._llama.create_completion(
+            prompt=tokens, grammar=LlamaGrammar.from_string(grammar_text, verbose=False),
+            max_tokens=80, temperature=0.0, stop=stop, logit_bias={newline: 30.0},
+        )  # fmt: skip
+        return response["choices"][0]["text"]
+
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(reply(json_schema_to_gbnf(schema)))
+    assert json.loads(reply(schema_grammar(schema)))["note"]
 
 
 def test_greedy_decoding_is_deterministic_and_reuses_the_prompt_cache(local_model):

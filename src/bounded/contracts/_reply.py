@@ -79,12 +79,14 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def extract_json_object(text: str) -> JSON:
-    """The first JSON object in `text` (bare, fenced, or embedded in prose); raises ValueError."""
+    """The first JSON object in `text` (bare, fenced, or embedded in prose); raises ValueError.
+
+    Strings may hold raw control characters (a line break where JSON wants `\\n`)."""
     candidates = [text.strip(), *(m.strip() for m in _FENCE.findall(text))]
     start = text.find("{")
     if start >= 0:
         candidates.append(text[start:])
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)  # a raw line break inside a string is common
     for candidate in candidates:
         if not candidate.startswith("{"):
             continue

