@@ -18,7 +18,8 @@ differs. Prompt tokens are counted with the embedded model's tokenizer and chat 
 Reports per seed the cumulative prompt tokens of each, the ratios, the typed prompt's
 maximum (and its own token estimate's maximum against the bound it records, which is in
 that estimate's units), and its least-squares slope per 100 decisions in percent of its
-mean, with the slope of each layer in tokens. Writes `context_audit.json` and a plot of tokens
+mean, the part of it due to the decision's state alone (L2 and the combat container), and
+the slope of each layer in tokens. Writes `context_audit.json` and a plot of tokens
 against the decision index (`context_audit.png`) to `--out-dir` (default bench/results).
 """
 
@@ -149,6 +150,7 @@ def typed_summary(trajectory: list[DecisionRecord]) -> JSON:
         for layer in LAYERS
         if any(layer in d.tokens_by_layer for d in trajectory)
     }
+    state = [sum(d.tokens_by_layer.get(layer, 0) for layer in ("L2", "combat")) for d in trajectory]
     estimates = [sum(approx_tokens(s.text) for s in d.segments) for d in trajectory]
     bounds = [int(d.info["prompt_bound"]) for d in trajectory]
     return {
@@ -160,6 +162,7 @@ def typed_summary(trajectory: list[DecisionRecord]) -> JSON:
         "max_bound": max(bounds),
         "over_bound": sum(e > b for e, b in zip(estimates, bounds, strict=True)),
         "slope_per_100_share": round(slope_share(prompts), 2),
+        "state_slope_per_100_share": round(100 * per_100(state) / (sum(prompts) / len(prompts)), 2),
         "layer_slope_per_100_tokens": {layer: round(per_100(v), 1) for layer, v in layers.items()},
         "prompts": prompts,
         "layers": layers,
@@ -245,8 +248,8 @@ def plot(results: list[JSON], path: Path) -> None:
 
 COLUMNS = (
     "seed", "outcome", "decisions", "typed total", "typed max", "estimate max / bound",
-    "typed slope per 100 (% of mean)", "transcript 8k total", "transcript unbounded total",
-    "unbounded/typed", "window full at",
+    "typed slope per 100 (% of mean)", "of which the state (L2 + combat)", "transcript 8k total",
+    "transcript unbounded total", "unbounded/typed", "window full at",
 )  # fmt: skip
 
 
@@ -256,7 +259,7 @@ def table_row(r: JSON) -> list[str]:
     return [
         str(r["seed"]), outcome, str(t["decisions"]), f"{t['total']:,}",
         f"{t['max']:,}", f"{t['max_estimate']:,} / {t['max_bound']:,}",
-        f"{t['slope_per_100_share']:+.2f}",
+        f"{t['slope_per_100_share']:+.2f}", f"{t['state_slope_per_100_share']:+.2f}",
         f"{w['total']:,}", f"{u['total']:,}", f"{r['ratios']['unbounded_over_typed']:.1f}x",
         str(r["ratios"]["decisions_before_window_full"]),
     ]  # fmt: skip
