@@ -2,7 +2,8 @@
 
 An entry is refused when its id is taken (a revision must name the entry it revises
 and raise its version), when its text is empty or too short, when it repeats itself (a
-small model stuck in a loop writes one sentence over and over), or when it is
+small model stuck in a loop writes one sentence over and over, or one phrase with a
+counter: its text then compresses far better than prose does), or when it is
 near-identical to an entry already stored (normalised similarity at or above the
 threshold). Every verdict is kept, accepted or not, so a run's learning can be audited.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 
@@ -43,6 +45,12 @@ def most_repeated_sentence(text: str) -> int:
     return max(Counter(sentences).values(), default=0)
 
 
+def compression_ratio(text: str) -> float:
+    """Raw size over zlib-compressed size: prose stays under 2, a loop goes far above."""
+    raw = text.encode()
+    return len(raw) / len(zlib.compress(raw, 9)) if raw else 0.0
+
+
 class WriteGate(BaseModel):
     """Duplicate checks for store writes."""
 
@@ -52,6 +60,8 @@ class WriteGate(BaseModel):
     """Fewest words a text needs: shorter ones carry no reusable advice."""
     max_repeats: int = Field(default=2, ge=1)
     """Most times one sentence may occur in a text."""
+    max_compression: float = Field(default=2.4, gt=1)
+    """Highest `compression_ratio` a text may have (the hand-written skills are at most 1.4)."""
 
     def check(
         self,
@@ -92,6 +102,9 @@ class WriteGate(BaseModel):
         repeats = most_repeated_sentence(text)
         if repeats > self.max_repeats:
             return verdict(False, f"repetitive (one sentence {repeats} times)")
+        ratio = compression_ratio(text)
+        if ratio > self.max_compression:
+            return verdict(False, f"repetitive (compresses {ratio:.1f}x)")
         best_id, best = None, 0.0
         for old_id, old_text in pairs:
             score = similarity(text, old_text)
