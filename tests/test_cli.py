@@ -1,4 +1,8 @@
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -125,3 +129,34 @@ def test_workbench_options_are_refused_elsewhere_and_tasks_checked(capsys, tmp_p
         capsys, "run", "workbench", "--task", "report_date", "--copt", "nope=1", "--model", "x"
     )
     assert code == 2 and "nope: Extra inputs are not permitted" in err
+
+
+def test_a_terminated_run_is_closed_as_failed_with_the_signal_named(tmp_path, replies):
+    archive = tmp_path / "runs.sqlite"
+    argv = [
+        sys.executable, "-m", "bounded.cli", "run", "warehouse", "--contract", "state",
+        "--model", f"scripted:{replies}", "--horizon", "100000", "--archive", str(archive),
+    ]  # fmt: skip
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_decisions(archive, process)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and "bounded: interrupted" in err
+    with Archive(archive) as store:
+        [run] = store.runs()
+    assert run.status == "failed" and "SIGTERM" in (run.error or "")
+    assert 0 < run.decisions < 100_000
+
+
+def wait_for_decisions(archive, process, timeout_s=60.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and process.poll() is None:
+        if archive.exists():
+            with Archive(archive) as store:
+                if any(run.decisions for run in store.runs()):
+                    return
+        time.sleep(0.05)
+    raise AssertionError(f"no decision archived (exit {process.poll()})")

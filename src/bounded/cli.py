@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -248,13 +249,27 @@ def register_commands() -> None:
 register_commands()
 
 
+INTERRUPTED = 130
+"""Typer's exit status for Ctrl-C (and here for SIGTERM)."""
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user mistakes become one line on stderr and a non-zero exit."""
+    """Entry point: user mistakes become one line on stderr and a non-zero exit.
+
+    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C, so a run in progress
+    is closed in the archive as failed, with the signal named, not left `running`; system
+    calls it arrives in are restarted, so SQLite never sees it as an I/O error."""
     command = typer.main.get_command(app)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    signal.siginterrupt(signal.SIGTERM, False)
     try:
-        command.main(args=argv, prog_name="bounded", standalone_mode=False)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        # Not standalone, so errors reach the handlers below; typer then *returns* the
+        # status of `typer.Exit` and of Ctrl-C instead of exiting with it.
+        status = command.main(args=argv, prog_name="bounded", standalone_mode=False)
     except typer.Abort:
         print("bounded: aborted", file=sys.stderr)
         sys.exit(130)
@@ -266,6 +281,12 @@ def main(argv: list[str] | None = None) -> None:
     except BoundedError as exc:
         print(f"bounded: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if status == INTERRUPTED:
+        print("bounded: interrupted", file=sys.stderr)
+    if isinstance(status, int) and status:
+        sys.exit(status)
 
 
 if __name__ == "__main__":

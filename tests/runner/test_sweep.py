@@ -232,3 +232,14 @@ def test_sweep_killed_with_sigkill_at_random_points_resumes_exactly(tmp_path):
     assert sorted((r.cell, r.seed) for r in runs) == sorted(
         (s.cell, s.seed) for s in experiment.plan()
     )
+
+
+def test_the_bounded_command_exits_with_the_status_of_a_failed_sweep(tmp_path, capsys):
+    from bounded.cli import main
+
+    experiment = write_experiment(tmp_path, games=1)
+    (tmp_path / "replies.jsonl").write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sweep", str(experiment.source)])
+    assert exit_info.value.code == 1
+    assert "failed" in capsys.readouterr().out
