@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
         status = command.main(args=argv, prog_name="bounded", standalone_mode=False)
     except typer.Abort:
         print("bounded: aborted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     except typer.TyperException as exc:  # usage errors: bad option, missing argument, ...
         format_message = getattr(exc, "format_message", None)
         message = format_message() if format_message else str(exc)

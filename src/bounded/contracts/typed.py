@@ -323,8 +323,6 @@ class TypedContract:
         self.verdicts: list[GateVerdict] = []
         self.postrun_calls: list[Completion] = []
         self.postrun_note = ""
-        self.postrun_record: JSON = {}
-        """What the last postrun did, for the run's archive row (see `postrun`)."""
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -356,7 +354,6 @@ class TypedContract:
         self.verdicts = []
         self.postrun_calls = []
         self.postrun_note = ""
-        self.postrun_record = {}
 
     def _layer(self, layer: str) -> StoreLayer:
         return {"L3": self.config.l3, "L4": self.config.l4, "L5": self.config.l5}[layer]
@@ -516,7 +513,6 @@ class TypedContract:
             return
         if self.model is None:
             self.postrun_note = "skipped: no model was given at reset"
-            self.postrun_record = {"note": self.postrun_note}
             return
         run_id = trajectory[0].run_id if trajectory else ""
         learner = Learner(self, self.model, run_id)
@@ -534,7 +530,13 @@ class TypedContract:
         self.stores.journal(self.verdicts)
         hashes = self.stores.layer_hashes()
         self.written_hashes = {layer: hashes[layer] for layer in writable}
-        self.postrun_record = {
+
+    @property
+    def postrun_record(self) -> JSON:
+        """What the last postrun did, for the run's archive row; {} when it did nothing."""
+        if not (self.postrun_calls or self.verdicts or self.postrun_note):
+            return {}
+        return {
             "calls": [call.model_dump() for call in self.postrun_calls],
             "verdicts": [verdict.model_dump() for verdict in self.verdicts],
             "note": self.postrun_note,
@@ -592,7 +594,10 @@ class Learner:
 
     def refuse_unusable(self, layer: str, entry_id: str) -> None:
         """Record that a call meant to write `entry_id` gave nothing to judge, and why."""
-        reason = f"unusable reply: {self.failure}"
+        self._refuse(layer, entry_id, f"unusable reply: {self.failure}")
+
+    def _refuse(self, layer: str, entry_id: str, reason: str) -> None:
+        """A refusal decided before the gate (nothing it could judge), kept with the rest."""
         self.verdicts.append(
             GateVerdict(
                 layer=layer, entry_id=entry_id, accepted=False, reason=reason, run_id=self.run_id
@@ -800,10 +805,7 @@ class Learner:
                 source_runs=[self.run_id] if self.run_id else [],
             )
         except (ValidationError, TypeError, AttributeError) as exc:
-            reason = f"malformed proposal: {str(exc).splitlines()[0]}"
-            self.verdicts.append(
-                GateVerdict(layer="L5", entry_id=entry_id, accepted=False, reason=reason)
-            )
+            self._refuse("L5", entry_id, f"malformed proposal: {str(exc).splitlines()[0]}")
             return None
 
 
