@@ -12,9 +12,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    from bounded.stores.knowledge import GameKnowledge
 
 FORMAT_VERSION = 1
 """Stamped on every archived record; bump when a stored shape changes."""
@@ -158,6 +162,32 @@ class StepResult(BaseModel):
     info: JSON = Field(default_factory=dict)
 
 
+class Outcome(BaseModel):
+    """How an episode ended, as its environment defines it: the one definition of victory,
+    score and progress that the ladder, the bank, the analysis and the contracts use."""
+
+    model_config = ConfigDict(frozen=True)
+
+    victory: bool = False
+    """The game was won (its goal reached)."""
+    score: float = 0.0
+    """The environment's own score (spire: floor reached; warehouse: accuracy; ...)."""
+    progress: float = 0.0
+    """How much of the game was done, from 0 to 1 (spire: floors of the acts played)."""
+    ended_by: str = ""
+    """Why the episode ended: `victory`, `defeat`, `truncated`, `running`, ... (free text)."""
+
+
+OUTCOME_KEYS = ("victory", "score", "progress")
+"""The keys an `Outcome` adds to a run's `outcome` dict (beside the environment's metrics)."""
+
+
+def victory_of(outcome: Mapping[str, Any]) -> bool:
+    """Whether an archived run's outcome dict is a victory (the environment's own verdict,
+    stored by the runner under `victory`)."""
+    return outcome.get("victory") is True
+
+
 class DecisionRecord(BaseModel):
     """One archived decision: everything needed to audit what the model saw and did."""
 
@@ -227,10 +257,19 @@ def stable_hash(value: Any) -> str:
 
 @runtime_checkable
 class Env(Protocol):
-    """Gymnasium's API over `Observation`s, plus an episode outcome and JSON save/load."""
+    """Gymnasium's API over `Observation`s, plus an episode outcome and JSON save/load.
+
+    Every member is declared here; `bounded.envs.TextEnv` gives the optional ones their
+    defaults (no state schema, no initial state, version "0", no game knowledge)."""
 
     instructions: str
     """The fixed task description a contract shows the model."""
+    version: str
+    """The environment's content version, stored with every run."""
+    state_schema: JSON | None
+    """A JSON schema for an agent's own state (the `state` contract), or None."""
+    initial_state: JSON | None
+    """A suggested initial agent state, or None."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -242,6 +281,13 @@ class Env(Protocol):
 
     def metrics(self) -> dict[str, Any]: ...
 
+    def outcome(self) -> Outcome: ...
+
+    def game_knowledge(self) -> GameKnowledge | None:
+        """What the typed contract may know about this game (rules, seed skills, the facts
+        of a decision), or None for a game it knows nothing about."""
+        ...
+
     def save(self) -> JSON: ...
 
     def load(self, data: JSON) -> None: ...
@@ -252,6 +298,8 @@ class Model(Protocol):
     """Anything that completes chat messages, optionally under a JSON-schema constraint."""
 
     id: str
+    context_window: int | None
+    """Tokens the model can read at once (prompt and reply), or None when unknown."""
 
     def complete(
         self,
@@ -266,13 +314,43 @@ class Model(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
 
+@dataclass(frozen=True)
+class EpisodeContext:
+    """What a contract learns when an episode starts."""
+
+    env_id: str
+    """The environment's canonical id (`bounded/Spire-v0`)."""
+    seed: int
+    """The episode's seed."""
+    instructions: str = ""
+    """The environment's task description."""
+    state_schema: JSON | None = None
+    """The environment's suggested schema for an agent's own state."""
+    initial_state: JSON | None = None
+    """The environment's suggested initial agent state."""
+    model: Model | None = None
+    """The model, for calls a contract makes itself (summaries, descriptions, postrun);
+    every call through it is counted in the run's totals."""
+    knowledge: GameKnowledge | None = None
+    """The environment's game knowledge (`Env.game_knowledge()`), for the typed contract."""
+    run_id: str = ""
+    """The archive's id of this run."""
+
+
 @runtime_checkable
 class Contract(Protocol):
-    """A memory contract: decides what each prompt holds and what is kept between decisions."""
+    """A memory contract: decides what each prompt holds and what is kept between decisions.
+
+    Every hook the runner calls is declared here; `ContractBase` gives the optional ones
+    (`propose`, `postrun`, `postrun_record`, `store_hashes`) their defaults."""
 
     name: str
 
-    def reset(self, episode: JSON) -> None: ...
+    def reset(self, episode: EpisodeContext) -> None: ...
+
+    def propose(self, obs: Observation) -> Decision | None:
+        """A decision made without a model call (a replayed or queued action), or None."""
+        ...
 
     def assemble(self, obs: Observation) -> Prompt: ...
 
@@ -282,11 +360,86 @@ class Contract(Protocol):
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None: ...
 
-    def postrun(self, trajectory: list[DecisionRecord]) -> None: ...
+    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None: ...
+
+    @property
+    def postrun_record(self) -> JSON:
+        """What postrun learning did (calls, verdicts, note), archived with the run."""
+        ...
 
     def config_dict(self) -> JSON: ...
 
     def store_hashes(self) -> dict[str, str]: ...
+
+
+class ContractBase:
+    """Defaults for a contract's optional hooks; subclass it or implement them yourself."""
+
+    name: ClassVar[str] = "contract"
+
+    def propose(self, obs: Observation) -> Decision | None:
+        """Default: every decision asks the model."""
+        return None
+
+    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+        """Default: nothing is learned after the episode."""
+        return None
+
+    @property
+    def postrun_record(self) -> JSON:
+        """Default: nothing to archive."""
+        return {}
+
+    def store_hashes(self) -> dict[str, str]:
+        """Default: no stores."""
+        return {}
+
+
+class ContractWrapper:
+    """Wraps a contract and forwards every hook to it; override what should differ.
+
+    Attributes the wrapper does not define (a contract's own config, its stores) are read
+    from the wrapped contract too, as Gymnasium's `Wrapper` does."""
+
+    def __init__(self, inner: Contract) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == "inner":  # not yet set (copy, unpickling): never recurse
+            raise AttributeError(attr)
+        return getattr(self.inner, attr)
+
+    def reset(self, episode: EpisodeContext) -> None:
+        self.inner.reset(episode)
+
+    def propose(self, obs: Observation) -> Decision | None:
+        return self.inner.propose(obs)
+
+    def assemble(self, obs: Observation) -> Prompt:
+        return self.inner.assemble(obs)
+
+    def reply_schema(self, obs: Observation) -> JSON:
+        return self.inner.reply_schema(obs)
+
+    def parse(self, completion: Completion, obs: Observation) -> Decision:
+        return self.inner.parse(completion, obs)
+
+    def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
+        self.inner.commit(obs, decision, result)
+
+    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+        self.inner.postrun(trajectory, outcome)
+
+    @property
+    def postrun_record(self) -> JSON:
+        return self.inner.postrun_record
+
+    def config_dict(self) -> JSON:
+        return self.inner.config_dict()
+
+    def store_hashes(self) -> dict[str, str]:
+        return self.inner.store_hashes()
 
 
 @runtime_checkable
