@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bounded.core import Model
-from bounded.envs.workbench import SuiteRow, expert_model, format_table, run_suite
+from bounded.envs.workbench import expert_model
 from bounded.models import make_model
+from bounded.runner.workbench import SuiteRow, format_table, run_suite
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -1,7 +1,17 @@
-"""bounded: long-horizon LLM agents with bounded, typed, inspectable memory."""
+"""bounded: long-horizon LLM agents with bounded, typed, inspectable memory.
+
+The public API is what this module exports (`bounded.make`, `make_contract`,
+`make_model`, `play`, `run_episode`, `Archive`, the vocabulary of `bounded.core`, and the
+`register_*` functions for a user's own plugins); importing it registers our
+environments with Gymnasium (`gymnasium.make("bounded/Spire-v0")`). Modules whose name
+starts with an underscore, and everything not re-exported by a package's `__init__`,
+are internal.
+"""
 
 from importlib.metadata import PackageNotFoundError, version
 
+from bounded.archive import Archive
+from bounded.contracts import make_contract, register_contract, register_preset
 from bounded.core import (
     FORMAT_VERSION,
     Action,
@@ -9,18 +19,25 @@ from bounded.core import (
     Completion,
     ConfigError,
     Contract,
+    ContractBase,
+    ContractWrapper,
     Decision,
     DecisionRecord,
     Env,
+    EpisodeContext,
     Expert,
     IllegalActionError,
     Model,
     Observation,
+    Outcome,
     Prompt,
     RunRecord,
     Segment,
     StepResult,
 )
+from bounded.envs import TextEnv, make, register_env
+from bounded.models import make_model, register_model
+from bounded.runner import GameSpec, play, run_episode
 
 try:
     __version__ = version("bounded")
@@ -30,20 +47,36 @@ except PackageNotFoundError:  # running from a source tree without installation
 __all__ = [
     "FORMAT_VERSION",
     "Action",
+    "Archive",
     "BoundedError",
     "Completion",
     "ConfigError",
     "Contract",
+    "ContractBase",
+    "ContractWrapper",
     "Decision",
     "DecisionRecord",
     "Env",
+    "EpisodeContext",
     "Expert",
+    "GameSpec",
     "IllegalActionError",
     "Model",
     "Observation",
+    "Outcome",
     "Prompt",
     "RunRecord",
     "Segment",
     "StepResult",
+    "TextEnv",
     "__version__",
+    "make",
+    "make_contract",
+    "make_model",
+    "play",
+    "register_contract",
+    "register_env",
+    "register_model",
+    "register_preset",
+    "run_episode",
 ]

@@ -26,7 +26,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import gymnasium
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,12 +37,15 @@ from bounded.core import (
     BoundedError,
     ConfigError,
     Decision,
+    EpisodeContext,
     IllegalActionError,
     Model,
     Observation,
+    Outcome,
     RunRecord,
     StepResult,
 )
+from bounded.envs.base import Choices, TextEnv, with_action_mask
 
 FINISH = "finish"
 
@@ -185,11 +187,15 @@ class ToolEnvConfig(BaseModel):
     """Characters kept from one tool result."""
 
 
-class ToolEnv(gymnasium.Env[Observation, Action]):
+class ToolEnv(TextEnv):
     """An episode of tool calls on a task: the Env protocol over user-supplied tools.
 
-    Subclasses (the workbench) override `describe`, `opening`, `call_tool`, `on_end`
-    and `metrics`.
+    Subclasses (the workbench) override `describe`, `opening`, `call_tool`, `on_end`,
+    `metrics` and `outcome`.
+
+    Outcome: `victory` when the agent called `finish` (as `metrics()["victory"]`); `score`
+    and `progress` 1 then, else 0 (a tool task has no partial credit of its own);
+    `ended_by` `victory`, `truncated` (the turn budget ran out) or `running`.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 (Gymnasium's declaration)
@@ -209,9 +215,10 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
         if FINISH in self._tools:
             raise ConfigError("`finish` is built in; name your tool differently")
         self.state_schema: JSON | None = None
-        self.initial_state: JSON = {}
+        self.initial_state = {}
         self.instructions = self.describe()
         self._clear()
+        self.init_spaces(self.choices, kinds=("tool",))
 
     def _clear(self) -> None:
         self.turn = 0
@@ -237,6 +244,13 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
     def legal_actions(self) -> list[Action]:
         return [t.action() for t in self._tools.values()] + [finish_tool()]
 
+    def choices(self) -> Choices:
+        """Every tool and `finish` until the episode is over; several per turn with
+        `multi_action`."""
+        max_actions = self.config.max_actions if self.config.multi_action else 1
+        legal = [] if self.stop_reason else self.legal_actions()
+        return Choices(legal=legal, max_actions=max_actions)
+
     def opening(self) -> str:
         """Text of the first observation, before any tool ran."""
         return "No tool has run yet."
@@ -249,11 +263,13 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
         super().reset(seed=seed)
         self._clear()
         self.instructions = self.describe()
-        return self._observe(self.opening()), {"seed": seed}
+        obs = self._observe(self.opening())
+        return obs, with_action_mask({"seed": seed}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
         if self.stop_reason:
             raise IllegalActionError("the episode is over: call reset()")
         actions = [action] if isinstance(action, Action) else list(action)
@@ -281,7 +297,8 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
         }
         if self.stop_reason:
             info["stop_reason"] = self.stop_reason
-        return self._observe(render_results(results)), reward, terminated, truncated, info
+        obs = self._observe(render_results(results))
+        return obs, reward, terminated, truncated, with_action_mask(info, obs)
 
     def _run_until_finish(self, actions: list[Action]) -> list[ToolResult]:
         results = []
@@ -349,7 +366,7 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
             if done
             else f"Turn {self.turn + 1} of {self.config.max_turns}."
         )
-        max_actions = self.config.max_actions if self.config.multi_action else 1
+        choices = self.choices()
         return Observation(
             kind="tool",
             state={
@@ -359,9 +376,9 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
                 "done": done,
             },
             text=f"{header}\n{body}",
-            legal=[] if done else self.legal_actions(),
+            legal=list(choices.legal),
             t=self.turn,
-            max_actions=max_actions,
+            max_actions=choices.max_actions,
         )
 
     def metrics(self) -> dict[str, Any]:
@@ -374,6 +391,17 @@ class ToolEnv(gymnasium.Env[Observation, Action]):
             "stop_reason": self.stop_reason or "running",
             "victory": self.stop_reason == FINISH,
         }
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        finished = self.stop_reason == FINISH
+        ended = {FINISH: "victory", "max_turns": "truncated"}.get(self.stop_reason, "running")
+        return Outcome(
+            victory=finished,
+            score=float(finished),
+            progress=float(finished),
+            ended_by=ended,
+        )
 
     def save(self) -> JSON:
         return {
@@ -443,11 +471,11 @@ class JournaledStateContract(StateContract):
         self.journal_file = PatchJournal(journal_path) if journal_path else None
         self._written = 0
 
-    def reset(self, episode: JSON) -> None:
+    def reset(self, episode: EpisodeContext) -> None:
         super().reset(episode)
         self._written = 0
         if self.journal_file is not None:
-            meta = {"env_id": episode.get("env_id", ""), "seed": episode.get("seed")}
+            meta = {"env_id": episode.env_id, "seed": episode.seed}
             self.journal_file.start(self.state, meta)
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:

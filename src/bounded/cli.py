@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.commands.options import parse_options
 from bounded.core import BoundedError, ConfigError, RunRecord
 
 app = typer.Typer(
@@ -32,20 +32,6 @@ ModelOption = Annotated[
 BaseUrlOption = Annotated[
     str | None, typer.Option("--base-url", help="Endpoint of an OpenAI-compatible server.")
 ]
-
-
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    """`key=value` pairs; values are read as JSON when they parse, else kept as strings."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"option {pair!r} is not key=value")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
-    return options
 
 
 def run_summary(run: RunRecord, archive: Path) -> Table:
@@ -98,12 +84,10 @@ def run(
     max_turns: Annotated[int | None, typer.Option(help="Workbench: turn budget.")] = None,
 ) -> None:
     """Play one episode and print its summary (workbench: one episode per task)."""
-    from bounded.contracts import make_contract
-    from bounded.envs import make
-    from bounded.models import make_model
-    from bounded.runner import run_episode
+    from bounded.runner import build_game, make_spec
+    from bounded.runner.build import run_game
 
-    if env == "workbench":
+    if env in ("workbench", "bounded/Workbench-v0"):
         run_workbench(
             task or "all", contract, parse_options(copt or []), model, base_url=base_url,
             multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
@@ -115,20 +99,14 @@ def run(
     env_options = parse_options(opt or [])
     if horizon is not None:
         env_options["horizon"] = horizon
-    environment = make(env, **env_options)
-    memory = make_contract(contract, parse_options(copt or []))
-    llm = make_model(model, base_url=base_url)
+    spec = make_spec(
+        env=env, env_options=env_options, contract=contract,
+        contract_config=parse_options(copt or []), model=model, base_url=base_url, seed=seed,
+        tag=tag or contract, max_tokens=max_tokens,
+    )  # fmt: skip
+    game = build_game(spec)  # a bad name or setting is refused before the archive is opened
     with Archive(archive) as store:
-        record = run_episode(
-            environment,
-            memory,
-            llm,
-            seed=seed,
-            env_id=env,
-            tag=tag or contract,
-            archive=store,
-            max_tokens=max_tokens or 256,
-        )
+        record = run_game(game, archive=store)
     console.print(run_summary(record, archive))
 
 
@@ -147,14 +125,18 @@ def run_workbench(
     archive: Path,
 ) -> None:
     """The workbench suite: each task in a fresh sandboxed copy, judged by its oracle."""
-    from bounded.contracts import make_contract
-    from bounded.envs.workbench import format_table, run_suite
-    from bounded.envs.workbench.suite import select_tasks
-    from bounded.models import make_model
+    from bounded.envs.workbench import select_tasks
+    from bounded.runner.build import build_contract, build_model
+    from bounded.runner.spec import make_spec
+    from bounded.runner.workbench import ENV_ID, format_table, run_suite
 
     select_tasks(tasks)  # refuse an unknown task or a bad contract before loading a model
-    make_contract(contract, contract_config or None)
-    llm = make_model(model, base_url=base_url)
+    spec = make_spec(
+        env=ENV_ID, contract=contract, contract_config=contract_config, model=model,
+        base_url=base_url,
+    )  # fmt: skip
+    build_contract(spec)
+    llm = build_model(spec)
     options: dict[str, Any] = {"multi_action": multi_action, "seed": seed}
     if max_turns is not None:
         options["max_turns"] = max_turns

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -238,6 +238,8 @@ class RunRecord(BaseModel):
     postrun: JSON = Field(default_factory=dict)
     """What the contract's postrun learning did, when it has one: each model call whole
     (so a malformed reply can be read), the write gate's verdicts, and a note."""
+    spec: JSON = Field(default_factory=dict)
+    """The game specification the run was built from (`bounded.runner.GameSpec`)."""
     decisions: int = 0
     model_calls: int = 0
     prompt_tokens: int = 0
@@ -291,6 +293,8 @@ class Env(Protocol):
     def save(self) -> JSON: ...
 
     def load(self, data: JSON) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @runtime_checkable
@@ -375,7 +379,7 @@ class Contract(Protocol):
 class ContractBase:
     """Defaults for a contract's optional hooks; subclass it or implement them yourself."""
 
-    name: ClassVar[str] = "contract"
+    name: str = "contract"
 
     def propose(self, obs: Observation) -> Decision | None:
         """Default: every decision asks the model."""

@@ -9,7 +9,7 @@ from bounded.core import RunRecord
 
 
 def run(tag: str, level: int, won: bool, tokens: int, status: str = "completed", **metrics):
-    outcome = {"outcome": "victory" if won else "defeat", "level": level, **metrics}
+    outcome = {"outcome": "victory" if won else "defeat", "victory": won, "level": level, **metrics}
     return RunRecord(
         run_id=f"{tag}-{level}-{tokens}",
         env_id="bounded/Craft-v0",

@@ -9,7 +9,7 @@ def run(tag, started, victory, *, status="completed", floor=20, tokens=1000, cel
     return RunRecord(
         run_id=f"{tag}-{started}", env_id="bounded/Spire-v0", contract="typed", model="m",
         seed=int(started), tag=tag, cell=cell or tag, status=status, started_at=started,
-        outcome={"victory": victory, "floor": 50 if victory else floor},
+        outcome={"victory": victory, "final_floor": 50 if victory else floor},
         prompt_tokens=tokens, completion_tokens=0, decisions=10, model_calls=5, wall_s=2.0,
     )  # fmt: skip
 
@@ -22,6 +22,13 @@ def test_derived_score_follows_equation_one():
     assert derived_score({"final_floor": 40, "outcome": "defeat"}) == pytest.approx(40 + 104 / 3)
     assert derived_score({"accuracy": 0.5}) == 50.0
     assert derived_score({"nothing": 1}) is None
+
+
+def test_our_spire_runs_are_scored_by_the_environment_not_by_slay_the_spire_2s_floors():
+    # A death on floor 17 after beating our act-1 boss (floor 16): the game's own score.
+    ours = {"victory": False, "floor": 17, "bosses_beaten": 1, "score": 17 + 52 / 3}
+    assert derived_score(ours) == pytest.approx(17 + 52 / 3)
+    assert derived_score({"victory": False, "floor": 17}) is None  # no score, no guess
 
 
 def test_only_completed_games_count_and_first_n_is_by_start_time():

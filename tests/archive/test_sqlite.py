@@ -14,7 +14,8 @@ from bounded.core import (
 
 
 def run_record(**kw):
-    return RunRecord(run_id="r1", env_id="warehouse", contract="state", model="m", seed=1, **kw)
+    fields = {"env_id": "bounded/Warehouse-v0"} | kw
+    return RunRecord(run_id="r1", contract="state", model="m", seed=1, **fields)
 
 
 def decision(index):
@@ -118,3 +119,30 @@ def test_a_newer_format_is_refused(tmp_path):
 def test_wal_mode(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         assert archive.execute("PRAGMA journal_mode")[0][0] == "wal"
+
+
+def test_short_environment_names_of_older_archives_become_canonical_ids(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(run_record(env_id="craft"))
+        archive.save_run(run_record(env_id="mine/Echo-v0").model_copy(update={"run_id": "r2"}))
+    with Archive(path) as archive:
+        assert {r.run_id: r.env_id for r in archive.runs()} == {
+            "r1": "bounded/Craft-v0",
+            "r2": "mine/Echo-v0",
+        }
+
+
+def test_an_archive_without_the_spec_column_gains_it(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(run_record())
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE runs DROP COLUMN spec")
+    db.commit()
+    db.close()
+    with Archive(path) as archive:
+        [run] = archive.runs()
+        assert run.spec == {}
+        archive.save_run(run.model_copy(update={"spec": {"env": "warehouse"}}))
+        assert archive.run("r1").spec == {"env": "warehouse"}

@@ -19,7 +19,10 @@ from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
 from bounded.models.scripted import ScriptedModel, first_option
 from bounded.runner import run_episode
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo, record_game
+from bounded.runner.bank import record_game
+from bounded.runner.meter import MeteredModel
+from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
+from bounded.testing import episode
 
 EMPTY = "EMPTY ACTION"
 
@@ -41,7 +44,7 @@ def bank_of(*rows: tuple[float, JSON, str, int]) -> EpisodicBank:
 def contract_with(bank: EpisodicBank, model=None, **settings) -> EpisodicContract:
     contract = EpisodicContract(**settings)
     contract.use_bank(bank)
-    contract.reset({"instructions": "Win.", "model": model, "seed": 0})
+    contract.reset(episode(instructions="Win.", model=model, seed=0))
     return contract
 
 
@@ -221,12 +224,13 @@ def explore_step(contract: EpisodicContract, model: ScriptedModel, obs: Observat
 def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() -> None:
     bank = bank_of((0, {"x": 1}, "BUILD", 0), (5, {"x": 1}, "BUILD", 0), (10, {"x": 1}, "X", 1))
     model = describing_model()
-    contract = contract_with(bank, model, explore_every=1)
+    metered = MeteredModel(model)  # as the runner hands it over: the contract's own calls
+    contract = contract_with(bank, metered, explore_every=1)
     fusion_texts, side_calls = [], []
     for t in (0, 5, 10):
         prompt, decision = explore_step(contract, model, observation(t, {"x": 1}, ["BUILD", EMPTY]))
         fusion_texts.append(next(s.text for s in prompt.segments if s.layer == "fusion"))
-        side_calls.append(len(decision.extra.get("completions", [])))
+        side_calls.append(len(metered.drain()))
         assert fusion_texts[-1] in prompt.messages()[0]["content"]
     assert fusion_texts[0] == fusion_texts[1] != fusion_texts[2]
     assert side_calls == [1, 0, 1]
@@ -240,7 +244,6 @@ def test_without_fusion_there_is_no_description_call() -> None:
     contract = contract_with(bank, model, explore_every=1, fusion=False)
     prompt, decision = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
-    assert "completions" not in decision.extra
     assert len(model.calls) == 1
     assert "executable now" not in prompt.messages()[0]["content"]
 
@@ -269,14 +272,14 @@ def test_bank_file_is_loaded_and_hashed(tmp_path, monkeypatch) -> None:
     path = tmp_path / "craft.npz"
     bank.save(path)
     explicit = EpisodicContract(bank=str(path))
-    explicit.reset({"env_id": "bounded/Craft-v0"})
+    explicit.reset(episode(env_id="bounded/Craft-v0"))
     assert explicit.store_hashes()["episodic_bank"] == bank.content_hash
     monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path))
     assert default_bank_path("bounded/Craft-v0") == path
     implicit = EpisodicContract()
-    implicit.reset({"env_id": "bounded/Craft-v0"})
+    implicit.reset(episode(env_id="bounded/Craft-v0"))
     assert len(implicit.bank) == 1
-    implicit.reset({"env_id": "bounded/Spire-v0"})
+    implicit.reset(episode(env_id="bounded/Spire-v0"))
     assert len(implicit.bank) == 0
 
 

@@ -11,6 +11,7 @@ from bounded.contracts.state import (
     replay_journal,
 )
 from bounded.core import Action, Completion, Observation, StepResult
+from bounded.testing import episode
 
 keys = st.text(alphabet="abcdef", min_size=1, max_size=3)
 scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=4)
@@ -75,7 +76,7 @@ SCHEMA = {
 @given(st.integers(-10, 10) | st.text(max_size=3), st.integers(0, 5))
 def test_a_rejected_patch_changes_nothing(value, start):
     contract = StateContract(state_schema=SCHEMA)
-    contract.reset({"initial_state": {"count": start}})
+    contract.reset(episode(initial_state={"count": start}))
     entry = contract.apply({"count": value})
     valid = isinstance(value, int) and value >= 0
     assert entry.accepted == valid
@@ -87,7 +88,7 @@ def test_a_rejected_patch_changes_nothing(value, start):
 
 def test_unknown_key_is_rejected_by_schema_and_journaled():
     contract = StateContract(state_schema=SCHEMA)
-    contract.reset({})
+    contract.reset(episode())
     entry = contract.apply({"other": 1})
     assert not entry.accepted and entry.reason.startswith("schema:")
     assert contract.state == {}
@@ -95,7 +96,7 @@ def test_unknown_key_is_rejected_by_schema_and_journaled():
 
 def test_journal_replays_the_state_history():
     contract = StateContract()
-    contract.reset({"initial_state": {"n": 0}})
+    contract.reset(episode(initial_state={"n": 0}))
     for patch in ({"n": 1}, [3], {"log": {"$append": ["a"]}}, {"n": None}):
         contract.apply(patch)
     states = replay_journal({"n": 0}, contract.journal)
@@ -110,7 +111,7 @@ def observation():
 
 def test_prompt_holds_exactly_spec_state_and_latest_observation():
     contract = make_contract("state")
-    contract.reset({"instructions": "Count things.", "initial_state": {"n": 0}})
+    contract.reset(episode(instructions="Count things.", initial_state={"n": 0}))
     obs = observation()
     for i in range(5):
         reply = {
@@ -128,7 +129,7 @@ def test_prompt_holds_exactly_spec_state_and_latest_observation():
 
 def test_malformed_reply_is_a_parse_error_and_a_no_op():
     contract = StateContract()
-    contract.reset({"initial_state": {"n": 1}})
+    contract.reset(episode(initial_state={"n": 1}))
     obs = observation()
     for text in ("", "not json", '{"action": {"id": "fly"}}', '{"state_patch": 5, "action": "x"}'):
         decision = contract.parse(Completion(text=text), obs)

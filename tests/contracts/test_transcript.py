@@ -3,6 +3,7 @@ from bounded.core import Action, Completion, Observation, StepResult, approx_tok
 from bounded.envs import make
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
+from bounded.testing import episode
 
 REPLY = '{"reasoning": "", "action": {"id": "go"}}'
 
@@ -22,7 +23,7 @@ def play(contract, turns):
 
 def test_every_observation_and_reply_is_resent_in_order():
     contract = make_contract("transcript")
-    contract.reset({"instructions": "Walk."})
+    contract.reset(episode(instructions="Walk."))
     prompt = play(contract, 3).assemble(observation(3))
     messages = prompt.messages()
     assert [m["role"] for m in messages] == ["system", *["user", "assistant"] * 3, "user"]
@@ -33,7 +34,7 @@ def test_every_observation_and_reply_is_resent_in_order():
 
 def test_a_full_window_drops_the_oldest_turns_and_records_it():
     contract = make_contract("transcript", {"max_prompt_tokens": 400})
-    contract.reset({"instructions": "Walk."})
+    contract.reset(episode(instructions="Walk."))
     play(contract, 30)
     prompt = contract.assemble(observation(30))
     assert sum(prompt.tokens_by_layer().values()) <= 400

@@ -17,11 +17,14 @@ from bounded.core import (
     Completion,
     ConfigError,
     Decision,
+    EpisodeContext,
     Observation,
+    Outcome,
     StepResult,
     approx_tokens,
 )
 from bounded.envs import make
+from bounded.envs.spire import SpireEnv
 from bounded.envs.warehouse import WarehouseEnv
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
@@ -95,11 +98,26 @@ def layers(prompt):
     return [(s.layer, s.role) for s in prompt.segments]
 
 
+def spire_episode() -> EpisodeContext:
+    """The start of a spire episode, with spire's knowledge as its environment gives it."""
+    return EpisodeContext(
+        env_id="bounded/Spire-v0",
+        seed=0,
+        instructions="Climb the spire.",
+        knowledge=SpireEnv().game_knowledge(),
+    )
+
+
+def warehouse_episode(**fields) -> EpisodeContext:
+    """The start of a warehouse episode: an environment that supplies no game knowledge."""
+    return EpisodeContext(env_id="bounded/Warehouse-v0", seed=0, **fields)
+
+
 def contract(**settings) -> TypedContract:
     """A typed contract reset for spire, with an empty L5 unless a seed is asked for."""
     settings.setdefault("skill_seed", "none")
     c = TypedContract(**settings)
-    c.reset({"instructions": "Climb the spire.", "env_id": "bounded/Spire-v0"})
+    c.reset(spire_episode())
     return c
 
 
@@ -216,7 +234,7 @@ def test_l3_l4_l5_retrieve_what_matches_this_decision():
 
 def test_on_a_foreign_environment_layers_degrade_to_what_matches():
     c = TypedContract(l4={"mode": "on"}, l5={"mode": "on"}, skill_seed="hand")
-    c.reset({"instructions": "Count shelves.", "env_id": "bounded/Warehouse-v0"})
+    c.reset(warehouse_episode(instructions="Count shelves."))
     obs, _ = WarehouseEnv().reset(seed=1)
     prompt = c.assemble(obs)
     by_layer = {s.layer: s.text for s in prompt.segments}
@@ -321,8 +339,10 @@ def test_full_frozen_needs_an_existing_store_dir(tmp_path):
         make_contract("full-frozen")
     missing = make_contract("full-frozen", {"store_dir": str(tmp_path / "typo")})
     with pytest.raises(ConfigError, match=r"store_dir: .* does not exist"):
-        missing.reset({"env_id": "bounded/Spire-v0"})
-    make_contract("full-frozen", {"store_dir": str(tmp_path)}).reset({"env_id": "spire"})
+        missing.reset(EpisodeContext(env_id="bounded/Spire-v0", seed=0))
+    make_contract("full-frozen", {"store_dir": str(tmp_path)}).reset(
+        EpisodeContext(env_id="spire", seed=0)
+    )
 
 
 def test_game_of():
@@ -389,7 +409,7 @@ def test_mode_b_fills_templates_that_fired():
         provenance="template",
         trigger=Trigger(kinds=["combat"]),
     )
-    c.reset({"env_id": "bounded/Warehouse-v0"})
+    c.reset(warehouse_episode())
     c.stores.skills.put(template)
     c.stores.skills.put(never)
     record = play_warehouse(c, ScriptedModel(first_action))
@@ -472,8 +492,8 @@ def test_a_contract_without_postrun_learning_archives_an_empty_postrun(tmp_path)
 
 def test_postrun_without_a_model_is_skipped_and_says_so():
     c = make_contract("self-evolve")
-    c.reset({"env_id": "bounded/Warehouse-v0"})
-    c.postrun([])
+    c.reset(warehouse_episode())
+    c.postrun([], Outcome())
     assert c.postrun_note.startswith("skipped") and c.stores.summaries.summaries == []
 
 

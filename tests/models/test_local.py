@@ -11,6 +11,7 @@ from bounded.envs import make
 from bounded.models import make_model
 from bounded.models.local import EMBEDDED, LocalModel, schema_grammar, sha256_of, verify
 from bounded.runner import run_episode
+from bounded.testing import episode
 
 pytestmark = pytest.mark.model
 
@@ -34,7 +35,7 @@ def test_tampered_weights_are_refused(tmp_path):
 def test_constrained_reply_always_parses_and_names_a_legal_action(local_model):
     obs = Observation(kind="choice", text="Pick a colour you like.", legal=CHOICES)
     contract = make_contract("transcript")
-    contract.reset({"instructions": "You choose colours."})
+    contract.reset(episode(instructions="You choose colours."))
     schema = contract.reply_schema(obs)
     for temperature in (0.0, 1.0, 1.5):
         completion = local_model.complete(
@@ -51,7 +52,7 @@ def test_arguments_respect_their_schema(local_model):
     env = make("warehouse", shelves=4, horizon=3)
     obs, _ = env.reset(seed=1)
     contract = make_contract("state")
-    contract.reset({"instructions": env.instructions, "state_schema": env.state_schema})
+    contract.reset(episode(instructions=env.instructions, state_schema=env.state_schema))
     completion = local_model.complete(
         contract.assemble(obs).messages(), constraint=contract.reply_schema(obs), max_tokens=128
     )
@@ -126,7 +127,7 @@ def test_gemma_base_model_decodes_under_the_grammar_when_installed():
     model = make_model("local:gemma3")
     obs = Observation(kind="choice", text="Pick a colour.", legal=CHOICES)
     contract = make_contract("transcript")
-    contract.reset({"instructions": "You choose colours."})
+    contract.reset(episode(instructions="You choose colours."))
     completion = model.complete(
         contract.assemble(obs).messages(), constraint=contract.reply_schema(obs), max_tokens=96
     )

@@ -10,6 +10,7 @@ from bounded.contracts._reply import parse_decision
 from bounded.core import Action, ConfigError, Observation
 from bounded.models import make_model
 from bounded.models.openai_compat import OpenAICompatModel
+from bounded.testing import episode
 
 REPLY = '{"action": {"id": "go_north"}}'
 CHOICES = [Action(id=f"go_{d}", label=f"go {d}") for d in ("north", "south")]
@@ -20,7 +21,7 @@ def test_constrained_reply_from_a_real_llama_server(llama_server):
     model = make_model("openai:smollm2", base_url=llama_server)
     obs = Observation(kind="choice", text="Where do you go?", legal=CHOICES)
     contract = make_contract("transcript")
-    contract.reset({"instructions": "You explore."})
+    contract.reset(episode(instructions="You explore."))
     completion = model.complete(
         contract.assemble(obs).messages(), constraint=contract.reply_schema(obs), max_tokens=96
     )

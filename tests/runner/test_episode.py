@@ -2,7 +2,7 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.core import Completion, Decision
+from bounded.core import ContractWrapper, Decision, Outcome
 from bounded.envs import make
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
@@ -85,30 +85,65 @@ def test_a_dead_model_fails_the_run_and_keeps_what_was_recorded(tmp_path):
         assert len(archive.decisions(run.run_id)) == 2
 
 
-class ProposingContract:
-    """Wraps the state contract and answers every other decision without the model."""
+class ProposingContract(ContractWrapper):
+    """The state contract, answering every other decision itself after a model call of its
+    own (through the episode's model, as a summary or a description would be made)."""
 
     def __init__(self):
-        self.inner = make_contract("state")
+        super().__init__(make_contract("state"))
         self.name = "proposing"
         self.n = 0
+        self.model = None
 
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
+    def reset(self, episode):
+        super().reset(episode)
+        self.model = episode.model
 
     def propose(self, obs):
         self.n += 1
         if self.n % 2:
             return None
-        extra = {"completions": [Completion(text="x", prompt_tokens=7, completion_tokens=1)]}
-        return Decision(
-            actions=[obs.legal[0].with_args({"occupied": 0, "shipped": 0})], extra=extra
-        )
+        self.model.complete([{"role": "user", "content": "summarise"}])
+        return Decision(actions=[obs.legal[0].with_args({"occupied": 0, "shipped": 0})])
+
+    def postrun(self, trajectory, outcome):
+        self.model.complete([{"role": "user", "content": f"learn from {outcome.victory}"}])
 
 
-def test_contract_may_decide_alone_and_report_its_own_model_calls():
-    run = run_episode(
-        make("warehouse", horizon=6), ProposingContract(), ScriptedModel(honest_reply), seed=1
-    )
+def honest_or_note(messages, constraint):
+    if constraint is None:  # the contract's own calls
+        return "a note"
+    return honest_reply(messages, constraint)
+
+
+def test_every_model_call_a_contract_makes_is_metered_and_archived(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = run_episode(
+            make("warehouse", horizon=6), ProposingContract(), ScriptedModel(honest_or_note),
+            seed=1, archive=archive,
+        )  # fmt: skip
+        decisions = archive.decisions(run.run_id)
     assert run.decisions == 6
-    assert run.model_calls == 6  # 3 through the runner, 3 reported by the contract
+    assert run.model_calls == 7  # 3 through the runner, 3 of the contract's own, 1 postrun
+    assert [len(d.extra_completions) for d in decisions] == [0, 1] * 3
+    assert [d.completion is None for d in decisions] == [False, True] * 3
+    calls = [c for d in decisions for c in ([d.completion] if d.completion else [])]
+    calls += [c for d in decisions for c in d.extra_completions]
+    postrun_tokens = run.prompt_tokens - sum(c.prompt_tokens for c in calls)
+    assert postrun_tokens > 0  # the postrun call is counted in the run's totals
+
+
+def test_the_outcome_is_the_environments_verdict_and_postrun_receives_it():
+    seen = []
+
+    class Recorder(ContractWrapper):
+        def postrun(self, trajectory, outcome):
+            seen.append(outcome)
+
+    run = run_episode(
+        make("warehouse", horizon=5), Recorder(make_contract("state")), ScriptedModel(honest_reply),
+        seed=2,
+    )  # fmt: skip
+    assert len(seen) == 1 and isinstance(seen[0], Outcome) and seen[0].victory is True
+    assert run.outcome["victory"] is True and run.outcome["score"] == seen[0].score
+    assert run.outcome["progress"] == seen[0].progress

@@ -71,7 +71,11 @@ def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
         assert all(r.status == "completed" and r.decisions == 6 for r in runs)
         assert all(r.env_id == "bounded/Warehouse-v0" and r.package_version for r in runs)
         assert all(
-            r.contract_config_hash and r.model_params["spec"].startswith("scripted:") for r in runs
+            r.contract_config_hash
+            and r.spec["model"].startswith("scripted:")
+            and r.spec["experiment"] == "sw"
+            and r.spec["seed"] == r.seed
+            for r in runs
         )
         assert len(archive.decisions(runs[0].run_id)) == 6
     second = run_sweep(experiment, console=quiet())

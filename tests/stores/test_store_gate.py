@@ -1,6 +1,6 @@
 """The write gate: refuses same ids, empty, repetitive and near-identical texts, and says why."""
 
-from bounded.stores.directory import seed_skills
+from bounded.envs.spire.knowledge import shipped_skills
 from bounded.stores.gate import WriteGate, compression_ratio, most_repeated_sentence, similarity
 
 STORED = [("block-early", "Against the Cultist, block early and kill it before Ritual stacks.")]
@@ -24,7 +24,7 @@ def test_a_loop_with_a_counter_is_refused_and_written_advice_is_not():
     loop = "".join(f"The 100 most powerful skills are: {n}. " for n in range(1, 9))
     verdict = WriteGate().check("L5", "learned-skills", loop, STORED)
     assert not verdict.accepted and verdict.reason.startswith("repetitive (compresses")
-    hand = [skill.text for skill in seed_skills("spire", "hand").skills]
+    hand = [skill.text for skill in shipped_skills("hand").skills]
     assert len(hand) > 30 and max(map(compression_ratio, hand)) < 2
     assert all(WriteGate().check("L5", "new", text, STORED).accepted for text in hand)
     assert compression_ratio("") == 0.0

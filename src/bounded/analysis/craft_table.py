@@ -13,10 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bounded.core import ConfigError, RunRecord
-from bounded.stores.episodic import is_victory
+from bounded.core import ConfigError, RunRecord, victory_of
 
 METRICS = ("pbr", "rur", "apu", "tr")
+
+CRAFT_ENV = "bounded/Craft-v0"
+"""The craft environment's canonical id (the archive holds no other name for it)."""
 
 GroupKey = tuple[str, Any]
 
@@ -59,8 +61,9 @@ def metric(outcome: Mapping[str, Any], name: str) -> float | None:
 
 
 def level_of(run: RunRecord) -> Any:
-    """The run's level: from its outcome, else from the model parameters, else None."""
-    for source in (run.outcome, run.model_params):
+    """The run's level: from its outcome, else from the settings it was built with (its
+    spec; older sweeps kept them in the model parameters), else None."""
+    for source in (run.outcome, run.spec.get("env_options", {}), run.model_params):
         if "level" in source:
             return source["level"]
     return None
@@ -89,7 +92,7 @@ def craft_table(
 
 def summarise(tag: str, level: Any, runs: list[RunRecord]) -> CraftTableRow:
     games = len(runs)
-    wins = sum(is_victory(run.outcome) for run in runs)
+    wins = sum(victory_of(run.outcome) for run in runs)
     means = {name: mean(metric(run.outcome, name) for run in runs) for name in METRICS}
     return CraftTableRow(
         tag=tag,
@@ -132,7 +135,7 @@ def craft_table_command(archive: str | Path, experiment: str | None = None) -> s
     if not source.is_file():
         raise ConfigError(f"archive not found: {source}")
     with Archive(source) as store:
-        runs = [r for r in store.runs(experiment=experiment) if "Craft" in r.env_id]
+        runs = [r for r in store.runs(experiment=experiment) if r.env_id == CRAFT_ENV]
     return render_craft_table(craft_table(runs))
 
 

@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bounded.core import ConfigError, RunRecord
-from bounded.stores.episodic import is_victory
+from bounded.core import ConfigError, RunRecord, victory_of
 
 BOSS_POINTS = 52 / 3
 """Points per boss beaten in the derived score (AgenticSTS, Eq. 1)."""
@@ -54,11 +53,12 @@ def floor_score(victory: bool, floor: int) -> float:
 
 
 def derived_score(outcome: Mapping[str, Any]) -> float | None:
-    """A game's score on a 0-100 scale: Eq. 1 for floor-climbing games (spire and the
-    imported AgenticSTS runs), otherwise the environment's `score`, else 100 x accuracy."""
-    floor = outcome.get("final_floor", outcome.get("floor"))
+    """A game's score: AgenticSTS Eq. 1 (Slay the Spire 2's boss floors) for the imported
+    AgenticSTS runs, whose outcome holds `final_floor`; otherwise the environment's own
+    `Outcome.score` (our spire: its own boss floors), else 100 x accuracy (older archives)."""
+    floor = outcome.get("final_floor")
     if isinstance(floor, int | float) and not isinstance(floor, bool):
-        return floor_score(is_victory(outcome), int(floor))
+        return floor_score(victory_of(outcome), int(floor))
     for key, scale in (("score", 1.0), ("accuracy", 100.0)):
         value = outcome.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -77,7 +77,7 @@ def game_from_run(run: RunRecord) -> Game:
         model=run.model,
         seed=run.seed,
         started_at=run.started_at,
-        victory=is_victory(run.outcome),
+        victory=victory_of(run.outcome),
         score=derived_score(run.outcome),
         prompt_tokens=run.prompt_tokens,
         completion_tokens=run.completion_tokens,

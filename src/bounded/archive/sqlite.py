@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS runs (
     error TEXT,
     outcome TEXT NOT NULL,
     postrun TEXT NOT NULL DEFAULT '{}',
+    spec TEXT NOT NULL DEFAULT '{}',
     decisions INTEGER NOT NULL,
     model_calls INTEGER NOT NULL,
     prompt_tokens INTEGER NOT NULL,
@@ -96,9 +97,16 @@ CREATE TABLE IF NOT EXISTS snapshots (
 );
 """
 
-_RUN_JSON_FIELDS = ("contract_config", "store_hashes", "model_params", "outcome", "postrun")
+_RUN_JSON_FIELDS = (
+    "contract_config",
+    "store_hashes",
+    "model_params",
+    "outcome",
+    "postrun",
+    "spec",
+)
 
-ADDED_RUN_COLUMNS = {"postrun": "TEXT NOT NULL DEFAULT '{}'"}
+ADDED_RUN_COLUMNS = {"postrun": "TEXT NOT NULL DEFAULT '{}'", "spec": "TEXT NOT NULL DEFAULT '{}'"}
 """Columns added to `runs` after format 1 first shipped: an older archive gains them on open."""
 
 
@@ -123,6 +131,7 @@ class Archive:
             self._db.executescript(SCHEMA)
             self._check_version()
             self._add_missing_columns()
+            self._canonical_env_ids()
         except sqlite3.DatabaseError as exc:
             raise ArchiveError(f"cannot open archive {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
@@ -146,6 +155,21 @@ class Archive:
             for column, declaration in ADDED_RUN_COLUMNS.items():
                 if column not in present:
                     self._db.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
+
+    def _canonical_env_ids(self) -> None:
+        """Older `bounded run` wrote short names (`craft`) where sweeps wrote Gymnasium ids
+        (`bounded/Craft-v0`): one environment is one id, so short names are rewritten."""
+        from bounded.envs import ENV_IDS
+
+        marks = ", ".join("?" for _ in ENV_IDS)
+        query = f"SELECT 1 FROM runs WHERE env_id IN ({marks}) LIMIT 1"
+        if self._db.execute(query, tuple(ENV_IDS)).fetchone() is None:
+            return
+        with self._db:
+            self._db.executemany(
+                "UPDATE runs SET env_id = ? WHERE env_id = ?",
+                [(env_id, short) for short, env_id in ENV_IDS.items()],
+            )
 
     def close(self) -> None:
         self._db.close()

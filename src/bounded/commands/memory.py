@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from bounded.commands.options import parse_options
 from bounded.core import ConfigError
 
 bank_app = typer.Typer(help="Build and inspect episodic banks (EpicStar).", no_args_is_help=True)
@@ -26,7 +27,7 @@ def bank_craft(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/craft.npz"),
 ) -> None:
     """Bootstrap the craft bank from the expert's winning games."""
-    from bounded.stores.episodic import build_craft_bank_command
+    from bounded.runner.bank import build_craft_bank_command
 
     typer.echo(
         build_craft_bank_command(
@@ -116,17 +117,19 @@ def ladder(
 ) -> None:
     """Ascension ladder: after a victory the next run is one level up, after a defeat the same."""
     from bounded.archive import Archive
-    from bounded.cli import parse_options
-    from bounded.contracts import make_contract
-    from bounded.envs import make
-    from bounded.models import make_model
-    from bounded.stores.ladder import LadderStep, run_ladder
+    from bounded.runner.build import build_model, check_spec
+    from bounded.runner.ladder import LadderStep, run_ladder
+    from bounded.runner.spec import make_spec
 
     if not 0 <= start <= top:
         raise ConfigError(f"--start {start} is outside 0..{top}")
-    memory = make_contract(contract, parse_options(copt or []))
-    make(env, ascension=start)  # refuse an environment without levels before any run
-    llm = make_model(model, base_url=base_url)
+    spec = make_spec(
+        env=env, env_options={"ascension": start}, contract=contract,
+        contract_config=parse_options(copt or []), model=model, base_url=base_url, seed=seed,
+        tag=contract,
+    )  # fmt: skip
+    check_spec(spec)  # refuse an environment without levels before loading a model
+    llm = build_model(spec)
 
     def show(step: LadderStep) -> None:
         result = "victory" if step.victory else "defeat"
@@ -134,8 +137,7 @@ def ladder(
 
     with Archive(archive) as store:
         result = run_ladder(
-            lambda level: make(env, ascension=level), memory, llm, runs=runs, start=start,
-            top=top, seed=seed, postrun=postrun, archive=store, tag=contract, env_id=env,
+            spec, runs=runs, start=start, top=top, postrun=postrun, archive=store, model=llm,
             on_step=show,
         )  # fmt: skip
     typer.echo(

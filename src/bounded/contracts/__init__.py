@@ -1,59 +1,84 @@
-"""Contract registry: a short name (or a preset, which is a name plus settings) to a class.
+"""Contract registry: a short name, a preset (a name plus settings), or an import path.
 
-Entry points are `"module:Class"` strings resolved on first use, so a user's own
-contract registers the same way ours do: `register_contract("mine", "pkg.mod:Mine")`.
+`make_contract("state")`, `make_contract("mode-a")` (a preset) and
+`make_contract("pkg.mod:Mine")` all work, from Python, the CLI and experiment files. A
+user's contract registers the same way ours do: `register_contract("mine", "pkg.mod:Mine")`
+in Python, or an entry point in the `bounded.contracts` group of an installed package
+(whose target may also be a `Preset`).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
 from bounded.core import ConfigError, Contract, first_validation_error
-
-_CONTRACTS: dict[str, str] = {
-    "transcript": "bounded.contracts.transcript:TranscriptContract",
-    "state": "bounded.contracts.state:StateContract",
-    "summary": "bounded.contracts.summary:SummaryContract",
-    "typed": "bounded.contracts.typed:TypedContract",
-    "episodic": "bounded.contracts.episodic:EpisodicContract",
-}
-
-PRESETS: dict[str, tuple[str, dict[str, Any]]] = {}
-"""Preset name -> (contract name, config overrides). Presets double as condition tags."""
+from bounded.registry import Registry
 
 
-def register_contract(name: str, entry_point: str) -> None:
-    _CONTRACTS[name] = entry_point
+class Preset(NamedTuple):
+    """A contract name and the settings it is built with; presets double as condition tags."""
+
+    contract: str
+    overrides: dict[str, Any]
+
+
+CONTRACTS = Registry(
+    "contract",
+    "bounded.contracts",
+    {
+        "transcript": "bounded.contracts.transcript:TranscriptContract",
+        "state": "bounded.contracts.state:StateContract",
+        "summary": "bounded.contracts.summary:SummaryContract",
+        "typed": "bounded.contracts.typed:TypedContract",
+        "episodic": "bounded.contracts.episodic:EpisodicContract",
+    },
+)
+
+PRESETS: dict[str, Preset] = {}
+"""Preset name -> (contract name, config overrides), ours and those registered in Python."""
+
+
+def register_contract(name: str, entry_point: Any) -> None:
+    """Make `name` build the contract class `entry_point` (`"module:Class"` or the class)."""
+    CONTRACTS.register(name, entry_point)
 
 
 def register_preset(name: str, contract: str, overrides: dict[str, Any]) -> None:
-    PRESETS[name] = (contract, overrides)
+    PRESETS[name] = Preset(contract, overrides)
 
 
 def contract_names() -> list[str]:
-    return sorted(set(_CONTRACTS) | set(PRESETS))
+    return sorted(set(CONTRACTS.names()) | set(PRESETS))
 
 
-def _load(entry_point: str) -> type:
-    module_name, _, attr = entry_point.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+def resolve_contract(name: str) -> tuple[type, dict[str, Any]]:
+    """The contract class `name` stands for and the preset settings it starts from."""
+    if name not in PRESETS and name not in CONTRACTS and ":" not in name:
+        raise ConfigError(f"unknown contract {name!r} (known: {', '.join(contract_names())})")
+    target = PRESETS.get(name) or CONTRACTS.load(name)
+    if isinstance(target, Preset):
+        return _contract_class(target.contract), dict(target.overrides)
+    if not isinstance(target, type):
+        raise ConfigError(f"contract {name!r} is not a class or a Preset: {target!r}")
+    return target, {}
+
+
+def _contract_class(name: str) -> type:
+    cls = CONTRACTS.load(name)
+    if not isinstance(cls, type):
+        raise ConfigError(f"contract {name!r} is not a class: {cls!r}")
+    return cls
 
 
 def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
-    """Build a contract by name or preset; `config` overrides the preset's settings."""
-    settings: dict[str, Any] = {}
-    if name in PRESETS:
-        name, preset = PRESETS[name]
-        settings.update(preset)
-    if name not in _CONTRACTS:
-        raise ConfigError(f"unknown contract {name!r} (known: {', '.join(contract_names())})")
+    """Build a contract by name, preset or import path; `config` overrides the settings."""
+    cls, settings = resolve_contract(name)
     settings.update(config or {})
-    cls = _load(_CONTRACTS[name])
     try:
-        return cls(**settings)
+        contract: Contract = cls(**settings)
+        return contract
     except (TypeError, ValueError) as exc:
         first = (
             first_validation_error(exc)
@@ -63,6 +88,15 @@ def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
         raise ConfigError(f"bad settings for contract {name!r}: {first}") from exc
 
 
-__all__ = ["PRESETS", "contract_names", "make_contract", "register_contract", "register_preset"]
+__all__ = [
+    "CONTRACTS",
+    "PRESETS",
+    "Preset",
+    "contract_names",
+    "make_contract",
+    "register_contract",
+    "register_preset",
+    "resolve_contract",
+]
 from bounded.contracts import episodic_presets as _episodic_presets  # noqa: E402,F401
 from bounded.contracts import typed_presets as _typed_presets  # noqa: E402,F401

@@ -28,8 +28,8 @@ Each decision:
 Model calls: the runner asks `propose(obs)` first; a decision the gating settles
 (retrieval, queue, empty action) needs no model call. Otherwise the runner assembles
 the prompt, calls the model under `reply_schema` and hands the completion to `parse`.
-The strategy description is a call the contract makes itself with `episode["model"]`;
-its completion travels in `decision.extra["completions"]` so its tokens are counted.
+The strategy description is a call the contract makes itself with `episode.model`, which
+the runner meters: its tokens are counted with the decision it was made for.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -56,8 +56,9 @@ from bounded.core import (
     JSON,
     Action,
     Completion,
+    ContractBase,
     Decision,
-    DecisionRecord,
+    EpisodeContext,
     Model,
     Observation,
     Prompt,
@@ -203,13 +204,11 @@ class StepPlan:
     explore: bool
     direct: Decision | None = None
     """The decision when no model call is needed."""
-    completions: list[Completion] = field(default_factory=list)
-    """Calls the contract made itself for this decision (strategy descriptions)."""
     fusion_error: str | None = None
     """Why the strategy description could not be written (the model failed)."""
 
 
-class EpisodicContract:
+class EpisodicContract(ContractBase):
     """EpicStar's episodic memory, working memory, gating and contextual fusion."""
 
     name = "episodic"
@@ -236,12 +235,11 @@ class EpisodicContract:
 
     # -- episode ----------------------------------------------------------
 
-    def reset(self, episode: JSON) -> None:
-        self.instructions = str(episode.get("instructions", ""))
-        self.model = episode.get("model")
-        seed = episode.get("seed")
-        self.seed = seed if isinstance(seed, int) else None
-        self._load_bank(str(episode.get("env_id", "")))
+    def reset(self, episode: EpisodeContext) -> None:
+        self.instructions = episode.instructions
+        self.model = episode.model
+        self.seed = episode.seed
+        self._load_bank(episode.env_id)
         self.queue.clear()
         self.history.clear()
         self.descriptions = {}
@@ -360,8 +358,6 @@ class EpisodicContract:
             ],
             "queue": [a.id for a in self.queue],
         }
-        if plan.completions:
-            extra["completions"] = [c.model_dump() for c in plan.completions]
         if plan.fusion_error:
             extra["fusion_error"] = plan.fusion_error
         return extra
@@ -464,9 +460,6 @@ class EpisodicContract:
         self.step += 1
         self._plan = None
 
-    def postrun(self, trajectory: list[DecisionRecord]) -> None:
-        return None
-
     def config_dict(self) -> JSON:
         return self.config.model_dump()
 
@@ -503,7 +496,6 @@ class EpisodicContract:
         except Exception as exc:  # the decision goes on without a description
             plan.fusion_error = f"{type(exc).__name__}: {exc}"
             return ""
-        plan.completions.append(completion)
         self.descriptions[key] = self._description_text(completion.text)
         return self.descriptions[key]
 

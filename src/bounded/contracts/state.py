@@ -23,8 +23,9 @@ from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.core import (
     JSON,
     Completion,
+    ContractBase,
     Decision,
-    DecisionRecord,
+    EpisodeContext,
     Observation,
     Prompt,
     StepResult,
@@ -109,7 +110,7 @@ class JournalEntry(BaseModel):
     state_hash: str
 
 
-class StateContract:
+class StateContract(ContractBase):
     """Bounded by construction: spec + state + latest observation, nothing else."""
 
     name = "state"
@@ -122,13 +123,13 @@ class StateContract:
         self.journal: list[JournalEntry] = []
         self._pending_patch: Any = None
 
-    def reset(self, episode: JSON) -> None:
-        self.instructions = str(episode.get("instructions", ""))
-        suggested = episode.get("state_schema")
+    def reset(self, episode: EpisodeContext) -> None:
+        self.instructions = episode.instructions
+        suggested = episode.state_schema
         self.schema = (
             self.config.state_schema if self.config.state_schema is not None else suggested
         )
-        self.state = {**(episode.get("initial_state") or {}), **self.config.initial_state}
+        self.state = {**(episode.initial_state or {}), **self.config.initial_state}
         self.journal = []
         self._pending_patch = None
 
@@ -188,9 +189,6 @@ class StateContract:
             if not entry.accepted:
                 result.info["patch_rejected"] = entry.reason
         self._pending_patch = None
-
-    def postrun(self, trajectory: list[DecisionRecord]) -> None:
-        return None
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()

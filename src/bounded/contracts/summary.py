@@ -26,8 +26,9 @@ from bounded.core import (
     JSON,
     Action,
     Completion,
+    ContractBase,
     Decision,
-    DecisionRecord,
+    EpisodeContext,
     Observation,
     Prompt,
     StepResult,
@@ -130,7 +131,7 @@ def decisions_from_text(text: str) -> list[str]:
     return [f"<{name.strip()}>" for name in TAG.findall(text)]
 
 
-class SummaryContract:
+class SummaryContract(ContractBase):
     """Chain of Summarization: L1 summaries every step, an L2 call every K steps."""
 
     name = "summary"
@@ -148,8 +149,8 @@ class SummaryContract:
         self._seen_step: int | None = None
         self._analysis: JSON = {}
 
-    def reset(self, episode: JSON) -> None:
-        self.instructions = str(episode.get("instructions", ""))
+    def reset(self, episode: EpisodeContext) -> None:
+        self.instructions = episode.instructions
         self.summaries.clear()
         self.queue.clear()
         self.executed.clear()
@@ -292,9 +293,6 @@ class SummaryContract:
             else:
                 self.failed.append(Failure(action_id, reason))
         self.step += 1
-
-    def postrun(self, trajectory: list[DecisionRecord]) -> None:
-        return None
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()

@@ -12,9 +12,9 @@ from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.core import (
     JSON,
     Completion,
+    ContractBase,
     Decision,
-    DecisionRecord,
-    Model,
+    EpisodeContext,
     Observation,
     Prompt,
     StepResult,
@@ -43,7 +43,7 @@ MESSAGE_OVERHEAD_TOKENS = 4
 """Chat-template tokens around each message (role markers), counted against the budget."""
 
 
-class TranscriptContract:
+class TranscriptContract(ContractBase):
     """Keeps the whole conversation: prompt size grows with every decision."""
 
     name = "transcript"
@@ -58,15 +58,15 @@ class TranscriptContract:
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
 
-    def reset(self, episode: JSON) -> None:
-        self.instructions = str(episode.get("instructions", ""))
+    def reset(self, episode: EpisodeContext) -> None:
+        self.instructions = episode.instructions
         self.history, self._turn_tokens = [], []
         self._pending, self._dropped = None, 0
-        model: Model | None = episode.get("model")
+        model = episode.model
         if model is not None:
             self._count = model.count_tokens
         self._budget = self.config.max_prompt_tokens
-        window = getattr(model, "context_window", None)
+        window = model.context_window if model is not None else None
         if self._budget is None and window:
             self._budget = int(window) - self.config.reply_tokens
 
@@ -114,9 +114,6 @@ class TranscriptContract:
             self._count(turn[0]) + self._count(turn[1]) + 2 * MESSAGE_OVERHEAD_TOKENS
         )
         self._pending = None
-
-    def postrun(self, trajectory: list[DecisionRecord]) -> None:
-        return None
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()

@@ -1,6 +1,9 @@
 """The typed contract's presets, named after the conditions of the AgenticSTS matrix.
 
-The plain `typed` contract (no preset) has `mode-a`'s settings with L5 `on`.
+The plain `typed` contract (no preset) has `mode-a`'s settings with L5 `on`. The seed
+skills (`skill_seed`: `hand`, `templates`) are the environment's libraries of that name
+(`GameKnowledge.skills`, from `Env.game_knowledge()`); a game that supplies none starts
+with an empty L5, and the rules book (L3) likewise comes from the environment.
 
 Each preset is a condition tag: `make_contract("mode-a")` builds the typed contract
 with these settings, and a user's config overrides them field by field (a layer's
@@ -10,8 +13,8 @@ settings are replaced as a whole: pass `{"l4": {"mode": "frozen"}}`, not a dotte
 |---|---|---|---|---|
 | `baseline-strict` | strict | off | off | off |
 | `prompt-only` | full | on | off | off |
-| `mode-a` | full | on | off | hand-written seed, frozen |
-| `mode-b` | full | on | off | templates, filled postrun (writable) |
+| `mode-a` | full | on | off | the game's `hand` seed, frozen |
+| `mode-b` | full | on | off | the game's `templates`, filled postrun (writable) |
 | `full-frozen` | full | on | frozen (store_dir) | frozen (store_dir) |
 | `self-evolve` | full | on | writable | writable |
 """

@@ -1,5 +1,14 @@
-"""Models selected by one string: `local`, `local:smollm2`, `local:PATH.gguf`,
-`openai:MODEL` (with a base URL and an API key from the environment), `scripted:FILE.jsonl`."""
+"""Models selected by one string: `KIND[:REST]`, or an import path.
+
+Ours: `local` (the embedded model), `local:smollm2`, `local:PATH.gguf`, `openai:MODEL`
+(any OpenAI-compatible endpoint: `base_url`, key from the environment) and
+`scripted:FILE.jsonl` (fixed replies, for tests of the loop) and `none` (for games a
+scripted player plays: any call is an error). A user's model plugs in as
+a kind: `register_model("mine", "pkg.mod:make_mine")` or an entry point in the
+`bounded.models` group; `mine:REST` then calls `make_mine("REST", **options)`. An import
+path works without registering: `pkg.mod:Mine` calls `Mine(**options)`, and
+`pkg.mod:Mine:REST` calls `Mine("REST", **options)`.
+"""
 
 from __future__ import annotations
 
@@ -8,36 +17,95 @@ from pathlib import Path
 from typing import Any
 
 from bounded.core import ConfigError, Model
+from bounded.registry import Registry, is_import_path
+
+
+def local_model(rest: str, **options: Any) -> Model:
+    from bounded.models.local import EMBEDDED, LocalModel
+
+    if not rest or rest in EMBEDDED:
+        return LocalModel(embedded=rest or "smollm2", **options)
+    if not rest.endswith(".gguf"):
+        raise ConfigError(f"local model must be an embedded name or a .gguf path, got {rest!r}")
+    return LocalModel(path=rest, **options)
+
+
+def openai_model(rest: str, **options: Any) -> Model:
+    from bounded.models.openai_compat import OpenAICompatModel
+
+    return OpenAICompatModel(rest, **options)
+
+
+def scripted_model(rest: str, **options: Any) -> Model:
+    from bounded.models.scripted import ScriptedModel
+
+    if not rest:
+        raise ConfigError("scripted model needs a replies file: scripted:FILE.jsonl")
+    path = Path(rest)
+    if not path.is_file():
+        raise ConfigError(f"scripted replies file not found: {path}")
+    replies = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            replies.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{path}:{number}: not a JSON reply: {exc.msg}") from exc
+    return ScriptedModel(replies, cycle=True, **options)
+
+
+def no_model(rest: str, **options: Any) -> Model:
+    from bounded.models.none import NoModel
+
+    return NoModel()
+
+
+MODELS = Registry(
+    "model",
+    "bounded.models",
+    {
+        "local": local_model,
+        "openai": openai_model,
+        "scripted": scripted_model,
+        "none": no_model,
+    },
+)
+
+
+def register_model(kind: str, factory: Any) -> None:
+    """Make `KIND[:REST]` call `factory(REST, **options)` (`"module:attr"` or the callable)."""
+    MODELS.register(kind, factory)
+
+
+def split_spec(spec: str) -> tuple[str, str, str]:
+    """(registered kind or import path, the kind's target, REST) of a model spec."""
+    kind, _, rest = spec.partition(":")
+    if kind in MODELS:
+        return kind, MODELS.target(kind), rest
+    module, _, tail = spec.partition(":")
+    attr, _, rest = tail.partition(":")
+    if is_import_path(f"{module}:{attr}"):
+        return f"{module}:{attr}", f"{module}:{attr}", rest
+    known = ", ".join(f"{name}:..." for name in MODELS.names())
+    raise ConfigError(f"unknown model {spec!r} (use {known}, or an import path module:Name)")
 
 
 def make_model(spec: str, *, base_url: str | None = None, **options: Any) -> Model:
     """Build a model from its spec string; options go to the model's constructor."""
-    kind, _, rest = spec.partition(":")
-    if kind == "local":
-        from bounded.models.local import EMBEDDED, LocalModel
-
-        if not rest or rest in EMBEDDED:
-            return LocalModel(embedded=rest or "smollm2", **options)
-        if not rest.endswith(".gguf"):
-            raise ConfigError(f"local model must be an embedded name or a .gguf path, got {rest!r}")
-        return LocalModel(path=rest, **options)
-    if kind == "openai":
-        from bounded.models.openai_compat import OpenAICompatModel
-
-        return OpenAICompatModel(rest, base_url=base_url, **options)
-    if kind == "scripted":
-        from bounded.models.scripted import ScriptedModel
-
-        if not rest:
-            raise ConfigError("scripted model needs a replies file: scripted:FILE.jsonl")
-        path = Path(rest)
-        if not path.is_file():
-            raise ConfigError(f"scripted replies file not found: {path}")
-        lines = [line for line in path.read_text().splitlines() if line.strip()]
-        return ScriptedModel([json.loads(line) for line in lines], cycle=True)
-    raise ConfigError(
-        f"unknown model {spec!r} (use local, local:PATH.gguf, openai:MODEL, scripted:FILE)"
-    )
+    name, _, rest = split_spec(spec)
+    factory = MODELS.load(name)
+    if base_url is not None:
+        options["base_url"] = base_url
+    registered = name in MODELS
+    args = (rest,) if registered or rest else ()
+    try:
+        model = factory(*args, **options)
+    except TypeError as exc:
+        raise ConfigError(f"bad options for model {spec!r}: {exc}") from exc
+    if not callable(getattr(model, "complete", None)):
+        raise ConfigError(f"model {spec!r} does not implement bounded.core.Model: {model!r}")
+    return model
 
 
-__all__ = ["make_model"]
+__all__ = ["MODELS", "make_model", "register_model", "split_spec"]

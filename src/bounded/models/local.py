@@ -144,7 +144,7 @@ class LocalModel:
         )
         self._formatter = self._make_formatter(chat_format)
         self._grammars: dict[str, Any] = {}
-        self.context_window = n_ctx
+        self.context_window: int | None = n_ctx
 
     @staticmethod
     def _load(path: Path, n_ctx: int, n_threads: int, seed: int, chat_format: str | None) -> Any:

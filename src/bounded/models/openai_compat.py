@@ -53,6 +53,7 @@ class OpenAICompatModel:
         if api_key is None and base_url is None:
             raise ConfigError(f"openai:{model} needs an API key in ${api_key_env} or a --base-url")
         self.id = f"openai:{model}"
+        self.context_window: int | None = None
         self.model = model
         self.schema_mode: SchemaMode = schema_mode
         self.attempts = attempts

@@ -27,6 +27,7 @@ class ScriptedModel:
         id: str = "scripted",
     ) -> None:
         self.id = id
+        self.context_window: int | None = None
         self._function = replies if callable(replies) else None
         self._replies: list[Reply] = [] if callable(replies) else list(replies)
         self._cycle = cycle

@@ -16,11 +16,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bounded.contracts import make_contract
 from bounded.core import DecisionRecord, Model, Observation, RunRecord
-from bounded.envs import make
-from bounded.models import make_model
-from bounded.runner.episode import run_episode
+from bounded.runner.build import build_model, play
+from bounded.runner.spec import GameSpec, make_spec
 
 DEMO_CONTRACTS = ("transcript", "state")
 
@@ -39,10 +37,10 @@ class DemoRow(BaseModel):
 def run_warehouse(
     llm: Model, contract: str, horizon: int, *, seed: int, archive: Any = None, tag: str = "demo"
 ) -> DemoRow:
-    env = make("warehouse", horizon=horizon)
-    record = run_episode(
-        env, make_contract(contract), llm, seed=seed, env_id="warehouse", tag=tag, archive=archive
+    spec = GameSpec(
+        env="warehouse", env_options={"horizon": horizon}, contract=contract, seed=seed, tag=tag
     )
+    record = play(spec, archive=archive, model=llm)
     fallbacks = (
         0
         if archive is None
@@ -60,6 +58,13 @@ def run_warehouse(
     )
 
 
+def demo_model(model: str | Model, base_url: str | None) -> Model:
+    """One model for every game of a demo (the embedded model loads once)."""
+    if isinstance(model, str):
+        return build_model(make_spec(env="warehouse", model=model, base_url=base_url))
+    return model
+
+
 def run_demo(
     model: str | Model,
     horizons: list[int],
@@ -69,7 +74,7 @@ def run_demo(
     base_url: str | None = None,
     console: Console | None = None,
 ) -> list[DemoRow]:
-    llm = make_model(model, base_url=base_url) if isinstance(model, str) else model
+    llm = demo_model(model, base_url)
     rows = []
     for horizon in horizons:
         for contract in DEMO_CONTRACTS:
@@ -129,9 +134,11 @@ def run_spire_demo(
     console: Console | None = None,
 ) -> SpireDemoResult:
     """One spire game (Act 1 by default) under `contract`, with a progress bar over floors."""
-    env = make("spire", acts=acts, ascension=ascension)
-    memory = make_contract(contract)
-    llm = make_model(model, base_url=base_url) if isinstance(model, str) else model
+    spec = GameSpec(
+        env="spire", env_options={"acts": acts, "ascension": ascension}, contract=contract,
+        seed=seed, tag=f"demo-{contract}", max_tokens=SPIRE_REPLY_TOKENS,
+    )  # fmt: skip
+    llm = demo_model(model, base_url)
     layers: dict[str, int] = {}
     peak, fallbacks = 0, 0
     floors = acts * SPIRE_FLOORS_PER_ACT
@@ -159,10 +166,7 @@ def run_spire_demo(
                 bar, completed=floor, act=state.get("act", "-"), decisions=record.index + 1, hp=hp
             )
 
-        run = run_episode(
-            env, memory, llm, seed=seed, env_id="spire", tag=f"demo-{contract}",
-            archive=archive, observer=observe, max_tokens=SPIRE_REPLY_TOKENS,
-        )  # fmt: skip
+        run = play(spec, archive=archive, model=llm, observer=observe)
     return SpireDemoResult(
         run=run, tokens_by_layer=layers, max_prompt_tokens=peak, fallbacks=fallbacks
     )

@@ -1,9 +1,12 @@
-"""The episode loop: observe, assemble, complete, parse, step, commit, record.
+"""The episode loop: observe, propose or assemble, complete, parse, step, commit, record.
 
-A contract may answer some decisions without a model call by implementing
-`propose(obs) -> Decision | None` (e.g. replaying a retrieved action); a contract that
-makes model calls of its own (a summary, a strategy description) lists their
-`Completion`s in `decision.extra["completions"]` so that their tokens are counted.
+Every hook called here is declared on `bounded.core.Contract` (`ContractBase` gives the
+optional ones their defaults). A contract may answer a decision without a model call
+through `propose(obs)` (a replayed or queued action). Every model call, the decision's
+own and those a contract makes itself through `EpisodeContext.model` (summaries,
+strategy descriptions, postrun learning), goes through one `MeteredModel`: calls made
+during a decision are archived on its record (`extra_completions` for the contract's),
+calls made by postrun with the run, and all are counted in the run's totals.
 """
 
 from __future__ import annotations
@@ -22,14 +25,18 @@ from bounded.core import (
     Decision,
     DecisionRecord,
     Env,
+    EpisodeContext,
     IllegalActionError,
     Model,
     Observation,
+    Outcome,
     Prompt,
     RunRecord,
     StepResult,
     stable_hash,
 )
+from bounded.envs import canonical_env_id
+from bounded.runner.meter import MeteredModel
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
@@ -44,16 +51,24 @@ def package_version() -> str:
     return __version__
 
 
-def episode_info(env: Env, env_id: str, seed: int, model: Model) -> JSON:
-    """What a contract learns at reset: the task, the suggested state shape, the model."""
-    return {
-        "env_id": env_id,
-        "seed": seed,
-        "instructions": getattr(env, "instructions", ""),
-        "state_schema": getattr(env, "state_schema", None),
-        "initial_state": getattr(env, "initial_state", None),
-        "model": model,
-    }
+def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
+    """What a contract learns at reset: the task, the suggested state shape, the model, the
+    game's knowledge."""
+    return EpisodeContext(
+        env_id=env_id,
+        seed=seed,
+        instructions=env.instructions,
+        state_schema=env.state_schema,
+        initial_state=env.initial_state,
+        model=model,
+        knowledge=env.game_knowledge(),
+        run_id=run_id,
+    )
+
+
+def outcome_dict(env: Env, outcome: Outcome) -> JSON:
+    """A run's archived outcome: the environment's metrics and its `Outcome` verdict."""
+    return {**env.metrics(), **outcome.model_dump(include={"victory", "score", "progress"})}
 
 
 def fallback_action(obs: Observation) -> list[Action]:
@@ -79,10 +94,11 @@ class EpisodeRunner:
         max_decisions: int = 100_000,
         experiment: str = "",
         cell: str = "",
-        model_params: JSON | None = None,
+        spec: JSON | None = None,
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
     ) -> None:
-        self.env, self.contract, self.model = env, contract, model
+        self.env, self.contract = env, contract
+        self.model = MeteredModel(model)
         self.archive = archive
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
@@ -92,19 +108,19 @@ class EpisodeRunner:
         self.run = RunRecord(
             run_id=uuid.uuid4().hex,
             env_id=env_id,
-            env_version=str(getattr(env, "version", "0")),
+            env_version=str(env.version),
             contract=contract.name,
             contract_config=config,
             contract_config_hash=stable_hash(config),
             model=model.id,
-            model_params={"max_tokens": max_tokens, "temperature": temperature}
-            | (model_params or {}),
+            model_params={"max_tokens": max_tokens, "temperature": temperature},
             seed=seed,
             tag=tag,
             experiment=experiment,
             cell=cell,
             started_at=time.time(),
             package_version=package_version(),
+            spec=spec or {},
         )
         self._model_errors = 0
         self.observer = observer
@@ -115,13 +131,16 @@ class EpisodeRunner:
         self._save_run()
         try:
             obs, _ = self.env.reset(seed=self.seed)
-            self.contract.reset(episode_info(self.env, self.run.env_id, self.seed, self.model))
+            context = episode_context(
+                self.env, self.run.env_id, self.seed, self.model, self.run.run_id
+            )
+            self.contract.reset(context)
             done = not obs.legal
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
-            self.contract.postrun(self.trajectory)
-            self._count_calls(getattr(self.contract, "postrun_calls", []))
-            self.run.postrun = getattr(self.contract, "postrun_record", {})
+            self.contract.postrun(self.trajectory, self.env.outcome())
+            self._count_calls(self.model.drain())
+            self.run.postrun = self.contract.postrun_record
             self.run.status = "completed"
         except BaseException as exc:
             self.run.status = "failed"
@@ -133,7 +152,7 @@ class EpisodeRunner:
         finally:
             self.run.wall_s = time.perf_counter() - started
             if self.run.status == "completed":
-                self.run.outcome = self.env.metrics()
+                self.run.outcome = outcome_dict(self.env, self.env.outcome())
             self.run.store_hashes = self.contract.store_hashes()
             self._save_run()
         return self.run
@@ -152,7 +171,9 @@ class EpisodeRunner:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         result = StepResult(reward=reward, terminated=terminated, truncated=truncated, info=info)
         self.contract.commit(obs, decision, result)
-        record = self._record(obs, prompt, completion, decision, actions, fallback, result)
+        calls = self.model.drain()
+        extra = [call for call in calls if call is not completion]
+        record = self._record(obs, prompt, completion, decision, actions, fallback, result, extra)
         record.latency_s = time.perf_counter() - started
         self._append(record)
         if self.observer is not None:
@@ -161,8 +182,7 @@ class EpisodeRunner:
 
     def _consult(self, obs: Observation) -> tuple[Prompt, Completion | None, Decision]:
         """Ask the contract (and, unless it answers alone, the model) for a decision."""
-        propose = getattr(self.contract, "propose", None)
-        proposed = propose(obs) if propose else None
+        proposed = self.contract.propose(obs)
         if proposed is not None:
             return Prompt(), None, proposed
         prompt = self.contract.assemble(obs)
@@ -191,11 +211,12 @@ class EpisodeRunner:
         actions: list[Action],
         fallback: bool,
         result: StepResult,
+        extra_completions: list[Completion],
     ) -> DecisionRecord:
         by_layer = prompt.tokens_by_layer(self.model.count_tokens)
         prompt_tokens = completion.prompt_tokens if completion else sum(by_layer.values())
         info = dict(result.info)
-        info.update({k: v for k, v in decision.extra.items() if k != "completions"})
+        info.update(decision.extra)
         return DecisionRecord(
             run_id=self.run.run_id,
             index=len(self.trajectory),
@@ -212,9 +233,7 @@ class EpisodeRunner:
             fallback=fallback,
             reward=result.reward,
             info=info,
-            extra_completions=[
-                Completion.model_validate(c) for c in decision.extra.get("completions", [])
-            ],
+            extra_completions=extra_completions,
         )
 
     def _append(self, record: DecisionRecord) -> None:
@@ -255,7 +274,8 @@ def run_episode(
     **options: Any,
 ) -> RunRecord:
     """Play one episode; with an archive, every decision is saved as soon as it is made."""
-    env_id = env_id or getattr(getattr(env, "spec", None), "id", None) or type(env).__name__
+    registered = getattr(env, "spec", None)  # set by gymnasium.make
+    env_id = canonical_env_id(env_id or getattr(registered, "id", None) or type(env).__name__)
     runner = EpisodeRunner(
         env, contract, model, seed=seed, env_id=env_id, tag=tag, archive=archive, **options
     )

@@ -20,7 +20,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from bounded.core import ConfigError, DecisionRecord, RunRecord
-from bounded.runner.experiment import GameSpec
+from bounded.runner.plugins import Registrations, registrations, restore_registrations
+from bounded.runner.spec import GameSpec
 
 EXECUTORS = ("local", "ray")
 
@@ -52,42 +53,29 @@ class RecordCollector:
         self.decisions.append(record)
 
 
-def play_game(spec: GameSpec, archive_path: str | None = None) -> GameResult:
+def play_game(
+    spec: GameSpec, archive_path: str | None = None, plugins: Registrations | None = None
+) -> GameResult:
     """Play one game; with `archive_path` the worker writes the archive as it goes.
 
-    A game that fails (a model that stays unavailable, an engine error) comes back as a
-    `failed` run rather than an exception, so one bad game does not stop a sweep.
+    `plugins` are the names the driver registered at run time (`registrations()`), so a
+    worker process knows them too. A game that fails (a model that stays unavailable, an
+    engine error) comes back as a `failed` run rather than an exception, so one bad game
+    does not stop a sweep.
     """
     from bounded.archive import Archive
-    from bounded.contracts import make_contract
-    from bounded.envs import make, resolve_env_id
-    from bounded.models import make_model
-    from bounded.runner.episode import EpisodeRunner
+    from bounded.runner.build import build_game, runner_for
 
-    env = make(spec.env, **spec.env_options)
-    contract = make_contract(spec.contract, dict(spec.contract_config))
-    model = make_model(spec.model, base_url=spec.base_url)
+    restore_registrations(plugins or {})
+    game = build_game(spec)
     sink: Any = Archive(archive_path) if archive_path else RecordCollector()
-    runner = EpisodeRunner(
-        env,
-        contract,
-        model,
-        seed=spec.seed,
-        env_id=resolve_env_id(spec.env),
-        tag=spec.tag,
-        archive=sink,
-        max_tokens=spec.max_tokens,
-        temperature=spec.temperature,
-        max_decisions=spec.max_decisions,
-        experiment=spec.experiment,
-        cell=spec.cell,
-        model_params={"spec": spec.model, "env_options": spec.env_options},
-    )
+    runner = runner_for(game, archive=sink)
     try:
         runner.execute()
     except Exception:  # recorded in the run row as `failed` with its error
         pass
     finally:
+        game.env.close()
         if archive_path:
             sink.close()
     if archive_path:
@@ -147,9 +135,15 @@ class SlotScheduler:
 PR_SET_PDEATHSIG = 1
 
 
+def start_worker(plugins: Registrations) -> None:
+    """Worker initializer: die with the driver, and know the names it registered."""
+    die_with_parent()
+    restore_registrations(plugins)
+
+
 def die_with_parent() -> None:
-    """Worker initializer: on Linux the kernel kills the worker when the driver dies, so
-    that an orphan can never finish a game the next sweep is already replaying."""
+    """On Linux the kernel kills the worker when the driver dies, so that an orphan can
+    never finish a game the next sweep is already replaying."""
     if sys.platform.startswith("linux"):
         import ctypes
 
@@ -175,7 +169,10 @@ class LocalExecutor:
         # Workers are started by submit() on this (the driver's main) thread, which lives as
         # long as the driver: the parent-death signal fires exactly when the driver dies.
         with ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=context, initializer=die_with_parent
+            max_workers=self.workers,
+            mp_context=context,
+            initializer=start_worker,
+            initargs=(registrations(),),
         ) as pool:
             in_flight: dict[Future[GameResult], int] = {}
 
@@ -229,13 +226,14 @@ class RayExecutor:
         started_here = self._init()
         try:
             remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_game)
+            plugins = registrations()
             scheduler = SlotScheduler(games, self.workers)
             in_flight: dict[Any, int] = {}
 
             def refill() -> None:
                 for slot, spec in scheduler.fill():
                     on_start(slot, spec)
-                    in_flight[remote_play.remote(spec, None)] = slot
+                    in_flight[remote_play.remote(spec, None, plugins)] = slot
 
             refill()
             while in_flight:

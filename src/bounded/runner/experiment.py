@@ -40,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bounded.core import JSON, ConfigError
+from bounded.runner.spec import GameSpec
 
 Scalar = str | int | float | bool
 
@@ -125,48 +126,6 @@ class ExperimentFile(_Strict):
         if empty:
             raise ValueError(f"matrix axes must not be empty: {', '.join(empty)}")
         return self
-
-
-class GameSpec(BaseModel):
-    """One planned game, complete enough for a worker process to play it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    experiment: str
-    """Experiment name."""
-    cell: str
-    """Cell name, with its matrix settings (`tag[level=5,style=rush]`)."""
-    seed: int
-    """Episode seed."""
-    tag: str
-    """Condition tag."""
-    env: str
-    """Environment short name or id."""
-    contract: str
-    """Contract or preset name."""
-    model: str
-    """Model spec."""
-    base_url: str | None = None
-    """OpenAI-compatible endpoint, if any."""
-    env_options: JSON = Field(default_factory=dict)
-    """Environment constructor settings."""
-    contract_config: JSON = Field(default_factory=dict)
-    """Contract settings."""
-    max_tokens: int = 256
-    """Reply token limit."""
-    temperature: float = 0.0
-    """Sampling temperature."""
-    max_decisions: int = 100_000
-    """Decision budget."""
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        """The resume key: a sweep plays each key exactly once."""
-        return (self.experiment, self.cell, self.seed)
-
-    @property
-    def label(self) -> str:
-        return f"{self.cell} seed {self.seed}"
 
 
 class Experiment(BaseModel):

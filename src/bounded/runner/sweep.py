@@ -31,7 +31,7 @@ from rich.progress import (
 from bounded.archive import Archive
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.executors import Executor, GameResult, make_executor
-from bounded.runner.experiment import Experiment, GameSpec
+from bounded.runner.experiment import Experiment, GameSpec, stable_key
 
 GameKey = tuple[str, str, int]
 
@@ -83,23 +83,14 @@ def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:
 def check_settings(games: list[GameSpec]) -> None:
     """Build each distinct environment and contract once, so that a misspelt name or a bad
     option stops the sweep before any game starts (not in a worker, hours later)."""
-    from bounded.contracts import make_contract
-    from bounded.envs import make
-    from bounded.runner.experiment import stable_key
+    from bounded.runner.build import check_spec
 
     checked: set[str] = set()
     for spec in games:
-        env_key = stable_key(["env", spec.env, spec.env_options])
-        if env_key not in checked:
-            env = make(spec.env, **spec.env_options)
-            close = getattr(env, "close", None)
-            if close is not None:
-                close()
-            checked.add(env_key)
-        contract_key = stable_key(["contract", spec.contract, spec.contract_config])
-        if contract_key not in checked:
-            make_contract(spec.contract, dict(spec.contract_config))
-            checked.add(contract_key)
+        key = stable_key([spec.env, spec.env_options, spec.contract, spec.contract_config])
+        if key not in checked:
+            check_spec(spec)
+            checked.add(key)
 
 
 def write_result(archive: Archive, result: GameResult) -> None:

@@ -2,24 +2,25 @@
 
 The typed contract (`bounded.contracts.typed`) reads these per layer; postrun learning
 writes L4 and L5 through a write gate; a store directory is plain JSON files whose
-SHA-256 snapshot hash changes exactly when an entry changes. (The episodic bank of the
-`episodic` contract lives in `bounded.stores.episodic`.)
+SHA-256 snapshot hash changes exactly when an entry changes. The stores know no game: an
+environment supplies its rules book, seed skills and situation reader as a
+`GameKnowledge` (spire's lives in `bounded.envs.spire.knowledge`). (The episodic bank of
+the `episodic` contract lives in `bounded.stores.episodic`.)
 """
 
 from bounded.stores.budget import LayerBudget, Truncation, clip_text, fit_block, fit_items
-from bounded.stores.directory import StoreSet, seed_games, seed_rules, seed_skills
+from bounded.stores.directory import StoreSet
 from bounded.stores.gate import GateVerdict, WriteGate, similarity
-from bounded.stores.ladder import LadderResult, LadderStep, next_level, run_ladder
+from bounded.stores.knowledge import GameKnowledge
 from bounded.stores.rules import Rule, RulesBook, RulesPatch
-from bounded.stores.situation import Situation, situation_of
+from bounded.stores.situation import Situation, StateKeys, read_situation, situation_of
 from bounded.stores.skills import Skill, SkillLibrary, Trigger
 from bounded.stores.snapshot import StoreDiff, describe, diff, directory_hash, freeze, thaw
 from bounded.stores.summaries import Summary, SummaryBook, keys_for
 
 __all__ = [
+    "GameKnowledge",
     "GateVerdict",
-    "LadderResult",
-    "LadderStep",
     "LayerBudget",
     "Rule",
     "RulesBook",
@@ -27,6 +28,7 @@ __all__ = [
     "Situation",
     "Skill",
     "SkillLibrary",
+    "StateKeys",
     "StoreDiff",
     "StoreSet",
     "Summary",
@@ -42,11 +44,7 @@ __all__ = [
     "fit_items",
     "freeze",
     "keys_for",
-    "next_level",
-    "run_ladder",
-    "seed_games",
-    "seed_rules",
-    "seed_skills",
+    "read_situation",
     "similarity",
     "situation_of",
     "thaw",

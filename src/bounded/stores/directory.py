@@ -1,19 +1,19 @@
 """The typed contract's stores as one unit: L3 rules, L4 summaries, L5 skills.
 
 A `StoreSet` lives in a directory of plain JSON files, or in memory when no directory
-is given (writes then last as long as the object). Files missing from a directory are
-seeded from the package's data for the game (`bounded/stores/data/<game>/`): the rules
-book, and for L5 either the hand-written library (`hand`, mode-a) or the templates
-(`templates`, mode-b). Bytes are canonical (sorted keys, fixed indentation), so a
-layer's hash is the same in memory and on disk.
+is given (writes then last as long as the object). A layer whose file the directory
+lacks starts from the seed it is given: the rules book and the L5 library an
+environment supplies in its `GameKnowledge` (`bounded.stores.knowledge`), or empty.
+The stores know no game: a game's seed data lives with its environment (spire's in
+`bounded.envs.spire.knowledge`). Bytes are canonical (sorted keys, fixed indentation),
+so a layer's hash is the same in memory and on disk.
 """
 
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -24,11 +24,9 @@ from bounded.stores.skills import SkillLibrary
 from bounded.stores.snapshot import JOURNAL, hash_files, sha256
 from bounded.stores.summaries import SummaryBook
 
-SkillSeed = Literal["none", "hand", "templates"]
-_Book = TypeVar("_Book", bound=BaseModel)
+_Book = TypeVar("_Book", RulesBook, SummaryBook, SkillLibrary)
 
 LAYER_FILES = {"L3": "rules.json", "L4": "summaries.json", "L5": "skills.json"}
-SEED_SKILL_FILES = {"hand": "skills_hand.json", "templates": "skills_templates.json"}
 
 
 def canonical_bytes(model: BaseModel) -> bytes:
@@ -36,42 +34,32 @@ def canonical_bytes(model: BaseModel) -> bytes:
     return (text + "\n").encode()
 
 
-def seed_games() -> list[str]:
-    """Games with seed data shipped in the package."""
-    root = resources.files("bounded.stores") / "data"
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))
-
-
-def _seed_text(game: str, filename: str) -> str | None:
-    resource = resources.files("bounded.stores") / "data" / game / filename
-    return resource.read_text(encoding="utf-8") if resource.is_file() else None
-
-
-def seed_rules(game: str) -> RulesBook:
-    text = _seed_text(game, "rules.json")
-    return RulesBook.model_validate_json(text) if text else RulesBook(game=game)
-
-
-def seed_skills(game: str, seed: SkillSeed) -> SkillLibrary:
-    text = _seed_text(game, SEED_SKILL_FILES[seed]) if seed != "none" else None
-    return SkillLibrary.model_validate_json(text) if text else SkillLibrary(game=game)
+def seeded(seed: _Book | None, cls: type[_Book], game: str) -> _Book:
+    """A fresh layer from `seed` (a deep copy filed under `game`), or an empty one."""
+    if seed is None:
+        return cls(game=game)
+    return seed.model_copy(update={"game": game}, deep=True)
 
 
 class StoreSet:
-    """L3, L4 and L5 of one game, loaded from a directory (or seeded in memory)."""
+    """L3, L4 and L5 of one game, loaded from a directory (or seeded in memory).
+
+    `rules` and `skills` seed the layers the directory has no file for (they are copied,
+    never changed); None starts that layer empty."""
 
     def __init__(
         self,
         game: str,
         path: Path | None = None,
         *,
-        skill_seed: SkillSeed = "none",
+        rules: RulesBook | None = None,
+        skills: SkillLibrary | None = None,
     ) -> None:
         self.game = game
         self.path = path
-        self.rules = self._load("L3", RulesBook) or seed_rules(game)
+        self.rules = self._load("L3", RulesBook) or seeded(rules, RulesBook, game)
         self.summaries = self._load("L4", SummaryBook) or SummaryBook(game=game)
-        self.skills = self._load("L5", SkillLibrary) or seed_skills(game, skill_seed)
+        self.skills = self._load("L5", SkillLibrary) or seeded(skills, SkillLibrary, game)
 
     def _load(self, layer: str, cls: type[_Book]) -> _Book | None:
         if self.path is None:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Action, BoundedError, Env, Expert
+from bounded.core import JSON, Action, BoundedError
 
 BANK_FORMAT_VERSION = 1
 FEATURE_DTYPE = np.float32
@@ -394,137 +394,6 @@ class EpisodicBank:
 # -- collecting games ------------------------------------------------------
 
 
-def is_victory(metrics: Mapping[str, Any]) -> bool:
-    """A won game: `victory` is true, or `outcome`/`result` says victory."""
-    if metrics.get("victory") is True:
-        return True
-    return str(metrics.get("outcome", metrics.get("result", ""))).lower() in {"victory", "win"}
-
-
-def record_game(
-    env: Env,
-    expert: Expert,
-    *,
-    seed: int,
-    options: JSON | None = None,
-    strategy: str = "",
-    max_steps: int = 100_000,
-) -> tuple[GameInfo, list[BankEntry]]:
-    """Play one game with `expert` and return its provenance and one entry per decision."""
-    obs, _ = env.reset(seed=seed, options=options)
-    entries: list[BankEntry] = []
-    done = not obs.legal
-    while not done and len(entries) < max_steps:
-        chosen = expert.act(obs)
-        actions = [chosen] if isinstance(chosen, Action) else list(chosen)
-        entries.append(
-            BankEntry(
-                t=obs.t, features=flatten_state(obs.state), actions=actions, step=len(entries)
-            )
-        )
-        obs, _, terminated, truncated, _ = env.step(actions if len(actions) > 1 else actions[0])
-        done = terminated or truncated or not obs.legal
-    info = GameInfo(
-        game=0, seed=seed, options=dict(options or {}), strategy=strategy, outcome=env.metrics()
-    )
-    return info, entries
-
-
-class BootstrapReport(BaseModel):
-    """What a bank bootstrap played and kept."""
-
-    games: list[GameInfo]
-    """Every game played, won or not (`game` is the round number)."""
-    kept: int
-    """Games kept in the bank (the wins)."""
-    entries: int
-    """Entries in the bank."""
-    content_hash: str
-    """The bank's SHA-256."""
-
-
-CRAFT_BANK_MAP = "highlands"
-"""The map banks are collected on; the paper's protocol evaluates on the other maps."""
-
-
-def bootstrap_craft_bank(
-    *,
-    levels: Sequence[int] = (6, 7),
-    rounds: int = 20,
-    map_name: str = CRAFT_BANK_MAP,
-    styles: Sequence[str] = ("timing", "rush", "power", "macro", "air"),
-    builds: Sequence[str] = ("gateway", "robo"),
-    seed: int = 0,
-    keep: int | None = None,
-) -> tuple[EpisodicBank, BootstrapReport]:
-    """EpicStar's bank: the craft expert plays `rounds` games, the wins are kept.
-
-    Round r plays level `levels[r % len(levels)]`, style `styles[r % len(styles)]` and
-    expert build `builds[(r // len(levels)) % len(builds)]` (the entries' strategy), so
-    every level meets every build, with seed `seed + r`.
-    `keep` caps the number of kept wins (the paper kept 5).
-    """
-    from bounded.envs import make
-    from bounded.envs.craft import CraftExpert
-
-    played: list[GameInfo] = []
-    kept: list[tuple[GameInfo, list[BankEntry]]] = []
-    for round_ in range(rounds):
-        options = {
-            "level": levels[round_ % len(levels)],
-            "style": styles[round_ % len(styles)],
-            "map": map_name,
-        }
-        build = builds[(round_ // len(levels)) % len(builds)]
-        env = make("craft", **options)
-        info, entries = record_game(
-            env, CraftExpert(build), seed=seed + round_, options=options, strategy=build
-        )
-        played.append(info.model_copy(update={"game": round_, "entries": len(entries)}))
-        if is_victory(info.outcome) and (keep is None or len(kept) < keep):
-            kept.append((info, entries))
-    meta = {
-        "env": "bounded/Craft-v0",
-        "source": "CraftExpert",
-        "levels": list(levels),
-        "rounds": rounds,
-        "map": map_name,
-        "seed": seed,
-    }
-    bank = EpisodicBank.from_games(kept, meta=meta)
-    report = BootstrapReport(
-        games=played, kept=len(kept), entries=len(bank), content_hash=bank.content_hash
-    )
-    return bank, report
-
-
-def build_craft_bank_command(
-    out: str | Path = "runs/banks/craft.npz",
-    *,
-    levels: Sequence[int] = (6, 7),
-    rounds: int = 20,
-    map_name: str = CRAFT_BANK_MAP,
-    seed: int = 0,
-    keep: int | None = None,
-) -> str:
-    """`bounded bank craft`: bootstrap the craft bank, save it, and describe what was kept."""
-    bank, report = bootstrap_craft_bank(
-        levels=levels, rounds=rounds, map_name=map_name, seed=seed, keep=keep
-    )
-    bank.save(out)
-    lines = [f"{'round':>5}  {'level':>5}  {'style':<7} {'build':<8} {'outcome':<8} {'entries':>7}"]
-    for game in report.games:
-        lines.append(
-            f"{game.game:>5}  {game.options['level']:>5}  {game.options['style']:<7} "
-            f"{game.strategy:<8} {game.outcome.get('outcome', '?'):<8} {game.entries:>7}"
-        )
-    lines.append(
-        f"kept {report.kept} of {len(report.games)} games, {report.entries} entries -> {out}"
-        f" (sha256 {report.content_hash})"
-    )
-    return "\n".join(lines)
-
-
 def describe_bank(path: str | Path) -> str:
     """`bounded bank show PATH`: a bank's size, provenance and hash (verified on load)."""
     bank = EpisodicBank.load(path)
@@ -546,18 +415,13 @@ __all__ = [
     "BANK_FORMAT_VERSION",
     "BankEntry",
     "BankError",
-    "BootstrapReport",
     "EpisodicBank",
     "GameInfo",
     "Retrieved",
-    "bootstrap_craft_bank",
-    "build_craft_bank_command",
     "decode_actions",
     "describe_bank",
     "encode_actions",
     "flatten_state",
-    "is_victory",
     "minmax",
     "rank_window",
-    "record_game",
 ]

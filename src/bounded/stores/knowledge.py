@@ -5,7 +5,9 @@ An environment that wants the typed contract to know its game returns a
 libraries (by name: `hand` for a hand-written library, `templates` for empty
 templates), and how to read the facts of one decision from an observation. The
 contract knows no game: a new environment supplies all of this without editing
-`bounded.stores` or `bounded.contracts`.
+`bounded.stores` or `bounded.contracts`. Spire's knowledge, for example, lives in
+`bounded.envs.spire.knowledge`; an environment that supplies none gets empty L3 and L5
+stores and the generic reader `bounded.stores.situation.situation_of`.
 """
 
 from __future__ import annotations

@@ -3,18 +3,27 @@
 Extraction is tolerant by design. Every fact is optional: on an environment whose
 state holds no deck, enemies or HP, those fields stay empty, triggers that need them
 do not fire, and retrieval falls back to what still matches (the decision kind).
-The key names read here are those the spire environment documents in docs/spire.md;
-a few common alternatives are accepted so that other games can opt in without code.
+
+`situation_of` is the generic reader: it looks for each fact under its plain name at
+the top of the state (`floor`, `hp`, `deck`, `enemies`, ...; see `StateKeys`) and a few
+common alternatives, so that a game opts in without code. A game whose state keeps
+facts elsewhere supplies its own reader in its `GameKnowledge` (spire's is
+`bounded.envs.spire.knowledge.spire_situation`), usually `read_situation` with its own
+`StateKeys`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from bounded.core import Observation
+
+OfferedReader = Callable[[Mapping[str, Any]], list[str]]
+"""Names of what a state offers now (rewards, shop stock), in the order they matter."""
 
 
 def norm(name: str) -> str:
@@ -96,7 +105,7 @@ def names(value: Any) -> list[str]:
     return out
 
 
-def _first(state: Mapping[str, Any], *paths: str) -> Any:
+def value_at(state: Mapping[str, Any], *paths: str) -> Any:
     """The value at the first dotted path present in `state` (None when none is)."""
     for path in paths:
         node: Any = state
@@ -163,46 +172,66 @@ def _encounter(value: Any) -> str | None:
     return _str(value)
 
 
-def _offered(state: Mapping[str, Any]) -> list[str]:
-    """Names of what is on offer now: card rewards, rewards, shop stock, boss relics."""
-    found = names(_first(state, "cards", "offered", "choices"))
-    choices = state.get("choices")
-    if isinstance(choices, list):
-        found += [
-            c["room"] for c in choices if isinstance(c, Mapping) and isinstance(c.get("room"), str)
-        ]
-    found += names(_first(state, "rewards"))
-    shop = _first(state, "shop")
-    if isinstance(shop, Mapping):
-        for key in ("cards", "relics", "potions"):
-            found += names(shop.get(key))
-    if state.get("kind") == "boss_relic":
-        found += names(state.get("relics"))
-    return found
+@dataclass(frozen=True)
+class StateKeys:
+    """Where a state keeps each fact: dotted paths, the first one present is read."""
+
+    act: tuple[str, ...] = ("act", "run.act")
+    floor: tuple[str, ...] = ("floor", "run.floor")
+    ascension: tuple[str, ...] = ("ascension", "run.ascension")
+    player: tuple[str, ...] = ("player",)
+    """The object holding the player's hp, max_hp, deck, relics, potions and powers; when
+    the state has none, those are read from the top of the state."""
+    room: tuple[str, ...] = ("room", "room_type")
+    event: tuple[str, ...] = ("event.name", "event")
+    encounter: tuple[str, ...] = ("encounter",)
+    enemies: tuple[str, ...] = ("enemies", "monsters")
+    hand: tuple[str, ...] = ("hand",)
+    offered: tuple[str, ...] = ("cards", "offered", "choices")
+    """Names on offer (card rewards, choices); `rewards` are added after them."""
+    rewards: tuple[str, ...] = ("rewards",)
 
 
-def situation_of(obs: Observation) -> Situation:
-    """Read the facts of one decision from an observation (missing facts stay empty)."""
+GENERIC_KEYS = StateKeys()
+"""The plain names `situation_of` reads."""
+
+
+def offered_names(state: Mapping[str, Any], keys: StateKeys = GENERIC_KEYS) -> list[str]:
+    """Names of what is on offer now: the offered items, then the rewards."""
+    return names(value_at(state, *keys.offered)) + names(value_at(state, *keys.rewards))
+
+
+def read_situation(
+    obs: Observation, keys: StateKeys = GENERIC_KEYS, offered: OfferedReader | None = None
+) -> Situation:
+    """The facts of one decision, read at `keys` (missing facts stay empty); `offered`
+    replaces the default reading of what is on offer."""
     state = obs.state
-    player = _first(state, "player", "combat.player")
+    player = value_at(state, *keys.player)
     player = player if isinstance(player, Mapping) else {}
-    enemies = _living(_first(state, "combat.enemies", "enemies", "monsters"))
+    holder: Mapping[str, Any] = player or state
+    enemies = _living(value_at(state, *keys.enemies))
     return Situation(
         kind=obs.kind,
-        act=_int(_first(state, "act", "run.act")),
-        floor=_int(_first(state, "floor", "run.floor")),
-        ascension=_int(_first(state, "ascension", "run.ascension")),
-        hp=_int(_first(player, "hp") if player else _first(state, "hp")),
-        max_hp=_int(_first(player, "max_hp") if player else _first(state, "max_hp")),
-        room=_str(_first(state, "room", "room_type")),
-        event=_str(_first(state, "event.name", "event")),
-        encounter=_encounter(_first(state, "combat.encounter", "encounter")),
-        deck=names(_first(player, "deck") if player else _first(state, "deck")),
-        hand=names(_first(state, "combat.hand", "hand")),
-        relics=names(_first(player, "relics") if player else _first(state, "relics")),
-        potions=names(_first(player, "potions") if player else _first(state, "potions")),
+        act=_int(value_at(state, *keys.act)),
+        floor=_int(value_at(state, *keys.floor)),
+        ascension=_int(value_at(state, *keys.ascension)),
+        hp=_int(value_at(holder, "hp")),
+        max_hp=_int(value_at(holder, "max_hp")),
+        room=_str(value_at(state, *keys.room)),
+        event=_str(value_at(state, *keys.event)),
+        encounter=_encounter(value_at(state, *keys.encounter)),
+        deck=names(value_at(holder, "deck")),
+        hand=names(value_at(state, *keys.hand)),
+        relics=names(value_at(holder, "relics")),
+        potions=names(value_at(holder, "potions")),
         enemies=names(enemies),
         enemy_powers=_powers(enemies),
         player_powers=_powers([player]),
-        offered=_offered(state),
+        offered=offered(state) if offered is not None else offered_names(state, keys),
     )
+
+
+def situation_of(obs: Observation) -> Situation:
+    """The generic reader: the facts of one decision under their plain names."""
+    return read_situation(obs)

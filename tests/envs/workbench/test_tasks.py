@@ -13,7 +13,7 @@ from bounded.envs.workbench import (
     sandbox_available,
     task_names,
 )
-from bounded.envs.workbench.suite import run_task_episode
+from bounded.runner.workbench import run_task_episode
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot run here")
 

@@ -10,7 +10,6 @@ from bounded.envs.workbench.sandbox import (
     SandboxUnavailable,
     sandbox_available,
 )
-from bounded.envs.workbench.suite import SuiteRow, format_table, run_suite
 from bounded.envs.workbench.tasks import OracleVerdict, Task, load_task, select_tasks, task_names
 
 __all__ = [
@@ -20,14 +19,11 @@ __all__ = [
     "SandboxError",
     "SandboxLimits",
     "SandboxUnavailable",
-    "SuiteRow",
     "Task",
     "WorkbenchEnv",
     "WorkbenchExpert",
     "expert_model",
-    "format_table",
     "load_task",
-    "run_suite",
     "sandbox_available",
     "select_tasks",
     "task_names",

@@ -1,6 +1,7 @@
 """Running the workbench suite: one episode per task, one table row per episode.
 
-`run_suite` is what `bounded run workbench --task all --contract ... --model ...` calls.
+`run_suite` is what `bounded run workbench --task all --contract ... --model ...` calls;
+each episode is a `GameSpec` played by `bounded.runner.play`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from bounded.agent import JournaledStateContract
-from bounded.contracts import make_contract
 from bounded.core import JSON, Contract, Model
-from bounded.envs.workbench.engine import WorkbenchEnv
 from bounded.envs.workbench.tasks import select_tasks
+from bounded.runner.build import play
+from bounded.runner.spec import GameSpec
 
 ENV_ID = "bounded/Workbench-v0"
 
@@ -42,10 +43,40 @@ class SuiteRow(BaseModel):
 ModelSource = Model | Callable[[str], Model]
 
 
-def _contract(name: str, config: JSON | None, journal: Path | None) -> Contract:
+def _journaled(name: str, config: JSON | None, journal: Path | None) -> Contract | None:
+    """The `state` contract writing its patches to `journal`, when one is asked for."""
     if name == "state" and journal is not None:
         return JournaledStateContract(journal, **(config or {}))
-    return make_contract(name, config)
+    return None
+
+
+def task_spec(
+    task: str,
+    *,
+    contract: str = "state",
+    contract_config: JSON | None = None,
+    multi_action: bool = True,
+    max_turns: int = 25,
+    max_actions: int = 8,
+    seed: int = 0,
+    tag: str = "",
+    max_tokens: int = 2048,
+) -> GameSpec:
+    """The game of one task's episode."""
+    return GameSpec(
+        env=ENV_ID,
+        env_options={
+            "task": task,
+            "multi_action": multi_action,
+            "max_turns": max_turns,
+            "max_actions": max_actions,
+        },
+        contract=contract,
+        contract_config=contract_config or {},
+        seed=seed,
+        tag=tag or f"workbench/{task}",
+        max_tokens=max_tokens,
+    )
 
 
 def run_task_episode(
@@ -54,33 +85,23 @@ def run_task_episode(
     *,
     contract: str = "state",
     contract_config: JSON | None = None,
-    multi_action: bool = True,
-    max_turns: int = 25,
-    max_actions: int = 8,
-    seed: int = 0,
     archive: Any = None,
-    tag: str = "",
-    max_tokens: int = 2048,
     journal_dir: Path | None = None,
+    **settings: Any,
 ) -> SuiteRow:
-    """One episode of one task through the runner; crashes become an `error` row."""
-    from bounded.runner import run_episode
+    """One episode of one task through the runner; crashes become an `error` row.
 
+    `settings` are `task_spec`'s (multi_action, max_turns, max_actions, seed, tag,
+    max_tokens)."""
     started = time.perf_counter()
-    env = WorkbenchEnv(
-        task, multi_action=multi_action, max_turns=max_turns, max_actions=max_actions
-    )
+    spec = task_spec(task, contract=contract, contract_config=contract_config, **settings)
     journal = journal_dir / f"{task}.patches.jsonl" if journal_dir else None
     try:
-        record = run_episode(
-            env,
-            _contract(contract, contract_config, journal),
-            model,
-            seed=seed,
-            env_id=ENV_ID,
-            tag=tag or f"workbench/{task}",
+        record = play(
+            spec,
             archive=archive,
-            max_tokens=max_tokens,
+            model=model,
+            contract=_journaled(contract, contract_config, journal),
         )
     except Exception as exc:
         seconds = time.perf_counter() - started
@@ -91,8 +112,6 @@ def run_task_episode(
             stop_reason=type(exc).__name__,
             verdict=str(exc),
         )
-    finally:
-        env.close()
     outcome = record.outcome
     return SuiteRow(
         task=task,

@@ -8,16 +8,9 @@ import pytest
 
 from bounded.agent import replay_patches
 from bounded.core import ConfigError
-from bounded.envs.workbench import (
-    expert_model,
-    format_table,
-    run_suite,
-    sandbox_available,
-    select_tasks,
-    task_names,
-)
-from bounded.envs.workbench.suite import SuiteRow
+from bounded.envs.workbench import expert_model, sandbox_available, select_tasks, task_names
 from bounded.models.scripted import ScriptedModel
+from bounded.runner.workbench import SuiteRow, format_table, run_suite
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot run here")
 

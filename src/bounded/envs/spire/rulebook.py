@@ -1,21 +1,25 @@
-"""Build the spire rules book (L3 seed data) from the spire engine's own content.
+"""Spire's rules book (the typed contract's L3 seed), built from the engine's own content.
 
 Cards, relics, potions and enemies are read from the engine's registries, so every
 number in the rules is the number the engine uses; keywords (powers and statuses) and
-room types are described here, from the engine's combat rules. The result is written
-as package data (`bounded/stores/data/spire/rules.json`); regenerate it after a
-content change with
+room types are described here, from the engine's combat rules. The book ships as
+`bounded/envs/spire/data/rules.json` (read by `bounded.envs.spire.knowledge`);
+regenerate it after a content change with
 
-    python -m bounded.stores.seedgen
+    python -m bounded.envs.spire.rulebook
 
 and ship the new file as the next rules version (or as a `RulesPatch`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from bounded.envs.spire.cards import CARDS
+from bounded.envs.spire.enemies import game_enemies
+from bounded.envs.spire.knowledge import RULES_FILE, data_path
+from bounded.envs.spire.potions import POTIONS
+from bounded.envs.spire.relics import RELICS
 from bounded.stores.directory import canonical_bytes
 from bounded.stores.rules import Rule, RulesBook
 
@@ -165,11 +169,6 @@ def _card_rule(d: Any) -> Rule:
 
 def spire_rules() -> RulesBook:
     """The spire rules book, read from the engine's registries."""
-    from bounded.envs.spire.cards import CARDS
-    from bounded.envs.spire.enemies import game_enemies
-    from bounded.envs.spire.potions import POTIONS
-    from bounded.envs.spire.relics import RELICS
-
     rules = [_card_rule(d) for d in CARDS.values()]
     rules += [
         Rule(
@@ -193,16 +192,15 @@ def spire_rules() -> RulesBook:
     return RulesBook(game="spire", version=RULES_VERSION, rules=rules)
 
 
-def seed_path(game: str, filename: str) -> Path:
-    return Path(__file__).parent / "data" / game / filename
-
-
 def main() -> None:
-    target = seed_path("spire", "rules.json")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Regenerate the shipped `data/rules.json` from the engine's registries."""
+    target = data_path(RULES_FILE)
     book = spire_rules()
     target.write_bytes(canonical_bytes(book))
     print(f"wrote {len(book.rules)} rules (version {book.version}) to {target}")
+
+
+__all__ = ["KEYWORDS", "ROOMS", "RULES_VERSION", "main", "spire_rules"]
 
 
 if __name__ == "__main__":

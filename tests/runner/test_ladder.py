@@ -3,9 +3,13 @@
 import pytest
 
 from bounded.contracts.transcript import TranscriptContract
+from bounded.core import EpisodeContext, Outcome
 from bounded.envs.warehouse import WarehouseEnv
 from bounded.models.scripted import ScriptedModel
-from bounded.stores.ladder import WithoutPostrun, next_level, run_ladder, won
+from bounded.runner import GameSpec
+from bounded.runner.ladder import WithoutPostrun, next_level, run_ladder, won
+
+SPEC = GameSpec(env="warehouse", contract="transcript", model="scripted", seed=0)
 
 
 @pytest.mark.parametrize(
@@ -16,16 +20,16 @@ def test_next_level(level, victory, top, expected):
     assert next_level(level, victory, top) == expected
 
 
-def test_won_reads_the_outcome():
-    assert won({"victory": True}) and won({"outcome": "victory"})
-    assert not won({"victory": False}) and not won({})
+def test_won_reads_the_environments_verdict():
+    assert won({"victory": True})
+    assert not won({"victory": False}) and not won({}) and not won({"outcome": "victory"})
 
 
 class StreamPlayer:
     """Reports the true warehouse counts for the first `correct_until` events, then zeros.
 
-    `make_env(level)` builds a stream of 3 + level events, so the player wins every
-    level whose stream is no longer than `correct_until`.
+    Level L is a stream of 3 + L events, so the player wins every level whose stream is
+    no longer than `correct_until`; it reads the true counts from a twin of the game.
     """
 
     def __init__(self, correct_until: int) -> None:
@@ -34,10 +38,11 @@ class StreamPlayer:
         self.levels: list[int] = []
         self.model = ScriptedModel(self.reply)
 
-    def make_env(self, level: int) -> WarehouseEnv:
-        self.levels.append(level)
+    def level_options(self, level: int) -> dict:
         self.env = WarehouseEnv(horizon=3 + level, shelves=4)
-        return self.env
+        self.env.reset(seed=SPEC.seed + len(self.levels))
+        self.levels.append(level)
+        return {"horizon": 3 + level, "shelves": 4}
 
     def reply(self, messages, constraint):
         text = messages[-1]["content"]
@@ -51,7 +56,7 @@ class StreamPlayer:
 
 def test_ladder_climbs_on_wins_and_retries_on_losses():
     player = StreamPlayer(correct_until=4)  # wins A0 (3 events) and A1 (4), loses A2 (5)
-    result = run_ladder(player.make_env, TranscriptContract(), player.model, runs=4, top=5)
+    result = run_ladder(SPEC, runs=4, top=5, level_options=player.level_options, model=player.model)
     assert [s.ascension for s in result.steps] == [0, 1, 2, 2]
     assert [s.victory for s in result.steps] == [True, True, False, False]
     assert result.endpoint == 2 and result.highest_won == 1 and not result.completed
@@ -60,14 +65,16 @@ def test_ladder_climbs_on_wins_and_retries_on_losses():
 
 def test_ladder_stops_once_the_top_is_won():
     player = StreamPlayer(correct_until=99)
-    result = run_ladder(player.make_env, TranscriptContract(), player.model, runs=10, top=2)
+    result = run_ladder(
+        SPEC, runs=10, top=2, level_options=player.level_options, model=player.model
+    )
     assert player.levels == [0, 1, 2]
     assert result.completed and result.endpoint == 2 and result.victories == 3
 
 
 def test_ladder_refuses_a_start_above_the_top():
     with pytest.raises(ValueError, match="outside"):
-        run_ladder(WarehouseEnv, TranscriptContract(), ScriptedModel(), runs=1, start=3, top=2)
+        run_ladder(SPEC, runs=1, start=3, top=2, model=ScriptedModel())
 
 
 def test_without_postrun_delegates_everything_but_postrun():
@@ -76,15 +83,20 @@ def test_without_postrun_delegates_everything_but_postrun():
             super().__init__()
             self.postruns = 0
 
-        def postrun(self, trajectory):
+        def postrun(self, trajectory, outcome):
             self.postruns += 1
+
+        def propose(self, obs):
+            return "proposed"
 
     inner = Recorder()
     wrapped = WithoutPostrun(inner)
-    wrapped.reset({"instructions": "x"})
-    wrapped.postrun([])
+    wrapped.reset(EpisodeContext(env_id="x", seed=0, instructions="x"))
+    wrapped.postrun([], Outcome())
     assert inner.postruns == 0 and inner.instructions == "x"
     assert wrapped.config_dict()["postrun_enabled"] is False
+    assert wrapped.propose(None) == "proposed"  # the replay and queue path stays on
+    assert wrapped.history == inner.history  # attributes it does not define are the inner's
 
 
 def test_ladder_learns_between_runs_unless_postrun_is_off(tmp_path):
@@ -101,11 +113,14 @@ def test_ladder_learns_between_runs_unless_postrun_is_off(tmp_path):
             return {"skills": []}
         return {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
 
-    def make_env(level):
-        return WarehouseEnv(horizon=4)
+    def horizon(level):
+        return {"horizon": 4}
 
     learning = make_contract("self-evolve", {"store_dir": str(tmp_path / "on")})
-    run_ladder(make_env, learning, ScriptedModel(note_or_report), runs=3, top=3)
+    run_ladder(
+        SPEC, runs=3, top=3, level_options=horizon, model=ScriptedModel(note_or_report),
+        contract=learning,
+    )  # fmt: skip
     assert [n.text for n in learning.stores.summaries.summaries] == [
         "Count every STORE event.",
         "Ships lower the occupied count.",
@@ -114,6 +129,7 @@ def test_ladder_learns_between_runs_unless_postrun_is_off(tmp_path):
 
     frozen = make_contract("self-evolve", {"store_dir": str(tmp_path / "off")})
     result = run_ladder(
-        make_env, frozen, ScriptedModel(note_or_report), runs=2, top=3, postrun=False
-    )
+        SPEC, runs=2, top=3, postrun=False, level_options=horizon,
+        model=ScriptedModel(note_or_report), contract=frozen,
+    )  # fmt: skip
     assert frozen.stores.summaries.summaries == [] and result.endpoint == 0

@@ -1,0 +1,236 @@
+"""One decision's prompt, assembled from the typed layers in a fixed order.
+
+- **L1** fixed instructions (system): the task, the protocol, the reply format;
+- **combat** (only inside a fight): the fight's first observation and a fixed
+  acknowledgement, the one stateful container; earlier rounds are never resent;
+- **L2** the decision: its kind, the state schema, the current state, the legal actions
+  and the reply keys;
+- **L3** the rules of what is in play, from the rules store;
+- **L4** case notes from earlier runs, retrieved by category and key;
+- **L5** strategic skills whose Boolean trigger holds now, highest priority first.
+
+Every layer is cut to its budget and what a budget cut is recorded (`Assembly`), so a
+prompt never exceeds the bound `Assembler.assemble` computes alongside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from bounded.contracts._render import render_legal, reply_format
+from bounded.contracts._reply import decision_schema
+from bounded.contracts.typed.config import TypedConfig
+from bounded.core import JSON, Observation, Prompt, approx_tokens
+from bounded.stores.budget import Truncation, fit_block, fit_items
+from bounded.stores.directory import StoreSet
+from bounded.stores.situation import Situation
+
+ACKNOWLEDGEMENT = "Acknowledged. I will decide each round from the latest round state."
+
+# -- L1 -------------------------------------------------------------------------------
+
+PROTOCOL = """\
+Protocol: every decision comes as one fresh message; you do not see earlier decisions.
+Reply with one JSON object, your decision: a short "reasoning" first, then the action
+(or, where several are allowed, an ordered list of actions, executed in that order).
+Name actions by their exact id from the legal list."""
+
+LAYER_GUIDE = """\
+How to read each message:
+- "Decision" (L2) is the current state, its schema, and the legal actions now.
+- "Rules" (L3) explains the cards, enemies, relics and mechanics in play.
+- "Notes from earlier runs" (L4) are case notes filed under this situation.
+- "Skills" (L5) are strategies whose conditions hold now, most important first.
+In a fight you see the fight's first state, then only the latest round state: plan
+from what is shown now (where a plan of several actions is allowed, give the whole turn)."""
+
+
+def instructions_text(task: str, mode: Literal["strict", "full"]) -> str:
+    parts = [task.strip(), PROTOCOL]
+    if mode == "full":
+        parts.append(LAYER_GUIDE)
+    return "\n\n".join(p for p in parts if p)
+
+
+# -- L2 -------------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def schema_line(state: JSON) -> str:
+    """The state's shape in one line: top-level keys with types, one level into objects."""
+    parts = []
+    for key, value in state.items():
+        if isinstance(value, dict) and value:
+            inner = ", ".join(f"{k}: {_kind(v)}" for k, v in value.items())
+            parts.append(f"{key}: {{{inner}}}")
+        else:
+            parts.append(f"{key}: {_kind(value)}")
+    return "State schema: " + "; ".join(parts)
+
+
+# -- the assembler ------------------------------------------------------------------
+
+
+class Assembly(BaseModel):
+    """What the latest prompt was built from (recorded on the decision)."""
+
+    truncation: list[Truncation] = Field(default_factory=list)
+    retrieved: dict[str, list[str]] = Field(default_factory=dict)
+    prompt_bound: int = 0
+    combat: str | None = None
+
+    def note(self, cut: Truncation | None) -> None:
+        """Record a budget cut (None: nothing was cut)."""
+        if cut is not None:
+            self.truncation.append(cut)
+
+    def record(self) -> JSON:
+        """For `Decision.extra` (the runner stores it)."""
+        return {
+            "truncation": [t.model_dump() for t in self.truncation],
+            "retrieved": self.retrieved,
+            "prompt_bound": self.prompt_bound,
+            "combat": self.combat,
+        }
+
+
+@dataclass(frozen=True)
+class Fight:
+    """The fight in progress: when and where it started, and its budgeted start message."""
+
+    start_t: float
+    floor: int | None
+    text: str
+    cut: Truncation | None
+
+
+class Assembler:
+    """Builds each decision's prompt from the layers; keeps the fight in progress."""
+
+    def __init__(self, config: TypedConfig, stores: StoreSet, task: str = "") -> None:
+        self.config = config
+        self.stores = stores
+        self.task = task
+        self.fight: Fight | None = None
+        self.last = Assembly()
+
+    def in_fight(self, obs: Observation) -> bool:
+        return self.config.combat.enabled and obs.kind in self.config.combat.kinds
+
+    def after(self, obs: Observation) -> None:
+        """A decision was committed: a fight ends at the first decision outside it."""
+        if not self.in_fight(obs):
+            self.fight = None
+
+    def assemble(self, obs: Observation, situation: Situation) -> Prompt:
+        """The prompt for `obs`; what it was built from is in `last`."""
+        self.last = Assembly()
+        prompt = Prompt()
+        l1 = instructions_text(self.task, self.config.prompt)
+        prompt.add("L1", "system", l1)
+        bound = approx_tokens(l1)
+        bound += self._add_combat(prompt, obs, situation)
+        bound += self._add_state(prompt, obs)
+        bound += self._add_rules(prompt, situation)
+        bound += self._add_notes(prompt, situation)
+        bound += self._add_skills(prompt, situation)
+        self.last.prompt_bound = bound
+        return prompt
+
+    def _add_combat(self, prompt: Prompt, obs: Observation, situation: Situation) -> int:
+        if not self.in_fight(obs):
+            return 0
+        if self.fight is None or (
+            situation.floor is not None and self.fight.floor != situation.floor
+        ):
+            header = "Combat start" + (f" (floor {situation.floor})" if situation.floor else "")
+            cap = self.config.combat.start_tokens
+            text, cut = fit_block("combat", f"{header}:\n{obs.text}", cap)
+            self.fight = Fight(start_t=obs.t, floor=situation.floor, text=text, cut=cut)
+        self.last.note(self.fight.cut)
+        self.last.combat = "start" if self.fight.start_t == obs.t else "round"
+        prompt.add("combat", "user", self.fight.text)
+        prompt.add("combat", "assistant", ACKNOWLEDGEMENT)
+        return self.config.combat.start_tokens + approx_tokens(ACKNOWLEDGEMENT)
+
+    def _add_state(self, prompt: Prompt, obs: Observation) -> int:
+        config = self.config.l2
+        title = "Latest round state" if self.in_fight(obs) else "Decision"
+        header = f"{title} ({obs.kind}):"
+        body = obs.text
+        if config.schema_hints and obs.state:
+            body = f"{schema_line(obs.state)}\n{body}"
+        state_text, cut = fit_block("L2", body, config.state_tokens)
+        self.last.note(cut)
+        rendered = render_legal(obs, limit=len(obs.legal)).splitlines()[1:]
+        legal_lines = [line for line in rendered if line.startswith("- ")]
+        lines, cut = fit_items("L2.actions", legal_lines, config.actions, prefix="")
+        self.last.note(cut)
+        footer = reply_format(decision_schema(obs, reasoning=self.config.reasoning))
+        if obs.max_actions > 1:
+            footer = f"You may give up to {obs.max_actions} actions, executed in order. {footer}"
+        prompt.add("L2", "user", "\n".join([header, state_text, "Legal actions:", *lines, footer]))
+        fixed = approx_tokens(f"{header} Legal actions: {footer}")
+        return fixed + config.state_tokens + config.actions.capacity
+
+    def _add_layer(
+        self, prompt: Prompt, layer: str, header: str, entries: list[tuple[str, str]]
+    ) -> int:
+        """Add one store layer: header plus budgeted entries (id, text); returns its bound."""
+        budget = self.config.layer(layer).budget
+        lines, cut = fit_items(layer, [text for _, text in entries], budget)
+        self.last.note(cut)
+        self.last.retrieved[layer] = [entry_id for entry_id, _ in entries[: len(lines)]]
+        body = lines or ["- (none)"]
+        prompt.add(layer, "user", "\n".join([header, *body]))
+        return approx_tokens(header) + max(budget.capacity, approx_tokens(body[0]))
+
+    def _add_rules(self, prompt: Prompt, situation: Situation) -> int:
+        if not self.config.l3.reads:
+            return 0
+        book = self.stores.rules
+        rules = book.retrieve(situation, self.config.l3.scope)
+        header = f"Rules (L3, {self.config.l3.scope}, version {book.version}):"
+        return self._add_layer(prompt, "L3", header, [(r.id, r.render()) for r in rules])
+
+    def _add_notes(self, prompt: Prompt, situation: Situation) -> int:
+        if not self.config.l4.reads:
+            return 0
+        notes = self.stores.summaries.retrieve(situation)
+        header = "Notes from earlier runs (L4):"
+        return self._add_layer(prompt, "L4", header, [(n.id, n.render()) for n in notes])
+
+    def _add_skills(self, prompt: Prompt, situation: Situation) -> int:
+        if not self.config.l5.reads:
+            return 0
+        skills = self.stores.skills.fired(situation)
+        header = "Skills (L5), most important first:"
+        return self._add_layer(prompt, "L5", header, [(s.id, s.render()) for s in skills])
+
+
+__all__ = [
+    "ACKNOWLEDGEMENT",
+    "LAYER_GUIDE",
+    "PROTOCOL",
+    "Assembler",
+    "Assembly",
+    "Fight",
+    "instructions_text",
+    "schema_line",
+]

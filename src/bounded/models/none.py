@@ -1,0 +1,31 @@
+"""`none`: the model of a game whose every decision is made without one (an expert's game).
+
+Asking it anything is a bug in the game's setup, said in one line."""
+
+from __future__ import annotations
+
+from bounded.core import JSON, Completion, ConfigError, approx_tokens
+
+
+class NoModel:
+    """Refuses every call: for games played by a scripted player."""
+
+    id = "none"
+    context_window: int | None = None
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        constraint: JSON | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        raise ConfigError("model 'none' was asked to complete a prompt: this game needs a model")
+
+    def count_tokens(self, text: str) -> int:
+        return approx_tokens(text)
+
+
+__all__ = ["NoModel"]

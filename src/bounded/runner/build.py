@@ -1,0 +1,122 @@
+"""The one builder: a `GameSpec` becomes an environment, a contract and a model, and is
+played by the episode runner.
+
+`play(spec)` is what every command, the sweep workers, the demo, the ladder, the bank
+bootstrap and the Python API call. A caller that plays several games with one model
+(loading the embedded model takes seconds) or one learning contract (a ladder) passes
+the built object in; everything else is built from the spec's strings here and only here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bounded.contracts import make_contract
+from bounded.core import Contract, DecisionRecord, Env, Model, Observation, RunRecord
+from bounded.envs import make, resolve_env_id
+from bounded.models import make_model
+from bounded.runner.episode import EpisodeRunner
+from bounded.runner.spec import GameSpec
+
+Observer = Callable[[DecisionRecord, Observation], None]
+
+
+@dataclass
+class Game:
+    """A built game, ready to play."""
+
+    spec: GameSpec
+    env_id: str
+    """The environment's canonical Gymnasium id."""
+    env: Env
+    contract: Contract
+    model: Model
+
+
+def build_env(spec: GameSpec) -> tuple[str, Env]:
+    """The canonical id and a fresh environment of the spec."""
+    env_id = resolve_env_id(spec.env)
+    return env_id, make(spec.env, **spec.env_options)
+
+
+def build_contract(spec: GameSpec) -> Contract:
+    return make_contract(spec.contract, dict(spec.contract_config))
+
+
+def build_model(spec: GameSpec) -> Model:
+    return make_model(spec.model, base_url=spec.base_url)
+
+
+def check_spec(spec: GameSpec) -> None:
+    """Build the environment and the contract (not the model), so that a misspelt name or
+    a bad setting is refused before any game starts."""
+    _, env = build_env(spec)
+    env.close()
+    build_contract(spec)
+
+
+def build_game(
+    spec: GameSpec, *, model: Model | None = None, contract: Contract | None = None
+) -> Game:
+    """Build everything the spec names; `model` or `contract` given are used as they are."""
+    memory = contract if contract is not None else build_contract(spec)
+    env_id, env = build_env(spec)
+    llm = model if model is not None else build_model(spec)
+    return Game(spec=spec, env_id=env_id, env=env, contract=memory, model=llm)
+
+
+def runner_for(
+    game: Game, *, archive: Any = None, observer: Observer | None = None
+) -> EpisodeRunner:
+    spec = game.spec
+    return EpisodeRunner(
+        game.env,
+        game.contract,
+        game.model,
+        seed=spec.seed,
+        env_id=game.env_id,
+        tag=spec.run_tag,
+        archive=archive,
+        max_tokens=spec.max_tokens,
+        temperature=spec.temperature,
+        max_decisions=spec.max_decisions,
+        experiment=spec.experiment,
+        cell=spec.cell,
+        spec=spec.model_dump(mode="json"),
+        observer=observer,
+    )
+
+
+def run_game(game: Game, *, archive: Any = None, observer: Observer | None = None) -> RunRecord:
+    """Play a built game (and close its environment)."""
+    try:
+        return runner_for(game, archive=archive, observer=observer).execute()
+    finally:
+        game.env.close()
+
+
+def play(
+    spec: GameSpec,
+    *,
+    archive: Any = None,
+    model: Model | None = None,
+    contract: Contract | None = None,
+    observer: Observer | None = None,
+) -> RunRecord:
+    """Build and play one game; with an archive every decision is saved as it is made."""
+    game = build_game(spec, model=model, contract=contract)
+    return run_game(game, archive=archive, observer=observer)
+
+
+__all__ = [
+    "Game",
+    "build_contract",
+    "build_env",
+    "build_game",
+    "build_model",
+    "check_spec",
+    "play",
+    "run_game",
+]

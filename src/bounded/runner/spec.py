@@ -1,0 +1,77 @@
+"""`GameSpec`: everything needed to build and play one game, as plain data.
+
+Every path that plays a game (`bounded run`, sweeps and their workers, the demo, the
+ladder, the bank bootstrap, the Python API) describes it with a `GameSpec` and plays it
+with `bounded.runner.play`, so a game is built one way only and its archived row says
+the same things whichever path made it. The spec is stored with the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bounded.core import JSON, ConfigError, first_validation_error
+
+DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_DECISIONS = 100_000
+
+
+class GameSpec(BaseModel):
+    """One game: environment, contract, model, seed, and the generation settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    env: str
+    """Environment: short name (`spire`), Gymnasium id, `module:Env-v0`, or a plugin's name."""
+    env_options: JSON = Field(default_factory=dict)
+    """Environment constructor settings (ascension, level, horizon, task, ...)."""
+    contract: str = "state"
+    """Contract, preset, import path (`pkg.mod:Mine`) or a plugin's name."""
+    contract_config: JSON = Field(default_factory=dict)
+    """Contract settings, over the preset's."""
+    model: str = "local"
+    """Model spec: `local`, `local:PATH.gguf`, `openai:MODEL`, `scripted:FILE`, a plugin's
+    `kind:REST`, or an import path."""
+    base_url: str | None = None
+    """Endpoint of an OpenAI-compatible server, for `openai:` models."""
+    seed: int = 1
+    """Episode seed."""
+    tag: str = ""
+    """Condition tag stored with the run (default: the contract's name)."""
+    experiment: str = ""
+    """Experiment name, for games planned by an experiment file."""
+    cell: str = ""
+    """Cell name within the experiment."""
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
+    """Reply token limit per model call."""
+    temperature: float = Field(default=0.0, ge=0)
+    """Sampling temperature."""
+    max_decisions: int = Field(default=DEFAULT_MAX_DECISIONS, ge=1)
+    """Decision budget."""
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """The resume key: a sweep plays each key exactly once."""
+        return (self.experiment, self.cell, self.seed)
+
+    @property
+    def label(self) -> str:
+        return f"{self.cell or self.tag or self.contract} seed {self.seed}"
+
+    @property
+    def run_tag(self) -> str:
+        return self.tag or self.contract
+
+
+def make_spec(**fields: Any) -> GameSpec:
+    """A `GameSpec` from a user's settings; a bad one is a one-line error naming the field.
+    Fields given as None take their defaults."""
+    try:
+        return GameSpec(**{name: value for name, value in fields.items() if value is not None})
+    except ValidationError as exc:
+        raise ConfigError(f"bad game settings: {first_validation_error(exc)}") from exc
+
+
+__all__ = ["DEFAULT_MAX_DECISIONS", "DEFAULT_MAX_TOKENS", "GameSpec", "make_spec"]
