@@ -37,13 +37,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from bounded.analysis.stats import linear_slope
-from bounded.contracts import make_contract
 from bounded.core import JSON, Completion, DecisionRecord, Observation, approx_tokens
-from bounded.envs import make
 from bounded.envs.spire import SpireExpert
 from bounded.models.local import LocalModel
 from bounded.models.scripted import minimal_instance
-from bounded.runner.episode import EpisodeRunner
+from bounded.runner.build import build_game, runner_for
+from bounded.runner.spec import GameSpec
 
 RESULTS = Path(__file__).parent / "results"
 LAYERS = ("L1", "combat", "L2", "L3", "L4", "L5")
@@ -116,16 +115,17 @@ class ExpertModel:
 def play(
     seed: int, contract: str, settings: JSON | None, model: ExpertModel, acts: int
 ) -> tuple[list[DecisionRecord], JSON]:
-    env = make("spire", acts=acts)
+    spec = GameSpec(
+        env="spire", env_options={"acts": acts}, contract=contract,
+        contract_config=settings or {}, seed=seed,
+    )  # fmt: skip
+    game = build_game(spec, model=model)
 
     def observe(_: DecisionRecord, obs: Observation) -> None:
         model.observation = obs
 
-    runner = EpisodeRunner(
-        env, make_contract(contract, settings), model, seed=seed, env_id="spire",
-        observer=observe,
-    )  # fmt: skip
-    model.observation = env.reset(seed=seed)[0]
+    runner = runner_for(game, observer=observe)
+    model.observation = game.env.reset(seed=seed)[0]
     runner.execute()
     return runner.trajectory, runner.run.outcome
 

@@ -19,13 +19,11 @@ import time
 from pathlib import Path
 
 from bounded.analysis.craft_table import craft_table, render_craft_table
-from bounded.contracts import make_contract
 from bounded.core import JSON, Model, RunRecord
-from bounded.envs import make
-from bounded.models import make_model
 from bounded.models.scripted import ScriptedModel, first_option
-from bounded.runner import run_episode
-from bounded.stores.episodic import bootstrap_craft_bank
+from bounded.runner import GameSpec, play
+from bounded.runner.bank import bootstrap_craft_bank
+from bounded.runner.build import build_model
 
 TAGS = ("episodic", "episodic-no-exploration", "episodic-no-fusion", "summary")
 
@@ -45,7 +43,7 @@ def first_legal_reply(messages: list[dict[str, str]], constraint: JSON | None) -
 def model_for(spec: str) -> Model:
     if spec == "first-legal":
         return ScriptedModel(first_legal_reply, id="first-legal")
-    return make_model(spec)
+    return build_model(GameSpec(env="craft", model=spec))
 
 
 def ensure_bank(path: Path) -> None:
@@ -78,12 +76,15 @@ def main() -> None:
         config = {} if tag == "summary" else {"bank": str(bank)}
         for style in args.styles:
             for seed in range(args.seeds):
-                env = make(
-                    "craft", level=args.level, style=style, map=args.map,
-                    time_limit=args.time_limit,
+                options = {
+                    "level": args.level, "style": style, "map": args.map,
+                    "time_limit": args.time_limit,
+                }  # fmt: skip
+                spec = GameSpec(
+                    env="craft", env_options=options, contract=tag, contract_config=config,
+                    seed=seed, tag=tag,
                 )  # fmt: skip
-                contract = make_contract(tag, config)
-                runs.append(run_episode(env, contract, model, seed=seed, tag=tag))
+                runs.append(play(spec, model=model))
     rows = craft_table(runs)
     print(render_craft_table(rows))
     result = {

@@ -160,3 +160,43 @@ def wait_for_decisions(archive, process, timeout_s=60.0):
                     return
         time.sleep(0.05)
     raise AssertionError(f"no decision archived (exit {process.poll()})")
+
+
+def test_one_environment_is_one_id_whichever_command_made_the_run(capsys, tmp_path, replies):
+    archive = tmp_path / "mixed.sqlite"
+    for name in ("warehouse", "bounded/Warehouse-v0"):
+        code, _, err = call(
+            capsys, "run", name, "--contract", "state", "--model", f"scripted:{replies}",
+            "--horizon", "3", "--archive", str(archive), "--tag", "state",
+        )  # fmt: skip
+        assert code == 0, err
+    (tmp_path / "exp.toml").write_text(
+        f'[experiment]\nname = "mixed"\narchive = "{archive}"\n'
+        f'[defaults]\nenv = "warehouse"\nmodel = "scripted:{replies}"\n'
+        'env_options = { horizon = 3 }\n[[cells]]\ntag = "state"\ncontract = "state"\n'
+    )
+    code, _, err = call(capsys, "sweep", str(tmp_path / "exp.toml"))
+    assert code == 0, err
+    code, out, _ = call(capsys, "analyze", str(archive), "--by", "env_id", "--json")
+    assert code == 0
+    [row] = json.loads(out)["rows"]
+    assert (row["label"], row["games"]) == ("state / bounded/Warehouse-v0", 3)
+
+
+def test_craft_table_counts_runs_of_older_short_ids_with_the_sweeps(capsys, tmp_path):
+    from bounded.core import RunRecord
+
+    archive = tmp_path / "craft.sqlite"
+    with Archive(archive) as store:
+        for run_id, env_id in (("old", "craft"), ("new", "bounded/Craft-v0")):
+            outcome = {"victory": True, "level": 5, "pbr": 0.5, "rur": 1.0, "apu": 0.5, "tr": 1}
+            store.save_run(
+                RunRecord(
+                    run_id=run_id, env_id=env_id, contract="summary", model="m", seed=0,
+                    tag="summary", status="completed", outcome=outcome,
+                )
+            )  # fmt: skip
+    code, out, _ = call(capsys, "craft-table", str(archive))
+    assert code == 0
+    [row] = [line for line in out.splitlines() if line.startswith("| summary")]
+    assert row.split("|")[3].strip() == "2"  # games: the old `bounded run` row included

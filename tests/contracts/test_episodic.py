@@ -228,7 +228,7 @@ def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() 
     contract = contract_with(bank, metered, explore_every=1)
     fusion_texts, side_calls = [], []
     for t in (0, 5, 10):
-        prompt, decision = explore_step(contract, model, observation(t, {"x": 1}, ["BUILD", EMPTY]))
+        prompt, _ = explore_step(contract, model, observation(t, {"x": 1}, ["BUILD", EMPTY]))
         fusion_texts.append(next(s.text for s in prompt.segments if s.layer == "fusion"))
         side_calls.append(len(metered.drain()))
         assert fusion_texts[-1] in prompt.messages()[0]["content"]
@@ -242,7 +242,7 @@ def test_without_fusion_there_is_no_description_call() -> None:
     bank = bank_of((0, {"x": 1}, "BUILD", 0))
     model = describing_model()
     contract = contract_with(bank, model, explore_every=1, fusion=False)
-    prompt, decision = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert len(model.calls) == 1
     assert "executable now" not in prompt.messages()[0]["content"]

@@ -1,0 +1,116 @@
+"""A user's own environment, contract and model plug in without editing bounded: an
+out-of-tree package (tests/data/echo-plugin) installed into a directory of its own and put
+on PYTHONPATH, used through its entry points from the CLI and a 2-worker sweep, and the
+same classes named by import path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bounded.archive import Archive
+
+PLUGIN_SOURCE = Path(__file__).parent / "data" / "echo-plugin"
+BOUNDED = Path(sys.executable).with_name("bounded")
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory) -> Path:
+    """The plugin installed (with its entry points) by pip into a directory of its own."""
+    target = tmp_path_factory.mktemp("plugin-site")
+    subprocess.run(
+        [
+            sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+            "--no-build-isolation", "--target", str(target), str(PLUGIN_SOURCE),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return target
+
+
+def bounded(plugin_path: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(plugin_path)}
+    return subprocess.run(
+        [str(BOUNDED), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
+
+
+def test_bounded_run_plays_a_plugins_environment_contract_and_model(plugin_path, tmp_path):
+    archive = tmp_path / "a.sqlite"
+    done = bounded(
+        plugin_path, "run", "echo/Echo-v0", "--contract", "echo", "--model", "echo:echo",
+        "--seed", "3", "--opt", "rounds=5", "--archive", str(archive), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with Archive(archive) as store:
+        [run] = store.runs()
+    assert (run.env_id, run.contract, run.model) == ("echo/Echo-v0", "echo", "echo:echo")
+    assert run.status == "completed" and run.decisions == 5
+    assert run.outcome["victory"] is True and run.outcome["score"] == 5.0
+    assert run.contract_config == {"greeting": "Hello."}
+
+
+def test_a_plugins_preset_and_a_failing_model_are_told_apart(plugin_path, tmp_path):
+    archive = tmp_path / "a.sqlite"
+    done = bounded(
+        plugin_path, "run", "echo/Echo-v0", "--contract", "echo-terse", "--model", "echo:pass",
+        "--archive", str(archive), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with Archive(archive) as store:
+        [run] = store.runs()
+    assert run.contract_config == {"greeting": "Hi."} and run.outcome["victory"] is False
+
+
+def test_a_two_worker_sweep_loads_the_plugin_in_every_worker(plugin_path, tmp_path):
+    (tmp_path / "echo.toml").write_text(
+        textwrap.dedent(
+            f"""
+            [experiment]
+            name = "echo"
+            archive = "{tmp_path / "sweep.sqlite"}"
+
+            [defaults]
+            env = "echo/Echo-v0"
+            games = 3
+            env_options = {{ rounds = 3 }}
+
+            [[cells]]
+            tag = "entry-points"
+            contract = "echo"
+            model = "echo:echo"
+
+            [[cells]]
+            tag = "import-paths"
+            contract = "echo_plugin:EchoContract"
+            model = "echo_plugin:EchoModel:pass"
+            """
+        )
+    )
+    done = bounded(plugin_path, "sweep", "echo.toml", "--workers", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with Archive(tmp_path / "sweep.sqlite") as store:
+        runs = store.runs(experiment="echo")
+    assert len(runs) == 6 and all(r.status == "completed" for r in runs)
+    by_tag = {tag: [r for r in runs if r.tag == tag] for tag in ("entry-points", "import-paths")}
+    assert all(r.outcome["victory"] for r in by_tag["entry-points"])
+    assert not any(r.outcome["victory"] for r in by_tag["import-paths"])
+    assert {r.env_id for r in runs} == {"echo/Echo-v0"}
+
+
+def test_an_unknown_plugin_name_is_one_line(plugin_path, tmp_path):
+    done = bounded(
+        plugin_path, "run", "echo/Echo-v0", "--contract", "echo_plugin:Nothing", "--model",
+        "echo:echo", "--archive", str(tmp_path / "a.sqlite"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert done.stderr.strip() == (
+        "bounded: error: 'echo_plugin' has no attribute 'Nothing'"
+    )
+    assert not (tmp_path / "a.sqlite").exists()
