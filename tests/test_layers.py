@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "contracts": {"core", "registry", "stores"},
     "envs": {"core", "registry", "stores", "models"},
     "archive": {"core", "envs"},
-    "runner": {"core", "registry", "stores", "models", "contracts", "envs", "archive", "agent"},
+    "runner": {"core", "registry", "stores", "models", "contracts", "envs", "archive"},
     "agent": {"core", "contracts", "envs", "runner"},
     "importers": {"core", "archive"},
     "analysis": {"core", "archive", "stores"},

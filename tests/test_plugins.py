@@ -110,7 +110,5 @@ def test_an_unknown_plugin_name_is_one_line(plugin_path, tmp_path):
         "echo:echo", "--archive", str(tmp_path / "a.sqlite"), cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode != 0
-    assert done.stderr.strip() == (
-        "bounded: error: 'echo_plugin' has no attribute 'Nothing'"
-    )
+    assert done.stderr.strip() == ("bounded: error: 'echo_plugin' has no attribute 'Nothing'")
     assert not (tmp_path / "a.sqlite").exists()

@@ -19,7 +19,7 @@ from bounded.runner.experiment import parse_experiment
 from bounded.runner.plugins import registrations, restore_registrations
 from bounded.runner.sweep import run_sweep
 
-MODULE = '''
+MODULE = """
 import gymnasium
 from bounded.contracts.state import StateContract
 from bounded.models.scripted import ScriptedModel
@@ -36,7 +36,7 @@ def constant(rest="", **options):
 
 
 gymnasium.register(id="Stream-v7", entry_point="bounded.envs.warehouse:WarehouseEnv")
-'''
+"""
 
 
 @pytest.fixture

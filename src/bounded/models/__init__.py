@@ -87,14 +87,22 @@ def split_spec(spec: str) -> tuple[str, str, str]:
     attr, _, rest = tail.partition(":")
     if is_import_path(f"{module}:{attr}"):
         return f"{module}:{attr}", f"{module}:{attr}", rest
-    known = ", ".join(f"{name}:..." for name in MODELS.names())
-    raise ConfigError(f"unknown model {spec!r} (use {known}, or an import path module:Name)")
+    raise ConfigError(
+        f"unknown model {spec!r} (use {known_kinds()}, or an import path module:Name)"
+    )
+
+
+def known_kinds() -> str:
+    return ", ".join(f"{name}:..." for name in MODELS.names())
 
 
 def make_model(spec: str, *, base_url: str | None = None, **options: Any) -> Model:
     """Build a model from its spec string; options go to the model's constructor."""
     name, _, rest = split_spec(spec)
-    factory = MODELS.load(name)
+    try:
+        factory = MODELS.load(name)
+    except ConfigError as exc:  # an import path that does not import
+        raise ConfigError(f"unknown model {spec!r}: {exc} (known: {known_kinds()})") from exc
     if base_url is not None:
         options["base_url"] = base_url
     registered = name in MODELS

@@ -215,7 +215,7 @@ class EpisodeRunner:
     ) -> DecisionRecord:
         by_layer = prompt.tokens_by_layer(self.model.count_tokens)
         prompt_tokens = completion.prompt_tokens if completion else sum(by_layer.values())
-        info = dict(result.info)
+        info = {k: v for k, v in result.info.items() if k != "action_mask"}  # = obs.legal
         info.update(decision.extra)
         return DecisionRecord(
             run_id=self.run.run_id,

@@ -26,7 +26,7 @@ def test_reset_observation_contract():
     assert "BUILD GATEWAY" not in ids
     assert set(ids) <= set(ACTION_NAMES)
     assert "Resources:" in obs.text and "Mineral: 50" in obs.text
-    assert info == {"seed": 3}
+    assert info["seed"] == 3 and list(info["action_mask"]) == [1] * len(obs.legal)
 
 
 def test_state_keys_are_stable_across_steps():

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import gymnasium
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Action, ConfigError, IllegalActionError, Observation
+from bounded.core import JSON, Action, ConfigError, IllegalActionError, Observation, Outcome
+from bounded.envs.base import Choices, TextEnv, with_action_mask
 from bounded.envs.craft import commands
 from bounded.envs.craft.actions import ACTION_DICTIONARY, ACTION_NAMES
 from bounded.envs.craft.data import PROTOSS_RESEARCH
@@ -72,8 +72,16 @@ ACTIONS: dict[str, Action] = {
 }
 
 
-class CraftEnv(gymnasium.Env[Observation, Action]):
-    """`bounded/Craft-v0`: Protoss macro against a Zerg-like built-in AI."""
+class CraftEnv(TextEnv):
+    """`bounded/Craft-v0`: Protoss macro against a Zerg-like built-in AI.
+
+    Outcome: `victory` when every enemy structure is destroyed (as `metrics()["victory"]`);
+    `progress` the game time played over the time limit (1 for a victory); `score` 1 for a
+    victory, otherwise half the progress (a loss at minute 10 of 30 scores 1/6; surviving
+    to the time limit, a draw, 0.5);
+    `ended_by` `victory`, `defeat` (every structure of ours destroyed), `truncated` (the
+    time limit reached) or `running`.
+    """
 
     version = ENV_VERSION
 
@@ -107,6 +115,7 @@ class CraftEnv(gymnasium.Env[Observation, Action]):
         self._failed = 0
         self._executed = 0
         self.world = self._new_world(0)
+        self.init_spaces(self.choices, kinds=("macro",))
 
     # -- Gymnasium API ------------------------------------------------------------
 
@@ -118,11 +127,13 @@ class CraftEnv(gymnasium.Env[Observation, Action]):
         self.world = self._new_world(self._seed)
         self._decisions, self._results = [], []
         self._failed = self._executed = 0
-        return self._observe(), {"seed": self._seed}
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
         actions = [action] if isinstance(action, Action) else list(action)
         ids = [a.id for a in actions]
         unknown = [i for i in ids if i not in ACTIONS]
@@ -158,7 +169,26 @@ class CraftEnv(gymnasium.Env[Observation, Action]):
         truncated = outcome == "timeout"
         reward = {"victory": 1.0, "defeat": -1.0}.get(outcome or "", 0.0)
         info = {"actions": results, "outcome": outcome, "game_time": self.world.time}
-        return self._observe(), reward, terminated, truncated, info
+        obs = self._observe()
+        return obs, reward, terminated, truncated, with_action_mask(info, obs)
+
+    def choices(self) -> Choices:
+        """The dictionary actions that can be carried out now (none once the game is over)."""
+        legal = [] if self.world.outcome else [ACTIONS[name] for name in self.legal_ids()]
+        return Choices(legal=legal, max_actions=self.config.max_actions)
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        result = self.world.outcome
+        victory = result == "victory"
+        progress = 1.0 if victory else min(self.world.time / self.config.time_limit, 1.0)
+        ended = {"victory": "victory", "defeat": "defeat", "timeout": "truncated"}
+        return Outcome(
+            victory=victory,
+            score=1.0 if victory else 0.5 * progress,
+            progress=progress,
+            ended_by=ended.get(result or "", "running"),
+        )
 
     def metrics(self) -> dict[str, Any]:
         world = self.world
@@ -216,7 +246,7 @@ class CraftEnv(gymnasium.Env[Observation, Action]):
 
     def _observe(self) -> Observation:
         state = state_dict(self.world)
-        legal = [] if self.world.outcome else [ACTIONS[name] for name in self.legal_ids()]
+        legal = list(self.choices().legal)
         text = summary_text(self.world, state, self._results, self.world.events)
         return Observation(
             kind="macro",

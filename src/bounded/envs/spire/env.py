@@ -5,18 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-import gymnasium
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Action, IllegalActionError, Observation
-from bounded.envs.spire.game import ASCENSION_RULES, BOSS_POINTS, Run
+from bounded.core import JSON, Action, IllegalActionError, Observation, Outcome
+from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.spire.game import ASCENSION_RULES, BOSS_POINTS, FINAL_FLOOR, FLOORS_PER_ACT, Run
+from bounded.envs.spire.knowledge import spire_knowledge
 from bounded.envs.spire.render import render_text, state_dict
+from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "2"
 """2: a fight's observation lists no deck (its size only); the game is unchanged."""
 SAVE_FORMAT = 1
 MAX_PLAN = 12
 """Most actions one combat plan may hold."""
+KINDS = (
+    "neow", "map", "combat", "card_select", "card_reward", "reward", "shop", "event", "rest",
+    "treasure", "boss_relic", "game_over",
+)  # fmt: skip
+"""Every decision kind an observation may have."""
 
 INSTRUCTIONS = """\
 You play a deck-building roguelike: climb three acts of 15 floors each, beat each act's
@@ -53,34 +60,6 @@ _set_attribute = object.__setattr__
 """Bypasses pydantic's `__setattr__` (validation, frozen models)."""
 
 
-class ObservationSpace(gymnasium.spaces.Space[Observation]):
-    """Every `Observation` of the game: a structured object, not an array."""
-
-    def contains(self, x: Any) -> bool:
-        return isinstance(x, Observation)
-
-    def sample(self, mask: Any = None, probability: Any = None) -> Observation:
-        raise NotImplementedError("observations come from the game; they cannot be sampled")
-
-
-class ActionSpace(gymnasium.spaces.Space[Action]):
-    """The legal actions of the environment's current decision; `sample()` picks one."""
-
-    def __init__(self, env: SpireEnv) -> None:
-        super().__init__()
-        self.env = env
-
-    def contains(self, x: Any) -> bool:
-        actions = x if isinstance(x, list) else [x]
-        return all(isinstance(a, Action) for a in actions)
-
-    def sample(self, mask: Any = None, probability: Any = None) -> Action:
-        legal = self.env.observe().legal if self.env.run is not None else []
-        if not legal:
-            raise IllegalActionError("no legal action: reset the environment first")
-        return legal[int(self.np_random.integers(len(legal)))]
-
-
 class SpireConfig(BaseModel):
     """Settings of one Spire run."""
 
@@ -93,10 +72,19 @@ class SpireConfig(BaseModel):
     act's boss wins the run (a shorter game, e.g. for a demo on a slow model)."""
 
 
-class SpireEnv(gymnasium.Env[Observation, Action]):
-    """`bounded/Spire-v0`: one seeded run per episode."""
+class SpireEnv(TextEnv):
+    """`bounded/Spire-v0`: one seeded run per episode.
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
+    Outcome: `victory` when the run is won (the last configured act's boss, or with three
+    acts the final boss, is beaten; as `metrics()["victory"]`); `score` the run's `score()`
+    (floor reached plus `BOSS_POINTS` per boss beaten, 100 for a victory); `progress` the
+    floor reached over the floors of the acts configured (`total_floors()`: 16 per act,
+    plus the final act's 3 with all three); `ended_by` `victory`, `defeat` (the player
+    died), `truncated` (`max_decisions` reached) or `running`.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 (Gymnasium's)
+    """`render_fps` only because Gymnasium's checker asks every render mode for one."""
     version = ENV_VERSION
 
     def __init__(
@@ -121,8 +109,7 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
         self._seed = 0
         self._obs: Observation | None = None
         self._actions: dict[tuple[str, str], Action] = {}
-        self.observation_space = ObservationSpace()
-        self.action_space = ActionSpace(self)
+        self.init_spaces(self.choices, kinds=KINDS)
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -137,11 +124,13 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
         self.decisions = 0
         self._obs = None
         self._actions = {}
-        return self.observe(), {"seed": self._seed, "ascension": self.config.ascension}
+        obs = self.observe()
+        return obs, with_action_mask({"seed": self._seed, "ascension": self.config.ascension}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
         run = self._require_run()
         actions = [action] if isinstance(action, Action) else list(action)
         self._validate(run, actions)
@@ -154,7 +143,14 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
         reward = (self.score() - before) / 100.0
         truncated = not run.done and self.decisions >= self.config.max_decisions
         info = {"executed": len(executed), "dropped": len(actions) - len(executed)}
-        return obs, reward, run.done, truncated, info
+        return obs, reward, run.done, truncated, with_action_mask(info, obs)
+
+    def choices(self) -> Choices:
+        """The current decision's legal actions (none before a reset), a plan in combat."""
+        if self.run is None:
+            return Choices(legal=[], max_actions=1)
+        obs = self.observe()
+        return Choices(legal=obs.legal, max_actions=obs.max_actions)
 
     def _require_run(self) -> Run:
         if self.run is None:
@@ -245,6 +241,26 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
             return 100.0
         return run.floor + BOSS_POINTS * run.bosses_beaten
 
+    def total_floors(self) -> int:
+        """The floors of the acts configured: 16 per act (15 and the boss), and with all
+        three acts the final act's 3 (rest, shop, final boss)."""
+        acts = self.config.acts
+        return FINAL_FLOOR if acts == 3 else acts * FLOORS_PER_ACT
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        run = self._require_started()
+        if run.victory:
+            ended = "victory"
+        elif run.dead:
+            ended = "defeat"
+        elif self.decisions >= self.config.max_decisions:
+            ended = "truncated"
+        else:
+            ended = "running"
+        progress = 1.0 if run.victory else min(run.floor / self.total_floors(), 1.0)
+        return Outcome(victory=run.victory, score=self.score(), progress=progress, ended_by=ended)
+
     def metrics(self) -> dict[str, Any]:
         run = self._require_started()
         return {
@@ -263,6 +279,10 @@ class SpireEnv(gymnasium.Env[Observation, Action]):
             "ascension": run.ascension,
             "seed": run.seed,
         }
+
+    def game_knowledge(self) -> GameKnowledge | None:
+        """Spire's rules book, seed skill libraries and situation reader (the typed contract's)."""
+        return spire_knowledge()
 
     # ------------------------------------------------------------------ save / load
 

@@ -8,12 +8,13 @@ an agent must carry them across decisions: in its state, or by rereading a trans
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
-import gymnasium
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Action, IllegalActionError, Observation
+from bounded.core import JSON, Action, IllegalActionError, Observation, Outcome
+from bounded.envs.base import Choices, TextEnv, with_action_mask
 
 ENV_VERSION = "1"
 
@@ -39,8 +40,14 @@ class WarehouseConfig(BaseModel):
     """Probability that an event is WAIT."""
 
 
-class WarehouseEnv(gymnasium.Env[Observation, Action]):
-    """`bounded/Warehouse-v0`: one seeded event stream per episode."""
+class WarehouseEnv(TextEnv):
+    """`bounded/Warehouse-v0`: one seeded event stream per episode.
+
+    Outcome: `victory` when every one of the `horizon` events got a right report (as
+    `metrics()["victory"]`); `score` the accuracy (right reports / reports made);
+    `progress` the share of the stream answered (reports / horizon); `ended_by` `victory`,
+    `defeat` (the stream ended with a wrong report among them) or `running`.
+    """
 
     version = ENV_VERSION
 
@@ -60,6 +67,7 @@ class WarehouseEnv(gymnasium.Env[Observation, Action]):
         }
         """The state shape suggested to the `state` contract."""
         self.initial_state = {"occupied": 0, "shipped": 0}
+        self.init_spaces(self.choices, kinds=("stream",))
 
     # -- the stream ---------------------------------------------------------
 
@@ -105,14 +113,18 @@ class WarehouseEnv(gymnasium.Env[Observation, Action]):
         self._events = self.generate(self.config, self._seed)
         self._step = 0
         self._correct = 0
-        return self._observe(), {"seed": self._seed}
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed}, obs)
 
     def step(
-        self, action: Action | list[Action]
+        self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
         if self._step >= len(self._events):
             raise IllegalActionError("episode is over: call reset()")
-        chosen = action[0] if isinstance(action, list) else action
+        if not isinstance(action, Action) and not action:
+            raise IllegalActionError("no action given")
+        chosen = action if isinstance(action, Action) else action[0]
         if chosen.id != "report":
             raise IllegalActionError(f"unknown action {chosen.id!r}: only 'report' is legal")
         self._step += 1
@@ -122,7 +134,13 @@ class WarehouseEnv(gymnasium.Env[Observation, Action]):
         self._correct += int(correct)
         terminated = self._step >= len(self._events)
         info = {"correct": correct, "expected": list(truth), "reported": list(reported)}
-        return self._observe(), float(correct), terminated, False, info
+        obs = self._observe()
+        return obs, float(correct), terminated, False, with_action_mask(info, obs)
+
+    def choices(self) -> Choices:
+        """The one legal action, `report`, until the stream ends."""
+        done = self._step >= len(self._events)
+        return Choices(legal=[] if done else [self._report_action()], max_actions=1)
 
     def metrics(self) -> dict[str, Any]:
         reports = self._step
@@ -133,6 +151,19 @@ class WarehouseEnv(gymnasium.Env[Observation, Action]):
             "horizon": self.config.horizon,
             "victory": reports == self.config.horizon and self._correct == reports,
         }
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        metrics = self.metrics()
+        victory = bool(metrics["victory"])
+        reports, horizon = metrics["reports"], metrics["horizon"]
+        ended = "victory" if victory else "defeat" if reports >= horizon else "running"
+        return Outcome(
+            victory=victory,
+            score=metrics["accuracy"],
+            progress=min(reports / horizon, 1.0),
+            ended_by=ended,
+        )
 
     def save(self) -> JSON:
         return {

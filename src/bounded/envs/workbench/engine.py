@@ -16,8 +16,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from bounded.agent import Tool, ToolEnv, ToolError
-from bounded.core import JSON
+from bounded.envs.tools import FINISH, Tool, ToolEnv, ToolError
+from bounded.core import JSON, Outcome
 from bounded.envs.workbench.sandbox import Sandbox, SandboxError, SandboxLimits
 from bounded.envs.workbench.tasks import (
     OracleVerdict,
@@ -64,7 +64,13 @@ def _schema(properties: JSON, required: list[str]) -> JSON:
 
 
 class WorkbenchEnv(ToolEnv):
-    """`bounded/Workbench-v0`: one task per episode (`task=`, or `options={"task": ...}`)."""
+    """`bounded/Workbench-v0`: one task per episode (`task=`, or `options={"task": ...}`).
+
+    Outcome: `victory` when the task's oracle passed the directory (as
+    `metrics()["victory"]`); `score` and `progress` 1 then, else 0 (the oracle gives no
+    partial credit); `ended_by` `victory`, `defeat` (finished, and the oracle failed it),
+    `truncated` (the turns ran out and the oracle failed it) or `running`.
+    """
 
     version = ENV_VERSION
     refusals_from = (SandboxError,)
@@ -240,6 +246,17 @@ class WorkbenchEnv(ToolEnv):
             "verdict": verdict.reason if verdict else "",
             "multi_action": self.config.multi_action,
         }
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        passed = bool(self.verdict and self.verdict.passed)
+        if passed:
+            ended = "victory"
+        elif self.stop_reason:
+            ended = "defeat" if self.stop_reason == FINISH else "truncated"
+        else:
+            ended = "running"
+        return Outcome(victory=passed, score=float(passed), progress=float(passed), ended_by=ended)
 
     def save(self) -> JSON:
         data = super().save()

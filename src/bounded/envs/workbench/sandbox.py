@@ -328,6 +328,8 @@ class Sandbox:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         reader.join(timeout=5)
+        if process.stdout is not None and not reader.is_alive():
+            process.stdout.close()
         output, truncated = reader.text()
         return ExecResult(
             exit_code=process.returncode,
