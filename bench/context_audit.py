@@ -19,8 +19,11 @@ Reports per seed the cumulative prompt tokens of each, the ratios, the typed pro
 maximum (and its own token estimate's maximum against the bound it records, which is in
 that estimate's units), and its least-squares slope per 100 decisions in percent of its
 mean, the part of it due to the decision's state alone (L2 and the combat container), and
-the slope of each layer in tokens. Writes `context_audit.json` and a plot of tokens
-against the decision index (`context_audit.png`) to `--out-dir` (default bench/results).
+the slope of each layer in tokens. The criterion restated (issue: the state segments show
+the state as it is, so they are reported, not bounded): every other layer (L1, L3, L4, L5)
+has a slope within 1% of its own mean per 100 decisions; the table says whether it holds.
+Writes `context_audit.json` and a plot of tokens against the decision index
+(`context_audit.png`) to `--out-dir` (default bench/results).
 """
 
 from __future__ import annotations
@@ -46,6 +49,11 @@ from bounded.runner.spec import GameSpec
 
 RESULTS = Path(__file__).parent / "results"
 LAYERS = ("L1", "combat", "L2", "L3", "L4", "L5")
+STATE_LAYERS = ("L2", "combat")
+"""The current state: the decision (L2) and the fight's start (the combat container)."""
+FLAT_WITHIN = 1.0
+"""The restated criterion: every other layer's slope is within this % of its mean per 100
+decisions."""
 
 
 class ExpertModel:
@@ -114,26 +122,43 @@ class ExpertModel:
 
 def play(
     seed: int, contract: str, settings: JSON | None, model: ExpertModel, acts: int
-) -> tuple[list[DecisionRecord], JSON]:
+) -> tuple[list[DecisionRecord], JSON, list[int]]:
+    """The game's decisions, its outcome, and the act of each decision."""
     spec = GameSpec(
         env="spire", env_options={"acts": acts}, contract=contract,
         contract_config=settings or {}, seed=seed,
     )  # fmt: skip
     game = build_game(spec, model=model)
 
+    seen: list[int] = []
+
     def observe(_: DecisionRecord, obs: Observation) -> None:
         model.observation = obs
+        seen.append(int(obs.state.get("act", 0)))
 
     runner = runner_for(game, observer=observe)
     model.observation = game.env.reset(seed=seed)[0]
+    first_act = int(model.observation.state.get("act", 0))
     runner.execute()
-    return runner.trajectory, runner.run.outcome
+    return runner.trajectory, runner.run.outcome, [first_act, *seen][: len(runner.trajectory)]
 
 
 def slope_share(values: list[int]) -> float:
-    """Least-squares slope per 100 decisions, in percent of the mean."""
-    mean = sum(values) / len(values)
+    """Least-squares slope per 100 decisions, in percent of the mean (0 for an empty series)."""
+    mean = sum(values) / len(values) if len(values) > 1 else 0
     return 100 * per_100(values) / mean if mean else 0.0
+
+
+def within_act_share(values: list[int], acts: list[int]) -> float:
+    """The slope share within each act, averaged with the acts' lengths as weights: growth
+    that comes from the decision count rather than from what a later act puts in play."""
+    shares, weights = [], []
+    for act in sorted(set(acts)):
+        part = [v for v, a in zip(values, acts, strict=True) if a == act]
+        if len(part) > 1:
+            shares.append(slope_share(part) * len(part))
+            weights.append(len(part))
+    return sum(shares) / sum(weights) if weights else 0.0
 
 
 def per_100(values: list[int]) -> float:
@@ -141,7 +166,7 @@ def per_100(values: list[int]) -> float:
     return 100 * linear_slope([float(i) for i in range(len(values))], [float(v) for v in values])[0]
 
 
-def typed_summary(trajectory: list[DecisionRecord]) -> JSON:
+def typed_summary(trajectory: list[DecisionRecord], acts: list[int]) -> JSON:
     """The contract's bound is in its own token estimate (`approx_tokens`), so the bound
     check compares that estimate; everything else is in model tokens."""
     prompts = [d.prompt_tokens for d in trajectory]
@@ -150,7 +175,10 @@ def typed_summary(trajectory: list[DecisionRecord]) -> JSON:
         for layer in LAYERS
         if any(layer in d.tokens_by_layer for d in trajectory)
     }
-    state = [sum(d.tokens_by_layer.get(layer, 0) for layer in ("L2", "combat")) for d in trajectory]
+    state = [sum(d.tokens_by_layer.get(layer, 0) for layer in STATE_LAYERS) for d in trajectory]
+    others = {layer: v for layer, v in layers.items() if layer not in STATE_LAYERS}
+    other_total = [sum(column) for column in zip(*others.values(), strict=True)]
+    shares = {layer: round(slope_share(v), 2) for layer, v in others.items()}
     estimates = [sum(approx_tokens(s.text) for s in d.segments) for d in trajectory]
     bounds = [int(d.info["prompt_bound"]) for d in trajectory]
     return {
@@ -164,6 +192,12 @@ def typed_summary(trajectory: list[DecisionRecord]) -> JSON:
         "slope_per_100_share": round(slope_share(prompts), 2),
         "state_slope_per_100_share": round(100 * per_100(state) / (sum(prompts) / len(prompts)), 2),
         "layer_slope_per_100_tokens": {layer: round(per_100(v), 1) for layer, v in layers.items()},
+        "non_state_slope_per_100_share": round(slope_share(other_total), 2),
+        "non_state_layer_slope_per_100_share": shares,
+        "non_state_flat": all(abs(share) <= FLAT_WITHIN for share in shares.values()),
+        "non_state_within_act_slope_per_100_share": {
+            layer: round(within_act_share(v, acts), 2) for layer, v in others.items()
+        },
         "prompts": prompts,
         "layers": layers,
     }
@@ -186,14 +220,14 @@ def transcript_summary(trajectory: list[DecisionRecord], window: int | None) -> 
 def audit_seed(seed: int, preset: str, acts: int, tokenizer: LocalModel) -> JSON:
     started = time.perf_counter()
     window = tokenizer.context_window
-    typed, outcome = play(seed, preset, None, ExpertModel(tokenizer, None), acts)
-    as_run, _ = play(seed, "transcript", None, ExpertModel(tokenizer, window), acts)
-    unbounded, _ = play(seed, "transcript", None, ExpertModel(tokenizer, None), acts)
+    typed, outcome, acts_of = play(seed, preset, None, ExpertModel(tokenizer, None), acts)
+    as_run, _, _ = play(seed, "transcript", None, ExpertModel(tokenizer, window), acts)
+    unbounded, _, _ = play(seed, "transcript", None, ExpertModel(tokenizer, None), acts)
     assert len(typed) == len(as_run) == len(unbounded), "the three runs must be one game"
     result = {
         "seed": seed,
         "outcome": {k: outcome.get(k) for k in ("victory", "floor", "act", "score")},
-        "typed": typed_summary(typed),
+        "typed": typed_summary(typed, acts_of),
         "transcript_window": transcript_summary(as_run, window),
         "transcript_unbounded": transcript_summary(unbounded, None),
         "seconds": round(time.perf_counter() - started, 1),
@@ -248,7 +282,8 @@ def plot(results: list[JSON], path: Path) -> None:
 
 COLUMNS = (
     "seed", "outcome", "decisions", "typed total", "typed max", "estimate max / bound",
-    "typed slope per 100 (% of mean)", "of which the state (L2 + combat)", "transcript 8k total",
+    "typed slope per 100 (% of mean)", "of which the state (L2 + combat)",
+    "other layers: slope (% of their mean)", "each within 1%", "transcript 8k total",
     "transcript unbounded total", "unbounded/typed", "window full at",
 )  # fmt: skip
 
@@ -260,6 +295,7 @@ def table_row(r: JSON) -> list[str]:
         str(r["seed"]), outcome, str(t["decisions"]), f"{t['total']:,}",
         f"{t['max']:,}", f"{t['max_estimate']:,} / {t['max_bound']:,}",
         f"{t['slope_per_100_share']:+.2f}", f"{t['state_slope_per_100_share']:+.2f}",
+        f"{t['non_state_slope_per_100_share']:+.2f}", "yes" if t["non_state_flat"] else "no",
         f"{w['total']:,}", f"{u['total']:,}", f"{r['ratios']['unbounded_over_typed']:.1f}x",
         str(r["ratios"]["decisions_before_window_full"]),
     ]  # fmt: skip

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
-from bounded.commands.options import parse_options
+from bounded.commands.options import parse_options, parse_tiers
 from bounded.core import BoundedError, ConfigError, RunRecord
 
 app = typer.Typer(
@@ -50,6 +50,11 @@ def run_summary(run: RunRecord, archive: Path) -> Table:
     table.add_row("last-step prompt tokens", str(run.last_prompt_tokens))
     table.add_row("cached prompt tokens", str(run.cached_tokens))
     table.add_row("wall time (s)", f"{run.wall_s:.1f}")
+    if len(run.usage) > 1:
+        for model_id, usage in run.usage.items():
+            table.add_row(
+                f"  {model_id}", f"{usage['calls']} calls, {usage['prompt_tokens']} prompt tokens"
+            )
     verdicts = run.postrun.get("verdicts", [])
     if verdicts:
         admitted = sum(bool(v.get("accepted")) for v in verdicts)
@@ -65,6 +70,14 @@ def run(
     env: Annotated[str, typer.Argument(help="Environment: warehouse, spire, craft, workbench.")],
     contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = "state",
     model: ModelOption = "local",
+    model_for: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-for",
+            help="Model tier KIND=MODEL (repeat): decisions of that kind go to MODEL "
+            "(e.g. combat=local:fast.gguf); the rest, and the contract's own calls, to --model.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Episode seed.")] = 1,
     horizon: Annotated[int | None, typer.Option(help="Warehouse: number of events.")] = None,
     opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
@@ -101,8 +114,9 @@ def run(
         env_options["horizon"] = horizon
     spec = make_spec(
         env=env, env_options=env_options, contract=contract,
-        contract_config=parse_options(copt or []), model=model, base_url=base_url, seed=seed,
-        tag=tag or contract, max_tokens=max_tokens,
+        contract_config=parse_options(copt or []), model=model,
+        models=parse_tiers(model_for or []), base_url=base_url, seed=seed, tag=tag or contract,
+        max_tokens=max_tokens,
     )  # fmt: skip
     game = build_game(spec)  # a bad name or setting is refused before the archive is opened
     with Archive(archive) as store:

@@ -201,6 +201,8 @@ class DecisionRecord(BaseModel):
     prompt_tokens: int
     completion: Completion | None
     actions: list[Action]
+    model: str = ""
+    """The id of the model asked for this decision ("" when the contract decided alone)."""
     reasoning: str = ""
     state_patch: JSON | None = None
     parse_error: str | None = None
@@ -240,6 +242,9 @@ class RunRecord(BaseModel):
     (so a malformed reply can be read), the write gate's verdicts, and a note."""
     spec: JSON = Field(default_factory=dict)
     """The game specification the run was built from (`bounded.runner.GameSpec`)."""
+    usage: dict[str, JSON] = Field(default_factory=dict)
+    """Per model id: `calls`, `prompt_tokens`, `completion_tokens`, `cached_tokens` (every
+    call: decisions, the contract's own and postrun), for runs with several models."""
     decisions: int = 0
     model_calls: int = 0
     prompt_tokens: int = 0

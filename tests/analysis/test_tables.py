@@ -1,16 +1,21 @@
 import pytest
 
-from bounded.analysis.games import derived_score, floor_score
-from bounded.analysis.tables import cell_table
+from bounded.analysis.games import derived_score, floor_reached, floor_score
+from bounded.analysis.stats import bootstrap_difference_interval
+from bounded.analysis.tables import POOLED_LABEL, cell_table
 from bounded.core import ConfigError, RunRecord
 
 
-def run(tag, started, victory, *, status="completed", floor=20, tokens=1000, cell=""):
+def run(
+    tag, started, victory, *, status="completed", floor=20, tokens=1000, cell="", model="m",
+    cached=0, wall_s=2.0,
+):  # fmt: skip
     return RunRecord(
-        run_id=f"{tag}-{started}", env_id="bounded/Spire-v0", contract="typed", model="m",
-        seed=int(started), tag=tag, cell=cell or tag, status=status, started_at=started,
-        outcome={"victory": victory, "final_floor": 50 if victory else floor},
-        prompt_tokens=tokens, completion_tokens=0, decisions=10, model_calls=5, wall_s=2.0,
+        run_id=f"{tag}-{model}-{started}", env_id="bounded/Spire-v0", contract="typed",
+        model=model, seed=int(started), tag=tag, cell=cell or tag, status=status,
+        started_at=started, outcome={"victory": victory, "final_floor": 50 if victory else floor},
+        prompt_tokens=tokens, completion_tokens=0, cached_tokens=cached, decisions=10,
+        model_calls=5, wall_s=wall_s,
     )  # fmt: skip
 
 
@@ -39,7 +44,7 @@ def test_only_completed_games_count_and_first_n_is_by_start_time():
     table = cell_table(runs, first_n=3)
     row = table.row("a")
     assert (row.wins, row.games) == (1, 3)
-    assert row.run_ids == ["a-1", "a-2", "a-3"]
+    assert row.run_ids == ["a-m-1", "a-m-2", "a-m-3"]
     assert cell_table(runs).row("a").games == 4
 
 
@@ -55,7 +60,7 @@ def test_tags_are_never_pooled_unless_asked():
 def test_costs_pooled_row_and_fisher():
     runs = [run("a", i, i % 2 == 0, tokens=100 * (i + 1)) for i in range(4)]
     runs += [run("b", 10 + i, False, floor=10) for i in range(4)]
-    table = cell_table(runs, pool=True, fisher=[("a", "b")])
+    table = cell_table(runs, pool_all=True, fisher=[("a", "b")])
     a = table.row("a")
     scores = [100, 20 + 52 / 3, 100, 20 + 52 / 3]
     assert a.mean_score == pytest.approx(sum(scores) / 4)
@@ -77,3 +82,118 @@ def test_explicit_cells_keep_their_order_and_show_empty_cells():
     runs = [run("a", 1, True), run("b", 2, False)]
     table = cell_table(runs, cells=[("second", "b"), ("first", "a"), ("none", "zzz")])
     assert [(r.label, r.games) for r in table.rows] == [("second", 1), ("first", 1), ("none", 0)]
+
+
+def three_cells():
+    runs = [run("a", i, i < 3) for i in range(5)]
+    runs += [run("b", 10 + i, i < 1, floor=30) for i in range(5)]
+    runs += [run("c", 20 + i, False, floor=10 + i) for i in range(4)]
+    return runs
+
+
+def test_the_pooled_row_pools_exactly_the_named_cells():
+    table = cell_table(three_cells(), pool=["a", "c"])
+    assert table.pooled.label == POOLED_LABEL and table.pooled_cells == ["a", "c"]
+    assert (table.pooled.wins, table.pooled.games) == (3, 9)
+    assert sorted(table.pooled.run_ids) == sorted(table.row("a").run_ids + table.row("c").run_ids)
+    assert cell_table(three_cells(), pool_all=True).pooled.games == 14
+    assert cell_table(three_cells()).pooled is None
+    with pytest.raises(ConfigError, match="no cell 'd'"):
+        cell_table(three_cells(), pool=["a", "d"])
+    with pytest.raises(ConfigError, match="give one"):
+        cell_table(three_cells(), pool=["a"], pool_all=True)
+
+
+def test_score_difference_is_a_minus_b_with_an_independent_bootstrap():
+    table = cell_table(three_cells(), diffs=[("a", "b"), ("b", "a")], seed=3)
+    a, b = table.row("a"), table.row("b")
+    forward, backward = table.diffs
+    assert forward.difference == pytest.approx(a.mean_score - b.mean_score)
+    assert backward.difference == pytest.approx(-forward.difference)
+    assert (forward.low, forward.high) == bootstrap_difference_interval(a.scores, b.scores, seed=3)
+    assert (forward.games_a, forward.games_b, forward.seed, forward.resamples) == (5, 5, 3, 5000)
+    assert forward.low < forward.difference < forward.high
+    with pytest.raises(ConfigError, match="no cell 'z'"):
+        cell_table(three_cells(), diffs=[("a", "z")])
+
+
+def test_a_cell_without_scores_cannot_be_compared():
+    runs = [run("a", 1, True), run("a", 2, False)]
+    runs += [r.model_copy(update={"outcome": {"victory": False}}) for r in (run("x", 3, False),)]
+    with pytest.raises(ConfigError, match="'x' has no scores"):
+        cell_table(runs, diffs=[("a", "x")])
+
+
+def backbone_runs():
+    """Two conditions under two models, the condition tags named per model."""
+    runs = []
+    for model, base_floor, frozen_floor in (("big", 20, 40), ("small", 10, 5)):
+        runs += [run(f"{model}-base", i, False, floor=base_floor, model=model) for i in range(3)]
+        runs += [
+            run(f"{model}-frozen", 10 + i, False, floor=frozen_floor, model=model) for i in range(3)
+        ]
+    return runs
+
+
+def test_explicit_cells_split_by_model_and_change_per_model():
+    cells = [("base", ["big-base", "small-base"]), ("frozen", ["big-frozen", "small-frozen"])]
+    table = cell_table(
+        backbone_runs(), cells=cells, by=["model"], first_n=2, changes=[("base", "frozen")]
+    )
+    assert [(r.label, r.cell, r.group, r.games) for r in table.rows] == [
+        ("base / big", "base", {"model": "big"}, 2),
+        ("base / small", "base", {"model": "small"}, 2),
+        ("frozen / big", "frozen", {"model": "big"}, 2),
+        ("frozen / small", "frozen", {"model": "small"}, 2),
+    ]
+    big, small = table.changes
+    base_big, frozen_big = 20 + 52 / 3, 40 + 104 / 3
+    assert (big.label, big.a, big.b, big.group) == ("big", "base", "frozen", {"model": "big"})
+    assert big.change_pct == pytest.approx(100 * (frozen_big - base_big) / base_big)
+    assert small.change_pct == pytest.approx(-50.0)
+    with pytest.raises(ConfigError, match="has 2 rows"):
+        table.row("base")
+    assert table.row("base / big").games == 2
+
+
+def test_change_needs_groups_in_both_cells_and_known_cells():
+    cells = [("base", ["big-base"]), ("frozen", ["small-frozen"])]
+    with pytest.raises(ConfigError, match="no group has games in both"):
+        cell_table(backbone_runs(), cells=cells, by=["model"], changes=[("base", "frozen")])
+    with pytest.raises(ConfigError, match="no cell 'other'"):
+        cell_table(backbone_runs(), cells=cells, changes=[("base", "other")])
+    with pytest.raises(ConfigError, match="unique"):
+        cell_table(backbone_runs(), cells=[("x", ["big-base"]), ("x", ["small-base"])])
+
+
+def test_change_over_tag_rows_split_by_model():
+    streams = [("base", "big", 20), ("frozen", "big", 30), ("base", "small", 10)]
+    streams.append(("frozen", "small", 12))
+    runs = [
+        run(tag, i + 10 * j, False, floor=floor, model=model)
+        for j, (tag, model, floor) in enumerate(streams)
+        for i in range(2)
+    ]
+    table = cell_table(runs, by=["model"], changes=[("base", "frozen")])
+    assert {c.label: round(c.change_pct, 1) for c in table.changes} == {
+        "big": round(100 * (30 + 52 / 3 - 20 - 52 / 3) / (20 + 52 / 3), 1),
+        "small": 20.0,
+    }
+
+
+def test_minutes_per_floor_and_fresh_tokens_per_point():
+    runs = [
+        run("a", 1, False, floor=20, tokens=1000, cached=600, wall_s=1200.0),
+        run("a", 2, False, floor=10, tokens=500, cached=0, wall_s=600.0),
+    ]
+    row = cell_table(runs).row("a")
+    points = (20 + 52 / 3) + 10
+    assert row.mean_floor == 15
+    assert row.minutes_per_floor == pytest.approx(30 / 30)  # 30 wall minutes over 30 floors
+    assert row.tokens_per_point == pytest.approx(1500 / points)
+    assert row.fresh_tokens_per_point == pytest.approx(900 / points)
+    warehouse = run("w", 1, True).model_copy(update={"outcome": {"victory": True, "score": 5}})
+    plain = cell_table([warehouse]).row("w")
+    assert plain.minutes_per_floor is None and plain.mean_floor is None
+    assert floor_reached({"floor": 7}) == 7 and floor_reached({"final_floor": 9.0}) == 9
+    assert floor_reached({"floor": True}) is None

@@ -31,7 +31,7 @@ from bounded.runner import run_episode
 from bounded.runner.episode import EpisodeRunner
 from bounded.stores.directory import StoreSet
 from bounded.stores.skills import Skill, Trigger
-from bounded.stores.snapshot import directory_hash
+from bounded.stores.snapshot import directory_hash, freeze_to
 from bounded.stores.summaries import Summary
 
 # -- hand-made spire-shaped observations --------------------------------------------
@@ -143,8 +143,21 @@ def first_action(messages, constraint):
 # -- order and container ------------------------------------------------------------
 
 
-def test_layers_come_in_fixed_order_outside_combat():
+def test_layers_come_in_the_papers_order_outside_combat():
     c = contract(l4={"mode": "on"}, l5={"mode": "on"})
+    assert layers(c.assemble(map_obs(0))) == [
+        ("L1", "system"),
+        ("L5", "user"),
+        ("L4", "user"),
+        ("L3", "user"),
+        ("L2", "user"),
+    ]
+    last = c.assemble(map_obs(0)).messages()[-1]["content"]
+    assert last.index("Skills (L5)") < last.index("Rules (L3") < last.index("Legal actions:")
+
+
+def test_the_legacy_order_is_an_option_and_recorded():
+    c = contract(l4={"mode": "on"}, l5={"mode": "on"}, order="legacy")
     assert layers(c.assemble(map_obs(0))) == [
         ("L1", "system"),
         ("L2", "user"),
@@ -152,6 +165,19 @@ def test_layers_come_in_fixed_order_outside_combat():
         ("L4", "user"),
         ("L5", "user"),
     ]
+    assert c.config_dict()["order"] == "legacy"
+    assert contract().config_dict()["order"] == "paper"
+
+
+def test_both_orders_hold_the_same_segments_and_bound():
+    paper, legacy = contract(), contract(order="legacy")
+    for t, turn in enumerate([1, 2]):
+        obs = combat_obs(t, turn=turn, hp=50 - turn)
+        a, b = paper.assemble(obs), legacy.assemble(obs)
+        assert sorted(s.text for s in a.segments) == sorted(s.text for s in b.segments)
+        assert paper.assembly_record()["prompt_bound"] == legacy.assembly_record()["prompt_bound"]
+        paper.commit(obs, end_turn(obs), StepResult())
+        legacy.commit(obs, end_turn(obs), StepResult())
 
 
 def test_switched_off_layers_leave_no_segment():
@@ -168,14 +194,14 @@ def test_combat_is_start_acknowledgement_and_latest_round_only():
         c.commit(obs, end_turn(obs), StepResult())
     assert layers(prompts[2]) == [
         ("L1", "system"),
+        ("L5", "user"),
+        ("L3", "user"),
         ("combat", "user"),
         ("combat", "assistant"),
         ("L2", "user"),
-        ("L3", "user"),
-        ("L5", "user"),
     ]
     last = prompts[2].messages()
-    assert len(last) == 4
+    assert len(last) == 4  # system; skills, rules and the fight's start; the ack; the round
     assert "Turn 1 against Cultist" in last[1]["content"]  # the fight's start
     assert "Turn 3 against Cultist" in last[3]["content"]  # the latest round
     assert "Turn 2" not in json.dumps(last)  # earlier rounds are never resent
@@ -191,7 +217,7 @@ def test_a_new_fight_starts_a_new_container():
     assert "combat" not in [s.layer for s in c.assemble(between).segments]
     c.commit(between, end_turn(between), StepResult())
     nxt = combat_obs(2, floor=4, enemy="Jaw Grub")
-    start = c.assemble(nxt).segments[1].text
+    start = next(s.text for s in c.assemble(nxt).segments if s.layer == "combat")
     assert "Jaw Grub" in start and "Cultist" not in start
     assert c.parse(Completion(text="{}"), nxt).extra["combat"] == "start"
 
@@ -343,6 +369,66 @@ def test_full_frozen_needs_an_existing_store_dir(tmp_path):
     make_contract("full-frozen", {"store_dir": str(tmp_path)}).reset(
         EpisodeContext(env_id="spire", seed=0)
     )
+
+
+def test_mode_b_frozen_needs_a_store_and_reads_only_what_it_holds(tmp_path):
+    with pytest.raises(ConfigError, match="store_dir"):
+        make_contract("mode-b-frozen")
+    empty = make_contract("mode-b-frozen", {"store_dir": str(tmp_path)})
+    empty.reset(spire_episode())
+    assert empty.stores.skills.skills == []  # no templates, no hand seed: only the store
+    learner = make_contract("mode-b", {"store_dir": str(tmp_path / "learned")})
+    learner.reset(spire_episode())
+    learner.stores.skills.put(Skill(id="filled", title="t", text="Take the elite at full HP."))
+    learner.stores.save()
+    frozen = make_contract("mode-b-frozen", {"store_dir": str(tmp_path / "learned")})
+    frozen.reset(spire_episode())
+    assert frozen.stores.skills == learner.stores.skills
+    assert frozen.config.l5.mode == "frozen" and not frozen.config.l4.reads
+
+
+def test_full_frozen_is_mode_a_plus_what_self_evolve_learned_from_the_hand_seed(tmp_path):
+    mode_a = make_contract("mode-a")
+    mode_a.reset(spire_episode())
+    hand = {skill.id for skill in mode_a.stores.skills.skills}
+    learner = make_contract("self-evolve", {"store_dir": str(tmp_path)})
+    learner.reset(spire_episode())
+    assert {s.id for s in learner.stores.skills.skills} == hand  # learning starts from it
+    learner.stores.skills.put(Skill(id="learned-x", title="x", text="Rest before the boss."))
+    learner.stores.summaries.add(
+        Summary(id="n1", category="combat", key="cultist", text="Block the first hits.")
+    )
+    learner.stores.save()
+    frozen = make_contract("full-frozen", {"store_dir": str(tmp_path)})
+    frozen.reset(spire_episode())
+    assert {s.id for s in frozen.stores.skills.skills} == hand | {"learned-x"}
+    assert [n.id for n in frozen.stores.summaries.summaries] == ["n1"]
+    assert frozen.store_hashes()["dir"] == directory_hash(tmp_path)
+    # A store that holds no skills file: the hand seed, as mode-a reads it.
+    empty = make_contract("full-frozen", {"store_dir": str(tmp_path / "empty")})
+    (tmp_path / "empty").mkdir()
+    empty.reset(spire_episode())
+    assert {s.id for s in empty.stores.skills.skills} == hand
+
+
+def test_a_frozen_snapshot_is_verified_and_never_written(tmp_path):
+    learner = make_contract("self-evolve", {"store_dir": str(tmp_path / "work")})
+    learner.reset(spire_episode())
+    learner.stores.save()
+    digest = freeze_to(tmp_path / "work", tmp_path / "snap")
+    reader = make_contract("full-frozen", {"store_dir": str(tmp_path / "snap")})
+    reader.reset(spire_episode())
+    assert reader.store_hashes()["dir"] == digest
+    writer = make_contract("self-evolve", {"store_dir": str(tmp_path / "snap")})
+    with pytest.raises(ConfigError, match="frozen snapshot and L4 and L5 would write it"):
+        writer.reset(spire_episode())
+    (tmp_path / "snap" / "summaries.json").chmod(0o644)
+    (tmp_path / "snap" / "summaries.json").write_text('{"game": "spire", "summaries": []}')
+    with pytest.raises(ConfigError) as info:
+        reader.reset(spire_episode())
+    message = str(info.value)
+    assert digest in message and directory_hash(tmp_path / "snap") in message
+    assert "\n" not in message
 
 
 def test_game_of():
@@ -507,7 +593,8 @@ def test_every_preset_plays_a_foreign_environment(preset):
 
 
 def spire_settings(preset, tmp_path):
-    return {"store_dir": str(tmp_path)} if preset == "full-frozen" else {}
+    needs_store = preset in ("full-frozen", "mode-b-frozen")
+    return {"store_dir": str(tmp_path)} if needs_store else {}
 
 
 @pytest.mark.parametrize("preset", sorted(TYPED_PRESETS))

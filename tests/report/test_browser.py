@@ -12,6 +12,17 @@ def check_plots_render(page):
         assert box is not None and box["width"] > 200 and box["height"] > 100, plot
 
 
+def check_comparisons_render(page):
+    headers = page.locator("#cell-table-0 thead th").all_inner_texts()
+    assert "fresh tokens/point" in headers and "min/floor" in headers
+    assert "over: state, transcript" in page.locator(".pooled-cells").first.inner_text()
+    diff = page.locator("#diff-table-0 tbody tr td").all_inner_texts()
+    assert diff[:3] == ["state", "transcript", "2/2"]
+    assert page.locator("#diff-table-0").is_visible()
+    change = page.locator("#change-table-0 tbody tr td").all_inner_texts()
+    assert change[:2] == ["all", "state → transcript"]
+
+
 def step_through_decisions(page):
     assert page.locator("#decision-count").inner_text() == "of 8"
     assert page.locator("#decision-header").inner_text().startswith("decision 0 ")
@@ -37,12 +48,16 @@ def segment_colours(page):
 
 
 def test_report_in_headless_chromium(browser_page, report_archive, tmp_path, artifact_dir):
-    path = build_report(report_archive, tmp_path / "report.html", ReportOptions(pool=True))
+    options = ReportOptions(
+        pool_all=True, diffs=[("state", "transcript")], changes=[("state", "transcript")]
+    )
+    path = build_report(report_archive, tmp_path / "report.html", options)
     page = browser_page
     page.goto(path.as_uri())
     rows = page.locator("#cell-table-0 tbody tr")
     assert rows.count() == 3  # state, transcript, pooled
     assert rows.nth(0).locator("td").first.inner_text() == "state"
+    check_comparisons_render(page)
     check_plots_render(page)
     runs = page.locator("#run-select option")
     assert runs.count() == 4

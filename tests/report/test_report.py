@@ -2,19 +2,24 @@ import json
 import re
 import threading
 import urllib.request
+from pathlib import Path
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from bounded.archive import Archive
 from bounded.commands.research import report
 from bounded.core import ConfigError
+from bounded.importers import import_agenticsts
 from bounded.report import ReportOptions, build_report, make_server
 from bounded.report.build import json_for_script
 
+HISTORY = Path(__file__).resolve().parents[2].parent / "shared/reference/agenticsts/history.jsonl"
+
 
 def test_report_is_one_self_contained_file(report_archive, tmp_path):
-    path = build_report(report_archive, tmp_path / "r.html", ReportOptions(pool=True))
+    path = build_report(report_archive, tmp_path / "r.html", ReportOptions(pool_all=True))
     page = path.read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert page.count("<svg") == 5
@@ -48,6 +53,13 @@ def test_report_command(report_archive, tmp_path):
     assert (tmp_path / "x.html").stat().st_size > 10_000
     result = CliRunner().invoke(app, [str(tmp_path / "missing.sqlite")])
     assert isinstance(result.exception, ConfigError)
+    args = ["--pool", "state", "--diff", "state,transcript", "--change", "state,transcript"]
+    result = CliRunner().invoke(app, [str(report_archive), "-o", str(tmp_path / "y.html"), *args])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "y.html").read_text()
+    assert 'id="diff-table-0"' in page and 'id="change-table-0"' in page
+    result = CliRunner().invoke(app, [str(report_archive), "--pool", "nope"])
+    assert isinstance(result.exception, ConfigError)
 
 
 def test_view_server_serves_the_page_and_decisions(report_archive):
@@ -66,3 +78,46 @@ def test_view_server_serves_the_page_and_decisions(report_archive):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def cells_of(page, table_id):
+    body = re.search(rf'id="{table_id}">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    return [re.findall(r"<td>(.*?)</td>", row, re.S) for row in body.split("</tr>")[:-1]]
+
+
+def test_report_pools_named_cells_and_shows_diffs_and_changes(report_archive, tmp_path):
+    options = ReportOptions(
+        pool=["state"], diffs=[("state", "transcript")], changes=[("state", "transcript")]
+    )
+    page = build_report(report_archive, tmp_path / "r.html", options).read_text()
+    rows = cells_of(page, "cell-table-0")
+    assert [row[0] for row in rows] == ["state", "transcript", "pooled (descriptive)"]
+    assert rows[2][1] == rows[0][1]  # pooled over state alone: state's wins/n
+    assert "fresh tokens/point" in page and "min/floor" in page
+    assert "Clopper-Pearson interval) over: state." in page
+    [diff] = cells_of(page, "diff-table-0")
+    assert diff[:3] == ["state", "transcript", "2/2"]
+    [change] = cells_of(page, "change-table-0")
+    assert change[0] == "all" and change[1] == "state → transcript"
+
+
+def test_report_reproduces_the_papers_comparisons(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    with Archive(archive) as store:
+        import_agenticsts(HISTORY, store)
+    options = ReportOptions(tables=["agenticsts-a0", "agenticsts-backbones"])
+    page = build_report(archive, tmp_path / "r.html", options).read_text()
+    a0 = cells_of(page, "cell-table-1")
+    assert a0[-1][:2] == ["pooled (descriptive)", "18/30"]
+    assert [row[9] for row in a0 if row[0] == "full-frozen"] == ["2.27"]  # minutes per floor
+    diffs = {(d[0], d[1]): d[6] for d in cells_of(page, "diff-table-1")}
+    assert diffs == {
+        ("mode-a", "mode-b-frozen"): "[-18.9, +24.0]",
+        ("full-frozen", "mode-a"): "[-25.5, +17.5]",
+    }
+    changes = {c[0]: c[6] for c in cells_of(page, "change-table-2")}
+    assert changes == {
+        "deepseek-v4-pro": "-18.1",
+        "gemini-3.1-pro-preview": "+16.6",
+        "qwen3.6-27b": "+84.5",
+    }

@@ -17,7 +17,7 @@ ENVIRONMENTS = {
     "craft": {"level": 1},
     "workbench": {"task": "count_files", "max_turns": 2},
 }
-STORE_READERS = {"full-frozen"}
+STORE_READERS = {"full-frozen", "mode-b-frozen"}
 """Presets that read a store directory of earlier runs: played on a fresh, empty one."""
 
 

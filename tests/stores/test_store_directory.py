@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from bounded.stores.directory import StoreSet
+import pytest
+
+from bounded.core import ConfigError
+from bounded.stores.directory import StoreSet, clear_store, has_content
+from bounded.stores.gate import GateVerdict
 from bounded.stores.rules import Rule, RulesBook
 from bounded.stores.skills import Skill, SkillLibrary
 
@@ -40,3 +44,20 @@ def test_files_in_the_directory_win_over_the_seeds(tmp_path):
     assert [r.id for r in again.rules.rules] == ["r"]
     assert [s.id for s in again.skills.skills] == ["own"]
     assert again.hash() == first.hash()
+
+
+def test_clear_store_empties_a_store_and_refuses_anything_else(tmp_path):
+    rules, skills = seeds()
+    stores = StoreSet("docks", tmp_path / "s", rules=rules, skills=skills)
+    stores.save()
+    stores.journal([GateVerdict(layer="L4", entry_id="x", accepted=True, reason="new")])
+    (tmp_path / "s" / ".editor").write_text("hidden: not the stores'")
+    assert has_content(tmp_path / "s")
+    clear_store(tmp_path / "s")
+    assert not has_content(tmp_path / "s")
+    assert [p.name for p in (tmp_path / "s").iterdir()] == [".editor"]
+    clear_store(tmp_path / "nowhere")  # nothing to clear
+    (tmp_path / "s" / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError, match=r"holds other files \(notes\.txt\)"):
+        clear_store(tmp_path / "s")
+    assert (tmp_path / "s" / "notes.txt").exists()

@@ -5,10 +5,21 @@ import os
 import pytest
 
 from bounded.core import ConfigError
-from bounded.stores.directory import StoreSet
+from bounded.stores.directory import StoreSet, clear_store
 from bounded.stores.gate import GateVerdict
 from bounded.stores.skills import Skill
-from bounded.stores.snapshot import describe, diff, directory_hash, freeze, thaw
+from bounded.stores.snapshot import (
+    MANIFEST,
+    describe,
+    diff,
+    directory_hash,
+    freeze,
+    freeze_to,
+    manifest_hash,
+    remove_snapshot,
+    thaw,
+    verify_snapshot,
+)
 from bounded.stores.summaries import Summary
 
 
@@ -65,6 +76,45 @@ def test_freeze_copies_read_only_under_the_hash(tmp_path):
     thawed = thaw(frozen, tmp_path / "work")
     assert directory_hash(thawed) == directory_hash(path)
     assert (thawed / "summaries.json").stat().st_mode & 0o200
+    assert manifest_hash(frozen) == directory_hash(path) and manifest_hash(thawed) is None
+
+
+def test_a_snapshot_carries_its_hash_and_refuses_drift(tmp_path):
+    path = tmp_path / "s"
+    make_store(path)
+    stores = StoreSet("spire", path)
+    stores.journal([GateVerdict(layer="L4", entry_id="x", accepted=False, reason="dup")])
+    digest = freeze_to(path, tmp_path / "snap")
+    snap = tmp_path / "snap"
+    assert digest == directory_hash(path) == directory_hash(snap) == manifest_hash(snap)
+    assert not (snap / "journal.jsonl").exists()  # not content: not frozen
+    assert not (snap / MANIFEST).stat().st_mode & 0o222
+    assert verify_snapshot(snap) == verify_snapshot(snap, digest) == digest
+    with pytest.raises(ConfigError, match="already exists"):
+        freeze_to(path, snap)
+    with pytest.raises(ConfigError) as info:
+        verify_snapshot(snap, "0" * 64)
+    assert "0" * 64 in str(info.value) and digest in str(info.value)
+    (snap / "skills.json").chmod(0o644)
+    (snap / "skills.json").write_text('{"game": "spire", "skills": []}\n')
+    with pytest.raises(ConfigError) as info:
+        verify_snapshot(snap)
+    message = str(info.value)
+    assert digest in message and directory_hash(snap) in message and "\n" not in message
+
+
+def test_only_a_snapshot_is_removed_as_one(tmp_path):
+    path = tmp_path / "s"
+    make_store(path)
+    with pytest.raises(ConfigError, match="not a frozen snapshot"):
+        remove_snapshot(path)
+    assert path.is_dir()
+    freeze_to(path, tmp_path / "snap")
+    with pytest.raises(ConfigError, match="is a frozen snapshot: not clearing it"):
+        clear_store(tmp_path / "snap")
+    remove_snapshot(tmp_path / "snap")
+    remove_snapshot(tmp_path / "snap")  # already gone: nothing to do
+    assert not (tmp_path / "snap").exists()
 
 
 def test_diff_lists_entries_added_removed_changed(tmp_path):

@@ -1,13 +1,18 @@
-"""Analysis of a run archive: the cell table with the paper's statistics, published
-tables, the context audit and export to DataFrames."""
+"""Analysis of a run archive: the cell table with the paper's statistics (pooled row over
+named cells, score differences, percent changes per group), published tables, the context
+audit and export to DataFrames."""
 
 from bounded.analysis.audit import ContextAudit, audit_run, context_audit
+from bounded.analysis.compare import ScoreChange, ScoreDifference
 from bounded.analysis.games import Game, completed_games, derived_score, first_by_start
+from bounded.analysis.options import TableOptions
 from bounded.analysis.published import PUBLISHED_TABLES, PublishedTable, published_table
 from bounded.analysis.stats import (
+    bootstrap_difference_interval,
     bootstrap_mean_interval,
     clopper_pearson_interval,
     fisher_exact_p,
+    percent_change,
     wilson_interval,
 )
 from bounded.analysis.tables import CellRow, CellTable, cell_table
@@ -19,7 +24,11 @@ __all__ = [
     "ContextAudit",
     "Game",
     "PublishedTable",
+    "ScoreChange",
+    "ScoreDifference",
+    "TableOptions",
     "audit_run",
+    "bootstrap_difference_interval",
     "bootstrap_mean_interval",
     "cell_table",
     "clopper_pearson_interval",
@@ -28,6 +37,7 @@ __all__ = [
     "derived_score",
     "first_by_start",
     "fisher_exact_p",
+    "percent_change",
     "published_table",
     "wilson_interval",
 ]

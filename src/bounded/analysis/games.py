@@ -30,15 +30,25 @@ class Game(BaseModel):
     victory: bool
     score: float | None
     """The derived score (see `derived_score`); None where the environment has none."""
+    floor: int | None = None
+    """The floor reached (see `floor_reached`); None where the environment has no floors."""
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
+    """Prompt tokens the provider served from its cache (part of `prompt_tokens`)."""
     decisions: int
     model_calls: int
     wall_s: float
 
     @property
     def tokens(self) -> int:
+        """Prompt + completion tokens, cached prompt tokens included."""
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def fresh_tokens(self) -> int:
+        """Tokens not served from a cache: prompt - cached + completion."""
+        return self.prompt_tokens - self.cached_tokens + self.completion_tokens
 
     def group_value(self, field: str) -> str:
         return str(getattr(self, field))
@@ -66,6 +76,16 @@ def derived_score(outcome: Mapping[str, Any]) -> float | None:
     return None
 
 
+def floor_reached(outcome: Mapping[str, Any]) -> int | None:
+    """The floor a game reached: `final_floor` (the imported AgenticSTS runs), else the
+    environment's own `floor` metric (our spire); None for environments without floors."""
+    for key in ("final_floor", "floor"):
+        value = outcome.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return int(value)
+    return None
+
+
 def game_from_run(run: RunRecord) -> Game:
     return Game(
         run_id=run.run_id,
@@ -79,8 +99,10 @@ def game_from_run(run: RunRecord) -> Game:
         started_at=run.started_at,
         victory=victory_of(run.outcome),
         score=derived_score(run.outcome),
+        floor=floor_reached(run.outcome),
         prompt_tokens=run.prompt_tokens,
         completion_tokens=run.completion_tokens,
+        cached_tokens=run.cached_tokens,
         decisions=run.decisions,
         model_calls=run.model_calls,
         wall_s=run.wall_s,
@@ -118,6 +140,7 @@ __all__ = [
     "completed_games",
     "derived_score",
     "first_by_start",
+    "floor_reached",
     "floor_score",
     "game_from_run",
     "group_games",

@@ -1,6 +1,7 @@
 """The statistics of the paper's tables, all from scipy: Wilson and Clopper-Pearson
-intervals for win rates, a seeded percentile bootstrap for mean scores, Fisher's exact
-test between two cells."""
+intervals for win rates, a seeded percentile bootstrap for mean scores and for the
+difference of two cells' mean scores, Fisher's exact test between two cells, and the
+percent change of a mean."""
 
 from __future__ import annotations
 
@@ -59,6 +60,47 @@ def bootstrap_mean_interval(
     return (float(ci.low), float(ci.high))
 
 
+def _mean_difference(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    """mean(a) - mean(b) along `axis` (vectorised for `scipy.stats.bootstrap`)."""
+    return np.asarray(np.mean(a, axis=axis) - np.mean(b, axis=axis))
+
+
+def bootstrap_difference_interval(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = CONFIDENCE,
+) -> Interval:
+    """Percentile bootstrap interval of mean(a) - mean(b): each resample draws `a` and `b`
+    independently, with replacement, at their own sizes (`scipy.stats.bootstrap` with two
+    samples, `paired=False`), from a seeded generator. A sample of fewer than two values
+    gives no interval (NaN); two constant samples give the degenerate interval."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size < 2 or y.size < 2:
+        return (float("nan"), float("nan"))
+    if np.all(x == x[0]) and np.all(y == y[0]):
+        return (float(x[0] - y[0]), float(x[0] - y[0]))
+    result = stats.bootstrap(
+        (x, y),
+        _mean_difference,
+        n_resamples=resamples,
+        confidence_level=confidence,
+        method="percentile",
+        paired=False,
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
+    ci = result.confidence_interval
+    return (float(ci.low), float(ci.high))
+
+
+def percent_change(before: float, after: float) -> float | None:
+    """100 * (after - before) / before; None when `before` is 0."""
+    return None if before == 0 else 100.0 * (after - before) / before
+
+
 def fisher_exact_p(wins_a: int, games_a: int, wins_b: int, games_b: int) -> float:
     """Two-sided Fisher exact p-value for two win rates."""
     table = [[wins_a, games_a - wins_a], [wins_b, games_b - wins_b]]
@@ -76,9 +118,11 @@ def linear_slope(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
+    "bootstrap_difference_interval",
     "bootstrap_mean_interval",
     "clopper_pearson_interval",
     "fisher_exact_p",
     "linear_slope",
+    "percent_change",
     "wilson_interval",
 ]

@@ -1,5 +1,6 @@
 """The cell table: wins, win rate with its interval, mean score with a bootstrap interval,
-and what the games cost, per condition; plus a pooled descriptive row and Fisher tests."""
+and what the games cost, per condition; plus a pooled descriptive row over named cells,
+Fisher tests, score differences and the percent change of the mean score per group."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.games import Game, completed_games, first_by_start, group_games
 from bounded.analysis.stats import (
     BOOTSTRAP_RESAMPLES,
@@ -18,12 +20,22 @@ from bounded.analysis.stats import (
 )
 from bounded.core import ConfigError, RunRecord
 
+POOLED_LABEL = "pooled (descriptive)"
+
+CellSpec = tuple[str, Sequence[str]]
+"""An explicit cell: its label and the condition tags whose games it holds."""
+
 
 class CellRow(BaseModel):
     """One row of the table."""
 
     label: str
-    """The cell's name (its condition tag, or the grouping values joined by ` / `)."""
+    """The row's name: its cell, then its grouping values, joined by ` / `."""
+    cell: str = ""
+    """The cell (condition) the row belongs to: an explicit cell's label, else the value of
+    the first grouping field (the condition tag unless told otherwise)."""
+    group: dict[str, str] = Field(default_factory=dict)
+    """The values of the remaining grouping fields (`--by`), e.g. {"model": "..."}."""
     games: int
     """Completed games counted."""
     wins: int
@@ -42,10 +54,18 @@ class CellRow(BaseModel):
     """Lower end of the bootstrap 95% interval of the mean score."""
     score_high: float | None = None
     """Upper end of the bootstrap 95% interval of the mean score."""
+    scores: list[float] = Field(default_factory=list)
+    """Each counted game's derived score, in start order (empty without scores)."""
+    mean_floor: float | None = None
+    """Mean floor reached (None for environments without floors)."""
+    minutes_per_floor: float | None = None
+    """Total wall minutes / total floors reached (None without floors)."""
     tokens_per_game: float | None = None
     """Mean prompt + completion tokens per game (None where no tokens were recorded)."""
     tokens_per_point: float | None = None
-    """Total tokens / total score points."""
+    """Total prompt + completion tokens / total score points."""
+    fresh_tokens_per_point: float | None = None
+    """Total fresh tokens (prompt - cached + completion) / total score points."""
     decisions_per_game: float = 0.0
     """Mean decisions per game."""
     model_calls_per_game: float = 0.0
@@ -69,21 +89,70 @@ class CellTable(BaseModel):
 
     title: str = ""
     group_by: list[str] = Field(default_factory=lambda: ["tag"])
+    """The fields that split rows (for explicit cells: the fields that split each cell)."""
     first_n: int | None = None
-    """Games counted per cell: the first N completed by start time (None: all)."""
+    """Games counted per row: the first N completed by start time (None: all)."""
     rows: list[CellRow] = Field(default_factory=list)
     pooled: CellRow | None = None
+    pooled_cells: list[str] = Field(default_factory=list)
+    """The labels of the rows the pooled row pools."""
     fisher: list[FisherTest] = Field(default_factory=list)
+    diffs: list[ScoreDifference] = Field(default_factory=list)
+    changes: list[ScoreChange] = Field(default_factory=list)
 
-    def row(self, label: str) -> CellRow:
-        for row in self.rows:
-            if row.label == label:
-                return row
-        raise ConfigError(f"no cell {label!r} (cells: {', '.join(r.label for r in self.rows)})")
+    def rows_of(self, name: str) -> list[CellRow]:
+        """The row labelled `name`, else every row of the cell `name`."""
+        exact = [row for row in self.rows if row.label == name]
+        found = exact or [row for row in self.rows if row.cell == name]
+        if not found:
+            known = ", ".join(dict.fromkeys(r.cell for r in self.rows))
+            raise ConfigError(f"no cell {name!r} (cells: {known})")
+        return found
+
+    def row(self, name: str) -> CellRow:
+        """The one row `name` names (a row label, or a cell with a single row)."""
+        found = self.rows_of(name)
+        if len(found) > 1:
+            labels = ", ".join(row.label for row in found)
+            raise ConfigError(f"cell {name!r} has {len(found)} rows ({labels}): name one")
+        return found[0]
 
 
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+def _score_stats(row: CellRow, games: Sequence[Game], resamples: int, seed: int) -> None:
+    """Mean score, its bootstrap interval and the per-game scores, when every game has one."""
+    scores = [g.score for g in games if g.score is not None]
+    if not scores or len(scores) != len(games):
+        return
+    row.scores = scores
+    row.mean_score = _mean(scores)
+    row.score_low, row.score_high = bootstrap_mean_interval(scores, resamples=resamples, seed=seed)
+
+
+def _floor_stats(row: CellRow, games: Sequence[Game]) -> None:
+    """Mean floor and wall minutes per floor reached, when every game has a floor."""
+    floors = [g.floor for g in games if g.floor is not None]
+    if not floors or len(floors) != len(games):
+        return
+    row.mean_floor = _mean(floors)
+    wall_s = sum(g.wall_s for g in games)
+    if sum(floors) > 0 and wall_s > 0:
+        row.minutes_per_floor = wall_s / 60 / sum(floors)
+
+
+def _token_stats(row: CellRow, games: Sequence[Game]) -> None:
+    """Tokens per game and per score point, raw and fresh (not served from a cache)."""
+    tokens = [g.tokens for g in games]
+    if not any(tokens):
+        return
+    row.tokens_per_game = _mean(tokens)
+    points = sum(row.scores)
+    if row.scores and points > 0:
+        row.tokens_per_point = sum(tokens) / points
+        row.fresh_tokens_per_point = sum(g.fresh_tokens for g in games) / points
 
 
 def cell_row(
@@ -94,13 +163,14 @@ def cell_row(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
 ) -> CellRow:
+    """The statistics of one row's games."""
     n, wins = len(games), sum(g.victory for g in games)
     low, high = (clopper_pearson_interval if interval == "clopper-pearson" else wilson_interval)(
         wins, n
     )
-    scores = [g.score for g in games if g.score is not None]
     row = CellRow(
         label=label,
+        cell=label,
         games=n,
         wins=wins,
         win_rate=wins / n if n else float("nan"),
@@ -112,71 +182,157 @@ def cell_row(
         wall_s_per_game=_mean([g.wall_s for g in games]),
         run_ids=[g.run_id for g in games],
     )
-    if scores and len(scores) == n:
-        row.mean_score = _mean(scores)
-        row.score_low, row.score_high = bootstrap_mean_interval(
-            scores, resamples=resamples, seed=seed
-        )
-    tokens = [g.tokens for g in games]
-    if any(tokens):
-        row.tokens_per_game = _mean(tokens)
-        if scores and sum(scores) > 0:
-            row.tokens_per_point = sum(tokens) / sum(scores)
+    _score_stats(row, games, resamples, seed)
+    _floor_stats(row, games)
+    _token_stats(row, games)
+    return row
+
+
+Selection = list[tuple[str, dict[str, str], list[Game]]]
+"""(cell, grouping values, games) per row, in table order."""
+
+
+def _label(cell: str, group: dict[str, str]) -> str:
+    return " / ".join(value or "(none)" for value in (cell, *group.values()))
+
+
+def _split(cell: str, games: Iterable[Game], fields: Sequence[str]) -> Selection:
+    """A cell's games by the values of `fields` (one group when there are none)."""
+    groups = group_games(games, tuple(fields))
+    return [(cell, dict(zip(fields, key, strict=True)), group) for key, group in groups.items()]
+
+
+def _explicit_cells(
+    games: Sequence[Game], cells: Sequence[CellSpec], by: Sequence[str]
+) -> Selection:
+    """Rows of explicit cells, each holding the games of its tags, split by `by`."""
+    labels = [label for label, _ in cells]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise ConfigError(f"cell labels must be unique: {', '.join(duplicates)}")
+    selected: Selection = []
+    for label, tags in cells:
+        if not tags:
+            raise ConfigError(f"cell {label!r} names no tag")
+        held = [g for g in games if g.tag in set(tags)]
+        selected.extend(_split(label, held, by) if by else [(label, {}, first_by_start(held))])
+    return selected
+
+
+def _grouped_cells(games: Sequence[Game], by: Sequence[str]) -> Selection:
+    """Rows of the groups of `by`: the first field names the cell, the rest split it."""
+    selected: Selection = []
+    for key, group in group_games(games, tuple(by)).items():
+        values = dict(zip(by[1:], key[1:], strict=True))
+        selected.append((key[0] or "(none)", values, group))
+    return selected
+
+
+def _pooled_row(
+    table: CellTable, names: Sequence[str], games: Sequence[Game], resamples: int, seed: int
+) -> CellRow:
+    """The descriptive row over the named rows' counted games, with Clopper-Pearson."""
+    rows = list(dict.fromkeys(r.label for name in names for r in table.rows_of(name)))
+    table.pooled_cells = rows
+    counted = {run_id for row in table.rows if row.label in rows for run_id in row.run_ids}
+    pooled = [g for g in games if g.run_id in counted]
+    row = cell_row(
+        POOLED_LABEL,
+        first_by_start(pooled),
+        interval="clopper-pearson",
+        resamples=resamples,
+        seed=seed,
+    )
+    row.cell = POOLED_LABEL
     return row
 
 
 def cell_table(
     runs: Iterable[RunRecord],
     *,
-    by: Sequence[str] = ("tag",),
-    cells: Sequence[tuple[str, str]] | None = None,
+    by: Sequence[str] | None = None,
+    cells: Sequence[CellSpec] | None = None,
     first_n: int | None = None,
-    pool: bool = False,
+    pool: Sequence[str] = (),
+    pool_all: bool = False,
     pool_tags: bool = False,
     fisher: Sequence[tuple[str, str]] = (),
+    diffs: Sequence[tuple[str, str]] = (),
+    changes: Sequence[tuple[str, str]] = (),
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
     title: str = "",
 ) -> CellTable:
     """The table over completed runs.
 
-    Cells are the groups of `by` (the condition tag unless told otherwise), or, with
-    `cells`, the given (label, tag) pairs in that order. Each cell counts its first
-    `first_n` completed games by start time. `pool` adds a descriptive row over all
-    counted games with an exact Clopper-Pearson interval; `fisher` names pairs of rows.
-    Streams with different tags are never pooled into one cell unless `pool_tags`.
+    Rows are the groups of `by` (the condition tag unless told otherwise; the first field
+    names the cell, the others split it), or, with `cells`, the given (label, tags) cells
+    in that order, each split by `by` (default: not split). Each row counts its first
+    `first_n` completed games by start time. Streams with different tags are never
+    pooled into one row unless `pool_tags` (or an explicit cell names several tags).
+
+    `pool` names the rows (labels or cells) of a descriptive pooled row with an exact
+    Clopper-Pearson interval, `pool_all` pools every row; `fisher` names pairs of rows
+    for Fisher's exact test; `diffs` pairs (a, b) for mean(a) - mean(b) with a seeded
+    percentile bootstrap interval; `changes` pairs of cells (a, b) for the percent change
+    of the mean score from a to b in each group of the split fields.
     """
-    if "tag" not in by and not pool_tags:
-        by = ("tag", *by)
+    if pool and pool_all:
+        raise ConfigError("--pool names the cells to pool, --pool-all pools every cell: give one")
     games = completed_games(runs)
     if cells is not None:
-        by = ("tag",)
-        by_tag = group_games(games, by)
-        selected = [(label, by_tag.get((tag,), [])) for label, tag in cells]
+        fields = list(by or ())
+        selected = _explicit_cells(games, cells, fields)
     else:
-        selected = [
-            (" / ".join(value or "(none)" for value in key), group)
-            for key, group in group_games(games, tuple(by)).items()
-        ]
-    table = CellTable(title=title, group_by=list(by), first_n=first_n)
-    for label, group in selected:
-        counted = first_by_start(group, first_n)
-        table.rows.append(cell_row(label, counted, resamples=resamples, seed=seed))
+        fields = list(by or ("tag",))
+        if "tag" not in fields and not pool_tags:
+            fields = ["tag", *fields]
+        selected = _grouped_cells(games, fields)
+    table = CellTable(title=title, group_by=fields, first_n=first_n)
+    for cell, group, held in selected:
+        counted = first_by_start(held, first_n)
+        row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed)
+        row.cell, row.group = cell, group
+        table.rows.append(row)
+    add_comparisons(
+        table, games, pool=[r.label for r in table.rows] if pool_all else pool, fisher=fisher,
+        diffs=diffs, changes=changes, resamples=resamples, seed=seed,
+    )  # fmt: skip
+    return table
+
+
+def add_comparisons(
+    table: CellTable,
+    games: Sequence[Game],
+    *,
+    pool: Sequence[str] = (),
+    fisher: Sequence[tuple[str, str]] = (),
+    diffs: Sequence[tuple[str, str]] = (),
+    changes: Sequence[tuple[str, str]] = (),
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> None:
+    """The pooled row, Fisher tests, score differences and changes of a table's rows."""
     if pool and table.rows:
-        counted_ids = {run_id for row in table.rows for run_id in row.run_ids}
-        pooled = [g for g in games if g.run_id in counted_ids]
-        table.pooled = cell_row(
-            "pooled (descriptive)",
-            first_by_start(pooled),
-            interval="clopper-pearson",
-            resamples=resamples,
-            seed=seed,
-        )
+        table.pooled = _pooled_row(table, pool, games, resamples, seed)
     for a, b in fisher:
         row_a, row_b = table.row(a), table.row(b)
         p = fisher_exact_p(row_a.wins, row_a.games, row_b.wins, row_b.games)
         table.fisher.append(FisherTest(a=a, b=b, p_value=p))
-    return table
+    for a, b in diffs:
+        difference = score_difference(table.row(a), table.row(b), resamples=resamples, seed=seed)
+        table.diffs.append(difference)
+    for a, b in changes:
+        table.changes.extend(score_changes(table.rows_of(a), table.rows_of(b)))
 
 
-__all__ = ["CellRow", "CellTable", "FisherTest", "cell_row", "cell_table"]
+__all__ = [
+    "POOLED_LABEL",
+    "CellRow",
+    "CellSpec",
+    "CellTable",
+    "FisherTest",
+    "add_comparisons",
+    "cell_row",
+    "cell_table",
+]

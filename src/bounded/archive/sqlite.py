@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS runs (
     outcome TEXT NOT NULL,
     postrun TEXT NOT NULL DEFAULT '{}',
     spec TEXT NOT NULL DEFAULT '{}',
+    usage TEXT NOT NULL DEFAULT '{}',
     decisions INTEGER NOT NULL,
     model_calls INTEGER NOT NULL,
     prompt_tokens INTEGER NOT NULL,
@@ -68,6 +69,7 @@ CREATE TABLE IF NOT EXISTS decisions (
     prompt_tokens INTEGER NOT NULL,
     completion TEXT,
     actions TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
     reasoning TEXT NOT NULL,
     state_patch TEXT,
     parse_error TEXT,
@@ -104,10 +106,19 @@ _RUN_JSON_FIELDS = (
     "outcome",
     "postrun",
     "spec",
+    "usage",
 )
 
-ADDED_RUN_COLUMNS = {"postrun": "TEXT NOT NULL DEFAULT '{}'", "spec": "TEXT NOT NULL DEFAULT '{}'"}
-"""Columns added to `runs` after format 1 first shipped: an older archive gains them on open."""
+ADDED_COLUMNS = {
+    "runs": {
+        "postrun": "TEXT NOT NULL DEFAULT '{}'",
+        "spec": "TEXT NOT NULL DEFAULT '{}'",
+        "usage": "TEXT NOT NULL DEFAULT '{}'",
+    },
+    "decisions": {"model": "TEXT NOT NULL DEFAULT ''"},
+}
+"""Columns added after format 1 first shipped, per table: an older archive gains them on
+open."""
 
 
 class ArchiveError(BoundedError):
@@ -150,11 +161,12 @@ class Archive:
             )
 
     def _add_missing_columns(self) -> None:
-        present = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
-        with self._db:
-            for column, declaration in ADDED_RUN_COLUMNS.items():
-                if column not in present:
-                    self._db.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
+        for table, columns in ADDED_COLUMNS.items():
+            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            with self._db:
+                for column, declaration in columns.items():
+                    if column not in present:
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _canonical_env_ids(self) -> None:
         """Older `bounded run` wrote short names (`craft`) where sweeps wrote Gymnasium ids
@@ -248,6 +260,7 @@ class Archive:
             "prompt_tokens": record.prompt_tokens,
             "completion": record.completion.model_dump_json() if record.completion else None,
             "actions": _dumps([a.model_dump(by_alias=True) for a in record.actions]),
+            "model": record.model,
             "reasoning": record.reasoning,
             "state_patch": None if record.state_patch is None else _dumps(record.state_patch),
             "parse_error": record.parse_error,
@@ -312,6 +325,7 @@ class Archive:
             prompt_tokens=row["prompt_tokens"],
             completion=Completion.model_validate_json(completion) if completion else None,
             actions=[Action.model_validate(a) for a in json.loads(row["actions"])],
+            model=row["model"],
             reasoning=row["reasoning"],
             state_patch=json.loads(row["state_patch"]) if row["state_patch"] else None,
             parse_error=row["parse_error"],

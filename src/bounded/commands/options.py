@@ -22,4 +22,15 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-__all__ = ["parse_options"]
+def parse_tiers(pairs: list[str]) -> dict[str, str]:
+    """`KIND=SPEC` pairs (`combat=local:fast.gguf`): the model of each decision kind."""
+    tiers: dict[str, str] = {}
+    for pair in pairs:
+        kind, sep, spec = pair.partition("=")
+        if not sep or not kind.strip() or not spec.strip():
+            raise ConfigError(f"--model-for {pair!r} is not KIND=MODEL (e.g. combat=local)")
+        tiers[kind.strip()] = spec.strip()
+    return tiers
+
+
+__all__ = ["parse_options", "parse_tiers"]

@@ -17,7 +17,9 @@ from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.core import ConfigError
 
 if TYPE_CHECKING:
+    from bounded.analysis.options import TableOptions
     from bounded.analysis.tables import CellTable
+    from bounded.runner.experiment import Experiment
 
 console = Console()
 
@@ -30,15 +32,35 @@ def existing_archive(path: Path) -> Path:
     return path
 
 
-def parse_pairs(pairs: list[str]) -> list[tuple[str, str]]:
-    """`A,B` strings into (A, B) pairs."""
+def parse_pairs(pairs: list[str], option: str = "--fisher") -> list[tuple[str, str]]:
+    """`A,B` strings into (A, B) pairs: exactly two non-empty names."""
     parsed = []
     for pair in pairs:
-        a, sep, b = pair.partition(",")
-        if not sep or not a or not b:
-            raise ConfigError(f"--fisher takes two cell labels separated by a comma, got {pair!r}")
-        parsed.append((a.strip(), b.strip()))
+        parts = [part.strip() for part in pair.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise ConfigError(f"{option} takes two cell labels separated by a comma, got {pair!r}")
+        parsed.append((parts[0], parts[1]))
     return parsed
+
+
+def parse_names(values: list[str], option: str, what: str = "cell labels") -> list[str]:
+    """Comma-separated names (the option may be repeated) into one list, in order."""
+    names = [name.strip() for value in values for name in value.split(",")]
+    if not names or not all(names):
+        raise ConfigError(f"{option} takes {what} separated by commas, got {values!r}")
+    return list(dict.fromkeys(names))
+
+
+def parse_cells(specs: list[str]) -> list[tuple[str, list[str]]]:
+    """`LABEL=TAG[,TAG...]` strings into (label, tags) cells."""
+    cells = []
+    for spec in specs:
+        label, sep, tags = spec.partition("=")
+        if not sep or not label.strip():
+            raise ConfigError(f"--cell takes LABEL=TAG[,TAG...], got {spec!r}")
+        tag_list = parse_names([tags], f"--cell {label.strip()}=", "condition tags")
+        cells.append((label.strip(), tag_list))
+    return cells
 
 
 def sweep(
@@ -51,20 +73,21 @@ def sweep(
     archive: Annotated[
         Path | None, typer.Option(help="Archive (default: experiment.archive in the file).")
     ] = None,
-    dry_run: Annotated[bool, typer.Option(help="List the games still to play, play none.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            help="Check every setting and store, list the games still to play, play none."
+        ),
+    ] = False,
 ) -> None:
-    """Play an experiment's games; rerunning resumes (completed games are skipped)."""
+    """Play an experiment's games, its learning phases first; rerunning resumes (completed
+    games are skipped, frozen phases kept)."""
     from bounded.runner.experiment import load_experiment
-    from bounded.runner.sweep import pending_games, run_sweep
+    from bounded.runner.sweep import run_sweep
 
     experiment = load_experiment(file)
     if dry_run:
-        plan = experiment.plan()
-        with Archive(archive or experiment.archive) as store:
-            pending, _ = pending_games(store, plan)
-        console.print(f"{experiment.name}: {len(plan)} planned, {len(pending)} to play")
-        for spec in pending:
-            console.print(f"  {spec.label}  ({spec.env}, {spec.contract}, {spec.model})")
+        print_dry_run(experiment, archive)
         return
     summary = run_sweep(
         experiment, archive_path=archive, executor=executor, workers=workers, address=address
@@ -74,81 +97,217 @@ def sweep(
         f"({summary.skipped} already done, {summary.played} played now, "
         f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
     )
+    for phase in summary.restarted:
+        plain(f"phase {phase}: replayed from a clean store")
+    for phase, digest in summary.frozen.items():
+        plain(f"phase {phase}: frozen {digest}")
+    if summary.waiting:
+        plain(f"waiting for their phase: {', '.join(summary.waiting)}")
     for failure in summary.failed:
         console.print(f"[red]failed[/red] {failure}")
     if summary.failed:
         raise typer.Exit(1)
 
 
-def cell_table_view(table: CellTable) -> Table:
-    def fmt(value: float | None, digits: int = 1) -> str:
-        return "—" if value is None or value != value else f"{value:,.{digits}f}"
+def plain(line: str) -> None:
+    """Print one line as it is: no markup, never wrapped (so a problem stays one line)."""
+    console.print(line, markup=False, soft_wrap=True)
 
+
+def print_dry_run(experiment: Experiment, archive: Path | None) -> None:
+    """Every phase's state, the games still to play, then one line per problem (exit 1)."""
+    from bounded.runner.sweep import dry_run
+
+    state = dry_run(experiment, archive)
+    plan = state.plan
+    plain(f"{experiment.name}: {len(plan.games)} planned, {len(state.pending)} to play")
+    frozen = {resume.phase: resume.record for resume in state.phases}
+    for resume in state.phases:
+        plain(f"  {resume.describe(plan.phase(resume.phase))}")
+    for spec in state.pending:
+        line = f"  {spec.label}  ({spec.env}, {spec.contract}, {spec.model})"
+        phase = plan.reads.get(spec.cell)
+        if phase is not None:
+            record = frozen.get(phase)
+            source = f"frozen {record.hash[:16]}" if record else "written"
+            line += f" reads {spec.contract_config['store_dir']} ({source} by phase {phase})"
+        plain(line)
+    for problem in state.problems:
+        plain(f"problem: {problem}")
+    if state.problems:
+        raise typer.Exit(1)
+
+
+def cell_table_view(table: CellTable) -> Table:
+    """The cell table as a rich table (the pooled row last, marked `(CP)`)."""
     view = Table(title=table.title or None)
     headers = (
-        "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI",
-        "tokens/game", "tokens/point", "decisions", "model calls", "wall s",
+        "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
+        "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
     )  # fmt: skip
     for header in headers:
         view.add_column(header, justify="left" if header == "cell" else "right")
     rows = table.rows + ([table.pooled] if table.pooled else [])
     for row in rows:
         score_ci = (
-            f"[{fmt(row.score_low)}, {fmt(row.score_high)}]" if row.mean_score is not None else "—"
+            f"[{_fmt(row.score_low)}, {_fmt(row.score_high)}]"
+            if row.mean_score is not None
+            else "—"
         )
         view.add_row(
             row.label + (" (CP)" if row.interval == "clopper-pearson" else ""),
-            f"{row.wins}/{row.games}", fmt(100 * row.win_rate),
-            f"[{fmt(100 * row.win_low)}, {fmt(100 * row.win_high)}]",
-            fmt(row.mean_score), score_ci, fmt(row.tokens_per_game, 0),
-            fmt(row.tokens_per_point, 0), fmt(row.decisions_per_game),
-            fmt(row.model_calls_per_game), fmt(row.wall_s_per_game),
+            f"{row.wins}/{row.games}", _fmt(100 * row.win_rate),
+            f"[{_fmt(100 * row.win_low)}, {_fmt(100 * row.win_high)}]",
+            _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
+            _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
+            _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
+            _fmt(row.model_calls_per_game), _fmt(row.wall_s_per_game),
         )  # fmt: skip
     return view
 
 
+def _fmt(value: float | None, digits: int = 1) -> str:
+    """A number for a table cell: "—" for none or NaN."""
+    return "—" if value is None or value != value else f"{value:,.{digits}f}"
+
+
+def diff_view(table: CellTable) -> Table:
+    """Score differences: mean(A) - mean(B) with the bootstrap interval."""
+    view = Table(title="score difference, A minus B (percentile bootstrap, cells resampled apart)")
+    for header in ("A", "B", "n A/B", "mean A", "mean B", "A - B", "95% CI"):
+        view.add_column(header, justify="left" if header in ("A", "B") else "right")
+    for d in table.diffs:
+        view.add_row(
+            d.a, d.b, f"{d.games_a}/{d.games_b}", _fmt(d.mean_a), _fmt(d.mean_b),
+            f"{d.difference:+.1f}", f"[{d.low:+.1f}, {d.high:+.1f}]",
+        )  # fmt: skip
+    return view
+
+
+def change_view(table: CellTable) -> Table:
+    """Percent change of the mean score from A to B per group."""
+    view = Table(title="change of mean score, A -> B, per group")
+    for header in ("group", "A -> B", "wins A", "wins B", "mean A", "mean B", "change"):
+        view.add_column(header, justify="left" if header in ("group", "A -> B") else "right")
+    for c in table.changes:
+        change = "—" if c.change_pct is None else f"{c.change_pct:+.1f}%"
+        view.add_row(
+            c.label, f"{c.a} -> {c.b}", f"{c.wins_a}/{c.games_a}", f"{c.wins_b}/{c.games_b}",
+            _fmt(c.mean_a), _fmt(c.mean_b), change,
+        )  # fmt: skip
+    return view
+
+
+def print_table(table: CellTable) -> None:
+    """The cell table, its Fisher tests, score differences and changes."""
+    console.print(cell_table_view(table))
+    if table.pooled and table.pooled_cells:
+        console.print(
+            f"pooled (Clopper-Pearson, descriptive) over: {', '.join(table.pooled_cells)}"
+        )
+    for test in table.fisher:
+        console.print(f"Fisher exact {test.a} vs {test.b}: p = {test.p_value:.3f}")
+    if table.diffs:
+        console.print(diff_view(table))
+    if table.changes:
+        console.print(change_view(table))
+
+
+def table_options(
+    *,
+    table: str | None = None,
+    cell: list[str] | None = None,
+    by: list[str] | None = None,
+    first: int | None = None,
+    pool: list[str] | None = None,
+    pool_all: bool = False,
+    pool_tags: bool = False,
+    fisher: list[str] | None = None,
+    diff: list[str] | None = None,
+    change: list[str] | None = None,
+    seed: int = 0,
+) -> TableOptions:
+    """The parsed command-line options of a cell table."""
+    from bounded.analysis.options import TableOptions
+
+    return TableOptions(
+        table=table, cells=parse_cells(cell) if cell else None, by=by or None, first_n=first,
+        pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
+        pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
+        diffs=parse_pairs(diff or [], "--diff"), changes=parse_pairs(change or [], "--change"),
+        seed=seed,
+    )  # fmt: skip
+
+
+CellOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cell", help="A cell: LABEL=TAG[,TAG...] (repeat; in order). Replaces tag grouping."
+    ),
+]
+ByOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Group by: tag, cell, experiment, env_id, contract, model (repeat); with --cell, "
+        "split each cell by these."
+    ),
+]
+FirstOption = Annotated[
+    int | None, typer.Option(help="Count the first N completed games per row by start time.")
+]
+PoolOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Add a pooled row (Clopper-Pearson) over these cells: A,B,... (repeat)."),
+]
+PoolAllOption = Annotated[bool, typer.Option(help="Add a pooled row over every row.")]
+FisherOption = Annotated[
+    list[str] | None, typer.Option(help="Fisher exact test between two cells: A,B (repeat).")
+]
+DiffOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Mean score of A minus B, 95% bootstrap interval: A,B (repeat)."),
+]
+ChangeOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Percent change of mean score from cell A to B per --by group: A,B."),
+]
+SeedOption = Annotated[int, typer.Option(help="Bootstrap seed.")]
+
+
 def analyze(
     archive: ArchiveArgument,
-    by: Annotated[
-        list[str] | None,
-        typer.Option(help="Group by: tag, cell, experiment, env_id, contract, model (repeat)."),
-    ] = None,
+    by: ByOption = None,
+    cell: CellOption = None,
     table: Annotated[
-        str | None, typer.Option(help="A published table: agenticsts-a0, agenticsts-backbones.")
+        str | None,
+        typer.Option(help="A published table preset: agenticsts-a0, agenticsts-backbones."),
     ] = None,
-    first: Annotated[
-        int | None, typer.Option(help="Count the first N completed games per cell by start time.")
-    ] = None,
-    pool: Annotated[bool, typer.Option(help="Add a pooled row (Clopper-Pearson).")] = False,
+    first: FirstOption = None,
+    pool: PoolOption = None,
+    pool_all: PoolAllOption = False,
     pool_tags: Annotated[
         bool, typer.Option(help="Allow one cell to pool games of different tags.")
     ] = False,
-    fisher: Annotated[
-        list[str] | None, typer.Option(help="Fisher exact test between two cells: A,B (repeat).")
-    ] = None,
+    fisher: FisherOption = None,
+    diff: DiffOption = None,
+    change: ChangeOption = None,
     experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    seed: SeedOption = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
 ) -> None:
-    """The cell table: wins, Wilson intervals, bootstrap scores, tokens and costs."""
-    from bounded.analysis.published import published_table
-    from bounded.analysis.tables import cell_table
-
+    """The cell table: wins, Wilson intervals, bootstrap scores, tokens, time per floor; a
+    pooled row over named cells, Fisher tests, score differences, changes per group."""
+    options = table_options(
+        table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
+        pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
+    )  # fmt: skip
     with Archive(existing_archive(archive)) as store:
         runs = store.runs(experiment=experiment)
-    if table:
-        result = published_table(table).compute(runs, seed=seed, fisher=parse_pairs(fisher or []))
-    else:
-        result = cell_table(
-            runs, by=by or ["tag"], first_n=first, pool=pool, pool_tags=pool_tags,
-            fisher=parse_pairs(fisher or []), seed=seed,
-        )  # fmt: skip
+    result = options.compute(runs)
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    console.print(cell_table_view(result))
-    for test in result.fisher:
-        console.print(f"Fisher exact {test.a} vs {test.b}: p = {test.p_value:.3f}")
+    print_table(result)
 
 
 def import_runs(
@@ -207,18 +366,26 @@ def report(
     out: Annotated[Path, typer.Option("-o", "--out", help="HTML file to write.")] = Path(
         "report.html"
     ),
-    by: Annotated[list[str] | None, typer.Option(help="Group the cell table by (repeat).")] = None,
+    by: ByOption = None,
+    cell: CellOption = None,
     table: Annotated[list[str] | None, typer.Option(help="Add a published table (repeat).")] = None,
-    first: Annotated[int | None, typer.Option(help="First N completed games per cell.")] = None,
-    pool: Annotated[bool, typer.Option(help="Add the pooled row.")] = False,
+    first: FirstOption = None,
+    pool: PoolOption = None,
+    pool_all: PoolAllOption = False,
+    fisher: FisherOption = None,
+    diff: DiffOption = None,
+    change: ChangeOption = None,
+    seed: SeedOption = 0,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
 ) -> None:
     """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
     from bounded.report import ReportOptions, build_report
 
-    options = ReportOptions(
-        by=by or ["tag"], tables=table or [], first_n=first, pool=pool, max_runs=max_runs
-    )
+    main = table_options(
+        cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, fisher=fisher, diff=diff,
+        change=change, seed=seed,
+    )  # fmt: skip
+    options = ReportOptions(**main.model_dump(), tables=table or [], max_runs=max_runs)
     path = build_report(existing_archive(archive), out, options)
     console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 

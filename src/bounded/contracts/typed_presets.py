@@ -9,14 +9,24 @@ Each preset is a condition tag: `make_contract("mode-a")` builds the typed contr
 with these settings, and a user's config overrides them field by field (a layer's
 settings are replaced as a whole: pass `{"l4": {"mode": "frozen"}}`, not a dotted key).
 
-| preset | L1 | L3 rules | L4 notes | L5 skills |
-|---|---|---|---|---|
-| `baseline-strict` | strict | off | off | off |
-| `prompt-only` | full | on | off | off |
-| `mode-a` | full | on | off | the game's `hand` seed, frozen |
-| `mode-b` | full | on | off | the game's `templates`, filled postrun (writable) |
-| `full-frozen` | full | on | frozen (store_dir) | frozen (store_dir) |
-| `self-evolve` | full | on | writable | writable |
+What each layer reads and writes. "Store" is `store_dir`; a layer whose file the store
+lacks starts from its seed (L3: the game's rules book; L5: `skill_seed`); L3 is never
+written; `frozen` and `on` both read without writing.
+
+| preset | L1 | L3 rules | L4 notes | L5 skills (seed) | `store_dir` |
+|---|---|---|---|---|---|
+| `baseline-strict` | strict | off | off | off | unused |
+| `prompt-only` | full | reads | off | off | optional |
+| `mode-a` | full | reads | off | reads (`hand`) | optional |
+| `mode-b` | full | reads | off | reads, fills templates (`templates`) | learning |
+| `mode-b-frozen` | full | reads | off | reads the store only (none) | required |
+| `full-frozen` | full | reads | reads | reads (`hand`) | required |
+| `self-evolve` | full | reads | reads, writes | reads, adds skills (`hand`) | learning |
+
+`mode-b` and `self-evolve` are the learning presets that feed `mode-b-frozen` and
+`full-frozen` (`full-frozen` = `mode-a` + L4 notes + learned L5 skills); an experiment
+file's `[[phases]]` play them into a store, freeze it, and point the frozen cells at the
+snapshot (`bounded.runner.experiment`).
 """
 
 from __future__ import annotations
@@ -54,19 +64,26 @@ TYPED_PRESETS: dict[str, dict[str, Any]] = {
         "l5": {"mode": "writable"},
         "skill_seed": "templates",
     },
+    "mode-b-frozen": {
+        "prompt": "full",
+        "l3": {"mode": "on"},
+        "l4": {"mode": "off"},
+        "l5": {"mode": "frozen"},
+        "skill_seed": "none",
+    },
     "full-frozen": {
         "prompt": "full",
         "l3": {"mode": "on"},
         "l4": {"mode": "frozen"},
         "l5": {"mode": "frozen"},
-        "skill_seed": "none",
+        "skill_seed": "hand",
     },
     "self-evolve": {
         "prompt": "full",
         "l3": {"mode": "on"},
         "l4": {"mode": "writable"},
         "l5": {"mode": "writable"},
-        "skill_seed": "none",
+        "skill_seed": "hand",
     },
 }
 """Preset name -> typed settings."""

@@ -20,7 +20,8 @@ from bounded.core import ConfigError, Model
 from bounded.registry import Registry, is_import_path
 
 
-def local_model(rest: str, **options: Any) -> Model:
+def local_model(rest: str, *, base_url: str | None = None, **options: Any) -> Model:
+    """The embedded model, or any GGUF file; in-process, so `base_url` is not used."""
     from bounded.models.local import EMBEDDED, LocalModel
 
     if not rest or rest in EMBEDDED:
@@ -36,12 +37,23 @@ def openai_model(rest: str, **options: Any) -> Model:
     return OpenAICompatModel(rest, **options)
 
 
-def scripted_model(rest: str, **options: Any) -> Model:
+MINIMAL = "minimal"
+"""`scripted:minimal`: every reply is the minimal instance of its reply schema
+(`bounded.models.scripted.schema_filler`), unless a file of that name exists."""
+
+
+def scripted_model(rest: str, *, base_url: str | None = None, **options: Any) -> Model:
+    """Fixed replies from a JSONL file (`base_url` is not used); `scripted:minimal` fills
+    every reply schema minimally."""
     from bounded.models.scripted import ScriptedModel
 
     if not rest:
         raise ConfigError("scripted model needs a replies file: scripted:FILE.jsonl")
     path = Path(rest)
+    if rest == MINIMAL and not path.is_file():
+        from bounded.models.scripted import schema_filler
+
+        return schema_filler()
     if not path.is_file():
         raise ConfigError(f"scripted replies file not found: {path}")
     replies = []
@@ -55,7 +67,7 @@ def scripted_model(rest: str, **options: Any) -> Model:
     return ScriptedModel(replies, cycle=True, **options)
 
 
-def no_model(rest: str, **options: Any) -> Model:
+def no_model(rest: str, *, base_url: str | None = None, **options: Any) -> Model:
     from bounded.models.none import NoModel
 
     return NoModel()

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from bounded.analysis.audit import ContextAudit, context_audit
 from bounded.analysis.games import completed_games
+from bounded.analysis.options import TableOptions
 from bounded.analysis.published import published_table
-from bounded.analysis.tables import CellTable, cell_table
+from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
 from bounded.core import DecisionRecord, RunRecord
 from bounded.report import plots
@@ -43,15 +44,10 @@ LAYER_COLOURS = {
 OTHER_LAYER_COLOUR = "#f3f4f6"
 
 
-class ReportOptions(BaseModel):
-    """What goes into a report."""
+class ReportOptions(TableOptions):
+    """What goes into a report: the main cell table's options (cells, grouping, first N,
+    pooled cells, Fisher tests, score differences, changes), and more."""
 
-    by: list[str] = Field(default_factory=lambda: ["tag"])
-    """Grouping of the main cell table."""
-    first_n: int | None = None
-    """Count the first N completed games per cell by start time."""
-    pool: bool = False
-    """Add the pooled descriptive row to the main table."""
     tables: list[str] = Field(default_factory=list)
     """Published tables to add (`agenticsts-a0`, ...)."""
     max_runs: int = 100
@@ -117,10 +113,9 @@ def json_for_script(value: Any) -> str:
 
 
 def _tables(runs: Sequence[RunRecord], options: ReportOptions) -> list[CellTable]:
-    main = cell_table(
-        runs, by=options.by, first_n=options.first_n, pool=options.pool, title="Cells"
-    )
-    return [main] + [published_table(name).compute(runs) for name in options.tables]
+    main = options.compute(runs, title="Cells")
+    extra = [published_table(name).compute(runs, seed=options.seed) for name in options.tables]
+    return [main, *extra]
 
 
 def _figures(runs: Sequence[RunRecord], table: CellTable, audit: ContextAudit) -> dict[str, str]:
@@ -163,7 +158,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         autoescape=jinja2.select_autoescape(["html", "j2"]),
     )
     environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
-    environment.filters["num"] = lambda v, d=1: "—" if v is None else f"{v:,.{d}f}"
+    environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,

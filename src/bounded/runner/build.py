@@ -9,8 +9,8 @@ the built object in; everything else is built from the spec's strings here and o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from bounded.contracts import make_contract
@@ -33,6 +33,8 @@ class Game:
     env: Env
     contract: Contract
     model: Model
+    models: dict[str, Model] = field(default_factory=dict)
+    """The model of each decision kind that has its own (`GameSpec.models`)."""
 
 
 def build_env(spec: GameSpec) -> tuple[str, Env]:
@@ -49,6 +51,16 @@ def build_model(spec: GameSpec) -> Model:
     return make_model(spec.model, base_url=spec.base_url)
 
 
+def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
+    """The model of each decision kind the spec names; one object per distinct spec (the
+    default model's spec reuses the default model)."""
+    built: dict[str, Model] = {spec.model: default}
+    for model in spec.models.values():
+        if model not in built:
+            built[model] = make_model(model, base_url=spec.base_url)
+    return {kind: built[model] for kind, model in spec.models.items()}
+
+
 def check_spec(spec: GameSpec) -> None:
     """Build the environment and the contract (not the model), so that a misspelt name or
     a bad setting is refused before any game starts."""
@@ -58,13 +70,19 @@ def check_spec(spec: GameSpec) -> None:
 
 
 def build_game(
-    spec: GameSpec, *, model: Model | None = None, contract: Contract | None = None
+    spec: GameSpec,
+    *,
+    model: Model | None = None,
+    contract: Contract | None = None,
+    models: Mapping[str, Model] | None = None,
 ) -> Game:
-    """Build everything the spec names; `model` or `contract` given are used as they are."""
+    """Build everything the spec names; a `model`, `contract` or tier `models` given are used
+    as they are."""
     memory = contract if contract is not None else build_contract(spec)
     env_id, env = build_env(spec)
     llm = model if model is not None else build_model(spec)
-    return Game(spec=spec, env_id=env_id, env=env, contract=memory, model=llm)
+    tiers = dict(models) if models is not None else build_tiers(spec, llm)
+    return Game(spec=spec, env_id=env_id, env=env, contract=memory, model=llm, models=tiers)
 
 
 def runner_for(
@@ -75,6 +93,7 @@ def runner_for(
         game.env,
         game.contract,
         game.model,
+        models=game.models,
         seed=spec.seed,
         env_id=game.env_id,
         tag=spec.run_tag,
@@ -103,10 +122,11 @@ def play(
     archive: Any = None,
     model: Model | None = None,
     contract: Contract | None = None,
+    models: Mapping[str, Model] | None = None,
     observer: Observer | None = None,
 ) -> RunRecord:
     """Build and play one game; with an archive every decision is saved as it is made."""
-    game = build_game(spec, model=model, contract=contract)
+    game = build_game(spec, model=model, contract=contract, models=models)
     return run_game(game, archive=archive, observer=observer)
 
 
@@ -116,6 +136,7 @@ __all__ = [
     "build_env",
     "build_game",
     "build_model",
+    "build_tiers",
     "check_spec",
     "play",
     "run_game",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bounded.core import (
@@ -39,6 +39,9 @@ from bounded.envs import canonical_env_id
 from bounded.runner.meter import MeteredModel
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
+
+USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
+"""What `RunRecord.usage` counts per model."""
 
 
 class ModelUnavailableError(RuntimeError):
@@ -92,6 +95,7 @@ class EpisodeRunner:
         max_tokens: int = 256,
         temperature: float = 0.0,
         max_decisions: int = 100_000,
+        models: Mapping[str, Model] | None = None,
         experiment: str = "",
         cell: str = "",
         spec: JSON | None = None,
@@ -99,6 +103,8 @@ class EpisodeRunner:
     ) -> None:
         self.env, self.contract = env, contract
         self.model = MeteredModel(model)
+        self.tiers = {kind: MeteredModel(tier) for kind, tier in (models or {}).items()}
+        """The model of each decision kind that has its own; the others use `model`."""
         self.archive = archive
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
@@ -113,7 +119,11 @@ class EpisodeRunner:
             contract_config=config,
             contract_config_hash=stable_hash(config),
             model=model.id,
-            model_params={"max_tokens": max_tokens, "temperature": temperature},
+            model_params={
+                "max_tokens": max_tokens,
+                "temperature": temperature,
+                "models": {kind: tier.id for kind, tier in self.tiers.items()},
+            },
             seed=seed,
             tag=tag,
             experiment=experiment,
@@ -139,7 +149,7 @@ class EpisodeRunner:
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
             self.contract.postrun(self.trajectory, self.env.outcome())
-            self._count_calls(self.model.drain())
+            self._count_calls(self._drain())
             self.run.postrun = self.contract.postrun_record
             self.run.status = "completed"
         except BaseException as exc:
@@ -171,9 +181,9 @@ class EpisodeRunner:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         result = StepResult(reward=reward, terminated=terminated, truncated=truncated, info=info)
         self.contract.commit(obs, decision, result)
-        calls = self.model.drain()
-        extra = [call for call in calls if call is not completion]
+        extra = [call for call in self._drain() if call is not completion]
         record = self._record(obs, prompt, completion, decision, actions, fallback, result, extra)
+        record.model = self.model_for(obs).id if prompt.segments else ""
         record.latency_s = time.perf_counter() - started
         self._append(record)
         if self.observer is not None:
@@ -187,7 +197,7 @@ class EpisodeRunner:
             return Prompt(), None, proposed
         prompt = self.contract.assemble(obs)
         try:
-            completion = self.model.complete(
+            completion = self.model_for(obs).complete(
                 prompt.messages(),
                 constraint=self.contract.reply_schema(obs),
                 max_tokens=self.max_tokens,
@@ -201,6 +211,14 @@ class EpisodeRunner:
             return prompt, None, Decision(parse_error=f"model error: {type(exc).__name__}: {exc}")
         self._model_errors = 0
         return prompt, completion, self.contract.parse(completion, obs)
+
+    def model_for(self, obs: Observation) -> MeteredModel:
+        """The model that makes decisions of this kind."""
+        return self.tiers.get(obs.kind, self.model)
+
+    def _drain(self) -> list[Completion]:
+        """Every call any model made since the last drain."""
+        return [call for meter in (self.model, *self.tiers.values()) for call in meter.drain()]
 
     def _record(
         self,
@@ -256,6 +274,10 @@ class EpisodeRunner:
             run.prompt_tokens += completion.prompt_tokens
             run.completion_tokens += completion.completion_tokens
             run.cached_tokens += completion.cached_tokens
+            usage = run.usage.setdefault(completion.model, dict.fromkeys(USAGE_FIELDS, 0))
+            usage["calls"] += 1
+            for field in USAGE_FIELDS[1:]:
+                usage[field] += getattr(completion, field)
 
     def _save_run(self) -> None:
         if self.archive is not None:

@@ -44,6 +44,8 @@ class MeteredModel:
             temperature=temperature,
             seed=seed,
         )
+        if not completion.model:  # every call is counted under the model that made it
+            completion = completion.model_copy(update={"model": self.id})
         self._calls.append(completion)
         return completion
 

@@ -34,6 +34,10 @@ class GameSpec(BaseModel):
     model: str = "local"
     """Model spec: `local`, `local:PATH.gguf`, `openai:MODEL`, `scripted:FILE`, a plugin's
     `kind:REST`, or an import path."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """Model tiers: decision kind -> model spec, for decisions of that kind (AgenticSTS: a
+    fast model for `combat`, the strategic `model` elsewhere). Decisions of other kinds and
+    the contract's own calls (summaries, postrun learning) go to `model`."""
     base_url: str | None = None
     """Endpoint of an OpenAI-compatible server, for `openai:` models."""
     seed: int = 1

@@ -21,12 +21,15 @@ from bounded.core import ConfigError
 from bounded.stores.gate import GateVerdict
 from bounded.stores.rules import RulesBook
 from bounded.stores.skills import SkillLibrary
-from bounded.stores.snapshot import JOURNAL, hash_files, sha256
+from bounded.stores.snapshot import JOURNAL, MANIFEST, hash_files, sha256
 from bounded.stores.summaries import SummaryBook
 
 _Book = TypeVar("_Book", RulesBook, SummaryBook, SkillLibrary)
 
 LAYER_FILES = {"L3": "rules.json", "L4": "summaries.json", "L5": "skills.json"}
+
+STORE_FILES = frozenset([*LAYER_FILES.values(), JOURNAL])
+"""Every file a `StoreSet` writes into its directory."""
 
 
 def canonical_bytes(model: BaseModel) -> bytes:
@@ -110,3 +113,27 @@ class StoreSet:
         with (self.path / JOURNAL).open("a", encoding="utf-8") as out:
             for verdict in verdicts:
                 out.write(verdict.model_dump_json() + "\n")
+
+
+def clear_store(path: Path) -> None:
+    """Empty a store directory (its layer files and journal) so that it starts again from
+    its seeds. A directory holding anything else (hidden files aside) is refused: that is
+    not the stores' to delete; so is a frozen snapshot."""
+    if not path.is_dir():
+        return
+    if (path / MANIFEST).exists():
+        raise ConfigError(f"store directory {str(path)!r} is a frozen snapshot: not clearing it")
+    names = sorted(p.name for p in path.iterdir() if not p.name.startswith("."))
+    others = [name for name in names if name not in STORE_FILES]
+    if others:
+        raise ConfigError(
+            f"store directory {str(path)!r} holds other files ({', '.join(others[:3])}): "
+            "not clearing it"
+        )
+    for name in names:
+        (path / name).unlink()
+
+
+def has_content(path: Path) -> bool:
+    """Whether a store directory holds any layer file."""
+    return path.is_dir() and any((path / name).is_file() for name in LAYER_FILES.values())

@@ -5,6 +5,11 @@ A store directory holds plain JSON files (`rules.json`, `summaries.json`,
 (relative path, SHA-256 of the file's bytes); the gate journal (`journal.jsonl`) and
 hidden files are not content and are left out. The hash therefore changes exactly
 when a stored entry changes, and the same content hashes alike on any machine.
+
+A frozen snapshot (`freeze`, `freeze_to`) is a read-only copy that carries its own hash
+in a hidden manifest (`.snapshot.json`, not content): `verify_snapshot` recomputes the
+hash and refuses a snapshot whose files no longer match it, so an edited snapshot is
+never read as if it were the one recorded.
 """
 
 from __future__ import annotations
@@ -21,8 +26,14 @@ from pydantic import BaseModel, Field
 
 from bounded.core import ConfigError
 
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
 JOURNAL = "journal.jsonl"
 """The gate's verdicts, appended after each postrun; not part of the content hash."""
+
+MANIFEST = ".snapshot.json"
+"""A frozen snapshot's manifest: the hash its content had when it was frozen (hidden, so
+not content)."""
 
 ENTRY_LISTS = {"rules.json": "rules", "summaries.json": "summaries", "skills.json": "skills"}
 """Store file -> the key of its list of entries (each with an `id`)."""
@@ -71,13 +82,53 @@ def freeze(path: Path, snapshots: Path) -> Path:
         if directory_hash(target) != digest:
             raise ConfigError(f"snapshot {str(target)!r} exists with other content")
         return target
+    freeze_to(path, target)
+    return target
+
+
+def freeze_to(path: Path, target: Path) -> str:
+    """Copy a store directory's content to `target` (which must not exist), read-only, with
+    a manifest of its hash; returns the hash."""
+    if target.exists():
+        raise ConfigError(f"cannot freeze into {str(target)!r}: it already exists")
+    files = content_files(path)
+    digest = hash_files(files)
     target.mkdir(parents=True)
-    for name, data in content_files(path).items():
+    for name, data in files.items():
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(data)
-        destination.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-    return target
+        destination.chmod(READ_ONLY)
+    manifest = target / MANIFEST
+    manifest.write_text(json.dumps({"hash": digest}) + "\n")
+    manifest.chmod(READ_ONLY)
+    return digest
+
+
+def manifest_hash(path: Path) -> str | None:
+    """The hash a frozen snapshot's manifest records; None for a directory never frozen."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        recorded = json.loads(manifest.read_text())["hash"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"snapshot manifest {str(manifest)!r} is unreadable: {exc}") from exc
+    return str(recorded)
+
+
+def verify_snapshot(path: Path, expected: str | None = None) -> str:
+    """The snapshot's hash, checked against its manifest and, if given, `expected` (the
+    hash recorded elsewhere, e.g. by the learning phase that froze it); a mismatch is a
+    one-line error naming both hashes."""
+    actual = directory_hash(path)
+    for recorded, by in ((manifest_hash(path), "its manifest"), (expected, "the record")):
+        if recorded is not None and recorded != actual:
+            raise ConfigError(
+                f"snapshot {str(path)!r} has changed since it was frozen: "
+                f"its content hashes to {actual}, {by} says {recorded}"
+            )
+    return actual
 
 
 def thaw(snapshot: Path, destination: Path) -> Path:
@@ -85,10 +136,20 @@ def thaw(snapshot: Path, destination: Path) -> Path:
     if destination.exists() and any(destination.iterdir()):
         raise ConfigError(f"{str(destination)!r} is not empty")
     shutil.copytree(snapshot, destination, dirs_exist_ok=True)
+    (destination / MANIFEST).unlink(missing_ok=True)  # a thawed copy is no snapshot
     for file in destination.rglob("*"):
         if file.is_file():
             file.chmod(stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
     return destination
+
+
+def remove_snapshot(path: Path) -> None:
+    """Delete a frozen snapshot (a directory with a manifest); anything else is refused."""
+    if not path.exists():
+        return
+    if manifest_hash(path) is None:
+        raise ConfigError(f"{str(path)!r} is not a frozen snapshot: not deleting it")
+    shutil.rmtree(path)
 
 
 class FileDiff(BaseModel):

@@ -1,13 +1,16 @@
 """One decision's prompt, assembled from the typed layers in a fixed order.
 
 - **L1** fixed instructions (system): the task, the protocol, the reply format;
+- **L5** strategic skills whose Boolean trigger holds now, highest priority first;
+- **L4** case notes from earlier runs, retrieved by category and key;
+- **L3** the rules of what is in play, from the rules store;
 - **combat** (only inside a fight): the fight's first observation and a fixed
   acknowledgement, the one stateful container; earlier rounds are never resent;
 - **L2** the decision: its kind, the state schema, the current state, the legal actions
-  and the reply keys;
-- **L3** the rules of what is in play, from the rules store;
-- **L4** case notes from earlier runs, retrieved by category and key;
-- **L5** strategic skills whose Boolean trigger holds now, highest priority first.
+  and the reply keys, last.
+
+That is the paper's order (`order = "paper"`); `order = "legacy"` puts the combat
+container and L2 first, then L3, L4, L5.
 
 Every layer is cut to its budget and what a budget cut is recorded (`Assembly`), so a
 prompt never exceeds the bound `Assembler.assemble` computes alongside it.
@@ -15,6 +18,7 @@ prompt never exceeds the bound `Assembler.assemble` computes alongside it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,6 +33,12 @@ from bounded.stores.directory import StoreSet
 from bounded.stores.situation import Situation
 
 ACKNOWLEDGEMENT = "Acknowledged. I will decide each round from the latest round state."
+
+ORDERS: dict[str, tuple[str, ...]] = {
+    "paper": ("L5", "L4", "L3", "combat", "L2"),
+    "legacy": ("combat", "L2", "L3", "L4", "L5"),
+}
+"""The parts after L1, in prompt order, for each `TypedConfig.order`."""
 
 # -- L1 -------------------------------------------------------------------------------
 
@@ -145,11 +155,15 @@ class Assembler:
         l1 = instructions_text(self.task, self.config.prompt)
         prompt.add("L1", "system", l1)
         bound = approx_tokens(l1)
-        bound += self._add_combat(prompt, obs, situation)
-        bound += self._add_state(prompt, obs)
-        bound += self._add_rules(prompt, situation)
-        bound += self._add_notes(prompt, situation)
-        bound += self._add_skills(prompt, situation)
+        parts: dict[str, Callable[[], int]] = {
+            "combat": lambda: self._add_combat(prompt, obs, situation),
+            "L2": lambda: self._add_state(prompt, obs),
+            "L3": lambda: self._add_rules(prompt, situation),
+            "L4": lambda: self._add_notes(prompt, situation),
+            "L5": lambda: self._add_skills(prompt, situation),
+        }
+        for part in ORDERS[self.config.order]:
+            bound += parts[part]()
         self.last.prompt_bound = bound
         return prompt
 
@@ -227,6 +241,7 @@ class Assembler:
 __all__ = [
     "ACKNOWLEDGEMENT",
     "LAYER_GUIDE",
+    "ORDERS",
     "PROTOCOL",
     "Assembler",
     "Assembly",

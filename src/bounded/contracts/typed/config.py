@@ -17,6 +17,9 @@ from bounded.core import ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope
 
+LayerOrder = Literal["paper", "legacy"]
+"""The order of the prompt's layers after L1 (see `TypedConfig.order`)."""
+
 LayerMode = Literal["off", "on", "frozen", "writable"]
 """`off`: not in the prompt; `on`/`frozen`: read, never written; `writable`: read, and
 written by postrun learning."""
@@ -108,6 +111,12 @@ class TypedConfig(BaseModel):
 
     prompt: Literal["strict", "full"] = "full"
     """`strict`: task, protocol and reply format only; `full`: plus the layer guide."""
+    order: LayerOrder = "paper"
+    """The order of the layers after L1 (the system message). `paper` (AgenticSTS,
+    Appendix C: "fired L5 skills, L4 episodes, L3 game facts, the L2 state prompt, and
+    valid-action schema hints in a fixed order"): L5, L4, L3, the combat container, L2 with
+    the legal actions last. `legacy` (bounded before 0.2): the combat container, L2, L3,
+    L4, L5. Recorded with the run's contract config."""
     reasoning: bool = True
     """Ask for a short reasoning field before the action(s)."""
     l2: StateLayer = Field(default_factory=StateLayer)
@@ -160,6 +169,7 @@ def game_of(env_id: str) -> str:
 __all__ = [
     "CombatContainer",
     "LayerMode",
+    "LayerOrder",
     "PostrunSettings",
     "RulesLayer",
     "SkillSeed",

@@ -36,6 +36,7 @@ from bounded.stores.gate import GateVerdict
 from bounded.stores.knowledge import GameKnowledge
 from bounded.stores.situation import Situation, situation_of
 from bounded.stores.skills import SkillLibrary
+from bounded.stores.snapshot import manifest_hash, verify_snapshot
 
 LEARNED_LAYERS = ("L4", "L5")
 """The layers postrun learning may write (L3 is patched, never learned)."""
@@ -100,7 +101,9 @@ class TypedContract(ContractBase):
         return game_of(episode.env_id)
 
     def _store_path(self) -> Path | None:
-        """The store directory, checked: frozen layers need one that exists."""
+        """The store directory, checked: frozen layers need one that exists, and a frozen
+        snapshot (`bounded.stores.snapshot.freeze_to`) must still hash as it did when it was
+        frozen, and is never written."""
         path = Path(self.config.store_dir) if self.config.store_dir else None
         frozen = any(self.config.layer(layer).mode == "frozen" for layer in LEARNED_LAYERS)
         if path is not None and frozen and not path.is_dir():
@@ -108,7 +111,19 @@ class TypedContract(ContractBase):
                 f"typed config: store_dir: {str(path)!r} does not exist "
                 "(frozen layers read the stores of earlier runs)"
             )
+        if path is not None and manifest_hash(path) is not None:
+            self._check_snapshot(path)
         return path
+
+    def _check_snapshot(self, path: Path) -> None:
+        """Refuse a frozen snapshot this contract would write, or whose content drifted."""
+        writes = [layer for layer in LEARNED_LAYERS if self.config.layer(layer).writes]
+        if writes:
+            raise ConfigError(
+                f"typed config: store_dir: {str(path)!r} is a frozen snapshot and "
+                f"{' and '.join(writes)} would write it (thaw a copy to learn from it)"
+            )
+        verify_snapshot(path)
 
     def _open_stores(self, path: Path | None) -> StoreSet:
         """The stores at `path` (or in memory), seeded from the game's knowledge."""

@@ -16,8 +16,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from bounded.envs.tools import FINISH, Tool, ToolEnv, ToolError
 from bounded.core import JSON, Outcome
+from bounded.envs.tools import FINISH, Tool, ToolEnv, ToolError
 from bounded.envs.workbench.sandbox import Sandbox, SandboxError, SandboxLimits
 from bounded.envs.workbench.tasks import (
     OracleVerdict,

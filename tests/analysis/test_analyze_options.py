@@ -1,0 +1,65 @@
+"""`bounded analyze` options: parsing, and bad values as one-line configuration errors."""
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from bounded.commands.research import analyze, parse_cells, parse_names, parse_pairs
+from bounded.core import ConfigError
+
+
+def invoke(*args):
+    app = typer.Typer()
+    app.command()(analyze)
+    return CliRunner().invoke(app, [str(arg) for arg in args])
+
+
+def test_parsers():
+    assert parse_pairs(["a,b", " c , d "], "--diff") == [("a", "b"), ("c", "d")]
+    for bad in ("a", "a,", ",b", "a,b,c"):
+        with pytest.raises(ConfigError, match="--diff takes two cell labels"):
+            parse_pairs([bad], "--diff")
+    assert parse_names(["a,b", "c", "a"], "--pool") == ["a", "b", "c"]
+    with pytest.raises(ConfigError, match="--pool takes cell labels"):
+        parse_names(["a,,b"], "--pool")
+    assert parse_cells(["x=t1,t2", "y = t3"]) == [("x", ["t1", "t2"]), ("y", ["t3"])]
+    for bad in ("x", "=t", "x="):
+        with pytest.raises(ConfigError):
+            parse_cells([bad])
+
+
+def test_analyze_pools_named_cells_and_diffs(warehouse_archive):
+    result = invoke(warehouse_archive, "--pool", "state", "--diff", "state,transcript", "--json")
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output)
+    state = next(row for row in table["rows"] if row["label"] == "state")
+    assert table["pooled_cells"] == ["state"]
+    assert table["pooled"]["run_ids"] == state["run_ids"]
+    [diff] = table["diffs"]
+    assert (diff["a"], diff["b"], diff["games_a"]) == ("state", "transcript", 2)
+    printed = invoke(warehouse_archive, "--pool-all", "--diff", "state,transcript")
+    assert printed.exit_code == 0, printed.output
+    text = " ".join(printed.output.split())
+    assert "descriptive) over: state, transcript" in text
+    assert f"{diff['difference']:+.1f}" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pool", "nope"], "no cell 'nope'"),
+        (["--diff", "state"], "--diff takes two cell labels"),
+        (["--diff", "state,nope"], "no cell 'nope'"),
+        (["--change", "state,transcript,x"], "--change takes two cell labels"),
+        (["--cell", "x"], "--cell takes LABEL=TAG"),
+        (["--pool", "state", "--pool-all"], "give one"),
+        (["--table", "agenticsts-a0", "--pool", "state"], "drop --pool"),
+        (["--first", "0"], "--first must be at least 1"),
+    ],
+)
+def test_bad_values_are_config_errors(warehouse_archive, args, message):
+    result = invoke(warehouse_archive, *args)
+    assert isinstance(result.exception, ConfigError)
+    assert message in str(result.exception) and "\n" not in str(result.exception)
