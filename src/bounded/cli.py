@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,6 +35,9 @@ ModelOption = Annotated[
 BaseUrlOption = Annotated[
     str | None, typer.Option("--base-url", help="Endpoint of an OpenAI-compatible server.")
 ]
+MAX_SEED = 2**63 - 1
+"""The largest seed: seeds are stored as SQLite integers (signed 64 bits), and numpy and
+Gymnasium take any seed from 0 up."""
 
 
 def run_summary(run: RunRecord, archive: Path) -> Table:
@@ -78,14 +84,15 @@ def run(
             "(e.g. combat=local:fast.gguf); the rest, and the contract's own calls, to --model.",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Episode seed.")] = 1,
+    seed: Annotated[int, typer.Option(help="Episode seed.", min=0, max=MAX_SEED)] = 1,
     horizon: Annotated[int | None, typer.Option(help="Warehouse: number of events.")] = None,
     opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
     copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
     tag: Annotated[str, typer.Option(help="Condition tag stored with the run.")] = "",
     base_url: BaseUrlOption = None,
     max_tokens: Annotated[
-        int | None, typer.Option(help="Reply token limit (default 256; workbench 2048).")
+        int | None,
+        typer.Option(help="Reply token limit (default 256; workbench 2048).", min=1),
     ] = None,
     archive: ArchiveOption = DEFAULT_ARCHIVE,
     task: Annotated[
@@ -94,17 +101,35 @@ def run(
     single_action: Annotated[
         bool, typer.Option(help="Workbench: one tool call per turn (the old mode).")
     ] = False,
-    max_turns: Annotated[int | None, typer.Option(help="Workbench: turn budget.")] = None,
+    max_turns: Annotated[int | None, typer.Option(help="Workbench: turn budget.", min=1)] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="openai: models: seconds one model call may take, every retry, wait and "
+            "byte of the reply included (default 300).",
+        ),
+    ] = None,
+    retry: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--retry",
+            help="openai: models: retry policy KEY=VALUE (repeat): attempts, "
+            "attempt_timeout_s, backoff_s, backoff_max_s, jitter_s, run_deadline_s.",
+        ),
+    ] = None,
 ) -> None:
     """Play one episode and print its summary (workbench: one episode per task)."""
     from bounded.runner import build_game, make_spec
     from bounded.runner.build import run_game
 
+    model_options = retry_options(timeout, retry or [])
     if env in ("workbench", "bounded/Workbench-v0"):
         run_workbench(
             task or "all", contract, parse_options(copt or []), model, base_url=base_url,
             multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
-            seed=seed, tag=tag or contract, archive=archive,
+            seed=seed, tag=tag or contract, archive=archive, model_options=model_options,
         )  # fmt: skip
         return
     if task is not None or single_action or max_turns is not None:
@@ -116,12 +141,20 @@ def run(
         env=env, env_options=env_options, contract=contract,
         contract_config=parse_options(copt or []), model=model,
         models=parse_tiers(model_for or []), base_url=base_url, seed=seed, tag=tag or contract,
-        max_tokens=max_tokens,
+        max_tokens=max_tokens, model_options=model_options,
     )  # fmt: skip
     game = build_game(spec)  # a bad name or setting is refused before the archive is opened
     with Archive(archive) as store:
         record = run_game(game, archive=store)
     console.print(run_summary(record, archive))
+
+
+def retry_options(timeout: float | None, pairs: list[str]) -> dict[str, Any] | None:
+    """The model options of `--timeout` and `--retry KEY=VALUE` (None when neither is given)."""
+    policy = parse_options(pairs)
+    if timeout is not None:
+        policy["timeout_s"] = timeout
+    return {"retry": policy} if policy else None
 
 
 def run_workbench(
@@ -137,6 +170,7 @@ def run_workbench(
     seed: int,
     tag: str,
     archive: Path,
+    model_options: dict[str, Any] | None = None,
 ) -> None:
     """The workbench suite: each task in a fresh sandboxed copy, judged by its oracle."""
     from bounded.envs.workbench import select_tasks
@@ -147,7 +181,7 @@ def run_workbench(
     select_tasks(tasks)  # refuse an unknown task or a bad contract before loading a model
     spec = make_spec(
         env=ENV_ID, contract=contract, contract_config=contract_config, model=model,
-        base_url=base_url,
+        base_url=base_url, model_options=model_options,
     )  # fmt: skip
     build_contract(spec)
     llm = build_model(spec)
@@ -170,12 +204,10 @@ def run_workbench(
 def runs(
     archive: ArchiveOption = DEFAULT_ARCHIVE,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
-    limit: Annotated[int, typer.Option(help="Show the newest N runs.")] = 50,
+    limit: Annotated[int, typer.Option(help="Show the newest N runs.", min=1)] = 50,
 ) -> None:
-    """List the runs in an archive."""
-    if not archive.exists():
-        raise ConfigError(f"no archive at {archive}")
-    with Archive(archive) as store:
+    """List the runs in an archive (opened read-only: nothing is written to it)."""
+    with Archive(archive, read_only=True) as store:
         records = store.runs(tag=tag)[-limit:]
     table = Table(title=f"{archive}: {len(records)} runs")
     table.add_column("run", no_wrap=True, min_width=12)
@@ -195,7 +227,10 @@ def runs(
 def demo(
     which: Annotated[str, typer.Argument(help="spire (the default) or warehouse.")] = "spire",
     model: ModelOption = "local",
-    seed: Annotated[int, typer.Option(help="Episode seed (shared by all warehouse runs).")] = 1,
+    seed: Annotated[
+        int,
+        typer.Option(help="Episode seed (shared by all warehouse runs).", min=0, max=MAX_SEED),
+    ] = 1,
     acts: Annotated[int, typer.Option(help="spire: acts to play (1-3).", min=1, max=3)] = 1,
     contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
     horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",
@@ -253,8 +288,27 @@ def _interrupt(signum: int, _frame: object) -> None:
     raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
 
 
+def one_line(message: str) -> str:
+    """A message on one line (line breaks and the indentation after them become a space)."""
+    return re.sub(r"\s*\n\s*", " ", message.strip())
+
+
+def save_traceback() -> str:
+    """Write the exception being handled, with its traceback, to a new file in the
+    temporary directory; its path, or why it could not be written."""
+    try:
+        with tempfile.NamedTemporaryFile(
+            "w", prefix="bounded-error-", suffix=".log", delete=False, encoding="utf-8"
+        ) as handle:
+            handle.write(traceback.format_exc())
+    except OSError as exc:
+        return f"not saved: {exc.strerror or exc}"
+    return handle.name
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user mistakes become one line on stderr and a non-zero exit.
+    """Entry point: user mistakes become one line on stderr and a non-zero exit; so does
+    anything unexpected, whose traceback goes to a log file named on that line (status 1).
 
     SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C, so a run in progress
     is closed in the archive as failed, with the signal named, not left `running`; system
@@ -275,8 +329,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"bounded: error: {message}", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2))
     except BoundedError as exc:
-        print(f"bounded: error: {exc}", file=sys.stderr)
+        print(f"bounded: error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
+    except Exception as exc:  # a failed run, a bug: one line here, the traceback in a file
+        where = save_traceback()
+        message = one_line(f"{type(exc).__name__}: {exc}")
+        print(f"bounded: error: {message} (traceback in {where})", file=sys.stderr)
+        sys.exit(1)
     finally:
         signal.signal(signal.SIGTERM, previous)
     if status == INTERRUPTED:

@@ -137,6 +137,9 @@ class Completion(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    usage_estimated: bool = False
+    """True when the server reported no usage and the token counts are the model's own
+    estimate (its tokenizer, or `approx_tokens`)."""
     latency_s: float = 0.0
     model: str = ""
     finish_reason: str = ""

@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from bounded.archive import Archive
@@ -7,6 +9,7 @@ from bounded.envs import make
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import ModelUnavailableError, run_episode
+from bounded.runner.episode import ModelDeadlineError
 
 
 def test_state_contract_loop_with_a_perfect_scripted_model(tmp_path):
@@ -147,3 +150,80 @@ def test_the_outcome_is_the_environments_verdict_and_postrun_receives_it():
     assert len(seen) == 1 and isinstance(seen[0], Outcome) and seen[0].victory is True
     assert run.outcome["victory"] is True and run.outcome["score"] == seen[0].score
     assert run.outcome["progress"] == seen[0].progress
+
+
+class Recorder(ContractWrapper):
+    """The state contract, noting whether postrun learning ran."""
+
+    def __init__(self):
+        super().__init__(make_contract("state"))
+        self.learned = False
+
+    def postrun(self, trajectory, outcome):
+        self.learned = True
+
+
+def test_a_run_whose_model_never_answers_fails_before_postrun(tmp_path):
+    contract = Recorder()
+    with Archive(tmp_path / "a.sqlite") as archive:
+        with pytest.raises(ModelUnavailableError, match="never answered: 2 calls failed"):
+            run_episode(
+                make("warehouse", horizon=2), contract, FailingModel(99), seed=1,
+                archive=archive,
+            )  # fmt: skip
+        [run] = archive.runs()
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "failed" and "never answered" in run.error
+    assert "TimeoutError: server did not answer" in run.error
+    assert [d.fallback for d in decisions] == [True, True] and not contract.learned
+
+
+def test_a_run_without_model_calls_is_not_a_model_failure():
+    class Silent(ContractWrapper):
+        def propose(self, obs):
+            return Decision(actions=[obs.legal[0].with_args({"occupied": 0, "shipped": 0})])
+
+    run = run_episode(
+        make("warehouse", horizon=3), Silent(make_contract("state")), FailingModel(99), seed=1
+    )
+    assert run.status == "completed" and run.model_calls == 0
+
+
+class SlowModel(ScriptedModel):
+    """Answers (or fails, `failures` times) after `delay_s`, under a per-run budget of model
+    time."""
+
+    def __init__(self, delay_s, run_deadline_s, failures=0, reply=honest_reply):
+        super().__init__(reply)
+        self.delay_s, self.run_deadline_s, self.failures = delay_s, run_deadline_s, failures
+
+    def complete(self, messages, **kwargs):
+        time.sleep(self.delay_s)
+        if self.failures > 0:
+            self.failures -= 1
+            raise TimeoutError("server did not answer")
+        return super().complete(messages, **kwargs)
+
+
+@pytest.mark.parametrize("failures", [0, 99])
+def test_a_run_past_its_model_time_deadline_fails(tmp_path, failures):
+    model = SlowModel(0.1, run_deadline_s=0.29, failures=failures)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        with pytest.raises(ModelDeadlineError, match=r"passed the run's deadline of 0\.29 s"):
+            run_episode(make("warehouse", horizon=20), make_contract("state"), model, seed=1,
+                        archive=archive)  # fmt: skip
+        [run] = archive.runs()
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "failed" and "ModelDeadlineError" in run.error
+    assert len(decisions) == 2  # the third call passed 0.29 s of model time
+    assert run.wall_s < 0.3 + 1.0
+
+
+def test_tiers_of_one_model_share_its_clock():
+    # Decisions go to the `stream` tier, the contract's own calls to the main model: both are
+    # one object, so the third call of either passes the 0.27 s budget.
+    model = SlowModel(0.1, run_deadline_s=0.27, reply=honest_or_note)
+    with pytest.raises(ModelDeadlineError):
+        run_episode(make("warehouse", horizon=20), ProposingContract(), model, seed=1,
+                    models={"stream": model})  # fmt: skip
+    assert [call["constraint"] is not None for call in model.calls] == [True, False, True]

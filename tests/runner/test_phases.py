@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
+import bounded.runner.phases as phases_module
 import bounded.runner.sweep as sweep_module
 from bounded.archive import Archive
 from bounded.core import ConfigError
@@ -269,16 +270,16 @@ def test_a_sweep_killed_mid_phase_with_sigkill_resumes_without_loss_or_duplicate
 
 def test_a_phase_killed_while_freezing_is_frozen_again_not_replayed(tmp_path, monkeypatch):
     experiment = load_experiment(small_a0(tmp_path))
-    real_freeze = sweep_module.freeze_to
+    real_freeze = phases_module.freeze_to
 
     def dies_after_copying(store, target):
         real_freeze(store, target)
         raise KeyboardInterrupt  # the copy exists, the archive has no record of it
 
-    monkeypatch.setattr(sweep_module, "freeze_to", dies_after_copying)
+    monkeypatch.setattr(phases_module, "freeze_to", dies_after_copying)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(experiment, console=quiet())
-    monkeypatch.setattr(sweep_module, "freeze_to", real_freeze)
+    monkeypatch.setattr(phases_module, "freeze_to", real_freeze)
     assert experiment.stages().phase("learn-mode-b").frozen.is_dir()
     summary = run_sweep(experiment, console=quiet())
     assert summary.restarted == [] and summary.skipped == 2 and summary.played == 12

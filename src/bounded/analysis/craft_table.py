@@ -134,7 +134,7 @@ def craft_table_command(archive: str | Path, experiment: str | None = None) -> s
     source = Path(archive)
     if not source.is_file():
         raise ConfigError(f"archive not found: {source}")
-    with Archive(source) as store:
+    with Archive(source, read_only=True) as store:
         runs = [r for r in store.runs(experiment=experiment) if r.env_id == CRAFT_ENV]
     return render_craft_table(craft_table(runs))
 

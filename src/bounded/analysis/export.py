@@ -59,7 +59,7 @@ def decisions_frame(archive: Archive, *, with_segments: bool = False) -> pd.Data
 
 def load_frames(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(runs, decisions) DataFrames of an archive file."""
-    with Archive(path) as archive:
+    with Archive(path, read_only=True) as archive:
         return runs_frame(archive), decisions_frame(archive)
 
 
@@ -80,7 +80,7 @@ def export_archive(
         raise ConfigError(f"unknown export format {fmt!r} (use {' or '.join(FORMATS)})")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with Archive(path) as archive:
+    with Archive(path, read_only=True) as archive:
         frames = {
             "runs": runs_frame(archive),
             "decisions": decisions_frame(archive, with_segments=with_segments),

@@ -1,15 +1,30 @@
-"""SQLite schema and queries for the run archive."""
+"""SQLite schema and queries for the run archive.
+
+An archive is recognised before anything is written to it: new archives carry SQLite's
+`application_id` (`APPLICATION_ID`), and an existing file is used only when it is empty,
+carries that id, or is an older bounded archive (a `meta` table with `format_version`).
+Any other file, SQLite or not, is refused with a one-line `ArchiveError` and left
+byte-identical. Read-only opens (`Archive(path, read_only=True)`) go through SQLite's
+`mode=ro` URI and write nothing; when the directory does not let SQLite create the
+write-ahead log's files, the archive is read as an immutable snapshot of its main file
+(`immutable=1`: decisions still in an un-checkpointed `-wal` file are then not seen).
+Lock waits last `BOUNDED_LOCK_TIMEOUT` seconds (default 30) and end in an `ArchiveError`.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic_core import PydanticSerializationError
 
 from bounded.core import (
     FORMAT_VERSION,
@@ -23,6 +38,21 @@ from bounded.core import (
 )
 
 DEFAULT_ARCHIVE = Path("runs/bounded.sqlite")
+
+APPLICATION_ID = 0x424E4444
+"""SQLite `PRAGMA application_id` of a bounded archive ("BNDD"), set on every archive
+bounded writes to."""
+
+LOCK_TIMEOUT_ENV = "BOUNDED_LOCK_TIMEOUT"
+"""Seconds to wait for another process's lock on the archive before giving up."""
+
+DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+UNTOUCHED = "; refused, left untouched"
+
+Kind = Literal["new", "blank", "ours", "older"]
+"""What an archive path holds: nothing yet (missing or empty file), an SQLite database
+with no tables, a bounded archive (by application id), an older bounded archive."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -129,26 +159,210 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-class Archive:
-    """A run archive in one SQLite file. Safe to open from several processes (WAL)."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
-    def __init__(self, path: str | Path = DEFAULT_ARCHIVE) -> None:
+
+def storable(value: Any) -> tuple[Any, int]:
+    """A JSON-like value with every lone surrogate (which UTF-8 and SQLite refuse)
+    replaced by U+FFFD in strings and keys, and how many were replaced."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.subn("\ufffd", value)
+    if isinstance(value, list | tuple):
+        items = [storable(item) for item in value]
+        return [item for item, _ in items], sum(n for _, n in items)
+    if isinstance(value, dict):
+        clean: dict[Any, Any] = {}
+        total = 0
+        for key, item in value.items():
+            new_key, n_key = storable(key)
+            clean[new_key], n_item = storable(item)
+            total += n_key + n_item
+        return clean, total
+    return value, 0
+
+
+def lock_timeout() -> float:
+    """Seconds to wait for a lock: `$BOUNDED_LOCK_TIMEOUT`, else 30."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ArchiveError(f"{LOCK_TIMEOUT_ENV} must be a number of seconds >= 0, got {raw!r}")
+    return seconds
+
+
+def _read_only_uri(path: Path, *, immutable: bool) -> str:
+    flag = "immutable=1" if immutable else "mode=ro"
+    return f"{path.resolve().as_uri()}?{flag}"
+
+
+def connect_read_only(path: Path, timeout: float) -> tuple[sqlite3.Connection, bool]:
+    """A connection that cannot write, and whether it reads an immutable snapshot.
+
+    `mode=ro` first (it sees concurrent writers); when SQLite cannot open or create the
+    write-ahead log's files (a read-only directory: SQLITE_READONLY_DIRECTORY, or
+    SQLITE_CANTOPEN), `immutable=1`."""
+    db = sqlite3.connect(_read_only_uri(path, immutable=False), uri=True, timeout=timeout)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db, False
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary result code
+        if code not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY):
+            raise
+    db = sqlite3.connect(_read_only_uri(path, immutable=True), uri=True, timeout=timeout)
+    db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return db, True
+
+
+def identify(path: Path, timeout: float) -> Kind:
+    """What `path` holds, read without writing; raises ArchiveError for anything that is
+    not (or may not become) a bounded archive.
+
+    The file is read through SQLite only, never opened and closed directly: closing any
+    descriptor of a file drops every POSIX lock this process holds on it, the locks of
+    its open SQLite connections included, which would let another process's writer
+    corrupt the archive."""
+    if not path.exists():
+        return "new"
+    if path.is_dir():
+        raise ArchiveError(f"cannot open archive {path}: it is a directory")
+    if path.stat().st_size == 0:
+        return "new"
+    try:
+        db, _ = connect_read_only(path, timeout)
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            message = f"cannot open archive {path}: not an SQLite file{UNTOUCHED}"
+            raise ArchiveError(message) from exc
+        raise
+    try:
+        application_id = int(db.execute("PRAGMA application_id").fetchone()[0])
+    finally:
+        db.close()
+    if application_id == APPLICATION_ID:
+        return "ours"
+    if application_id:
+        raise ArchiveError(
+            f"cannot open archive {path}: another application's SQLite database "
+            f"(application_id {application_id:#x}){UNTOUCHED}"
+        )
+    return _identify_tables(path, timeout)
+
+
+def _identify_tables(path: Path, timeout: float) -> Kind:
+    """An SQLite file without an application id: an older archive, a blank database, or
+    another application's database (refused)."""
+    db, _ = connect_read_only(path, timeout)
+    try:
+        objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
+        if not objects:
+            return "blank"
+        tables = {name for kind, name in objects if kind == "table"} or {
+            name for _, name in objects
+        }
+        if "meta" in tables:
+            query = "SELECT 1 FROM meta WHERE key = 'format_version'"
+            with suppress(sqlite3.DatabaseError):
+                if db.execute(query).fetchone() is not None:
+                    return "older"
+    finally:
+        db.close()
+    shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
+    raise ArchiveError(
+        f"cannot open archive {path}: an SQLite database that is not a bounded archive "
+        f"(tables: {shown}){UNTOUCHED}"
+    )
+
+
+class Archive:
+    """A run archive in one SQLite file. Safe to open from several processes (WAL).
+
+    `read_only=True` opens it without writing anything (the read commands do); `timeout`
+    is how long to wait for another process's lock, in seconds (default:
+    `$BOUNDED_LOCK_TIMEOUT`, else 30). Any SQLite or file-system failure becomes an
+    `ArchiveError` with a one-line message."""
+
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_ARCHIVE,
+        *,
+        read_only: bool = False,
+        timeout: float | None = None,
+    ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
+        self.timeout = lock_timeout() if timeout is None else timeout
+        self.immutable = False
+        """True when a read-only archive is read as a snapshot of its main file."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(SCHEMA)
-            self._check_version()
-            self._add_missing_columns()
-            self._canonical_env_ids()
-        except sqlite3.DatabaseError as exc:
-            raise ArchiveError(f"cannot open archive {self.path}: {exc}") from exc
+            kind = identify(self.path, self.timeout)
+            if read_only:
+                self._open_read_only(kind)
+            else:
+                self._open_writable(kind)
+        except (sqlite3.DatabaseError, OSError, ArchiveError) as exc:
+            opened = getattr(self, "_db", None)
+            if opened is not None:
+                opened.close()
+            if isinstance(exc, ArchiveError):
+                raise
+            if isinstance(exc, OSError):
+                reason = exc.strerror or str(exc)
+                raise ArchiveError(f"cannot open archive {self.path}: {reason}") from exc
+            raise ArchiveError(self._problem("cannot open archive", exc)) from exc
         self._db.row_factory = sqlite3.Row
+
+    def _open_writable(self, kind: Kind) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=self.timeout)
+        if kind != "ours":  # claim it first: a half-created archive is still recognised
+            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+        self._check_version()
+        self._add_missing_columns()
+        self._canonical_env_ids()
+
+    def _open_read_only(self, kind: Kind) -> None:
+        if kind == "new":
+            what = "no archive at" if not self.path.exists() else "empty file, no archive at"
+            raise ArchiveError(f"{what} {self.path}")
+        if kind == "blank":
+            raise ArchiveError(f"{self.path} is an empty SQLite database, not a bounded archive")
+        self._db, self.immutable = connect_read_only(self.path, self.timeout)
+        self._check_version()
+
+    def _problem(self, doing: str, exc: sqlite3.DatabaseError) -> str:
+        """One line for an SQLite failure; a lock names how long was waited and how to
+        wait longer."""
+        message = str(exc)
+        if "locked" in message or "busy" in message:
+            return (
+                f"archive {self.path} is locked by another process (waited "
+                f"{self.timeout:g} s; set {LOCK_TIMEOUT_ENV} to wait longer)"
+            )
+        return f"{doing} {self.path}: {message}"
+
+    @contextmanager
+    def _guard(self, doing: str) -> Iterator[None]:
+        """SQLite errors (a lock that outlasted the timeout, a read-only file, a full
+        disk) as one-line `ArchiveError`s."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise ArchiveError(self._problem(doing, exc)) from exc
 
     def _check_version(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key='format_version'").fetchone()
+        if row is None and self.read_only:
+            raise ArchiveError(f"{self.path} is not a bounded archive (no format version)")
         if row is None:
             with self._db:
                 self._db.execute(
@@ -194,13 +408,24 @@ class Archive:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._db:
+        if self.read_only:
+            raise ArchiveError(f"archive {self.path} is open read-only")
+        with self._guard("cannot write archive"), self._db:
             yield self._db
 
     # -- runs ---------------------------------------------------------------
 
     def save_run(self, run: RunRecord) -> None:
-        """Insert or update a run row (called at the start, after each decision, at the end)."""
+        """Insert or update a run row (called at the start, after each decision, at the end).
+
+        Text SQLite cannot encode (lone surrogates) is replaced by U+FFFD."""
+        try:
+            self._upsert_run(run)
+        except UnicodeEncodeError:
+            clean, _ = storable(run.model_dump())
+            self._upsert_run(RunRecord.model_validate(clean))
+
+    def _upsert_run(self, run: RunRecord) -> None:
         row = run.model_dump()
         for field in _RUN_JSON_FIELDS:
             row[field] = _dumps(row[field])
@@ -216,8 +441,13 @@ class Archive:
             )
 
     def run(self, run_id: str) -> RunRecord | None:
-        row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return self._run_from_row(row) if row else None
+        row = self._query("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+        return self._run_from_row(row[0]) if row else None
+
+    def _query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        """Rows of a read query; SQLite failures as `ArchiveError`."""
+        with self._guard("cannot read archive"):
+            return self._db.execute(sql, params).fetchall()
 
     def runs(
         self,
@@ -232,14 +462,20 @@ class Archive:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._db.execute(f"SELECT * FROM runs {where} ORDER BY started_at, run_id", params)
+        rows = self._query(f"SELECT * FROM runs {where} ORDER BY started_at, run_id", params)
         return [self._run_from_row(row) for row in rows]
 
     @staticmethod
     def _run_from_row(row: sqlite3.Row) -> RunRecord:
+        """A run row as a record (an older archive opened read-only may lack columns added
+        since, and hold short environment names: both are read as a migration would)."""
+        from bounded.envs import ENV_IDS
+
         data = dict(row)
         for field in _RUN_JSON_FIELDS:
-            data[field] = json.loads(data[field])
+            if field in data:
+                data[field] = json.loads(data[field])
+        data["env_id"] = ENV_IDS.get(data["env_id"], data["env_id"])
         return RunRecord.model_validate(data)
 
     def delete_run(self, run_id: str) -> None:
@@ -249,6 +485,23 @@ class Archive:
     # -- decisions ----------------------------------------------------------
 
     def add_decision(self, record: DecisionRecord) -> None:
+        """Write one decision with its prompt segments.
+
+        Text that UTF-8 cannot encode (lone surrogates, from a reply or an `\\ud800`
+        escape in it) is replaced by U+FFFD, and the count stored in the decision's
+        `info["archive_surrogates_replaced"]`."""
+        try:
+            self._insert_decision(record)
+        except (UnicodeEncodeError, PydanticSerializationError):
+            self._insert_decision(self._storable_record(record))
+
+    @staticmethod
+    def _storable_record(record: DecisionRecord) -> DecisionRecord:
+        clean, replaced = storable(record.model_dump(by_alias=True))
+        clean["info"]["archive_surrogates_replaced"] = replaced
+        return DecisionRecord.model_validate(clean)
+
+    def _insert_decision(self, record: DecisionRecord) -> None:
         texts = [(self._text_hash(s.text), s.text) for s in record.segments]
         row = {
             "run_id": record.run_id,
@@ -292,14 +545,12 @@ class Archive:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def decisions(self, run_id: str, *, with_segments: bool = True) -> list[DecisionRecord]:
-        rows = self._db.execute(
-            "SELECT * FROM decisions WHERE run_id = ? ORDER BY idx", (run_id,)
-        ).fetchall()
+        rows = self._query("SELECT * FROM decisions WHERE run_id = ? ORDER BY idx", (run_id,))
         segments = self._segments(run_id) if with_segments else {}
         return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]
 
     def _segments(self, run_id: str) -> dict[int, list[Segment]]:
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT s.idx, s.layer, s.role, t.text FROM segments s JOIN texts t "
             "ON t.hash = s.text_hash WHERE s.run_id = ? ORDER BY s.idx, s.pos",
             (run_id,),
@@ -325,7 +576,7 @@ class Archive:
             prompt_tokens=row["prompt_tokens"],
             completion=Completion.model_validate_json(completion) if completion else None,
             actions=[Action.model_validate(a) for a in json.loads(row["actions"])],
-            model=row["model"],
+            model=dict(row).get("model", ""),  # an older archive opened read-only lacks it
             reasoning=row["reasoning"],
             state_patch=json.loads(row["state_patch"]) if row["state_patch"] else None,
             parse_error=row["parse_error"],
@@ -352,11 +603,11 @@ class Archive:
         return digest
 
     def snapshot(self, digest: str) -> Any:
-        row = self._db.execute("SELECT content FROM snapshots WHERE hash = ?", (digest,)).fetchone()
-        if row is None:
+        rows = self._query("SELECT content FROM snapshots WHERE hash = ?", (digest,))
+        if not rows:
             raise ArchiveError(f"no snapshot {digest[:12]} in {self.path}")
-        return json.loads(row["content"])
+        return json.loads(rows[0]["content"])
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         """Read-only queries for analysis code."""
-        return self._db.execute(sql, params).fetchall()
+        return self._query(sql, params)

@@ -27,9 +27,12 @@ ArchiveArgument = Annotated[Path, typer.Argument(help="SQLite run archive.")]
 
 
 def existing_archive(path: Path) -> Path:
+    """`path`, checked to be a bounded archive by opening it read-only (nothing is written:
+    a missing file, another application's database or a non-SQLite file is refused)."""
     if not path.is_file():
         raise ConfigError(f"no archive at {path}")
-    return path
+    with Archive(path, read_only=True):
+        return path
 
 
 def parse_pairs(pairs: list[str], option: str = "--fisher") -> list[tuple[str, str]]:
@@ -301,7 +304,7 @@ def analyze(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
     )  # fmt: skip
-    with Archive(existing_archive(archive)) as store:
+    with Archive(archive, read_only=True) as store:
         runs = store.runs(experiment=experiment)
     result = options.compute(runs)
     if as_json:
@@ -338,7 +341,7 @@ def audit(
     """Context audit: prompt tokens per decision and layer, slope, transcript counterfactual."""
     from bounded.analysis.audit import context_audit
 
-    with Archive(existing_archive(archive)) as store:
+    with Archive(archive, read_only=True) as store:
         runs = [r for r in store.runs(tag=tag) if contract is None or r.contract == contract]
         result = context_audit(store, runs)
     if plot is not None:

@@ -3,12 +3,21 @@
 A reply is one JSON object. Its action part is built from the observation's legal
 actions, so that constrained decoding can only name a legal action with valid
 arguments, and parsing can check the same thing for unconstrained models.
+
+Any text a model returns is survived: lone surrogates (which UTF-8, SQLite and JSON
+writers refuse) are replaced by U+FFFD, JSON nested deeper than `MAX_JSON_DEPTH` is
+refused before it is decoded (so parsing never recurses unboundedly), numbers JSON cannot
+hold (NaN, Infinity, overflowing floats, integers too long to convert) are refused, and
+what a reply carries into a decision is cut to its schema's limits. Each repair is
+recorded on the decision (`Decision.extra`: `surrogates_replaced`, `cut`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import reprlib
 from typing import Any
 
 import jsonschema
@@ -16,6 +25,118 @@ import jsonschema
 from bounded.core import JSON, Action, Decision, Observation
 
 REASONING_MAX_CHARS = 120
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects a reply may hold; deeper replies are parse errors."""
+
+MESSAGE_MAX_CHARS = 200
+"""Longest quotation of a reply's content in a parse error."""
+
+REPLACEMENT_CHARACTER = "\ufffd"
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxlevel = 3
+
+
+def brief(value: Any) -> str:
+    """A short repr of reply content for a message (never the whole of a huge value)."""
+    return _SHORT.repr(value)
+
+
+def clip(text: str, limit: int = MESSAGE_MAX_CHARS) -> str:
+    """`text` cut to `limit` characters, marked with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def scrub(text: str) -> tuple[str, int]:
+    """`text` with every lone surrogate replaced by U+FFFD, and how many were replaced.
+
+    (A well-formed pair is one code point in a Python string, so any code point left in
+    the surrogate range is lone: `json.loads('"\\ud800"')` makes one.)"""
+    return _LONE_SURROGATE.subn(REPLACEMENT_CHARACTER, text)
+
+
+def scrub_json(value: Any) -> tuple[Any, int]:
+    """A JSON value with lone surrogates replaced in every string and key, and the count.
+
+    Recursive: call it on values whose depth is bounded (decoded replies are, by
+    `MAX_JSON_DEPTH`)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        items = [scrub_json(item) for item in value]
+        return [item for item, _ in items], sum(n for _, n in items)
+    if isinstance(value, dict):
+        total, clean = 0, {}
+        for key, item in value.items():
+            new_key, n_key = scrub(key) if isinstance(key, str) else (key, 0)
+            clean[new_key], n_item = scrub_json(item)
+            total += n_key + n_item
+        return clean, total
+    return value, 0
+
+
+def json_depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a JSON value (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+def nests_deeper(text: str, limit: int) -> bool:
+    """Whether the brackets of `text` outside JSON strings nest deeper than `limit`.
+
+    A linear scan (strings are dropped by a regular expression first), so a reply of any
+    depth is measured without recursion before the decoder sees it."""
+    skeleton = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    if len(skeleton) <= limit:
+        return False
+    depth = 0
+    for char in skeleton:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"number {clip(literal, 40)} overflows a float")
+    return value
+
+
+def note_scrubbed(decision: Decision, replaced: int) -> None:
+    """Record on a decision that lone surrogates of its reply were replaced."""
+    if replaced:
+        decision.extra["surrogates_replaced"] = (
+            decision.extra.get("surrogates_replaced", 0) + replaced
+        )
+
+
+def cut_text(decision: Decision, field: str, text: str, limit: int) -> str:
+    """`text` cut to `limit` characters; a cut is recorded on the decision
+    (`extra["cut"][field]` = the original length)."""
+    if len(text) <= limit:
+        return text
+    decision.extra.setdefault("cut", {})[field] = len(text)
+    return text[:limit]
 
 
 def action_with_args_schema(action: Action) -> JSON:
@@ -78,25 +199,48 @@ def decision_schema(obs: Observation, *, reasoning: bool = True, extra: JSON | N
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
-def extract_json_object(text: str) -> JSON:
-    """The first JSON object in `text` (bare, fenced, or embedded in prose); raises ValueError.
+_DECODER = json.JSONDecoder(
+    strict=False,  # a raw line break inside a string is common
+    parse_constant=_refuse_constant,
+    parse_float=_finite_float,
+)
 
-    Strings may hold raw control characters (a line break where JSON wants `\\n`)."""
+
+def decode_reply(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> tuple[JSON, int]:
+    """The first JSON object in `text` (bare, fenced, or embedded in prose), with lone
+    surrogates replaced, and how many were replaced (in the text and in decoded strings).
+
+    Raises ValueError naming the problem: no object, nesting deeper than `max_depth`, or
+    a number JSON cannot hold. Strings may hold raw control characters (a line break
+    where JSON wants `\\n`)."""
+    text, replaced = scrub(text)
     candidates = [text.strip(), *(m.strip() for m in _FENCE.findall(text))]
     start = text.find("{")
     if start >= 0:
         candidates.append(text[start:])
-    decoder = json.JSONDecoder(strict=False)  # a raw line break inside a string is common
-    for candidate in candidates:
+    problem = "reply holds no JSON object"
+    for candidate in dict.fromkeys(candidates):  # each distinct candidate once, in order
         if not candidate.startswith("{"):
             continue
+        if nests_deeper(candidate, max_depth):
+            problem = f"reply nests JSON deeper than {max_depth} levels"
+            continue
         try:
-            value, _ = decoder.raw_decode(candidate)
+            value, _ = _DECODER.raw_decode(candidate)
         except json.JSONDecodeError:
             continue
+        except ValueError as exc:  # NaN, an overflowing float, an integer too long
+            problem = f"reply is not valid JSON: {clip(str(exc))}"
+            continue
         if isinstance(value, dict):
-            return value
-    raise ValueError("reply holds no JSON object")
+            clean, decoded = scrub_json(value)
+            return clean, replaced + decoded
+    raise ValueError(problem)
+
+
+def extract_json_object(text: str) -> JSON:
+    """The first JSON object in `text` (see `decode_reply`); raises ValueError."""
+    return decode_reply(text)[0]
 
 
 def resolve_action(raw: Any, obs: Observation) -> Action:
@@ -104,16 +248,18 @@ def resolve_action(raw: Any, obs: Observation) -> Action:
     if isinstance(raw, str):
         raw = {"id": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
-        raise ValueError(f"action must be an object with a string id, got {raw!r}")
+        raise ValueError(f"action must be an object with a string id, got {brief(raw)}")
     legal = obs.legal_action(raw["id"])
     if legal is None:
-        raise ValueError(f"action {raw['id']!r} is not legal now")
+        raise ValueError(f"action {brief(raw['id'])} is not legal now")
     args = raw.get("args") or {}
+    if not isinstance(args, dict):
+        raise ValueError(f"args for {legal.id!r} must be an object, got {type(args).__name__}")
     if legal.schema_:
         try:
             jsonschema.validate(args, legal.schema_)
         except jsonschema.ValidationError as exc:
-            raise ValueError(f"bad args for {legal.id!r}: {exc.message}") from exc
+            raise ValueError(f"bad args for {legal.id!r}: {clip(exc.message)}") from exc
     return legal.with_args(args)
 
 
@@ -132,13 +278,21 @@ def parse_actions(reply: JSON, obs: Observation) -> list[Action]:
 
 
 def parse_decision(text: str, obs: Observation) -> tuple[Decision, JSON]:
-    """Parse a reply into a Decision (never raises: problems land in `parse_error`)."""
+    """Parse a reply into a Decision (never raises: problems land in `parse_error`).
+
+    Lone surrogates are replaced (`extra["surrogates_replaced"]`) and the reasoning is
+    cut to the schema's `REASONING_MAX_CHARS` (`extra["cut"]["reasoning"]`)."""
     try:
-        reply = extract_json_object(text)
+        reply, replaced = decode_reply(text)
     except ValueError as exc:
-        return Decision(parse_error=str(exc)), {}
+        decision = Decision(parse_error=str(exc))
+        note_scrubbed(decision, scrub(text)[1])
+        return decision, {}
+    decision = Decision()
+    note_scrubbed(decision, replaced)
     reasoning = reply.get("reasoning")
-    decision = Decision(reasoning=reasoning if isinstance(reasoning, str) else "")
+    if isinstance(reasoning, str):
+        decision.reasoning = cut_text(decision, "reasoning", reasoning, REASONING_MAX_CHARS)
     try:
         decision.actions = parse_actions(reply, obs)
     except ValueError as exc:

@@ -45,12 +45,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
+    REASONING_MAX_CHARS,
     action_schema,
+    cut_text,
     decision_schema,
+    decode_reply,
     extract_json_object,
+    note_scrubbed,
     parse_decision,
     reasoning_schema,
     resolve_action,
+    scrub,
 )
 from bounded.core import (
     JSON,
@@ -419,30 +424,34 @@ class EpisodicContract(ContractBase):
             return plan.direct
         if not plan.explore:
             decision, _ = parse_decision(completion.text, obs)
-            decision.extra = self._extra(plan, "model")
+            decision.extra.update(self._extra(plan, "model"))
             return decision
-        proposed, reasoning, error = self._exploration_reply(completion.text, obs)
+        text, replaced = scrub(completion.text)
+        proposed, reasoning, error, decoded = self._exploration_reply(text, obs)
         self.queue.extend(proposed)
         gated = self.gate(plan, obs)
         decision = gated or Decision(
             parse_error=error or "no executable action", extra=self._extra(plan, "model")
         )
-        decision.reasoning = reasoning
+        decision.reasoning = cut_text(decision, "reasoning", reasoning, REASONING_MAX_CHARS)
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
+        note_scrubbed(decision, replaced + decoded)
         return decision
 
     def _exploration_reply(
         self, text: str, obs: Observation
-    ) -> tuple[list[Action], str, str | None]:
+    ) -> tuple[list[Action], str, str | None, int]:
+        """The proposed actions, the reasoning, a problem, and the lone surrogates the
+        decoded strings held (replaced)."""
         try:
-            reply = extract_json_object(text)
+            reply, replaced = decode_reply(text)
         except ValueError as exc:
-            return [], "", str(exc)
+            return [], "", str(exc), 0
         reasoning = reply.get("reasoning") if isinstance(reply.get("reasoning"), str) else ""
         raw = reply.get("actions", [reply["action"]] if "action" in reply else [])
         if not isinstance(raw, list):
-            return [], str(reasoning), "actions must be a list"
+            return [], str(reasoning), "actions must be a list", replaced
         proposed: list[Action] = []
         errors: list[str] = []
         for item in raw[: self.config.explore_actions]:
@@ -450,7 +459,7 @@ class EpisodicContract(ContractBase):
                 proposed.append(resolve_action(item, obs))
             except ValueError as exc:
                 errors.append(str(exc))
-        return proposed, str(reasoning), "; ".join(errors) or None
+        return proposed, str(reasoning), "; ".join(errors) or None, replaced
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         plan = self.plan(obs)
@@ -505,7 +514,7 @@ class EpisodicContract(ContractBase):
             value = extract_json_object(text).get("strategy")
         except ValueError:
             value = None
-        return (value if isinstance(value, str) else text).strip()[:400]
+        return scrub(value if isinstance(value, str) else text)[0].strip()[:400]
 
     # -- rendering --------------------------------------------------------
 

@@ -7,7 +7,9 @@ Merge rules, applied by `merge_patch`:
 - `{"$append": [...]}` appends to a list (a missing key starts an empty list);
 - any other value replaces the old one.
 An optional JSON schema is checked after the merge; a rejected patch leaves the state
-unchanged and is journaled with its reason.
+unchanged and is journaled with its reason. So are a patch that is not an object (also
+a parse error of its decision), one nested deeper than `max_patch_depth`, and one whose
+result would exceed `max_state_chars`: the state, and so every prompt, stays bounded.
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ import copy
 from typing import Any
 
 import jsonschema
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bounded.contracts._render import compact_json, render_observation, reply_format
-from bounded.contracts._reply import decision_schema, parse_decision
+from bounded.contracts._reply import (
+    MAX_JSON_DEPTH,
+    clip,
+    decision_schema,
+    json_depth,
+    parse_decision,
+)
 from bounded.core import (
     JSON,
     Completion,
@@ -34,6 +42,13 @@ from bounded.core import (
 
 APPEND = "$append"
 
+MAX_PATCH_DEPTH = 32
+"""Default deepest nesting of a patch (`StateConfig.max_patch_depth`)."""
+
+MAX_STATE_CHARS = 16_000
+"""Default size limit of the state as the prompt shows it, in characters of compact JSON
+(`StateConfig.max_state_chars`; about 4,000 tokens)."""
+
 MERGE_RULES = """\
 State rules: you keep a JSON state between events; it is all you remember. Each reply
 carries "state_patch", merged into your state: objects merge key by key, null deletes a
@@ -45,10 +60,15 @@ class PatchRejected(ValueError):
     """A patch that cannot be merged or whose result breaks the state schema."""
 
 
-def merge_patch(state: JSON, patch: JSON) -> JSON:
-    """The state after `patch`, as a new object; `state` is not modified."""
+def merge_patch(state: JSON, patch: JSON, *, max_depth: int = MAX_PATCH_DEPTH) -> JSON:
+    """The state after `patch`, as a new object; `state` is not modified.
+
+    A patch nested deeper than `max_depth` is rejected before anything recurses into it."""
     if not isinstance(patch, dict):
         raise PatchRejected(f"patch must be an object, got {type(patch).__name__}")
+    depth = json_depth(patch)
+    if depth > max_depth:
+        raise PatchRejected(f"patch nests {depth} levels deep, more than {max_depth}")
     merged = copy.deepcopy(state)
     _merge_into(merged, patch, path="")
     return merged
@@ -98,6 +118,25 @@ class StateConfig(BaseModel):
     """The state before the first decision (the environment's suggestion fills keys left out)."""
     reasoning: bool = True
     """Ask for a short reasoning field (discarded after each reply)."""
+    max_state_chars: int | None = Field(default=MAX_STATE_CHARS, ge=2)
+    """Largest state, in characters of the compact JSON the prompt shows; a patch whose
+    result is larger is rejected and journaled. None: no limit (the state can then grow
+    every prompt without bound)."""
+    max_patch_depth: int = Field(default=MAX_PATCH_DEPTH, ge=1, le=MAX_JSON_DEPTH)
+    """Deepest nesting of arrays and objects a patch may hold; a deeper one is rejected
+    and journaled."""
+
+    @field_validator("state_schema")
+    @classmethod
+    def _a_valid_schema(cls, schema: JSON | None) -> JSON | None:
+        """Refuse a schema that is not one (`{"type": 5}`) when the contract is built, not
+        at the first merge."""
+        if schema:
+            try:
+                jsonschema.validators.validator_for(schema).check_schema(schema)
+            except jsonschema.SchemaError as exc:
+                raise ValueError(f"not a valid JSON schema: {clip(exc.message)}") from exc
+        return schema
 
 
 class JournalEntry(BaseModel):
@@ -152,28 +191,45 @@ class StateContract(ContractBase):
         return prompt
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
+        """The decision and its pending patch; a patch that is not an object is a parse
+        error (and is journaled as rejected when the decision is committed)."""
         decision, reply = parse_decision(completion.text, obs)
-        if "state_patch" in reply:
-            decision.state_patch = reply["state_patch"]
-            self._pending_patch = reply["state_patch"]
-        else:
-            self._pending_patch = None
+        patch = self._pending_patch = reply.get("state_patch")  # null: no patch
+        if isinstance(patch, dict):
+            decision.state_patch = patch
+        elif patch is not None:
+            problem = f"state_patch must be an object, got {type(patch).__name__}"
+            decision.parse_error = "; ".join(e for e in (decision.parse_error, problem) if e)
         return decision
 
     def apply(self, patch: Any, t: float = 0) -> JournalEntry:
-        """Merge one patch (checked against the schema) and journal the outcome."""
+        """Merge one patch (checked against the depth limit, the schema and the size limit)
+        and journal the outcome."""
         try:
-            merged = merge_patch(self.state, patch)
+            merged = merge_patch(self.state, patch, max_depth=self.config.max_patch_depth)
+            self._check_size(merged)
             if self.schema:
                 jsonschema.validate(merged, self.schema)
         except PatchRejected as exc:
             entry = self._journal(t, patch, accepted=False, reason=str(exc))
         except jsonschema.ValidationError as exc:
-            entry = self._journal(t, patch, accepted=False, reason=f"schema: {exc.message}")
+            reason = f"schema: {clip(exc.message)}"
+            entry = self._journal(t, patch, accepted=False, reason=reason)
         else:
             self.state = merged
             entry = self._journal(t, patch, accepted=True)
         return entry
+
+    def _check_size(self, state: JSON) -> None:
+        """Refuse a state larger than `max_state_chars` (as the prompt would show it)."""
+        limit = self.config.max_state_chars
+        if limit is None:
+            return
+        size = len(compact_json(state))
+        if size > limit:
+            raise PatchRejected(
+                f"state would be {size:,} characters, over max_state_chars ({limit:,})"
+            )
 
     def _journal(self, t: float, patch: Any, *, accepted: bool, reason: str = "") -> JournalEntry:
         entry = JournalEntry(
@@ -202,5 +258,5 @@ def replay_journal(initial: JSON, journal: list[JournalEntry]) -> list[JSON]:
     states = [copy.deepcopy(initial)]
     for entry in journal:
         if entry.accepted:
-            states.append(merge_patch(states[-1], entry.patch))
+            states.append(merge_patch(states[-1], entry.patch, max_depth=MAX_JSON_DEPTH))
     return states

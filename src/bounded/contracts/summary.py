@@ -21,7 +21,14 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._reply import action_with_args_schema, extract_json_object, resolve_action
+from bounded.contracts._reply import (
+    action_with_args_schema,
+    cut_text,
+    decode_reply,
+    note_scrubbed,
+    resolve_action,
+    scrub,
+)
 from bounded.core import (
     JSON,
     Action,
@@ -239,7 +246,8 @@ class SummaryContract(ContractBase):
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self.last_call, self.calls = self.step, self.calls + 1
-        reply, items, error = self._reply(completion.text)
+        text, replaced = scrub(completion.text)
+        reply, items, error, decoded = self._reply(text)
         actions, errors = self._resolve(items, obs)
         self.queue = deque(actions)
         self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
@@ -247,28 +255,31 @@ class SummaryContract(ContractBase):
         action = self._pop(obs)
         empty = obs.legal_action(self.config.empty_action)
         chosen = [action] if action else ([empty] if empty else [])
-        return Decision(
+        decision = Decision(
             actions=chosen,
-            reasoning=str(reply.get("analysis", ""))[: self.config.text_max_chars],
             parse_error=problems if not actions else None,
-            extra={
-                "source": "model",
-                "decisions": [a.id for a in actions],
-                "rejected": errors,
-                "suggestions": str(reply.get("suggestions", "")),
-            },
+            extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
         )
+        limit = self.config.text_max_chars
+        decision.reasoning = cut_text(decision, "analysis", str(reply.get("analysis", "")), limit)
+        suggestions = str(reply.get("suggestions", ""))
+        decision.extra["suggestions"] = cut_text(decision, "suggestions", suggestions, limit)
+        note_scrubbed(decision, replaced + decoded)
+        return decision
 
-    def _reply(self, text: str) -> tuple[JSON, list[object], str | None]:
+    def _reply(self, text: str) -> tuple[JSON, list[object], str | None, int]:
+        """The reply object, its decision items, a problem, and the lone surrogates its
+        decoded strings held (replaced)."""
         try:
-            reply = extract_json_object(text)
-        except ValueError:
-            tags = decisions_from_text(text)
-            return {}, list(tags), None if tags else "reply holds no JSON object and no <ACTION>"
+            reply, replaced = decode_reply(text)
+        except ValueError as exc:
+            tags = decisions_from_text(text)[: self.config.decisions]
+            problem = None if tags else f"{exc} and no <ACTION>"
+            return {}, list(tags), problem, 0
         items = reply.get("decisions", [])
         if not isinstance(items, list):
-            return reply, [], "decisions must be a list"
-        return reply, items[: self.config.decisions], None
+            return reply, [], "decisions must be a list", replaced
+        return reply, items[: self.config.decisions], None, replaced
 
     @staticmethod
     def _resolve(items: Iterable[object], obs: Observation) -> tuple[list[Action], list[str]]:

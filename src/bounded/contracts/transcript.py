@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._render import render_observation, reply_format
-from bounded.contracts._reply import decision_schema, parse_decision
+from bounded.contracts._reply import decision_schema, parse_decision, scrub
 from bounded.core import (
     JSON,
     Completion,
@@ -101,7 +101,7 @@ class TranscriptContract(ContractBase):
         return kept
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        self._pending = completion.text
+        self._pending = scrub(completion.text)[0]  # resent in every later prompt
         decision, _ = parse_decision(completion.text, obs)
         if self._dropped:
             decision.extra["history_dropped"] = self._dropped

@@ -8,6 +8,12 @@ a kind: `register_model("mine", "pkg.mod:make_mine")` or an entry point in the
 `bounded.models` group; `mine:REST` then calls `make_mine("REST", **options)`. An import
 path works without registering: `pkg.mod:Mine` calls `Mine(**options)`, and
 `pkg.mod:Mine:REST` calls `Mine("REST", **options)`.
+
+Options are the model's constructor arguments (`GameSpec.model_options`, an experiment
+cell's `model_options`, `make_model(spec, **options)`). `openai:` models take `retry` (a
+`bounded.models.openai_compat.RetryPolicy` or a mapping of its fields), `schema_mode` and
+`tokenizer`; the in-process models (`local`, `scripted`, `none`) make no network call and
+ignore `retry`, as they ignore `base_url`, so one game's options can serve every tier.
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ from bounded.core import ConfigError, Model
 from bounded.registry import Registry, is_import_path
 
 
-def local_model(rest: str, *, base_url: str | None = None, **options: Any) -> Model:
-    """The embedded model, or any GGUF file; in-process, so `base_url` is not used."""
+def local_model(
+    rest: str, *, base_url: str | None = None, retry: Any = None, **options: Any
+) -> Model:
+    """The embedded model, or any GGUF file; in-process, so `base_url` and `retry` are not
+    used."""
     from bounded.models.local import EMBEDDED, LocalModel
 
     if not rest or rest in EMBEDDED:
@@ -42,9 +51,11 @@ MINIMAL = "minimal"
 (`bounded.models.scripted.schema_filler`), unless a file of that name exists."""
 
 
-def scripted_model(rest: str, *, base_url: str | None = None, **options: Any) -> Model:
-    """Fixed replies from a JSONL file (`base_url` is not used); `scripted:minimal` fills
-    every reply schema minimally."""
+def scripted_model(
+    rest: str, *, base_url: str | None = None, retry: Any = None, **options: Any
+) -> Model:
+    """Fixed replies from a JSONL file (`base_url` and `retry` are not used);
+    `scripted:minimal` fills every reply schema minimally."""
     from bounded.models.scripted import ScriptedModel
 
     if not rest:
@@ -67,7 +78,7 @@ def scripted_model(rest: str, *, base_url: str | None = None, **options: Any) ->
     return ScriptedModel(replies, cycle=True, **options)
 
 
-def no_model(rest: str, *, base_url: str | None = None, **options: Any) -> Model:
+def no_model(rest: str, *, base_url: str | None = None, retry: Any = None, **options: Any) -> Model:
     from bounded.models.none import NoModel
 
     return NoModel()

@@ -186,7 +186,7 @@ def build_report(
 ) -> Path:
     """Write the report for an archive to `out` and return its path."""
     out = Path(out)
-    with Archive(archive_path) as archive:
+    with Archive(archive_path, read_only=True) as archive:
         page = render_page(archive, options or ReportOptions(), served=False)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page)

@@ -28,7 +28,7 @@ class ReportServer(ThreadingHTTPServer):
     def archive(self) -> Archive:
         """One connection per handler thread: SQLite connections stay in their thread."""
         if getattr(self._local, "archive", None) is None:
-            self._local.archive = Archive(self.archive_path)
+            self._local.archive = Archive(self.archive_path, read_only=True)
         archive: Archive = self._local.archive
         return archive
 

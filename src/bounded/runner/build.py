@@ -48,7 +48,7 @@ def build_contract(spec: GameSpec) -> Contract:
 
 
 def build_model(spec: GameSpec) -> Model:
-    return make_model(spec.model, base_url=spec.base_url)
+    return make_model(spec.model, base_url=spec.base_url, **spec.model_options)
 
 
 def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
@@ -57,7 +57,7 @@ def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
     built: dict[str, Model] = {spec.model: default}
     for model in spec.models.values():
         if model not in built:
-            built[model] = make_model(model, base_url=spec.base_url)
+            built[model] = make_model(model, base_url=spec.base_url, **spec.model_options)
     return {kind: built[model] for kind, model in spec.models.items()}
 
 

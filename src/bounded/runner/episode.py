@@ -7,6 +7,12 @@ own and those a contract makes itself through `EpisodeContext.model` (summaries,
 strategy descriptions, postrun learning), goes through one `MeteredModel`: calls made
 during a decision are archived on its record (`extra_completions` for the contract's),
 calls made by postrun with the run, and all are counted in the run's totals.
+
+Model failures: a failed call becomes a fallback decision recorded with its error;
+`MAX_CONSECUTIVE_MODEL_ERRORS` failed decisions in a row, a run whose models never
+answered at all, and a run past a model's budget of model time (`run_deadline_s`, which an
+`openai:` model takes from its retry policy) end the run `failed`, so it never counts as a
+game.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any
 from bounded.core import (
     JSON,
     Action,
+    BoundedError,
     Completion,
     Contract,
     Decision,
@@ -44,8 +51,65 @@ USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
 """What `RunRecord.usage` counts per model."""
 
 
-class ModelUnavailableError(RuntimeError):
-    """The model failed several decisions in a row: the run stops as `failed`."""
+class ModelUnavailableError(BoundedError, RuntimeError):
+    """The model failed several decisions in a row, or never answered: the run stops as
+    `failed`."""
+
+
+class ModelDeadlineError(ModelUnavailableError):
+    """A model's time in the run passed its per-run deadline: the run stops as `failed`."""
+
+
+class ClockedModel(MeteredModel):
+    """A metered model that also keeps the run's time with it (every call, failed ones and
+    retries included) and how many calls it answered or failed, and stops the run once the
+    model's budget of model time per run (its `run_deadline_s`, when it declares one) is
+    spent."""
+
+    def __init__(self, inner: Model) -> None:
+        super().__init__(inner)
+        budget = getattr(inner, "run_deadline_s", None)
+        self.run_deadline_s: float | None = float(budget) if budget else None
+        self.spent_s = 0.0
+        self.answered = 0
+        self.failed = 0
+        self.last_error = ""
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        constraint: JSON | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        self._check_budget()
+        started = time.perf_counter()
+        try:
+            completion = super().complete(
+                messages, constraint=constraint, max_tokens=max_tokens,
+                temperature=temperature, seed=seed,
+            )  # fmt: skip
+        except Exception as exc:
+            self.spent_s += time.perf_counter() - started
+            self.failed += 1
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self._check_budget(exc)
+            raise
+        self.spent_s += time.perf_counter() - started
+        self.answered += 1
+        self._check_budget()
+        return completion
+
+    def _check_budget(self, cause: BaseException | None = None) -> None:
+        """Raise `ModelDeadlineError` once the run's model time has reached the budget."""
+        budget = self.run_deadline_s
+        if budget is not None and self.spent_s >= budget:
+            raise ModelDeadlineError(
+                f"{self.id}: model time {self.spent_s:.1f} s passed the run's deadline of "
+                f"{budget:g} s"
+            ) from cause
 
 
 def package_version() -> str:
@@ -102,9 +166,14 @@ class EpisodeRunner:
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
     ) -> None:
         self.env, self.contract = env, contract
-        self.model = MeteredModel(model)
-        self.tiers = {kind: MeteredModel(tier) for kind, tier in (models or {}).items()}
+        meters = {id(model): ClockedModel(model)}  # one meter and one clock per model object
+        for tier in (models or {}).values():
+            if id(tier) not in meters:
+                meters[id(tier)] = ClockedModel(tier)
+        self.model = meters[id(model)]
+        self.tiers = {kind: meters[id(tier)] for kind, tier in (models or {}).items()}
         """The model of each decision kind that has its own; the others use `model`."""
+        self._meters = list(meters.values())
         self.archive = archive
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
@@ -148,6 +217,7 @@ class EpisodeRunner:
             done = not obs.legal
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
+            self._check_reached()
             self.contract.postrun(self.trajectory, self.env.outcome())
             self._count_calls(self._drain())
             self.run.postrun = self.contract.postrun_record
@@ -204,6 +274,8 @@ class EpisodeRunner:
                 temperature=self.temperature,
                 seed=self.seed,
             )
+        except ModelUnavailableError:  # past the run's deadline: not a fallback
+            raise
         except Exception as exc:
             self._model_errors += 1
             if self._model_errors >= MAX_CONSECUTIVE_MODEL_ERRORS:
@@ -212,13 +284,25 @@ class EpisodeRunner:
         self._model_errors = 0
         return prompt, completion, self.contract.parse(completion, obs)
 
-    def model_for(self, obs: Observation) -> MeteredModel:
+    def model_for(self, obs: Observation) -> ClockedModel:
         """The model that makes decisions of this kind."""
         return self.tiers.get(obs.kind, self.model)
 
     def _drain(self) -> list[Completion]:
         """Every call any model made since the last drain."""
-        return [call for meter in (self.model, *self.tiers.values()) for call in meter.drain()]
+        return [call for meter in self._meters for call in meter.drain()]
+
+    def _check_reached(self) -> None:
+        """A run whose models failed every call they were asked never played: it fails (before
+        postrun learns from it) instead of counting as a game of fallbacks."""
+        failed = sum(meter.failed for meter in self._meters)
+        if not failed or any(meter.answered for meter in self._meters):
+            return
+        last = next(meter.last_error for meter in self._meters if meter.last_error)
+        plural = "" if failed == 1 else "s"
+        raise ModelUnavailableError(
+            f"the model never answered: {failed} call{plural} failed (last: {last})"
+        )
 
     def _record(
         self,

@@ -117,6 +117,8 @@ class CellSettings(_Strict):
     kinds and the contract's own calls go to `model`."""
     base_url: str | None = None
     """Endpoint of an OpenAI-compatible server, for `openai:` models."""
+    model_options: JSON | None = None
+    """Options for the cell's models (`model_options = { retry = { timeout_s = 60 } }`)."""
     env_options: JSON | None = None
     """Fixed environment settings (ascension, level, style, map, horizon, budgets)."""
     contract_config: JSON | None = None
@@ -331,6 +333,7 @@ class Experiment(BaseModel):
                 for kind, spec in (settings.get("models") or {}).items()
             },
             "base_url": settings.get("base_url"),
+            "model_options": settings.get("model_options") or {},
             "env_options": {**(settings.get("env_options") or {}), **point},
             "contract_config": config,
         }

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bounded.core import JSON, ConfigError, first_validation_error
+from bounded.core import JSON, ConfigError, RunRecord, first_validation_error
 
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_MAX_DECISIONS = 100_000
@@ -40,6 +40,10 @@ class GameSpec(BaseModel):
     the contract's own calls (summaries, postrun learning) go to `model`."""
     base_url: str | None = None
     """Endpoint of an OpenAI-compatible server, for `openai:` models."""
+    model_options: JSON = Field(default_factory=dict)
+    """Options for every model the spec builds (`make_model(spec, **model_options)`), e.g.
+    `{"retry": {"timeout_s": 60, "attempts": 3}}` for `openai:` models (see
+    `bounded.models.openai_compat.RetryPolicy`); in-process models ignore `retry`."""
     seed: int = 1
     """Episode seed."""
     tag: str = ""
@@ -69,6 +73,15 @@ class GameSpec(BaseModel):
         return self.tag or self.contract
 
 
+GameKey = tuple[str, str, int]
+"""(experiment, cell, seed): a sweep plays each key exactly once."""
+
+
+def run_key(run: RunRecord) -> GameKey:
+    """The resume key of an archived run (`GameSpec.key` of the spec that made it)."""
+    return (run.experiment, run.cell, run.seed)
+
+
 def make_spec(**fields: Any) -> GameSpec:
     """A `GameSpec` from a user's settings; a bad one is a one-line error naming the field.
     Fields given as None take their defaults."""
@@ -78,4 +91,11 @@ def make_spec(**fields: Any) -> GameSpec:
         raise ConfigError(f"bad game settings: {first_validation_error(exc)}") from exc
 
 
-__all__ = ["DEFAULT_MAX_DECISIONS", "DEFAULT_MAX_TOKENS", "GameSpec", "make_spec"]
+__all__ = [
+    "DEFAULT_MAX_DECISIONS",
+    "DEFAULT_MAX_TOKENS",
+    "GameKey",
+    "GameSpec",
+    "make_spec",
+    "run_key",
+]
