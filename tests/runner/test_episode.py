@@ -9,7 +9,7 @@ from bounded.envs import make
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import ModelUnavailableError, run_episode
-from bounded.runner.episode import ModelDeadlineError
+from bounded.runner.meter import ModelDeadlineError
 
 
 def test_state_contract_loop_with_a_perfect_scripted_model(tmp_path):

@@ -1,13 +1,15 @@
 """Running games: the spec, the one builder, the episode loop, and sweeps of them."""
 
 from bounded.runner.build import Game, build_game, check_spec, play
-from bounded.runner.episode import EpisodeRunner, ModelUnavailableError, run_episode
+from bounded.runner.episode import EpisodeRunner, run_episode
+from bounded.runner.meter import ModelDeadlineError, ModelUnavailableError
 from bounded.runner.spec import GameSpec, make_spec
 
 __all__ = [
     "EpisodeRunner",
     "Game",
     "GameSpec",
+    "ModelDeadlineError",
     "ModelUnavailableError",
     "build_game",
     "check_spec",

@@ -26,7 +26,6 @@ from typing import Any
 from bounded.core import (
     JSON,
     Action,
-    BoundedError,
     Completion,
     Contract,
     Decision,
@@ -43,73 +42,12 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.meter import MeteredModel
+from bounded.runner.meter import ClockedModel, ModelUnavailableError
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
 USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
 """What `RunRecord.usage` counts per model."""
-
-
-class ModelUnavailableError(BoundedError, RuntimeError):
-    """The model failed several decisions in a row, or never answered: the run stops as
-    `failed`."""
-
-
-class ModelDeadlineError(ModelUnavailableError):
-    """A model's time in the run passed its per-run deadline: the run stops as `failed`."""
-
-
-class ClockedModel(MeteredModel):
-    """A metered model that also keeps the run's time with it (every call, failed ones and
-    retries included) and how many calls it answered or failed, and stops the run once the
-    model's budget of model time per run (its `run_deadline_s`, when it declares one) is
-    spent."""
-
-    def __init__(self, inner: Model) -> None:
-        super().__init__(inner)
-        budget = getattr(inner, "run_deadline_s", None)
-        self.run_deadline_s: float | None = float(budget) if budget else None
-        self.spent_s = 0.0
-        self.answered = 0
-        self.failed = 0
-        self.last_error = ""
-
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        constraint: JSON | None = None,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        seed: int | None = None,
-    ) -> Completion:
-        self._check_budget()
-        started = time.perf_counter()
-        try:
-            completion = super().complete(
-                messages, constraint=constraint, max_tokens=max_tokens,
-                temperature=temperature, seed=seed,
-            )  # fmt: skip
-        except Exception as exc:
-            self.spent_s += time.perf_counter() - started
-            self.failed += 1
-            self.last_error = f"{type(exc).__name__}: {exc}"
-            self._check_budget(exc)
-            raise
-        self.spent_s += time.perf_counter() - started
-        self.answered += 1
-        self._check_budget()
-        return completion
-
-    def _check_budget(self, cause: BaseException | None = None) -> None:
-        """Raise `ModelDeadlineError` once the run's model time has reached the budget."""
-        budget = self.run_deadline_s
-        if budget is not None and self.spent_s >= budget:
-            raise ModelDeadlineError(
-                f"{self.id}: model time {self.spent_s:.1f} s passed the run's deadline of "
-                f"{budget:g} s"
-            ) from cause
 
 
 def package_version() -> str:

@@ -4,14 +4,17 @@ The runner wraps the run's model in a `MeteredModel` and hands that wrapper to t
 contract in its `EpisodeContext`: the decision's own call and every call a contract
 makes itself (a summary, a strategy description, postrun learning) go through it and
 are counted the same way. The runner takes the calls made since it last looked with
-`drain()` and adds them to the decision's record or to the run's postrun.
+`drain()` and adds them to the decision's record or to the run's postrun. The runner's
+`ClockedModel` also keeps each model's time and answered and failed calls, and stops a
+run whose model time passes the model's per-run deadline.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from bounded.core import JSON, Completion, Model
+from bounded.core import JSON, BoundedError, Completion, Model
 
 
 class MeteredModel:
@@ -58,4 +61,65 @@ class MeteredModel:
         return calls
 
 
-__all__ = ["MeteredModel"]
+class ModelUnavailableError(BoundedError, RuntimeError):
+    """The model failed several decisions in a row, or never answered: the run stops as
+    `failed`."""
+
+
+class ModelDeadlineError(ModelUnavailableError):
+    """A model's time in the run passed its per-run deadline: the run stops as `failed`."""
+
+
+class ClockedModel(MeteredModel):
+    """A metered model that also keeps the run's time with it (every call, failed ones and
+    retries included) and how many calls it answered or failed, and stops the run once the
+    model's budget of model time per run (its `run_deadline_s`, when it declares one) is
+    spent."""
+
+    def __init__(self, inner: Model) -> None:
+        super().__init__(inner)
+        budget = getattr(inner, "run_deadline_s", None)
+        self.run_deadline_s: float | None = float(budget) if budget else None
+        self.spent_s = 0.0
+        self.answered = 0
+        self.failed = 0
+        self.last_error = ""
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        constraint: JSON | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        self._check_budget()
+        started = time.perf_counter()
+        try:
+            completion = super().complete(
+                messages, constraint=constraint, max_tokens=max_tokens,
+                temperature=temperature, seed=seed,
+            )  # fmt: skip
+        except Exception as exc:
+            self.spent_s += time.perf_counter() - started
+            self.failed += 1
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self._check_budget(exc)
+            raise
+        self.spent_s += time.perf_counter() - started
+        self.answered += 1
+        self._check_budget()
+        return completion
+
+    def _check_budget(self, cause: BaseException | None = None) -> None:
+        """Raise `ModelDeadlineError` once the run's model time has reached the budget."""
+        budget = self.run_deadline_s
+        if budget is not None and self.spent_s >= budget:
+            raise ModelDeadlineError(
+                f"{self.id}: model time {self.spent_s:.1f} s passed the run's deadline of "
+                f"{budget:g} s"
+            ) from cause
+
+
+__all__ = ["ClockedModel", "MeteredModel", "ModelDeadlineError", "ModelUnavailableError"]
