@@ -1,13 +1,19 @@
 """The workbench sandbox: file access confined to one directory, and shell commands run
-under bubblewrap with no network, a wall-clock timeout, CPU, memory, process and
-file-size limits, and capped output.
+under bubblewrap with no network, wall-clock, CPU, memory, process, file-size and disk
+limits, and capped output.
 
-File tools run in this process and refuse any path that leaves the task directory
-(`..`, absolute paths other than the in-sandbox mount point, symlinks pointing out).
-Commands run in `bwrap` with every namespace unshared (no network, own PID space),
-a read-only `/usr`, a private `/tmp`, and the task directory mounted at `/work`.
-When this process runs as root, commands drop to an unprivileged uid first, so that
-the process limit applies (the kernel exempts root from it).
+File tools run in this process (see `files`): they refuse any path that leaves the task
+directory and anything but regular files and directories, and never block. Commands run
+in `bwrap` with every namespace unshared (no network, own PID space), a read-only `/`,
+`/usr` and `/dev`, and size-limited tmpfs mounts for `/tmp` and for the task directory
+at `/work`: a writable run copies the task directory into that tmpfs, runs the command
+under `box_init` (PID 1 of the sandbox), and the host takes the result back through a
+checked tar stream (see `sync`), so a command can neither fill the host's disk nor leave
+a FIFO, socket or device behind. Read-only runs (the oracle) bind the directory itself.
+When this process runs as root, commands drop to an unprivileged uid first, so that the
+process limit applies (the kernel exempts root from it). SIGTERM is turned into
+`SystemExit` (when no handler is set), so that a killed host still kills its sandbox and
+removes its task directory.
 """
 
 from __future__ import annotations
@@ -22,23 +28,23 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.core import BoundedError
+from bounded.envs.workbench import files
+from bounded.envs.workbench.files import MOUNT_POINT, SandboxError
+from bounded.envs.workbench.sync import SANDBOX_UID, ResultReader, discard, swap_in
 
-MOUNT_POINT = "/work"
-"""Where the task directory appears inside the sandbox."""
+SYNC_GRACE_S = 30.0
+"""Time a writable run gets past its command's limit to copy the directory in and out."""
 
-SANDBOX_UID = 65534
-"""The uid commands run as when this process is root (`nobody` on Debian)."""
+BOX_IN = "/.box/in"
+"""Where a writable run sees the host's task directory (read-only) to copy it in."""
 
 _ROOT_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-
-
-class SandboxError(BoundedError):
-    """A tool call the sandbox refused (path escape, oversize write, ...)."""
 
 
 class SandboxUnavailable(BoundedError):
@@ -61,6 +67,15 @@ class SandboxLimits(BaseModel):
     fork bombs."""
     max_file_mb: int = Field(default=64, ge=1, le=4096)
     """Largest file a command may write (RLIMIT_FSIZE), in MiB."""
+    disk_mb: int = Field(default=256, ge=1, le=65536)
+    """The task directory's quota, in MiB: `/work` is a tmpfs of this size during a command
+    (writes past it fail with ENOSPC), file tools refuse writes past it, and the host copy
+    never holds more."""
+    tmp_mb: int = Field(default=64, ge=1, le=65536)
+    """Size of the sandbox's `/tmp` tmpfs, in MiB. With `/` and `/dev` read-only, the
+    memory files can take is at most `disk_mb + tmp_mb`."""
+    max_entries: int = Field(default=20000, ge=10, le=10_000_000)
+    """Most files, directories and links the task directory may hold."""
     output_chars: int = Field(default=6000, ge=200, le=1_000_000)
     """Output kept from a command (head and tail; the middle is elided)."""
 
@@ -76,10 +91,20 @@ class ExecResult(BaseModel):
     truncated: bool = False
     timed_out: bool = False
     seconds: float = 0.0
+    dropped: list[str] = Field(default_factory=list)
+    """FIFOs, sockets and devices the command left in the directory (not kept)."""
+    discarded: str = ""
+    """Why the command's changes to the directory were not kept ("" when they were)."""
 
     def render(self) -> str:
         status = "timed out (killed)" if self.timed_out else f"exit code {self.exit_code}"
-        return f"[{status}]\n{self.output}" if self.output else f"[{status}, no output]"
+        notes = ""
+        if self.dropped:
+            notes += f"\n[sandbox: special files not kept: {', '.join(self.dropped[:10])}]"
+        if self.discarded:
+            notes += f"\n[sandbox: this command's changes were discarded: {self.discarded}]"
+        body = f"[{status}]\n{self.output}" if self.output else f"[{status}, no output]"
+        return body + notes
 
 
 def bwrap_path() -> str | None:
@@ -98,17 +123,18 @@ _AVAILABLE: bool | None = None
 
 
 def _probe() -> bool:
-    """Run `true` exactly as a task command would run (same user, limits and mounts)."""
-    binary = bwrap_path()
-    if binary is None:
+    """Run a command exactly as a task command would run (same user, limits, mounts and
+    copy back)."""
+    if bwrap_path() is None:
         return False
-    top = tempfile.mkdtemp(prefix="sandbox-probe-")
+    top = Path(tempfile.mkdtemp(prefix="sandbox-probe-"))
     try:
         os.chmod(top, 0o755)
-        box = Sandbox(Path(top))
+        (top / "work").mkdir()
+        box = Sandbox(top / "work")
         box.hand_over_tree()
-        argv = [binary, *box._bwrap_args(writable=True, binds=()), "--", "true"]
-        return box._execute(argv, timeout_s=10).exit_code == 0
+        result = box._run("touch made", writable=True, binds=(), seconds=10)
+        return result.exit_code == 0 and (box.root / "made").is_file()
     except OSError:
         return False
     finally:
@@ -190,51 +216,41 @@ class Sandbox:
 
     def resolve(self, path: str) -> Path:
         """The host path of `path` (relative, or under /work); raises SandboxError on escape."""
-        if not isinstance(path, str) or not path.strip():
-            raise SandboxError("path must be a non-empty string")
-        if "\x00" in path:
-            raise SandboxError("path holds a NUL byte")
-        relative = path.strip()
-        if relative == MOUNT_POINT or relative.startswith(MOUNT_POINT + "/"):
-            relative = relative[len(MOUNT_POINT) :].lstrip("/") or "."
-        elif os.path.isabs(relative):
-            raise SandboxError(f"absolute path {path!r} is outside the task directory")
-        candidate = os.path.normpath(os.path.join(self.root, relative))
-        if not _inside(candidate, self.root):
-            raise SandboxError(f"path {path!r} leaves the task directory")
-        real = os.path.realpath(candidate)
-        if not _inside(real, self.root):
-            raise SandboxError(
-                f"path {path!r} resolves (through a symlink) outside the task directory"
-            )
-        return Path(real)
+        return files.resolve(self.root, path)
 
     def read_text(self, path: str, *, max_chars: int) -> str:
-        target = self.resolve(path)
-        if not target.is_file():
-            raise SandboxError(
-                f"{path!r} is not a file" if target.exists() else f"{path!r} does not exist"
-            )
-        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(max_chars * 4 + 4)
+        """A regular file's text (at most about `max_chars`); anything else is refused."""
+        data = files.read_regular(self.resolve(path), path, max_chars * 4 + 4)
         return data.decode(errors="replace")
 
     def write_text(self, path: str, content: str) -> int:
-        """Write a file (parents created); returns the bytes written."""
+        """Write a regular file (parents created) within the quota; returns the bytes written."""
         target = self.resolve(path)
         if target == self.root or target.is_dir():
             raise SandboxError(f"{path!r} is a directory")
         data = content.encode()
         if len(data) > self.limits.max_file_mb << 20:
             raise SandboxError(f"content of {len(data)} bytes is over the file-size limit")
+        self._check_quota(target, len(data))
         self._make_parents(target.parent)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-        fd = os.open(target, flags, 0o644)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        files.write_regular(target, path, data)
         self._hand_over(target)
         return len(data)
+
+    def _check_quota(self, target: Path, size: int) -> None:
+        used, entries = files.usage(self.root)
+        existing = files.regular_size(target)
+        after = used - files.pages(existing or 0) + files.pages(size)
+        if after > self.limits.disk_mb << 20:
+            raise SandboxError(
+                f"writing {size} bytes would take the task directory over its disk quota"
+                f" of {self.limits.disk_mb} MiB"
+            )
+        if existing is None and entries >= self.limits.max_entries:
+            raise SandboxError(
+                f"the task directory already holds {entries} entries (limit"
+                f" {self.limits.max_entries})"
+            )
 
     def _make_parents(self, directory: Path) -> None:
         missing = []
@@ -256,8 +272,8 @@ class Sandbox:
             return
         top = top or self.root
         os.chown(top, SANDBOX_UID, SANDBOX_UID, follow_symlinks=False)
-        for folder, dirs, files in os.walk(top):
-            for name in dirs + files:
+        for folder, dirs, names in os.walk(top):
+            for name in dirs + names:
                 os.chown(
                     os.path.join(folder, name), SANDBOX_UID, SANDBOX_UID, follow_symlinks=False
                 )
@@ -275,16 +291,59 @@ class Sandbox:
         """Run a shell command (or an argv) inside the sandbox, with /work as its directory.
 
         `binds` are extra read-only (host path, sandbox path) mounts, e.g. an oracle's files.
+        A writable run's changes to the directory are kept when the stream that brings
+        them back passes every check (`ExecResult.discarded` says why not otherwise).
         """
-        binary = bwrap_path()
-        if binary is None or not sandbox_available():
+        if bwrap_path() is None or not sandbox_available():
             raise SandboxUnavailable(
-                "bubblewrap (bwrap) is missing or cannot run here: apt-get install bubblewrap"
+                "bubblewrap (bwrap, 0.8 or newer) is missing or cannot run here:"
+                " apt-get install bubblewrap"
             )
         self._check_reachable([self.root, *(host for host, _ in binds)])
-        argv = [binary, *self._bwrap_args(writable, binds), "--"]
-        argv += ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-        return self._execute(argv, timeout_s or self.limits.timeout_s)
+        exit_on_sigterm()
+        return self._run(command, writable, binds, timeout_s or self.limits.timeout_s)
+
+    def _run(
+        self,
+        command: str | Sequence[str],
+        writable: bool,
+        binds: Sequence[tuple[Path, str]],
+        seconds: float,
+    ) -> ExecResult:
+        inner = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+        args = [str(bwrap_path()), *self._bwrap_args(writable, binds), "--"]
+        if not writable:
+            return self._execute([*args, *inner], seconds)
+        staging = self.root.with_name(f".{self.root.name}.sync")
+        discard(staging)
+        staging.mkdir(mode=0o755)
+        read_end, write_end = os.pipe()
+        boot = ["python3", "-I", "-S", "-c", _init_source(), str(seconds), str(write_end)]
+        reader = ResultReader(
+            os.fdopen(read_end, "rb"), staging, self.limits.disk_mb << 20, self.limits.max_entries
+        )
+        try:
+            argv = [*args, *boot, BOX_IN, "--", *inner]
+            result = self._execute(argv, seconds + SYNC_GRACE_S, write_end, reader.start)
+            reader.join(timeout=10)
+            return self._take_back(result, reader, staging)
+        finally:
+            if reader.ident is None:
+                reader.stream.close()
+            discard(staging)
+
+    def _take_back(self, result: ExecResult, reader: ResultReader, staging: Path) -> ExecResult:
+        """The command's own exit status, and its directory swapped in when it came back whole."""
+        status = reader.result.status
+        update: dict[str, object] = {"dropped": status.get("dropped", [])}
+        if "exit_code" in status:
+            update["exit_code"] = int(status["exit_code"])
+            update["timed_out"] = result.timed_out or bool(status.get("timed_out"))
+        if reader.result.complete and not reader.is_alive():
+            swap_in(self.root, staging)
+        else:
+            update["discarded"] = reader.result.error or "the sandbox was stopped"
+        return result.model_copy(update=update)
 
     @staticmethod
     def _check_reachable(paths: Sequence[Path]) -> None:
@@ -300,33 +359,57 @@ class Sandbox:
                     )
 
     def _bwrap_args(self, writable: bool, binds: Sequence[tuple[Path, str]]) -> list[str]:
-        args = [*_system_binds(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        args += ["--bind" if writable else "--ro-bind", str(self.root), MOUNT_POINT]
+        limits = self.limits
+        args = [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
+        args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+        if writable:
+            args += ["--size", str(limits.disk_mb << 20), "--tmpfs", MOUNT_POINT]
+            args += ["--ro-bind", str(self.root), BOX_IN, "--as-pid-1"]
+        else:
+            args += ["--ro-bind", str(self.root), MOUNT_POINT]
         for host, inside in binds:
             args += ["--ro-bind", str(host), inside]
-        args += ["--chdir", MOUNT_POINT, "--unshare-all", "--die-with-parent", "--new-session"]
-        args += ["--clearenv", "--setenv", "PATH", _search_path(), "--setenv", "HOME", "/tmp"]
+        args += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", MOUNT_POINT]
+        args += ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+        args += ["--setenv", "PATH", _search_path(), "--setenv", "HOME", "/tmp"]
         args += ["--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
         return args
 
-    def _execute(self, argv: list[str], timeout_s: float) -> ExecResult:
+    def _execute(
+        self,
+        argv: list[str],
+        timeout_s: float,
+        keep_fd: int | None = None,
+        on_start: Callable[[], None] | None = None,
+    ) -> ExecResult:
+        """Run bwrap in its own session; its whole group is killed at the deadline, and on
+        any exception (SystemExit from SIGTERM, KeyboardInterrupt from SIGINT)."""
         started = time.perf_counter()
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            preexec_fn=self._child_setup(),
-        )
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                preexec_fn=self._child_setup(),
+                pass_fds=() if keep_fd is None else (keep_fd,),
+            )
+        finally:
+            if keep_fd is not None:
+                os.close(keep_fd)
         reader = _CappedReader(process.stdout, self.limits.output_chars)
         reader.start()
+        if on_start is not None:
+            on_start()
         timed_out = False
         try:
             process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        finally:
+            if process.returncode is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
         reader.join(timeout=5)
         if process.stdout is not None and not reader.is_alive():
             process.stdout.close()
@@ -369,6 +452,26 @@ class Sandbox:
         return setup
 
 
+@cache
+def _init_source() -> str:
+    """`box_init`'s code, passed on the command line (the package may be unreadable to the
+    sandbox user)."""
+    return (Path(__file__).parent / "box_init.py").read_text()
+
+
+def exit_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit(143) when nothing else handles it, so that `finally`
+    blocks kill the sandbox and exit handlers remove task directories."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _raise_system_exit)
+
+
+def _raise_system_exit(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _processes_of(uid: int) -> int:
     """How many processes (threads included, as the kernel counts them) `uid` runs now."""
     count = 0
@@ -381,9 +484,3 @@ def _processes_of(uid: int) -> int:
         except OSError:
             continue
     return count
-
-
-def _inside(path: str | Path, root: Path) -> bool:
-    path = str(path)
-    base = str(root)
-    return path == base or path.startswith(base.rstrip("/") + "/")
