@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -30,6 +31,7 @@ from bounded.core import (
 from bounded.envs.base import Choices, TextEnv, with_action_mask
 
 FINISH = "finish"
+TIME_LIMIT = "time_limit"
 
 TOOL_PREAMBLE = """\
 You solve a task by calling tools. Each turn you may call {calls}; the results come
@@ -167,6 +169,12 @@ class ToolEnvConfig(BaseModel):
     """Most tool calls in one turn when `multi_action` is on."""
     result_chars: int = Field(default=4000, ge=200, le=1_000_000)
     """Characters kept from one tool result."""
+    turn_seconds: float | None = Field(default=None, gt=0, le=86_400)
+    """Wall-clock budget of one turn's tool calls; calls after it is spent are not run, and
+    `seconds_left()` tells a tool how long it may take (None: no limit)."""
+    episode_seconds: float | None = Field(default=None, gt=0, le=604_800)
+    """Wall-clock budget of all the episode's tool calls; when it is spent the episode ends,
+    truncated, with stop reason `time_limit` (None: no limit)."""
 
 
 class ToolEnv(TextEnv):
@@ -177,7 +185,8 @@ class ToolEnv(TextEnv):
 
     Outcome: `victory` when the agent called `finish` (as `metrics()["victory"]`); `score`
     and `progress` 1 then, else 0 (a tool task has no partial credit of its own);
-    `ended_by` `victory`, `truncated` (the turn budget ran out) or `running`.
+    `ended_by` `victory`, `truncated` (the turn budget or the episode's time budget ran
+    out: stop reason `max_turns` or `time_limit`) or `running`.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 (Gymnasium's declaration)
@@ -210,6 +219,10 @@ class ToolEnv(TextEnv):
         self.answer: str | None = None
         self.stop_reason = ""
         self.last_results: list[ToolResult] = []
+        self.tool_seconds = 0.0
+        """Wall-clock seconds spent in tool calls this episode (kept out of `save()` and
+        `metrics()`, which must not depend on timing: a loaded episode's budget restarts)."""
+        self._turn_seconds = 0.0
 
     # -- what the model is told -------------------------------------------------
 
@@ -259,17 +272,21 @@ class ToolEnv(TextEnv):
             raise IllegalActionError("a turn needs at least one tool call")
         limit = self.config.max_actions if self.config.multi_action else 1
         self.turn += 1
+        self._turn_seconds = 0.0
         results = self._run_until_finish(actions[:limit])
         results += [
             ToolResult(tool=a.id, args=a.args, ok=False, output=f"not run: {why}")
-            for a, why in self._skipped(actions, limit, ran=len(results))
+            for a, why in self._skipped(
+                actions, limit, ran=len(results), late=self._late_unless_done()
+            )
         ]
         self.last_results = results
         terminated = self.answer is not None
-        truncated = not terminated and self.turn >= self.config.max_turns
+        out_of_time = self._episode_seconds_left() == 0.0
+        truncated = not terminated and (out_of_time or self.turn >= self.config.max_turns)
         reward = 0.0
         if terminated or truncated:
-            self.stop_reason = FINISH if terminated else "max_turns"
+            self.stop_reason = FINISH if terminated else TIME_LIMIT if out_of_time else "max_turns"
             reward = self.on_end()
         info: dict[str, Any] = {
             "turn": self.turn,
@@ -285,20 +302,59 @@ class ToolEnv(TextEnv):
     def _run_until_finish(self, actions: list[Action]) -> list[ToolResult]:
         results = []
         for action in actions:
-            if self.answer is not None:
+            if self.answer is not None or self._late():
                 break
             results.append(self._run(action))
         return results
 
+    # -- time budgets -------------------------------------------------------------
+
+    def seconds_left(self) -> float | None:
+        """Wall-clock seconds this turn's calls may still take (the tighter of the turn and
+        episode budgets; 0.0 when spent; None when neither is set)."""
+        left = [
+            budget - spent
+            for budget, spent in (
+                (self.config.turn_seconds, self._turn_seconds),
+                (self.config.episode_seconds, self.tool_seconds),
+            )
+            if budget is not None
+        ]
+        return max(min(left), 0.0) if left else None
+
+    def _episode_seconds_left(self) -> float | None:
+        budget = self.config.episode_seconds
+        return None if budget is None else max(budget - self.tool_seconds, 0.0)
+
+    def _late_unless_done(self) -> str:
+        return "" if self.answer is not None else self._late()
+
+    def _late(self) -> str:
+        """Why no more calls run this turn, when a time budget is spent ("" otherwise)."""
+        if self._episode_seconds_left() == 0.0:
+            return f"the episode's time limit ({self.config.episode_seconds:g} s) was reached"
+        if self.seconds_left() == 0.0:
+            return f"the turn's time limit ({self.config.turn_seconds:g} s) was reached"
+        return ""
+
     @staticmethod
-    def _skipped(actions: list[Action], limit: int, ran: int) -> list[tuple[Action, str]]:
-        """Calls of a turn that did not run: after `finish`, or over the per-turn limit."""
-        after_finish = [(a, "after finish") for a in actions[ran:limit]]
-        return after_finish + [(a, "over the per-turn limit") for a in actions[limit:]]
+    def _skipped(
+        actions: list[Action], limit: int, ran: int, late: str = ""
+    ) -> list[tuple[Action, str]]:
+        """Calls of a turn that did not run: after `finish` or a spent time budget, or over
+        the per-turn limit."""
+        after = [(a, late or "after finish") for a in actions[ran:limit]]
+        return after + [(a, "over the per-turn limit") for a in actions[limit:]]
 
     def _run(self, action: Action) -> ToolResult:
         self.calls += 1
-        result = self._dispatch(action)
+        started = time.monotonic()
+        try:
+            result = self._dispatch(action)
+        finally:
+            spent = time.monotonic() - started
+            self._turn_seconds += spent
+            self.tool_seconds += spent
         result.output = cap_text(result.output, self.config.result_chars)
         self.errors += not result.ok
         self.refusals += result.refused
@@ -377,7 +433,9 @@ class ToolEnv(TextEnv):
     def outcome(self) -> Outcome:
         """See the class docstring."""
         finished = self.stop_reason == FINISH
-        ended = {FINISH: "victory", "max_turns": "truncated"}.get(self.stop_reason, "running")
+        ended = {FINISH: "victory", "max_turns": "truncated", TIME_LIMIT: "truncated"}.get(
+            self.stop_reason, "running"
+        )
         return Outcome(
             victory=finished,
             score=float(finished),
@@ -409,6 +467,7 @@ class ToolEnv(TextEnv):
 
 __all__ = [
     "FINISH",
+    "TIME_LIMIT",
     "Tool",
     "ToolEnv",
     "ToolEnvConfig",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,3 +216,96 @@ def _cmdline(proc: Path) -> str:
         return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
     except OSError:
         return ""
+
+
+# -- disk, tmpfs and special files ---------------------------------------------------
+
+
+def _free_bytes() -> int:
+    info = os.statvfs(tempfile.gettempdir())
+    return info.f_bavail * info.f_frsize
+
+
+def _host_usage(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+@needs_bwrap
+def test_writing_past_the_disk_quota_fails_inside_and_spares_the_host(box: Sandbox) -> None:
+    small = Sandbox(box.root, SandboxLimits(disk_mb=8, max_file_mb=64, timeout_s=20))
+    free = _free_bytes()
+    one_file = small.run("head -c 5G /dev/zero > big.bin; echo exit $?")
+    assert "No space left on device" in one_file.output
+    many = small.run("for i in $(seq 1 40); do head -c 1M /dev/zero > f$i.bin || break; done")
+    assert "No space left on device" in many.output
+    assert one_file.seconds + many.seconds < 15
+    assert _host_usage(box.root) <= 8 << 20
+    assert free - _free_bytes() < 64 << 20
+
+
+@needs_bwrap
+def test_tmp_is_a_small_tmpfs_and_the_rest_is_read_only(box: Sandbox) -> None:
+    small = Sandbox(box.root, SandboxLimits(tmp_mb=4))
+    result = small.run(
+        "head -c 100M /dev/zero > /tmp/fill; echo tmp $?; du -k /tmp/fill;"
+        " for d in / /dev /dev/shm /usr; do touch $d/x 2>/dev/null && echo wrote $d; done; true"
+    )
+    assert "No space left on device" in result.output
+    assert int(result.output.split("tmp 1\n")[1].split()[0]) <= 4096
+    assert "wrote" not in result.output
+
+
+@needs_bwrap
+def test_a_fifo_made_by_a_command_is_not_kept(box: Sandbox) -> None:
+    result = box.run("mkfifo answer.txt && mkfifo sub.fifo && echo made")
+    assert "made" in result.output
+    assert result.dropped == ["answer.txt", "sub.fifo"]
+    assert "special files not kept: answer.txt" in result.render()
+    assert not os.path.lexists(box.root / "answer.txt")
+    assert box.write_text("answer.txt", "42\n") == 3
+
+
+@needs_bwrap
+def test_changes_are_kept_between_commands(box: Sandbox) -> None:
+    box.run("mkdir -p src && echo 'print(7)' > src/main.py && ln -s src/main.py link.py")
+    assert (box.root / "src/main.py").read_text() == "print(7)\n"
+    assert box.run("python3 link.py; cat inside.txt").output == "7\ninside\n"
+    box.run("rm inside.txt")
+    assert not (box.root / "inside.txt").exists()
+
+
+@needs_bwrap
+def test_background_jobs_end_with_their_command(box: Sandbox) -> None:
+    result = box.run("(sleep 1; echo late > late.txt) > /dev/null 2>&1 & echo started")
+    assert result.seconds < 5
+    time.sleep(1.5)
+    assert not (box.root / "late.txt").exists()
+    assert "late.txt" not in box.run("ls").output
+
+
+@needs_bwrap
+def test_a_timed_out_command_keeps_what_it_wrote(box: Sandbox) -> None:
+    result = box.run("echo before > kept.txt; sleep 60", timeout_s=1)
+    assert result.timed_out and result.seconds < 8
+    assert (box.root / "kept.txt").read_text() == "before\n"
+
+
+@needs_bwrap
+def test_killing_every_process_does_not_lose_the_work(box: Sandbox) -> None:
+    # The inner shell kills every process it may signal: the outer shell, the sleeps; not
+    # PID 1, which then hands the directory back.
+    result = box.run("echo saved > saved.txt; sleep 30 & sh -c 'kill -9 -1'; sleep 5")
+    assert result.exit_code == 137
+    assert not result.discarded
+    assert result.seconds < 4
+    assert (box.root / "saved.txt").read_text() == "saved\n"
+
+
+@needs_bwrap
+def test_a_directory_over_the_quota_is_left_as_it_was(box: Sandbox) -> None:
+    (box.root / "huge.bin").write_bytes(b"x" * (2 << 20))
+    small = Sandbox(box.root, SandboxLimits(disk_mb=1))
+    result = small.run("rm huge.bin; echo gone")
+    assert "gone" not in result.output
+    assert "could not be copied" in result.discarded
+    assert (box.root / "huge.bin").stat().st_size == 2 << 20

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import shutil
+import stat
 import tempfile
 import weakref
 from pathlib import Path
@@ -40,6 +41,13 @@ Paths are relative to it; nothing outside it can be read or written. `exec_shell
 answer want it in `answer.txt` (or as `finish`'s answer, which is written there)."""
 
 READ_LIMIT_LINES = 400
+
+TURN_SECONDS = 60.0
+"""Default wall-clock budget of one turn's tool calls (all commands of the turn together)."""
+EPISODE_SECONDS = 600.0
+"""Default wall-clock budget of all the tool calls of an episode."""
+
+SHORTEST_COMMAND_S = 0.1
 
 STATE_SCHEMA: JSON = {
     "type": "object",
@@ -83,6 +91,8 @@ class WorkbenchEnv(ToolEnv):
         max_actions: int = 8,
         result_chars: int = 4000,
         limits: SandboxLimits | JSON | None = None,
+        turn_seconds: float | None = TURN_SECONDS,
+        episode_seconds: float | None = EPISODE_SECONDS,
     ) -> None:
         self.task_def: Task = load_task(task)
         self.base_limits = SandboxLimits.model_validate(limits or {})
@@ -96,6 +106,8 @@ class WorkbenchEnv(ToolEnv):
             max_turns=max_turns,
             max_actions=max_actions,
             result_chars=result_chars,
+            turn_seconds=turn_seconds,
+            episode_seconds=episode_seconds,
         )
         self.state_schema = STATE_SCHEMA
 
@@ -147,7 +159,9 @@ class WorkbenchEnv(ToolEnv):
         return 1.0 if self.verdict.passed else 0.0
 
     def opening(self) -> str:
-        listing = self._box().run("find . -maxdepth 2 -not -path '*/.git/*' | sort | head -60")
+        listing = self._box().run(
+            "find . -maxdepth 2 -not -path '*/.git/*' | sort | head -60", writable=False
+        )
         return "No tool has run yet. The task directory holds:\n" + listing.output
 
     @property
@@ -232,7 +246,14 @@ class WorkbenchEnv(ToolEnv):
         return f"replaced 1 occurrence in {path}"
 
     def exec_shell(self, command: str) -> str:
-        return self._box().run(command).render()
+        """Run a command within the command limit and what is left of the turn's and the
+        episode's time budgets."""
+        box = self._box()
+        seconds = box.limits.timeout_s
+        left = self.seconds_left()
+        if left is not None:
+            seconds = max(min(seconds, left), SHORTEST_COMMAND_S)
+        return box.run(command, timeout_s=seconds).render()
 
     # -- outcome and persistence ---------------------------------------------------
 
@@ -275,16 +296,17 @@ class WorkbenchEnv(ToolEnv):
         self._restore(data["files"])
 
     def _snapshot(self) -> dict[str, str]:
-        """Every regular file of the task directory, base64-encoded by relative path."""
-        root = self._box().root
+        """Every regular file of the task directory, base64-encoded by relative path (FIFOs,
+        sockets and devices are never opened)."""
+        box = self._box()
         files = {}
-        for folder, _, names in os.walk(root):
+        for folder, _, names in os.walk(box.root):
             for name in names:
                 path = Path(folder) / name
-                if path.is_file() and not path.is_symlink():
-                    files[str(path.relative_to(root))] = base64.b64encode(
-                        path.read_bytes()
-                    ).decode()
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    relative = str(path.relative_to(box.root))
+                    data = box.read_bytes(relative)
+                    files[relative] = base64.b64encode(data).decode()
         return files
 
     def _restore(self, files: dict[str, str]) -> None:

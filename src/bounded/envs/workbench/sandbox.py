@@ -223,6 +223,10 @@ class Sandbox:
         data = files.read_regular(self.resolve(path), path, max_chars * 4 + 4)
         return data.decode(errors="replace")
 
+    def read_bytes(self, path: str) -> bytes:
+        """A whole regular file (at most the quota); anything else is refused."""
+        return files.read_regular(self.resolve(path), path, self.limits.disk_mb << 20)
+
     def write_text(self, path: str, content: str) -> int:
         """Write a regular file (parents created) within the quota; returns the bytes written."""
         target = self.resolve(path)
