@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -258,3 +263,140 @@ def test_save_and_load_restore_the_directory_and_counters(env: WorkbenchEnv) -> 
         assert terminated and reward == 1.0
     finally:
         other.close()
+
+
+# -- hostile commands end within their limits ------------------------------------------
+
+
+def test_a_fifo_answer_then_finish_returns_and_is_not_kept() -> None:
+    env = WorkbenchEnv("count_files", limits={"timeout_s": 3})
+    try:
+        env.reset(seed=0)
+        started = time.monotonic()
+        obs, _, terminated, _, _ = env.step(
+            [call("exec_shell", command="mkfifo answer.txt"), call("finish", answer="3")]
+        )
+        assert terminated and time.monotonic() - started < 10
+        assert "special files not kept: answer.txt" in results(obs.state)[0]["output"]
+        assert env.verdict is not None and env.verdict.reason != "oracle timed out"
+    finally:
+        env.close()
+
+
+def test_a_fifo_in_the_directory_is_refused_by_every_file_tool() -> None:
+    env = WorkbenchEnv("count_files", limits={"timeout_s": 3})
+    try:
+        env.reset(seed=0)
+        os.mkfifo(env.workdir / "answer.txt")
+        started = time.monotonic()
+        obs, _, terminated, _, _ = env.step(
+            [
+                call("read_file", path="answer.txt"),
+                call("write_file", path="answer.txt", content="3"),
+                call("str_replace", path="answer.txt", old="a", new="b"),
+                call("finish", answer="3"),
+            ]
+        )
+        assert terminated and time.monotonic() - started < 15
+        assert [r["refused"] for r in results(obs.state)] == [True, True, True, False]
+        assert env.refusals == 4  # the three tools, and writing finish's answer
+        assert env.verdict is not None and not env.verdict.passed
+    finally:
+        env.close()
+
+
+def test_eight_long_sleeps_in_one_turn_end_at_the_turn_limit() -> None:
+    env = WorkbenchEnv("count_files", turn_seconds=2)
+    try:
+        env.reset(seed=0)
+        started = time.monotonic()
+        obs, *_ = env.step([call("exec_shell", command="sleep 600")] * 8)
+        assert time.monotonic() - started < 8
+        outputs = [r["output"] for r in results(obs.state)]
+        assert outputs[0].startswith("[timed out (killed)")
+        assert all("turn's time limit (2 s) was reached" in text for text in outputs[1:])
+        obs, *_ = env.step(call("exec_shell", command="echo next turn"))
+        assert "next turn" in results(obs.state)[0]["output"]
+    finally:
+        env.close()
+
+
+def test_the_episode_time_limit_ends_the_episode_with_its_reason() -> None:
+    env = WorkbenchEnv("count_files", episode_seconds=1.5, turn_seconds=None, max_turns=25)
+    try:
+        env.reset(seed=0)
+        started = time.monotonic()
+        obs, reward, terminated, truncated, info = env.step(
+            [call("exec_shell", command="sleep 600"), call("exec_shell", command="echo never")]
+        )
+        assert time.monotonic() - started < 10
+        assert (terminated, truncated, reward) == (False, True, 0.0)
+        assert info["stop_reason"] == "time_limit" == env.metrics()["stop_reason"]
+        assert "episode's time limit (1.5 s)" in results(obs.state)[1]["output"]
+        assert env.outcome().ended_by == "truncated"
+        assert env.verdict is not None  # the oracle still judged the directory
+    finally:
+        env.close()
+
+
+HOST = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from bounded.envs.workbench import WorkbenchEnv
+env = WorkbenchEnv("count_files", limits={"timeout_s": 300}, turn_seconds=None)
+env.reset(seed=0)
+print(env.workdir.parent, flush=True)
+env.exec_shell("sleep %s")
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signalled_host_leaves_no_directory_and_no_sandbox(signum: int) -> None:
+    marker = f"{600 + signum}.{os.getpid() % 1000}"
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST % marker],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        episode_dir = Path(host.stdout.readline().strip())  # type: ignore[union-attr]
+        assert episode_dir.is_dir()
+        assert _wait_for(lambda: _processes_running(f"sleep {marker}"), 10)
+        host.send_signal(signum)
+        host.wait(timeout=10)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    if signum == signal.SIGTERM:
+        assert host.returncode == 128 + signal.SIGTERM
+        assert "Traceback" not in host.stderr.read()  # type: ignore[union-attr]
+    else:
+        assert host.returncode != 0
+    assert not episode_dir.exists()
+    assert _wait_for(lambda: not _processes_running(f"sleep {marker}"), 5)
+    assert not _processes_running(marker, anywhere=True)
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def _processes_running(text: str, anywhere: bool = False) -> bool:
+    """A process whose command line starts with `text` (or holds it, with `anywhere`)."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        found = text in cmdline if anywhere else cmdline.startswith(text)
+        if found and str(os.getpid()) != proc.name:
+            return True
+    return False
