@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 

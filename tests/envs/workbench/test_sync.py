@@ -80,9 +80,7 @@ def test_directories_files_symlinks_and_hard_links_are_extracted(staging: Path) 
         ),
     ],
 )
-def test_a_stream_breaking_a_rule_is_refused(
-    staging: Path, members: list[tuple], why: str
-) -> None:
+def test_a_stream_breaking_a_rule_is_refused(staging: Path, members: list[tuple], why: str) -> None:
     (staging.parent / "outside.txt").write_text("host file\n")
     with pytest.raises(SyncRefused, match=why):
         extract(stream(*members), staging, quota=MiB, max_entries=10)
