@@ -329,7 +329,7 @@ class Sandbox:
         try:
             argv = [*args, *boot, BOX_IN, "--", *inner]
             result = self._execute(argv, seconds + SYNC_GRACE_S, write_end, reader.start)
-            reader.join(timeout=10)
+            reader.join(timeout=SYNC_GRACE_S)
             return self._take_back(result, reader, staging)
         finally:
             if reader.ident is None:
