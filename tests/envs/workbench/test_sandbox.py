@@ -302,6 +302,14 @@ def test_killing_every_process_does_not_lose_the_work(box: Sandbox) -> None:
 
 
 @needs_bwrap
+def test_files_a_command_locks_are_still_handed_back(box: Sandbox) -> None:
+    result = box.run("mkdir locked && echo x > locked/f && chmod 000 locked/f locked && echo y > b")
+    assert not result.discarded
+    assert (box.root / "locked/f").read_text() == "x\n"
+    assert (box.root / "b").read_text() == "y\n"
+
+
+@needs_bwrap
 def test_a_directory_over_the_quota_is_left_as_it_was(box: Sandbox) -> None:
     (box.root / "huge.bin").write_bytes(b"x" * (2 << 20))
     small = Sandbox(box.root, SandboxLimits(disk_mb=1))

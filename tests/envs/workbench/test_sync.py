@@ -100,7 +100,7 @@ def test_a_repeated_file_name_keeps_the_last_one(staging: Path) -> None:
 
 
 def test_the_reader_takes_the_status_line_then_the_tree(staging: Path, tmp_path: Path) -> None:
-    status = {"exit_code": 3, "timed_out": False, "dropped": ["answer.txt"]}
+    status = {"exit_code": 3, "timed_out": False, "dropped": ["answer.txt"], "entries": 1}
     body = stream(member("kept.txt", data=b"kept")).getvalue()
     reader = ResultReader(
         io.BufferedReader(io.BytesIO(json.dumps(status).encode() + b"\n" + body)),  # type: ignore[arg-type]
@@ -109,7 +109,8 @@ def test_the_reader_takes_the_status_line_then_the_tree(staging: Path, tmp_path:
         max_entries=10,
     )
     reader.run()
-    assert reader.result.complete and reader.result.status == status
+    assert reader.result.complete and reader.result.status is not None
+    assert reader.result.status.model_dump(include=set(status)) == status
     root = tmp_path / "work"
     root.mkdir()
     (root / "old.txt").write_text("old")
@@ -118,13 +119,47 @@ def test_the_reader_takes_the_status_line_then_the_tree(staging: Path, tmp_path:
     assert not staging.exists() and not (tmp_path / ".work.old").exists()
 
 
+@pytest.mark.parametrize(
+    "line", [b"not json\n", b'{"exit_code": "zero"}\n', b'{"exit_code": 0, "dropped": 7}\n']
+)
+def test_a_malformed_status_line_discards_the_result(staging: Path, line: bytes) -> None:
+    body = stream(member("kept.txt", data=b"kept")).getvalue()
+    reader = ResultReader(
+        io.BufferedReader(io.BytesIO(line + body)),  # type: ignore[arg-type]
+        staging,
+        quota=MiB,
+        max_entries=10,
+    )
+    reader.run()
+    assert not reader.result.complete and reader.result.error
+    assert not (staging / "kept.txt").exists()
+
+
+def test_a_stream_cut_short_is_discarded(staging: Path) -> None:
+    """A tar stream that stops between members reads as a shorter archive: the entry
+    count in the status line is what tells."""
+    body = stream(
+        member("a", tarfile.DIRTYPE), member("a/f", data=b"x"), member("b", data=b"y")
+    ).getvalue()
+    cut = body[: 3 * 512]  # the headers of a and a/f, and a/f's data: b is missing
+    reader = ResultReader(
+        io.BufferedReader(io.BytesIO(b'{"exit_code": 0, "entries": 3}\n' + cut)),  # type: ignore[arg-type]
+        staging,
+        quota=MiB,
+        max_entries=10,
+    )
+    reader.run()
+    assert not reader.result.complete
+    assert "ended early" in reader.result.error
+
+
 def test_the_reader_reports_a_refused_or_missing_result(staging: Path) -> None:
     empty = ResultReader(io.BufferedReader(io.BytesIO(b"")), staging, quota=MiB, max_entries=10)  # type: ignore[arg-type]
     empty.run()
     assert not empty.result.complete and "no result" in empty.result.error
     bad = stream(member("../x", data=b"x")).getvalue()
     refused = ResultReader(
-        io.BufferedReader(io.BytesIO(b'{"exit_code": 0}\n' + bad)),  # type: ignore[arg-type]
+        io.BufferedReader(io.BytesIO(b'{"exit_code": 0, "entries": 1}\n' + bad)),  # type: ignore[arg-type]
         staging,
         quota=MiB,
         max_entries=10,

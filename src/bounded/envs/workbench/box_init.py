@@ -5,7 +5,8 @@
 signal it. It copies the task directory from its read-only mount into `/work` (a tmpfs
 of the task's disk quota), runs the command in its own session until it exits or the
 deadline passes, kills every process left (background jobs included), and writes to the
-result descriptor one JSON status line followed by a tar stream of `/work` holding only
+result descriptor one JSON status line (with the number of entries to come, so that a
+stream cut short is recognised) followed by a tar stream of `/work` holding only
 directories, regular files and symlinks (FIFOs, sockets and devices are named in the
 status and left out). The host extracts that stream into the task directory.
 
@@ -40,13 +41,15 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     exit_code, timed_out = run(command, seconds, result_fd)
     kill_everyone()
-    dropped = special_files(WORK)
+    make_readable(WORK)
+    dropped, entries = survey(WORK)
     status = {
         "exit_code": exit_code,
         "timed_out": timed_out,
         "seconds": round(time.monotonic() - started, 3),
         "dropped": dropped[:50],
         "dropped_count": len(dropped),
+        "entries": entries,
     }
     with os.fdopen(result_fd, "wb") as result:
         result.write(json.dumps(status).encode() + b"\n")
@@ -77,7 +80,8 @@ def run(command: list[str], seconds: float, result_fd: int) -> tuple[int, bool]:
     handle = os.pidfd_open(pid)
     ready, _, _ = select.select([handle], [], [], seconds)
     if not ready:
-        os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     return (code if code >= 0 else 128 - code), not ready
@@ -94,16 +98,37 @@ def kill_everyone() -> None:
             return
 
 
-def special_files(top: str) -> list[str]:
-    """Entries that are neither directories, regular files nor symlinks, by relative path."""
-    found = []
-    for folder, dirs, files in os.walk(top):
+def make_readable(folder: str) -> None:
+    """Give the owner (this uid) read access to everything a command may have locked
+    (`chmod 000`), so that the tree can be archived."""
+    os.chmod(folder, stat.S_IMODE(os.lstat(folder).st_mode) | 0o700)
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                make_readable(entry.path)
+            elif stat.S_ISREG(mode) and not mode & 0o400:
+                os.chmod(entry.path, stat.S_IMODE(mode) | 0o400)
+
+
+def survey(top: str) -> tuple[list[str], int]:
+    """The entries that are neither directories, regular files nor symlinks (by relative
+    path), and how many entries the stream will hold (the host checks it got them all)."""
+    special, kept = [], 0
+    for folder, dirs, files in os.walk(top, onerror=raise_it):
         for name in dirs + files:
             path = os.path.join(folder, name)
             mode = os.lstat(path).st_mode
-            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-                found.append(os.path.relpath(path, top))
-    return sorted(found)
+            if stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                kept += 1
+            else:
+                special.append(os.path.relpath(path, top))
+    return sorted(special), kept
+
+
+def raise_it(error: OSError) -> None:
+    """A directory that cannot be listed fails the run: a partial stream is never sent."""
+    raise error
 
 
 def keep_plain(member: tarfile.TarInfo) -> tarfile.TarInfo | None:

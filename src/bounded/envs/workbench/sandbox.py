@@ -339,10 +339,11 @@ class Sandbox:
     def _take_back(self, result: ExecResult, reader: ResultReader, staging: Path) -> ExecResult:
         """The command's own exit status, and its directory swapped in when it came back whole."""
         status = reader.result.status
-        update: dict[str, object] = {"dropped": status.get("dropped", [])}
-        if "exit_code" in status:
-            update["exit_code"] = int(status["exit_code"])
-            update["timed_out"] = result.timed_out or bool(status.get("timed_out"))
+        update: dict[str, object] = {}
+        if status is not None:
+            update["exit_code"] = status.exit_code
+            update["timed_out"] = result.timed_out or status.timed_out
+            update["dropped"] = status.dropped
         if reader.result.complete and not reader.is_alive():
             swap_in(self.root, staging)
         else:

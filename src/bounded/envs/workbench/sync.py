@@ -11,16 +11,15 @@ any rule is discarded whole and the task directory stays as it was.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
 import tarfile
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.envs.workbench.files import pages
 
@@ -32,11 +31,26 @@ class SyncRefused(Exception):
     """The result stream broke a rule; nothing of it is kept."""
 
 
+class BoxStatus(BaseModel):
+    """`box_init`'s status line (checked like the rest of the stream)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    exit_code: int
+    copied_in: bool = True
+    timed_out: bool = False
+    seconds: float = 0.0
+    dropped: list[str] = Field(default_factory=list, max_length=50)
+    """FIFOs, sockets and devices left out (the first 50)."""
+    dropped_count: int = 0
+    entries: int = -1
+    """How many members the tar stream holds (its root aside)."""
+
+
 class SyncResult(BaseModel):
     """What came back from a writable run."""
 
-    status: dict[str, Any] = Field(default_factory=dict)
-    """`box_init`'s status line: exit_code, timed_out, seconds, dropped, dropped_count."""
+    status: BoxStatus | None = None
     complete: bool = False
     """True when the whole stream was read and extracted into the staging directory."""
     error: str = ""
@@ -60,11 +74,14 @@ class ResultReader(threading.Thread):
             if not line:
                 self.result.error = "the sandbox gave no result"
                 return
-            self.result.status = json.loads(line)
-            if not self.result.status.get("copied_in", True):
+            self.result.status = BoxStatus.model_validate_json(line)
+            if not self.result.status.copied_in:
                 self.result.error = "the task directory could not be copied into the sandbox"
                 return
-            extract(self.stream, self.staging, self.quota, self.max_entries)
+            got = extract(self.stream, self.staging, self.quota, self.max_entries)
+            if got != self.result.status.entries:
+                expected = self.result.status.entries
+                raise SyncRefused(f"the stream ended early: {got} of {expected} entries")
             self.result.complete = True
         except (SyncRefused, OSError, ValueError, tarfile.TarError) as exc:
             self.result.error = str(exc)[:300] or type(exc).__name__
@@ -72,8 +89,9 @@ class ResultReader(threading.Thread):
             self.stream.close()
 
 
-def extract(stream: IO[bytes], staging: Path, quota: int, max_entries: int) -> None:
-    """Extract a tar stream into the (new, empty) `staging` directory, or raise SyncRefused."""
+def extract(stream: IO[bytes], staging: Path, quota: int, max_entries: int) -> int:
+    """Extract a tar stream into the (new, empty) `staging` directory, or raise SyncRefused;
+    returns the number of entries made."""
     used = entries = 0
     folders: list[tuple[Path, int]] = []
     with tarfile.open(fileobj=stream, mode="r|") as archive:
@@ -104,6 +122,7 @@ def extract(stream: IO[bytes], staging: Path, quota: int, max_entries: int) -> N
     for folder, mode in folders:
         os.chmod(folder, mode)
     _hand_over(staging)
+    return entries
 
 
 def _parts(name: str) -> list[str]:
