@@ -236,11 +236,11 @@ def test_writing_past_the_disk_quota_fails_inside_and_spares_the_host(box: Sandb
     free = _free_bytes()
     one_file = small.run("head -c 5G /dev/zero > big.bin; echo exit $?")
     assert "No space left on device" in one_file.output
-    many = small.run("for i in $(seq 1 40); do head -c 1M /dev/zero > f$i.bin || break; done")
+    many = small.run("for i in $(seq 1 300); do head -c 1M /dev/zero > f$i.bin || break; done")
     assert "No space left on device" in many.output
     assert one_file.seconds + many.seconds < 15
     assert _host_usage(box.root) <= 8 << 20
-    assert free - _free_bytes() < 64 << 20
+    assert free - _free_bytes() < 100 << 20  # unbounded, the two would have written 364 MiB
 
 
 @needs_bwrap
