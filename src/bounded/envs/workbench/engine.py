@@ -48,6 +48,7 @@ EPISODE_SECONDS = 600.0
 """Default wall-clock budget of all the tool calls of an episode."""
 
 SHORTEST_COMMAND_S = 0.1
+"""The least timeout a command gets when a budget is nearly spent."""
 
 STATE_SCHEMA: JSON = {
     "type": "object",
