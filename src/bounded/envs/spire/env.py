@@ -228,7 +228,8 @@ class SpireEnv(TextEnv):
             raise IllegalActionError("call reset() first")
         return self.run
 
-    def render(self) -> str | None:
+    # gymnasium 1.2 (pinned by nle) types render() with an unbound TypeVar.
+    def render(self) -> str | None:  # type: ignore[override]
         return self.observe().text if self.run is not None else None
 
     # ------------------------------------------------------------------ outcome
