@@ -17,6 +17,7 @@ from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.core import ConfigError
 
 if TYPE_CHECKING:
+    from bounded.analysis.audit import ContextAudit
     from bounded.analysis.options import TableOptions
     from bounded.analysis.tables import CellTable
     from bounded.runner.experiment import Experiment
@@ -146,7 +147,8 @@ def cell_table_view(table: CellTable) -> Table:
     view = Table(title=table.title or None)
     headers = (
         "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
-        "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
+        "tokens/point", "fresh tokens/point", "fresh tokens/game", "cost/game", "cost/point",
+        "model s/game (modelled)", "min/floor", "decisions", "model calls", "wall s",
     )  # fmt: skip
     for header in headers:
         view.add_column(header, justify="left" if header == "cell" else "right")
@@ -163,6 +165,8 @@ def cell_table_view(table: CellTable) -> Table:
             f"[{_fmt(100 * row.win_low)}, {_fmt(100 * row.win_high)}]",
             _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
             _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
+            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
+            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
             _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
             _fmt(row.model_calls_per_game), _fmt(row.wall_s_per_game),
         )  # fmt: skip
@@ -229,11 +233,15 @@ def table_options(
     diff: list[str] | None = None,
     change: list[str] | None = None,
     seed: int = 0,
+    price: list[str] | None = None,
+    prices: list[Path] | None = None,
 ) -> TableOptions:
     """The parsed command-line options of a cell table."""
+    from bounded.analysis.cost import cost_model
     from bounded.analysis.options import TableOptions
 
     return TableOptions(
+        costs=cost_model(price or [], prices or []),
         table=table, cells=parse_cells(cell) if cell else None, by=by or None, first_n=first,
         pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
         pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
@@ -275,6 +283,17 @@ ChangeOption = Annotated[
     typer.Option(help="Percent change of mean score from cell A to B per --by group: A,B."),
 ]
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed.")]
+PriceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Prices of a model, USD per million tokens: MODEL=INPUT,CACHED,OUTPUT (repeat; "
+        "MODEL 'default' prices every other model; default 3,0.3,15)."
+    ),
+]
+PricesOption = Annotated[
+    list[Path] | None,
+    typer.Option(help="TOML file with a [prices] table (an experiment file's own; repeat)."),
+]
 
 
 def analyze(
@@ -296,13 +315,17 @@ def analyze(
     change: ChangeOption = None,
     experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
     seed: SeedOption = 0,
+    price: PriceOption = None,
+    prices: PricesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
 ) -> None:
-    """The cell table: wins, Wilson intervals, bootstrap scores, tokens, time per floor; a
-    pooled row over named cells, Fisher tests, score differences, changes per group."""
+    """The cell table: wins, Wilson intervals, bootstrap scores, tokens, fresh tokens and
+    cost, time per floor; a pooled row over named cells, Fisher tests, score differences,
+    changes per group."""
     options = table_options(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
+        price=price, prices=prices,
     )  # fmt: skip
     with Archive(archive, read_only=True) as store:
         runs = store.runs(experiment=experiment)
@@ -336,14 +359,23 @@ def audit(
     contract: Annotated[str | None, typer.Option(help="Only runs of this contract.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write the context-growth plot (SVG).")] = None,
+    price: PriceOption = None,
+    prices: PricesOption = None,
+    rates: Annotated[
+        bool, typer.Option(help="Fit each model's prompt and generation rates to its timed calls.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
 ) -> None:
-    """Context audit: prompt tokens per decision and layer, slope, transcript counterfactual."""
+    """Context audit: prompt tokens per decision and layer, slope, transcript counterfactual,
+    fresh tokens and cost under prefix caching (the run's cache measured, the transcript's
+    computed)."""
     from bounded.analysis.audit import context_audit
+    from bounded.analysis.cost import cost_model
 
+    costs = cost_model(price or [], prices or [])
     with Archive(archive, read_only=True) as store:
         runs = [r for r in store.runs(tag=tag) if contract is None or r.contract == contract]
-        result = context_audit(store, runs)
+        result = context_audit(store, runs, costs)
     if plot is not None:
         from bounded.report.plots import context_plot
 
@@ -351,6 +383,17 @@ def audit(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
+    console.print(audit_view(result))
+    console.print(audit_cost_view(result))
+    print_layer_costs(result)
+    plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
+    if rates:
+        print_rates(result)
+    if plot is not None:
+        console.print(f"plot: {plot}")
+
+
+def audit_view(result: ContextAudit) -> Table:
     view = Table(title="context audit (prompt tokens)")
     for header in ("contract", "tag", "runs", "slope/decision", "last", "transcript last", "saved"):
         view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
@@ -359,9 +402,59 @@ def audit(
             c.contract, c.tag, str(c.runs), f"{c.slope:.2f}", f"{c.mean_last_prompt:.0f}",
             f"{c.mean_counterfactual_last:.0f}", f"{100 * c.savings:.1f}%",
         )  # fmt: skip
-    console.print(view)
-    if plot is not None:
-        console.print(f"plot: {plot}")
+    return view
+
+
+def audit_cost_view(result: ContextAudit) -> Table:
+    """Fresh tokens and cost of each contract against the prefix-cached transcript."""
+    view = Table(title="under prefix caching (cost at each model's prices)")
+    headers = (
+        "contract", "tag", "fresh tokens", "cost", "transcript fresh", "transcript cost",
+        "raw ratio", "cost ratio",
+    )  # fmt: skip
+    for header in headers:
+        view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
+    for c in result.contracts:
+        view.add_row(
+            c.contract, c.tag, f"{c.fresh:,}", f"{c.cost:.4f}", f"{c.counterfactual_fresh:,}",
+            f"{c.counterfactual_cost:.4f}", _fmt(c.raw_ratio, 2), _fmt(c.cost_ratio, 2),
+        )  # fmt: skip
+    return view
+
+
+def print_layer_costs(result: ContextAudit) -> None:
+    """One line per contract: the cost of each layer, and the share of it served cached."""
+    for c in result.contracts:
+        runs = [r for r in result.runs if (r.contract, r.tag) == (c.contract, c.tag)]
+        parts = []
+        for layer, cost in c.layer_cost.items():
+            tokens = sum(r.layer_tokens.get(layer, 0) for r in runs)
+            cached = sum(r.layer_cached.get(layer, 0) for r in runs)
+            share = f"{100 * cached / tokens:.0f}% cached" if tokens else "-"
+            parts.append(f"{layer} {cost:.4f} ({share})")
+        plain(f"cost per layer, {c.contract} ({c.tag}): {', '.join(parts)}")
+
+
+def print_rates(result: ContextAudit) -> None:
+    """Each model's fitted rates, from the audited runs' timed calls."""
+    from bounded.analysis.cost import fit_latency
+
+    calls: dict[str, list[tuple[int, int, float]]] = {}
+    for run in result.runs:
+        for p in run.points:
+            if p.measured_latency_s > 0:
+                fresh = p.prompt_tokens - p.cached_tokens
+                calls.setdefault(run.model, []).append(
+                    (fresh, p.completion_tokens, p.measured_latency_s)
+                )
+    if not calls:
+        plain("rates: no timed model calls in these runs")
+    for model, timed in calls.items():
+        fitted = fit_latency(timed)
+        plain(
+            f"{model}: {fitted.prompt_tokens_per_s:,.1f} prompt tokens/s, "
+            f"{fitted.output_tokens_per_s:,.1f} generated tokens/s ({len(timed)} calls)"
+        )
 
 
 def report(
@@ -379,6 +472,8 @@ def report(
     diff: DiffOption = None,
     change: ChangeOption = None,
     seed: SeedOption = 0,
+    price: PriceOption = None,
+    prices: PricesOption = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
 ) -> None:
     """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
@@ -386,9 +481,9 @@ def report(
 
     main = table_options(
         cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, fisher=fisher, diff=diff,
-        change=change, seed=seed,
+        change=change, seed=seed, price=price, prices=prices,
     )  # fmt: skip
-    options = ReportOptions(**main.model_dump(), tables=table or [], max_runs=max_runs)
+    options = ReportOptions(**dict(main), tables=table or [], max_runs=max_runs)
     path = build_report(existing_archive(archive), out, options)
     console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
