@@ -147,8 +147,8 @@ def cell_table_view(table: CellTable) -> Table:
     view = Table(title=table.title or None)
     headers = (
         "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
-        "tokens/point", "fresh tokens/point", "fresh tokens/game", "cost/game", "cost/point",
-        "model s/game (modelled)", "min/floor", "decisions", "model calls", "wall s",
+        "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
+        "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
     )  # fmt: skip
     for header in headers:
         view.add_column(header, justify="left" if header == "cell" else "right")
@@ -165,10 +165,10 @@ def cell_table_view(table: CellTable) -> Table:
             f"[{_fmt(100 * row.win_low)}, {_fmt(100 * row.win_high)}]",
             _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
             _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
-            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
-            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
             _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
             _fmt(row.model_calls_per_game), _fmt(row.wall_s_per_game),
+            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
+            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
         )  # fmt: skip
     return view
 

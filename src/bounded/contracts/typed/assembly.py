@@ -49,7 +49,6 @@ ORDERS: dict[str, tuple[str, ...]] = {
 order's second block of rules, recorded as layer L3 like the first)."""
 
 
-
 # -- L1 -------------------------------------------------------------------------------
 
 PROTOCOL = """\
@@ -107,6 +106,7 @@ def schema_line(state: JSON) -> str:
 # -- L3 in the cache order -----------------------------------------------------------
 
 CHANGING_RULES_HEADER = "Rules (L3) of what changes every play:"
+
 
 def lasting_names(situation: Situation, fight_enemies: list[str]) -> list[str]:
     """The decision's lasting facts, what changes least first: relics, the deck's cards
