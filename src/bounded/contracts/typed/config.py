@@ -115,8 +115,9 @@ class TypedConfig(BaseModel):
 
     prompt: Literal["strict", "full"] = "full"
     """`strict`: task, protocol and reply format only; `full`: plus the layer guide."""
-    order: LayerOrder = "paper"
-    """The order of the layers after L1 (the system message). `paper` (AgenticSTS,
+    order: LayerOrder = "cache"
+    """The order of the layers after L1 (the system message); the plain `typed` contract
+    uses `cache`, every preset of the AgenticSTS matrix `paper`. `paper` (AgenticSTS,
     Appendix C: "fired L5 skills, L4 episodes, L3 game facts, the L2 state prompt, and
     valid-action schema hints in a fixed order"): L5, L4, L3, the combat container, L2 with
     the legal actions last. `legacy` (bounded before 0.2): the combat container, L2, L3,
