@@ -480,6 +480,17 @@ def main() -> None:
         measure_embedded(seed, args.acts, tokenizer, args.measure_embedded)
         for seed in (args.seeds[:1] if args.measure_embedded else [])
     ]
+    for m in measured:
+        calls = m["calls"]
+        fresh = sum(c["prompt"] - c["cached_measured"] for c in calls)
+        seconds = sum(c["seconds"] for c in calls)
+        print(
+            f"seed {m['seed']}, transcript (8k window), first {len(calls)} prompts on the "
+            f"embedded model: cached {sum(c['cached_measured'] for c in calls):,} measured, "
+            f"{sum(c['cached_computed'] for c in calls):,} computed, of "
+            f"{sum(c['prompt'] for c in calls):,}; {fresh:,} fresh prompt tokens in "
+            f"{seconds:.1f} s ({fresh / max(seconds, 1e-9):,.0f} tokens/s)"
+        )
     args.out_dir.mkdir(parents=True, exist_ok=True)
     plot(results, args.out_dir / "context_audit.png")
     slim = [
@@ -499,7 +510,7 @@ def main() -> None:
             "acts": args.acts,
             "orders": args.orders,
             "prices": costs.model_dump(mode="json"),
-        },  # fmt: skip
+        },
         "measured_embedded": measured,
         "results": slim,
         "series": {
