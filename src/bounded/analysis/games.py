@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from bounded.analysis.cost import CostModel
 from bounded.core import ConfigError, RunRecord, victory_of
@@ -40,7 +40,7 @@ class Game(BaseModel):
     decisions: int
     model_calls: int
     wall_s: float
-    usage: dict[str, dict[str, int]] = {}
+    usage: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per model id: prompt, cached and completion tokens (`RunRecord.usage`; a run that
     recorded none: its totals under its model)."""
 
