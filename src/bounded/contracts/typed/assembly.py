@@ -14,8 +14,9 @@ container and L2 first, then L3, L4, L5. `order = "cache"` puts what stays the s
 across consecutive decisions first, so that a prefix cache (llama.cpp's, a provider's)
 reuses the most: L1; the rules of the run's and the fight's lasting facts (relics, deck,
 enemies, room), in a fixed order; the fight's start; L4; L5; the rules of what changes
-every play (powers, potions, offers); L2 last. It holds the same rules as the other
-orders (the same selection under the same budget), only in another order.
+every play (powers, potions, offers, hand cards the first block left out) under a
+budget of its own; L2 last. It shows every rule the paper's selection shows, up to that
+second budget (`l3.changing`), and the first block may show more of the deck's.
 
 Every layer is cut to its budget and what a budget cut is recorded (`Assembly`), so a
 prompt never exceeds the bound `Assembler.assemble` computes alongside it.
