@@ -2,6 +2,7 @@
 
 Usage: python bench/context_audit.py [--seeds 1 2 3] [--preset typed] [--acts 3] [--out-dir DIR]
        [--orders paper legacy cache] [--price MODEL=IN,CACHED,OUT] [--measure-embedded N]
+       python bench/context_audit.py --replay ARCHIVE [--orders paper legacy cache]
 
 Every game is played by the spire expert answering through a scripted model, so on one seed
 all three runs below see the same game, decision for decision, and only the memory contract
@@ -35,6 +36,12 @@ cached tokens llama.cpp reports (measured) and its prompt rate, beside the compu
 ones. `--orders` also plays the typed contract under each named layer order and
 reports the prefix each reuses (same seeds; the expert's moves, so the same game).
 
+`--replay ARCHIVE` replays a typed spire run of an archive (the embedded model's own game:
+its recorded replies, answered again in order, so every decision is the same) under each
+layer order of `--orders`, and reports the prefix each would reuse, computed as above;
+under the order the run had, that computation reproduces llama.cpp's recorded cached
+tokens (checked on the two runs of the README's "Layer order" paragraph).
+
 Writes `context_audit.json` and a plot of tokens against the decision index
 (`context_audit.png`) to `--out-dir` (default bench/results).
 """
@@ -55,6 +62,7 @@ import matplotlib.pyplot as plt
 from bounded.analysis.audit import segment_tokens
 from bounded.analysis.cost import CostModel, cached_by_layer, cost_model
 from bounded.analysis.stats import linear_slope
+from bounded.archive import Archive
 from bounded.core import JSON, Completion, DecisionRecord, Observation, Prompt, approx_tokens
 from bounded.envs.spire import SpireExpert
 from bounded.models.local import LocalModel, common_prefix
@@ -184,6 +192,74 @@ def play(
     first_act = int(model.observation.state.get("act", 0))
     runner.execute()
     return runner.trajectory, runner.run.outcome, [first_act, *seen][: len(runner.trajectory)]
+
+
+class ReplayModel(ExpertModel):
+    """A recorded run's replies, in order, as a model's; prompts counted as above."""
+
+    def __init__(self, tokenizer: LocalModel, replies: list[str]) -> None:
+        super().__init__(tokenizer, None, token_prefix=True)
+        self.replies = replies
+        self.calls = 0
+
+    def complete(
+        self, messages: list[dict[str, str]], *, constraint: JSON | None = None, **_: Any
+    ) -> Completion:
+        text = self.replies[self.calls] if self.calls < len(self.replies) else "{}"
+        self.calls += 1
+        return Completion(
+            text=text,
+            prompt_tokens=self.prompt_length(messages),
+            cached_tokens=self.cached(messages),
+            completion_tokens=self.count_tokens(text),
+            model=self.id,
+            finish_reason="stop",
+        )
+
+
+def replay(path: Path, orders: list[str], tokenizer: LocalModel, costs: CostModel) -> JSON:
+    """The archive's first typed run replayed under each layer order (see the docstring)."""
+    with Archive(path, read_only=True) as archive:
+        run = next((r for r in archive.runs() if r.contract == "typed"), None)
+        if run is None:
+            raise SystemExit(f"{path}: no typed run to replay")
+        decisions = archive.decisions(run.run_id, with_segments=False)
+    replies = [d.completion.text for d in decisions if d.completion]
+    played = [[a.id for a in d.actions] for d in decisions]
+    result: JSON = {
+        "archive": str(path), "run_id": run.run_id, "decisions": len(decisions),
+        "recorded": {"prompt": run.prompt_tokens, "cached": run.cached_tokens},
+        "orders": {},
+    }  # fmt: skip
+    for order in orders:
+        spec = GameSpec(
+            env="spire", env_options=run.spec.get("env_options", {}), contract="typed",
+            contract_config={**run.contract_config, "order": order}, seed=run.seed,
+            max_decisions=len(decisions),
+        )  # fmt: skip
+        runner = runner_for(build_game(spec, model=ReplayModel(tokenizer, replies)))
+        runner.execute()
+        trajectory = runner.trajectory
+        same = sum([a.id for a in d.actions] == p for d, p in zip(trajectory, played, strict=False))
+        total = sum(d.prompt_tokens for d in trajectory)
+        summary = caching_summary(trajectory, costs, tokenizer.id)
+        result["orders"][order] = {"total": total, "same_actions": same, **summary}
+    return result
+
+
+def print_replay(result: JSON) -> None:
+    recorded = result["recorded"]
+    share = recorded["cached"] / max(1, recorded["prompt"])
+    print(
+        f"{result['archive']} ({result['decisions']} decisions): recorded {recorded['cached']:,}"
+        f" cached of {recorded['prompt']:,} prompt tokens ({100 * share:.1f}%)"
+    )
+    for order, r in result["orders"].items():
+        print(
+            f"  {order}: {r['cached']:,} of {r['total']:,} ({100 * r['reused_share']:.1f}%), "
+            f"{r['same_actions']} of {result['decisions']} decisions the same; "
+            f"by layer {r['cached_by_layer']}"
+        )
 
 
 def slope_share(values: list[int]) -> float:
@@ -468,9 +544,19 @@ def main() -> None:
     parser.add_argument("--orders", nargs="*", default=[], help="typed layer orders to compare")
     parser.add_argument("--price", action="append", default=[], help="MODEL=IN,CACHED,OUT")
     parser.add_argument("--measure-embedded", type=int, default=0, metavar="N")
+    parser.add_argument("--replay", type=Path, help="archive with a typed spire run to replay")
     args = parser.parse_args()
     tokenizer = LocalModel()
     costs = cost_model(args.price)
+    if args.replay is not None:
+        replayed = replay(
+            args.replay, args.orders or ["paper", "legacy", "cache"], tokenizer, costs
+        )
+        print_replay(replayed)
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        target = args.out_dir / f"context_audit_replay_{args.replay.stem}.json"
+        target.write_text(json.dumps(replayed, indent=1) + "\n")
+        return
     results = [
         audit_seed(seed, args.preset, args.acts, tokenizer, costs, args.orders)
         for seed in args.seeds
