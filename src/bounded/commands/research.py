@@ -10,19 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.commands.output import console, plain
+from bounded.commands.output import number as _fmt
 from bounded.core import ConfigError
 
 if TYPE_CHECKING:
-    from bounded.analysis.audit import ContextAudit
     from bounded.analysis.options import TableOptions
     from bounded.analysis.tables import CellTable
     from bounded.runner.experiment import Experiment
 
-console = Console()
 
 ArchiveArgument = Annotated[Path, typer.Argument(help="SQLite run archive.")]
 
@@ -113,11 +112,6 @@ def sweep(
         raise typer.Exit(1)
 
 
-def plain(line: str) -> None:
-    """Print one line as it is: no markup, never wrapped (so a problem stays one line)."""
-    console.print(line, markup=False, soft_wrap=True)
-
-
 def print_dry_run(experiment: Experiment, archive: Path | None) -> None:
     """Every phase's state, the games still to play, then one line per problem (exit 1)."""
     from bounded.runner.sweep import dry_run
@@ -171,11 +165,6 @@ def cell_table_view(table: CellTable) -> Table:
             _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
         )  # fmt: skip
     return view
-
-
-def _fmt(value: float | None, digits: int = 1) -> str:
-    """A number for a table cell: "—" for none or NaN."""
-    return "—" if value is None or value != value else f"{value:,.{digits}f}"
 
 
 def diff_view(table: CellTable) -> Table:
@@ -383,6 +372,13 @@ def audit(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
+    from bounded.commands.audit_views import (
+        audit_cost_view,
+        audit_view,
+        print_layer_costs,
+        print_rates,
+    )
+
     console.print(audit_view(result))
     console.print(audit_cost_view(result))
     print_layer_costs(result)
@@ -391,70 +387,6 @@ def audit(
         print_rates(result)
     if plot is not None:
         console.print(f"plot: {plot}")
-
-
-def audit_view(result: ContextAudit) -> Table:
-    view = Table(title="context audit (prompt tokens)")
-    for header in ("contract", "tag", "runs", "slope/decision", "last", "transcript last", "saved"):
-        view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
-    for c in result.contracts:
-        view.add_row(
-            c.contract, c.tag, str(c.runs), f"{c.slope:.2f}", f"{c.mean_last_prompt:.0f}",
-            f"{c.mean_counterfactual_last:.0f}", f"{100 * c.savings:.1f}%",
-        )  # fmt: skip
-    return view
-
-
-def audit_cost_view(result: ContextAudit) -> Table:
-    """Fresh tokens and cost of each contract against the prefix-cached transcript."""
-    view = Table(title="under prefix caching (cost at each model's prices)")
-    headers = (
-        "contract", "tag", "fresh tokens", "cost", "transcript fresh", "transcript cost",
-        "raw ratio", "cost ratio",
-    )  # fmt: skip
-    for header in headers:
-        view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
-    for c in result.contracts:
-        view.add_row(
-            c.contract, c.tag, f"{c.fresh:,}", f"{c.cost:.4f}", f"{c.counterfactual_fresh:,}",
-            f"{c.counterfactual_cost:.4f}", _fmt(c.raw_ratio, 2), _fmt(c.cost_ratio, 2),
-        )  # fmt: skip
-    return view
-
-
-def print_layer_costs(result: ContextAudit) -> None:
-    """One line per contract: the cost of each layer, and the share of it served cached."""
-    for c in result.contracts:
-        runs = [r for r in result.runs if (r.contract, r.tag) == (c.contract, c.tag)]
-        parts = []
-        for layer, cost in c.layer_cost.items():
-            tokens = sum(r.layer_tokens.get(layer, 0) for r in runs)
-            cached = sum(r.layer_cached.get(layer, 0) for r in runs)
-            share = f"{100 * cached / tokens:.0f}% cached" if tokens else "-"
-            parts.append(f"{layer} {cost:.4f} ({share})")
-        plain(f"cost per layer, {c.contract} ({c.tag}): {', '.join(parts)}")
-
-
-def print_rates(result: ContextAudit) -> None:
-    """Each model's fitted rates, from the audited runs' timed calls."""
-    from bounded.analysis.cost import fit_latency
-
-    calls: dict[str, list[tuple[int, int, float]]] = {}
-    for run in result.runs:
-        for p in run.points:
-            if p.measured_latency_s > 0:
-                fresh = p.prompt_tokens - p.cached_tokens
-                calls.setdefault(run.model, []).append(
-                    (fresh, p.completion_tokens, p.measured_latency_s)
-                )
-    if not calls:
-        plain("rates: no timed model calls in these runs")
-    for model, timed in calls.items():
-        fitted = fit_latency(timed)
-        plain(
-            f"{model}: {fitted.prompt_tokens_per_s:,.1f} prompt tokens/s, "
-            f"{fitted.output_tokens_per_s:,.1f} generated tokens/s ({len(timed)} calls)"
-        )
 
 
 def report(
