@@ -80,6 +80,7 @@ def time_queries(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes up to 100,000 only")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="bank sizes")
     parser.add_argument("--keys", type=int, default=156, help="features per entry")
     parser.add_argument("--interval", type=float, default=5.0, help="game seconds per decision")
     parser.add_argument("--queries", type=int, default=500, help="queries per window")
@@ -87,7 +88,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench/results/episodic_retrieval.json")
     args = parser.parse_args()
 
-    sizes = [s for s in SIZES if not args.quick or s <= 100_000]
+    sizes = [s for s in args.sizes if not args.quick or s <= 100_000]
     windows = {"t_delta=0": 0.0, f"t_delta={args.wide:g}": args.wide, "full scan": math.inf}
     rows = []
     for size in sizes:

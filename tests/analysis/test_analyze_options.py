@@ -63,3 +63,21 @@ def test_bad_values_are_config_errors(warehouse_archive, args, message):
     result = invoke(warehouse_archive, *args)
     assert isinstance(result.exception, ConfigError)
     assert message in str(result.exception) and "\n" not in str(result.exception)
+
+
+def test_analyze_prices_models_and_refuses_bad_prices(warehouse_archive, tmp_path):
+    table = json.loads(invoke(warehouse_archive, "--price", "scripted=2,0.2,10", "--json").output)
+    row = table["rows"][0]
+    assert row["cost_per_game"] > 0 and row["fresh_tokens_per_game"] > 0
+    prices = tmp_path / "prices.toml"
+    prices.write_text("[prices.default]\ninput = 0\ncached_input = 0\noutput = 0\n")
+    free = json.loads(invoke(warehouse_archive, "--prices", prices, "--json").output)
+    assert all(r["cost_per_game"] == 0 for r in free["rows"])
+    for args, message in (
+        (["--price", "scripted=-2,0.2,10"], "greater than or equal to 0"),
+        (["--price", "scripted=2,0.2"], "MODEL=INPUT,CACHED,OUTPUT"),
+        (["--prices", tmp_path / "nope.toml"], "prices file not found"),
+    ):
+        result = invoke(warehouse_archive, *args)
+        assert isinstance(result.exception, ConfigError), result.output
+        assert message in str(result.exception) and "\n" not in str(result.exception)

@@ -1,7 +1,14 @@
 import pytest
 
 from bounded.analysis.audit import context_audit
+from bounded.analysis.cost import CostModel, Prices
 from bounded.archive import Archive
+from bounded.contracts import make_contract
+from bounded.core import ConfigError, approx_tokens
+from bounded.envs import make
+from bounded.envs.warehouse import state_keeping_reply as honest_reply
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
 
 
 def test_audit_separates_growing_and_flat_contracts(warehouse_archive):
@@ -57,3 +64,89 @@ def test_audit_and_export_commands(warehouse_archive, tmp_path):
     result = runner.invoke(app, ["export", str(warehouse_archive), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert len((out / "runs.jsonl").read_text().splitlines()) == 4
+
+
+# -- under prefix caching ----------------------------------------------------------
+
+
+class PrefixCachingModel(ScriptedModel):
+    """A scripted model that reports, like a prefix cache, the messages it shares with the
+    previous call as cached (counted the way it counts prompt tokens)."""
+
+    def __init__(self, reply) -> None:
+        super().__init__(reply, id="local:prefix")
+        self.previous: list[dict[str, str]] = []
+
+    def complete(self, messages, **options):
+        completion = super().complete(messages, **options)
+        shared = 0
+        for old, new in zip(self.previous, messages, strict=False):
+            if old != new:
+                break
+            shared += approx_tokens(new["content"])
+        self.previous = list(messages)
+        return completion.model_copy(update={"cached_tokens": shared})
+
+
+@pytest.fixture(scope="module")
+def cached_archive(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cached") / "c.sqlite"
+    with Archive(path) as archive:
+        run_episode(
+            make("warehouse", horizon=12), make_contract("state"),
+            PrefixCachingModel(honest_reply), seed=3, env_id="bounded/Warehouse-v0",
+            tag="state", archive=archive,
+        )  # fmt: skip
+    return path
+
+
+def test_fresh_tokens_and_cost_use_the_measured_cache_and_a_computed_transcript_cache(
+    cached_archive,
+):
+    costs = CostModel(default=Prices(input=1.0, cached_input=0.1, output=2.0))
+    with Archive(cached_archive, read_only=True) as archive:
+        [run] = context_audit(archive, archive.runs(), costs).runs
+    points = run.points
+    assert run.total_cached == sum(p.cached_tokens for p in points) > 0
+    outputs = sum(p.completion_tokens for p in points)
+    assert run.total_fresh == run.total_prompt - run.total_cached + outputs
+    assert run.cost == pytest.approx(
+        (run.total_prompt - run.total_cached + 0.1 * run.total_cached + 2 * outputs) / 1e6
+    )
+    # the transcript caches its whole previous prompt: it pays fresh for what it appends
+    shadow = [p.counterfactual_tokens for p in points]
+    assert run.counterfactual_cached == sum(shadow[:-1])
+    assert run.counterfactual_fresh == shadow[-1] + outputs
+    # the cached prefix is attributed to the layers it covers, first ones first
+    first_layer = run.layers[0]
+    for point in points[1:]:  # the first call had nothing to reuse
+        assert point.cached_by_layer[first_layer] == point.by_layer[first_layer]
+    assert (
+        run.layer_cached[first_layer]
+        == run.layer_tokens[first_layer] - points[0].by_layer[first_layer]
+    )
+    assert sum(run.layer_cost.values()) <= run.cost
+    assert run.latency_s is not None and run.latency_s > 0  # a local model: modelled
+
+
+def test_audit_command_prices_runs_and_refuses_a_bad_price(cached_archive):
+    import typer
+    from typer.testing import CliRunner
+
+    from bounded.commands.research import audit
+
+    app = typer.Typer()
+    app.command("audit")(audit)
+    app.command("other")(lambda: None)
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["audit", str(cached_archive), "--price", "local:prefix=1,0.1,2", "--rates"],
+        terminal_width=250,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "under prefix caching" in text and "cost per layer, state (state): spec" in text
+    assert "no timed model calls" in result.output  # a scripted model takes no time
+    assert "transcript's computed" in result.output
+    bad = runner.invoke(app, ["audit", str(cached_archive), "--price", "local:prefix=-1,0,0"])
+    assert isinstance(bad.exception, ConfigError) and "\n" not in str(bad.exception)

@@ -197,3 +197,31 @@ def test_minutes_per_floor_and_fresh_tokens_per_point():
     assert plain.minutes_per_floor is None and plain.mean_floor is None
     assert floor_reached({"floor": 7}) == 7 and floor_reached({"final_floor": 9.0}) == 9
     assert floor_reached({"floor": True}) is None
+
+
+def test_rows_carry_fresh_tokens_cost_and_modelled_latency():
+    from bounded.analysis.cost import CostModel, Latency, Prices
+
+    local = run("a", 1, True, tokens=2000, cached=1500, model="local:smollm2")
+    remote = run("b", 2, False, tokens=2000, cached=500, model="openai:gpt")
+    costs = CostModel(
+        default=Prices(input=1.0, cached_input=0.1, output=5.0),
+        models={"openai:gpt": Prices(input=2.0, cached_input=0.5, output=8.0)},
+        latency={"local:smollm2": Latency(prompt_tokens_per_s=100, output_tokens_per_s=10)},
+    )
+    table = cell_table([local, remote], costs=costs)
+    a, b = table.row("a"), table.row("b")
+    assert a.fresh_tokens_per_game == 500 and b.fresh_tokens_per_game == 1500
+    assert a.cost_per_game == pytest.approx((500 * 1.0 + 1500 * 0.1) / 1e6)
+    assert b.cost_per_game == pytest.approx((1500 * 2.0 + 500 * 0.5) / 1e6)
+    assert a.cost_per_point == pytest.approx(a.cost_per_game / 100)
+    assert a.latency_s_per_game == pytest.approx(500 / 100)
+    assert b.latency_s_per_game is None  # no latency model for a hosted model
+    several = local.model_copy(
+        update={"usage": {
+            "local:smollm2": {"prompt_tokens": 1000, "cached_tokens": 900, "completion_tokens": 0},
+            "openai:gpt": {"prompt_tokens": 1000, "cached_tokens": 0, "completion_tokens": 0},
+        }}
+    )  # fmt: skip
+    row = cell_table([several], costs=costs).row("a")
+    assert row.cost_per_game == pytest.approx((100 + 900 * 0.1 + 1000 * 2.0) / 1e6)

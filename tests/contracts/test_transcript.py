@@ -53,3 +53,23 @@ def test_the_budget_defaults_to_the_model_context_window():
     assert run.status == "completed" and run.decisions == 40
     assert run.last_prompt_tokens <= 600 + 16  # scripted usage counts words, not template tokens
     assert approx_tokens("x") == 1
+
+
+def test_each_prompt_starts_with_the_whole_previous_one():
+    """A prefix cache serves a transcript's previous prompt: each turn is resent exactly as
+    it was sent, reply format included, whatever that format was."""
+    contract = make_contract("transcript")
+    contract.reset(episode(instructions="Walk."))
+    previous = None
+    for i in range(4):
+        obs = observation(i)
+        if i % 2:  # a decision that allows several actions changes the reply format
+            obs = obs.model_copy(update={"max_actions": 3})
+        messages = contract.assemble(obs).messages()
+        assert "Answer with one JSON object" in messages[-1]["content"]
+        assert messages[0]["content"] == "Walk."
+        if previous is not None:
+            assert messages[: len(previous)] == previous
+        decision = contract.parse(Completion(text=REPLY), obs)
+        contract.commit(obs, decision, StepResult())
+        previous = messages

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.typed import TypedContract, game_of
+from bounded.contracts.typed.assembly import CHANGING_RULES_HEADER
 from bounded.contracts.typed_presets import TYPED_PRESETS
 from bounded.core import (
     Action,
@@ -144,7 +145,7 @@ def first_action(messages, constraint):
 
 
 def test_layers_come_in_the_papers_order_outside_combat():
-    c = contract(l4={"mode": "on"}, l5={"mode": "on"})
+    c = contract(l4={"mode": "on"}, l5={"mode": "on"}, order="paper")
     assert layers(c.assemble(map_obs(0))) == [
         ("L1", "system"),
         ("L5", "user"),
@@ -166,11 +167,12 @@ def test_the_legacy_order_is_an_option_and_recorded():
         ("L5", "user"),
     ]
     assert c.config_dict()["order"] == "legacy"
-    assert contract().config_dict()["order"] == "paper"
+    assert contract().config_dict()["order"] == "cache"  # the plain contract's
+    assert all(settings["order"] == "paper" for settings in TYPED_PRESETS.values())
 
 
 def test_both_orders_hold_the_same_segments_and_bound():
-    paper, legacy = contract(), contract(order="legacy")
+    paper, legacy = contract(order="paper"), contract(order="legacy")
     for t, turn in enumerate([1, 2]):
         obs = combat_obs(t, turn=turn, hp=50 - turn)
         a, b = paper.assemble(obs), legacy.assemble(obs)
@@ -186,7 +188,7 @@ def test_switched_off_layers_leave_no_segment():
 
 
 def test_combat_is_start_acknowledgement_and_latest_round_only():
-    c = contract()
+    c = contract(order="paper")
     prompts = []
     for t, turn in enumerate([1, 2, 3]):
         obs = combat_obs(t, turn=turn, hp=50 - turn)
@@ -220,6 +222,86 @@ def test_a_new_fight_starts_a_new_container():
     start = next(s.text for s in c.assemble(nxt).segments if s.layer == "combat")
     assert "Jaw Grub" in start and "Cultist" not in start
     assert c.parse(Completion(text="{}"), nxt).extra["combat"] == "start"
+
+
+def fight_round(t, *, turn, hand, hp, powers=None):
+    """A round of the same fight on floor 3 whose hand, HP and enemy powers change."""
+    obs = combat_obs(t, turn=turn, hp=hp)
+    obs.state["combat"]["hand"] = [{"uid": i, "name": n} for i, n in enumerate(hand)]
+    obs.state["combat"]["enemies"][0]["powers"] = powers or {}
+    return obs
+
+
+def test_the_cache_order_puts_what_lasts_first_and_the_round_last():
+    c = contract(l5={"mode": "on"}, order="cache")
+    obs = fight_round(0, turn=1, hand=["Strike", "Defend"], hp=50, powers={"Ritual": 3})
+    prompt = c.assemble(obs)
+    assert layers(prompt) == [
+        ("L1", "system"),
+        ("L3", "user"),
+        ("combat", "user"),
+        ("combat", "assistant"),
+        ("L5", "user"),
+        ("L3", "user"),
+        ("L2", "user"),
+    ]
+    lasting, changing = [s.text for s in prompt.segments if s.layer == "L3"]
+    # the deck's cards in deck order, then the fight's enemies, then the room (the book has
+    # no rule for the relic)
+    order = [line.split(" (")[0] for line in lasting.splitlines()[1:]]
+    assert order == ["- Strike", "- Defend", "- Quick Slash", "- Cultist", "- monster"]
+    assert changing.startswith(CHANGING_RULES_HEADER) and "ritual (keyword)" in changing
+    assert c.config_dict()["order"] == "cache"
+
+
+def test_the_cache_order_shows_the_rules_the_papers_order_shows():
+    paper, cache = contract(order="paper"), contract(order="cache")
+    obs = fight_round(0, turn=1, hand=["Strike", "Quick Slash"], hp=50, powers={"Ritual": 3})
+    paper.assemble(obs)
+    cache.assemble(obs)
+    shown = cache.assembly_record()["retrieved"]
+    assert sorted(shown["L3"] + shown["L3+"]) == sorted(paper.assembly_record()["retrieved"]["L3"])
+    assert cache.assembly_record()["prompt_bound"] >= paper.assembly_record()["prompt_bound"]
+
+
+def test_under_the_cache_order_a_fights_rounds_share_everything_before_the_round():
+    c = contract(l5={"mode": "on"}, order="cache")
+    rounds = [
+        fight_round(0, turn=1, hand=["Strike", "Defend"], hp=50),
+        fight_round(1, turn=2, hand=["Quick Slash", "Strike"], hp=41, powers={"Ritual": 3}),
+        fight_round(2, turn=3, hand=["Defend"], hp=35, powers={"Ritual": 3}),
+    ]
+    prompts = []
+    for obs in rounds:
+        prompts.append([s.text for s in c.assemble(obs).segments])
+        c.commit(obs, end_turn(obs), StepResult())
+    lasting = 5  # L1, the lasting rules, the fight's start and its acknowledgement, L5
+    assert prompts[0][:lasting] == prompts[1][:lasting] == prompts[2][:lasting]
+    assert prompts[1][-1] != prompts[2][-1]  # the round itself changes
+
+
+def test_a_card_chosen_inside_a_fight_keeps_the_fight():
+    c = contract()
+    first = combat_obs(0, floor=3, turn=1)
+    c.assemble(first)
+    c.commit(first, end_turn(first), StepResult())
+    chosen = reward_obs(1)  # a card choice on the fight's own floor (3)
+    c.assemble(chosen)
+    c.commit(chosen, Decision(actions=[chosen.legal[-1]]), StepResult())
+    later = combat_obs(2, floor=3, turn=2, hp=44)
+    start = next(s.text for s in c.assemble(later).segments if s.layer == "combat")
+    assert "Turn 1 against Cultist" in start  # still the fight's first state
+    assert c.parse(Completion(text="{}"), later).extra["combat"] == "round"
+
+
+def test_the_changing_rules_have_their_own_budget():
+    c = contract(order="cache", l3={"changing": {"items": 1, "tokens": 80}})
+    obs = fight_round(0, turn=1, hand=["Strike"], hp=50, powers={"Ritual": 3, "Strength": 2})
+    obs.state["player"]["powers"] = {"Weak": 1}
+    c.assemble(obs)
+    record = c.assembly_record()
+    assert len(record["retrieved"]["L3+"]) == 1
+    assert any(cut["layer"] == "L3+" and cut["kept"] == 1 for cut in record["truncation"])
 
 
 def test_the_container_can_be_switched_off():
@@ -621,5 +703,5 @@ def test_mode_a_shows_the_hand_skill_for_brute_nob():
     obs = combat_obs(0, enemy="Brute Nob", room="elite", hp=60)
     l5 = {s.layer: s.text for s in c.assemble(obs).segments}["L5"]
     assert "Brute Nob: attacks only" in l5
-    l3 = {s.layer: s.text for s in c.assemble(obs).segments}["L3"]
+    l3 = "\n".join(s.text for s in c.assemble(obs).segments if s.layer == "L3")
     assert "Brute Nob (enemy): elite enemy" in l3

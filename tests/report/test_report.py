@@ -121,3 +121,18 @@ def test_report_reproduces_the_papers_comparisons(tmp_path):
         "gemini-3.1-pro-preview": "+16.6",
         "qwen3.6-27b": "+84.5",
     }
+
+
+def test_the_report_shows_fresh_tokens_and_cost_at_the_given_prices(report_archive, tmp_path):
+    app = typer.Typer()
+    app.command()(report)
+    out = tmp_path / "priced.html"
+    args = [str(report_archive), "-o", str(out), "--price", "default=1,0.1,4"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "<th>fresh tokens/game</th><th>cost/game</th><th>cost/point</th>" in page
+    assert "transcript cost (prefix-cached)" in page and "cost ratio" in page
+    assert "the transcript counterfactual's are computed" in page
+    bad = CliRunner().invoke(app, [str(report_archive), "--price", "default=1,0.1,-4"])
+    assert isinstance(bad.exception, ConfigError) and "output" in str(bad.exception)

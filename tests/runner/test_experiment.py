@@ -54,6 +54,11 @@ def test_cell_settings_override_defaults_and_seeds_replace_games():
         ({"defaults": {"games": 0}}, "defaults.games"),
         ({"experiment": {}}, "experiment.name"),
         ({"cells": []}, "cells"),
+        (
+            {"prices": {"local": {"input": -1, "cached_input": 0, "output": 0}}},
+            "prices.local.input",
+        ),
+        ({"prices": {"local": {"input": 1, "cached_input": 0}}}, "prices.local.output"),
     ],
 )
 def test_errors_name_the_field(change, field):
@@ -98,3 +103,17 @@ def test_shipped_example_experiments_validate():
     assert files
     for path in files:
         assert load_experiment(path).plan(), path
+
+
+def test_an_experiment_file_carries_prices_for_the_analysis(tmp_path):
+    from bounded.analysis.cost import cost_model
+
+    path = tmp_path / "priced.toml"
+    path.write_text(
+        '[experiment]\nname = "p"\n[defaults]\nenv = "warehouse"\nmodel = "local"\n'
+        '[[cells]]\ntag = "state"\ncontract = "state"\n'
+        "[prices.local]\ninput = 0.5\ncached_input = 0.05\noutput = 2\n"
+    )
+    experiment = load_experiment(path)
+    assert experiment.spec.prices["local"].cached_input == 0.05
+    assert cost_model(files=[path]).prices("local") == experiment.spec.prices["local"]

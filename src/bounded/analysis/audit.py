@@ -6,6 +6,13 @@ later decision j <= i, its observation (the layers that show the current decisio
 the previous reply: the prompt an accumulating chat transcript of the same game would
 have sent. For a `transcript` run it tracks the actual prompt; for a bounded contract
 the gap between the two is what the contract saves.
+
+Under prefix caching (`bounded.analysis.cost`): a decision's cached prompt tokens are
+measured, as its model reported them (llama.cpp's reused prefix, a provider's cached
+tokens; 0 for a model without a cache); the transcript counterfactual's are computed as
+its provider would cache it, the whole previous prompt (a transcript's previous prompt
+is a prefix of the next). Fresh tokens are prompt - cached + completion; cost prices
+each at the run's model's prices; cached tokens are attributed to layers in prompt order.
 """
 
 from __future__ import annotations
@@ -14,9 +21,10 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.cost import CostModel, cached_by_layer
 from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
-from bounded.core import DecisionRecord, RunRecord
+from bounded.core import DecisionRecord, RunRecord, approx_tokens
 
 OBSERVATION_LAYERS = ("observation", "L2", "combat")
 """Layers that show the decision at hand; what a transcript would append each step."""
@@ -33,6 +41,17 @@ class AuditPoint(BaseModel):
     """Prompt tokens per layer, as assembled."""
     counterfactual_tokens: int
     """The same decision's prompt under an accumulating transcript."""
+    cached_tokens: int = 0
+    """Prompt tokens served from the model's prefix cache (measured)."""
+    completion_tokens: int = 0
+    cached_by_layer: dict[str, int] = Field(default_factory=dict)
+    """The cached prefix attributed to layers in prompt order."""
+    cost: float = 0.0
+    """This decision's call at its model's prices."""
+    counterfactual_cost: float = 0.0
+    """The transcript counterfactual's call, its previous prompt cached (computed)."""
+    measured_latency_s: float = 0.0
+    """The model call's measured seconds (0 when no model was called)."""
 
 
 class RunAudit(BaseModel):
@@ -55,6 +74,24 @@ class RunAudit(BaseModel):
     counterfactual_total: int
     layers: list[str]
     """Layers in the order they first appear."""
+    model: str = ""
+    total_cached: int = 0
+    """Measured cached prompt tokens over the run's decisions."""
+    total_fresh: int = 0
+    """Prompt - cached + completion tokens over the run's decisions."""
+    cost: float = 0.0
+    counterfactual_cached: int = 0
+    """Computed: each counterfactual prompt's predecessor, the cached prefix."""
+    counterfactual_fresh: int = 0
+    counterfactual_cost: float = 0.0
+    latency_s: float | None = None
+    """Modelled seconds of the run's calls (local models; `cost.Latency`)."""
+    measured_latency_s: float = 0.0
+    """The calls' measured seconds."""
+    layer_tokens: dict[str, int] = Field(default_factory=dict)
+    layer_cached: dict[str, int] = Field(default_factory=dict)
+    layer_cost: dict[str, float] = Field(default_factory=dict)
+    """Each layer's tokens at fresh or cached input prices."""
     points: list[AuditPoint] = Field(default_factory=list)
 
 
@@ -72,6 +109,15 @@ class ContractAudit(BaseModel):
     mean_counterfactual_last: float
     savings: float
     """1 - actual total / counterfactual total prompt tokens."""
+    fresh: int = 0
+    cost: float = 0.0
+    counterfactual_fresh: int = 0
+    counterfactual_cost: float = 0.0
+    cost_ratio: float | None = None
+    """Counterfactual cost / actual cost: the saving under prefix caching."""
+    raw_ratio: float | None = None
+    """Counterfactual prompt tokens / actual prompt tokens: the saving counted raw."""
+    layer_cost: dict[str, float] = Field(default_factory=dict)
 
 
 class ContextAudit(BaseModel):
@@ -99,7 +145,26 @@ def counterfactual(decisions: Sequence[DecisionRecord]) -> list[int]:
     return totals
 
 
-def audit_run(run: RunRecord, decisions: Sequence[DecisionRecord]) -> RunAudit:
+def segment_tokens(record: DecisionRecord) -> list[tuple[str, int]]:
+    """(layer, tokens) per segment in prompt order: each layer's recorded tokens shared
+    among its segments by their length (a decision loaded without segments: its layers
+    in recorded order)."""
+    if not record.segments:
+        return list(record.tokens_by_layer.items())
+    weights = [(s.layer, max(1, approx_tokens(s.text))) for s in record.segments]
+    per_layer: dict[str, int] = {}
+    for layer, weight in weights:
+        per_layer[layer] = per_layer.get(layer, 0) + weight
+    return [
+        (layer, round(record.tokens_by_layer.get(layer, 0) * weight / per_layer[layer]))
+        for layer, weight in weights
+    ]
+
+
+def audit_run(
+    run: RunRecord, decisions: Sequence[DecisionRecord], costs: CostModel | None = None
+) -> RunAudit:
+    costs = costs or CostModel()
     prompts = [d.prompt_tokens or sum(d.tokens_by_layer.values()) for d in decisions]
     shadow = counterfactual(decisions)
     indices = [float(d.index) for d in decisions]
@@ -108,10 +173,15 @@ def audit_run(run: RunRecord, decisions: Sequence[DecisionRecord]) -> RunAudit:
     layers: list[str] = []
     for d in decisions:
         layers.extend(layer for layer in d.tokens_by_layer if layer not in layers)
-    return RunAudit(
+    points = [
+        audit_point(d, p, c, shadow[i - 1] if i else 0, costs)
+        for i, (d, p, c) in enumerate(zip(decisions, prompts, shadow, strict=True))
+    ]
+    audit = RunAudit(
         run_id=run.run_id,
         contract=run.contract,
         tag=run.tag,
+        model=run.model,
         decisions=len(decisions),
         slope=slope,
         intercept=intercept,
@@ -123,16 +193,58 @@ def audit_run(run: RunRecord, decisions: Sequence[DecisionRecord]) -> RunAudit:
         counterfactual_last=shadow[-1] if shadow else 0,
         counterfactual_total=sum(shadow),
         layers=layers,
-        points=[
-            AuditPoint(
-                index=d.index,
-                prompt_tokens=p,
-                by_layer=dict(d.tokens_by_layer),
-                counterfactual_tokens=c,
-            )
-            for d, p, c in zip(decisions, prompts, shadow, strict=True)
-        ],
+        points=points,
     )
+    add_costs(audit, decisions, costs)
+    return audit
+
+
+def audit_point(
+    record: DecisionRecord, prompt: int, shadow: int, shadow_cached: int, costs: CostModel
+) -> AuditPoint:
+    completion = record.completion
+    cached = completion.cached_tokens if completion else 0
+    output = completion.completion_tokens if completion else 0
+    model = record.model or (completion.model if completion else "")
+    return AuditPoint(
+        index=record.index,
+        prompt_tokens=prompt,
+        by_layer=dict(record.tokens_by_layer),
+        counterfactual_tokens=shadow,
+        cached_tokens=cached,
+        completion_tokens=output,
+        cached_by_layer=cached_by_layer(segment_tokens(record), cached),
+        cost=costs.cost(model, prompt, cached, output) if completion else 0.0,
+        counterfactual_cost=costs.cost(model, shadow, shadow_cached, output),
+        measured_latency_s=completion.latency_s if completion else 0.0,
+    )
+
+
+def add_costs(audit: RunAudit, decisions: Sequence[DecisionRecord], costs: CostModel) -> None:
+    """Totals under prefix caching: fresh tokens, cost, modelled latency, per layer."""
+    points = audit.points
+    audit.total_cached = sum(p.cached_tokens for p in points)
+    outputs = sum(p.completion_tokens for p in points)
+    audit.total_fresh = audit.total_prompt - audit.total_cached + outputs
+    audit.cost = sum(p.cost for p in points)
+    audit.counterfactual_cached = sum(
+        points[i - 1].counterfactual_tokens for i in range(1, len(points))
+    )
+    audit.counterfactual_fresh = audit.counterfactual_total - audit.counterfactual_cached + outputs
+    audit.counterfactual_cost = sum(p.counterfactual_cost for p in points)
+    prices = costs.prices(audit.model)
+    for p in points:
+        for layer, tokens in p.by_layer.items():
+            cached = min(tokens, p.cached_by_layer.get(layer, 0))
+            audit.layer_tokens[layer] = audit.layer_tokens.get(layer, 0) + tokens
+            audit.layer_cached[layer] = audit.layer_cached.get(layer, 0) + cached
+            audit.layer_cost[layer] = audit.layer_cost.get(layer, 0.0) + prices.cost(
+                tokens, cached, 0
+            )
+    latency = costs.latency_of(audit.model)
+    if latency is not None:
+        audit.latency_s = latency.seconds(audit.total_fresh - outputs, outputs)
+    audit.measured_latency_s = sum(d.completion.latency_s for d in decisions if d.completion)
 
 
 def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> ContractAudit:
@@ -145,6 +257,12 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
         layer_slopes[layer] = linear_slope(xs, layer_ys)[0]
     actual = sum(r.total_prompt for r in runs)
     shadow = sum(r.counterfactual_total for r in runs)
+    cost = sum(r.cost for r in runs)
+    shadow_cost = sum(r.counterfactual_cost for r in runs)
+    layer_cost: dict[str, float] = {}
+    for r in runs:
+        for layer, value in r.layer_cost.items():
+            layer_cost[layer] = layer_cost.get(layer, 0.0) + value
     return ContractAudit(
         contract=contract,
         tag=tag,
@@ -154,16 +272,25 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
         mean_last_prompt=sum(r.last_prompt for r in runs) / len(runs),
         mean_counterfactual_last=sum(r.counterfactual_last for r in runs) / len(runs),
         savings=1 - actual / shadow if shadow else 0.0,
+        fresh=sum(r.total_fresh for r in runs),
+        cost=cost,
+        counterfactual_fresh=sum(r.counterfactual_fresh for r in runs),
+        counterfactual_cost=shadow_cost,
+        cost_ratio=shadow_cost / cost if cost else None,
+        raw_ratio=shadow / actual if actual else None,
+        layer_cost=layer_cost,
     )
 
 
-def context_audit(archive: Archive, runs: Iterable[RunRecord]) -> ContextAudit:
+def context_audit(
+    archive: Archive, runs: Iterable[RunRecord], costs: CostModel | None = None
+) -> ContextAudit:
     """Audit every run that has decisions in the archive (imported runs have none)."""
     audits = []
     for run in runs:
-        decisions = archive.decisions(run.run_id, with_segments=False)
+        decisions = archive.decisions(run.run_id, with_segments=True)
         if decisions:
-            audits.append(audit_run(run, decisions))
+            audits.append(audit_run(run, decisions, costs))
     groups: dict[tuple[str, str], list[RunAudit]] = {}
     for audit in audits:
         groups.setdefault((audit.contract, audit.tag), []).append(audit)
@@ -177,7 +304,9 @@ __all__ = [
     "ContextAudit",
     "ContractAudit",
     "RunAudit",
+    "audit_point",
     "audit_run",
     "context_audit",
     "counterfactual",
+    "segment_tokens",
 ]

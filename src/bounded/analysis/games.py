@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from bounded.analysis.cost import CostModel
 from bounded.core import ConfigError, RunRecord, victory_of
 
 BOSS_POINTS = 52 / 3
@@ -39,6 +40,17 @@ class Game(BaseModel):
     decisions: int
     model_calls: int
     wall_s: float
+    usage: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per model id: prompt, cached and completion tokens (`RunRecord.usage`; a run that
+    recorded none: its totals under its model)."""
+
+    def cost(self, costs: CostModel) -> float:
+        """The game's calls at each model's prices."""
+        return costs.usage_cost(self.usage)
+
+    def latency_s(self, costs: CostModel) -> float | None:
+        """The game's calls' modelled seconds (None unless every model has a latency model)."""
+        return costs.usage_latency(self.usage) if self.usage else None
 
     @property
     def tokens(self) -> int:
@@ -106,7 +118,19 @@ def game_from_run(run: RunRecord) -> Game:
         decisions=run.decisions,
         model_calls=run.model_calls,
         wall_s=run.wall_s,
+        usage=usage_of(run),
     )
+
+
+def usage_of(run: RunRecord) -> dict[str, dict[str, int]]:
+    """The run's token counts per model id."""
+    keys = ("prompt_tokens", "cached_tokens", "completion_tokens")
+    if run.usage:
+        return {
+            model: {key: int(counts.get(key, 0)) for key in keys}
+            for model, counts in run.usage.items()
+        }
+    return {run.model: {key: int(getattr(run, key)) for key in keys}}
 
 
 def completed_games(runs: Iterable[RunRecord]) -> list[Game]:
@@ -144,4 +168,5 @@ __all__ = [
     "floor_score",
     "game_from_run",
     "group_games",
+    "usage_of",
 ]

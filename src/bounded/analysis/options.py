@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.cost import CostModel
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
@@ -39,6 +40,8 @@ class TableOptions(BaseModel):
     """Percent changes of the mean score from cell a to cell b per group."""
     seed: int = 0
     """Bootstrap seed."""
+    costs: CostModel = Field(default_factory=CostModel)
+    """Prices per model (and latency models) for the cost columns."""
 
     def preset_conflicts(self) -> list[str]:
         """Options a preset sets itself, given alongside one."""
@@ -59,14 +62,16 @@ class TableOptions(BaseModel):
             if conflicts:
                 raise ConfigError(f"--table sets the cells itself; drop {', '.join(conflicts)}")
             return published_table(self.table).compute(
-                runs, seed=self.seed, fisher=self.fisher, diffs=self.diffs, changes=self.changes
-            )
+                runs, seed=self.seed, fisher=self.fisher, diffs=self.diffs,
+                changes=self.changes, costs=self.costs,
+            )  # fmt: skip
         if self.first_n is not None and self.first_n < 1:
             raise ConfigError(f"--first must be at least 1, got {self.first_n}")
         return cell_table(
             runs, by=self.by, cells=self.cells, first_n=self.first_n, pool=self.pool,
             pool_all=self.pool_all, pool_tags=self.pool_tags, fisher=self.fisher,
             diffs=self.diffs, changes=self.changes, seed=self.seed, title=title,
+            costs=self.costs,
         )  # fmt: skip
 
 

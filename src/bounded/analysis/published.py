@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.cost import CostModel
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
 
@@ -49,6 +50,7 @@ class PublishedTable(BaseModel):
         fisher: Sequence[Pair] = (),
         diffs: Sequence[Pair] = (),
         changes: Sequence[Pair] = (),
+        costs: CostModel | None = None,
     ) -> CellTable:
         """The table under the paper's protocol; the extra pairs join the paper's own."""
         return cell_table(
@@ -62,6 +64,7 @@ class PublishedTable(BaseModel):
             changes=_joined(self.changes, changes),
             seed=seed,
             title=self.title,
+            costs=costs,
         )
 
     def arguments(self) -> list[str]:

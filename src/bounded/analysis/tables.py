@@ -1,5 +1,6 @@
 """The cell table: wins, win rate with its interval, mean score with a bootstrap interval,
-and what the games cost, per condition; plus a pooled descriptive row over named cells,
+and what the games cost (tokens, fresh tokens, cost at each model's prices, modelled latency
+of local models), per condition; plus a pooled descriptive row over named cells,
 Fisher tests, score differences and the percent change of the mean score per group."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
+from bounded.analysis.cost import CostModel
 from bounded.analysis.games import Game, completed_games, first_by_start, group_games
 from bounded.analysis.stats import (
     BOOTSTRAP_RESAMPLES,
@@ -66,6 +68,14 @@ class CellRow(BaseModel):
     """Total prompt + completion tokens / total score points."""
     fresh_tokens_per_point: float | None = None
     """Total fresh tokens (prompt - cached + completion) / total score points."""
+    fresh_tokens_per_game: float | None = None
+    """Mean fresh tokens (prompt - cached + completion) per game."""
+    cost_per_game: float | None = None
+    """Mean cost per game at each model's prices (`bounded.analysis.cost`)."""
+    cost_per_point: float | None = None
+    """Total cost / total score points."""
+    latency_s_per_game: float | None = None
+    """Mean modelled seconds of model calls per game (local models only)."""
     decisions_per_game: float = 0.0
     """Mean decisions per game."""
     model_calls_per_game: float = 0.0
@@ -143,16 +153,24 @@ def _floor_stats(row: CellRow, games: Sequence[Game]) -> None:
         row.minutes_per_floor = wall_s / 60 / sum(floors)
 
 
-def _token_stats(row: CellRow, games: Sequence[Game]) -> None:
-    """Tokens per game and per score point, raw and fresh (not served from a cache)."""
+def _token_stats(row: CellRow, games: Sequence[Game], costs: CostModel) -> None:
+    """Tokens per game and per score point, raw and fresh (not served from a cache), and
+    what they cost."""
     tokens = [g.tokens for g in games]
     if not any(tokens):
         return
     row.tokens_per_game = _mean(tokens)
+    row.fresh_tokens_per_game = _mean([g.fresh_tokens for g in games])
+    spent = [g.cost(costs) for g in games]
+    row.cost_per_game = _mean(spent)
+    latencies = [g.latency_s(costs) for g in games]
+    if all(latency is not None for latency in latencies):
+        row.latency_s_per_game = _mean([latency or 0.0 for latency in latencies])
     points = sum(row.scores)
     if row.scores and points > 0:
         row.tokens_per_point = sum(tokens) / points
         row.fresh_tokens_per_point = sum(g.fresh_tokens for g in games) / points
+        row.cost_per_point = sum(spent) / points
 
 
 def cell_row(
@@ -162,8 +180,9 @@ def cell_row(
     interval: str = "wilson",
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
+    costs: CostModel | None = None,
 ) -> CellRow:
-    """The statistics of one row's games."""
+    """The statistics of one row's games (costs at `costs`, default prices if None)."""
     n, wins = len(games), sum(g.victory for g in games)
     low, high = (clopper_pearson_interval if interval == "clopper-pearson" else wilson_interval)(
         wins, n
@@ -184,7 +203,7 @@ def cell_row(
     )
     _score_stats(row, games, resamples, seed)
     _floor_stats(row, games)
-    _token_stats(row, games)
+    _token_stats(row, games, costs or CostModel())
     return row
 
 
@@ -229,7 +248,12 @@ def _grouped_cells(games: Sequence[Game], by: Sequence[str]) -> Selection:
 
 
 def _pooled_row(
-    table: CellTable, names: Sequence[str], games: Sequence[Game], resamples: int, seed: int
+    table: CellTable,
+    names: Sequence[str],
+    games: Sequence[Game],
+    resamples: int,
+    seed: int,
+    costs: CostModel | None = None,
 ) -> CellRow:
     """The descriptive row over the named rows' counted games, with Clopper-Pearson."""
     rows = list(dict.fromkeys(r.label for name in names for r in table.rows_of(name)))
@@ -242,6 +266,7 @@ def _pooled_row(
         interval="clopper-pearson",
         resamples=resamples,
         seed=seed,
+        costs=costs,
     )
     row.cell = POOLED_LABEL
     return row
@@ -262,6 +287,7 @@ def cell_table(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
     title: str = "",
+    costs: CostModel | None = None,
 ) -> CellTable:
     """The table over completed runs.
 
@@ -291,12 +317,12 @@ def cell_table(
     table = CellTable(title=title, group_by=fields, first_n=first_n)
     for cell, group, held in selected:
         counted = first_by_start(held, first_n)
-        row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed)
+        row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed, costs=costs)
         row.cell, row.group = cell, group
         table.rows.append(row)
     add_comparisons(
         table, games, pool=[r.label for r in table.rows] if pool_all else pool, fisher=fisher,
-        diffs=diffs, changes=changes, resamples=resamples, seed=seed,
+        diffs=diffs, changes=changes, resamples=resamples, seed=seed, costs=costs,
     )  # fmt: skip
     return table
 
@@ -311,10 +337,11 @@ def add_comparisons(
     changes: Sequence[tuple[str, str]] = (),
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
+    costs: CostModel | None = None,
 ) -> None:
     """The pooled row, Fisher tests, score differences and changes of a table's rows."""
     if pool and table.rows:
-        table.pooled = _pooled_row(table, pool, games, resamples, seed)
+        table.pooled = _pooled_row(table, pool, games, resamples, seed, costs)
     for a, b in fisher:
         row_a, row_b = table.row(a), table.row(b)
         p = fisher_exact_p(row_a.wins, row_a.games, row_b.wins, row_b.games)

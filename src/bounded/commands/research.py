@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.commands.output import console, plain
+from bounded.commands.output import number as _fmt
 from bounded.core import ConfigError
 
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from bounded.analysis.tables import CellTable
     from bounded.runner.experiment import Experiment
 
-console = Console()
 
 ArchiveArgument = Annotated[Path, typer.Argument(help="SQLite run archive.")]
 
@@ -112,11 +112,6 @@ def sweep(
         raise typer.Exit(1)
 
 
-def plain(line: str) -> None:
-    """Print one line as it is: no markup, never wrapped (so a problem stays one line)."""
-    console.print(line, markup=False, soft_wrap=True)
-
-
 def print_dry_run(experiment: Experiment, archive: Path | None) -> None:
     """Every phase's state, the games still to play, then one line per problem (exit 1)."""
     from bounded.runner.sweep import dry_run
@@ -147,6 +142,7 @@ def cell_table_view(table: CellTable) -> Table:
     headers = (
         "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
         "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
+        "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
     )  # fmt: skip
     for header in headers:
         view.add_column(header, justify="left" if header == "cell" else "right")
@@ -165,13 +161,10 @@ def cell_table_view(table: CellTable) -> Table:
             _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
             _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
             _fmt(row.model_calls_per_game), _fmt(row.wall_s_per_game),
+            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
+            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
         )  # fmt: skip
     return view
-
-
-def _fmt(value: float | None, digits: int = 1) -> str:
-    """A number for a table cell: "—" for none or NaN."""
-    return "—" if value is None or value != value else f"{value:,.{digits}f}"
 
 
 def diff_view(table: CellTable) -> Table:
@@ -229,11 +222,15 @@ def table_options(
     diff: list[str] | None = None,
     change: list[str] | None = None,
     seed: int = 0,
+    price: list[str] | None = None,
+    prices: list[Path] | None = None,
 ) -> TableOptions:
     """The parsed command-line options of a cell table."""
+    from bounded.analysis.cost import cost_model
     from bounded.analysis.options import TableOptions
 
     return TableOptions(
+        costs=cost_model(price or [], prices or []),
         table=table, cells=parse_cells(cell) if cell else None, by=by or None, first_n=first,
         pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
         pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
@@ -275,6 +272,17 @@ ChangeOption = Annotated[
     typer.Option(help="Percent change of mean score from cell A to B per --by group: A,B."),
 ]
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed.")]
+PriceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Prices of a model, USD per million tokens: MODEL=INPUT,CACHED,OUTPUT (repeat; "
+        "MODEL 'default' prices every other model; default 3,0.3,15)."
+    ),
+]
+PricesOption = Annotated[
+    list[Path] | None,
+    typer.Option(help="TOML file with a [prices] table (an experiment file's own; repeat)."),
+]
 
 
 def analyze(
@@ -296,13 +304,17 @@ def analyze(
     change: ChangeOption = None,
     experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
     seed: SeedOption = 0,
+    price: PriceOption = None,
+    prices: PricesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
 ) -> None:
-    """The cell table: wins, Wilson intervals, bootstrap scores, tokens, time per floor; a
-    pooled row over named cells, Fisher tests, score differences, changes per group."""
+    """The cell table: wins, Wilson intervals, bootstrap scores, tokens, fresh tokens and
+    cost, time per floor; a pooled row over named cells, Fisher tests, score differences,
+    changes per group."""
     options = table_options(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
+        price=price, prices=prices,
     )  # fmt: skip
     with Archive(archive, read_only=True) as store:
         runs = store.runs(experiment=experiment)
@@ -336,14 +348,23 @@ def audit(
     contract: Annotated[str | None, typer.Option(help="Only runs of this contract.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write the context-growth plot (SVG).")] = None,
+    price: PriceOption = None,
+    prices: PricesOption = None,
+    rates: Annotated[
+        bool, typer.Option(help="Fit each model's prompt and generation rates to its timed calls.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
 ) -> None:
-    """Context audit: prompt tokens per decision and layer, slope, transcript counterfactual."""
+    """Context audit: prompt tokens per decision and layer, slope, transcript counterfactual,
+    fresh tokens and cost under prefix caching (the run's cache measured, the transcript's
+    computed)."""
     from bounded.analysis.audit import context_audit
+    from bounded.analysis.cost import cost_model
 
+    costs = cost_model(price or [], prices or [])
     with Archive(archive, read_only=True) as store:
         runs = [r for r in store.runs(tag=tag) if contract is None or r.contract == contract]
-        result = context_audit(store, runs)
+        result = context_audit(store, runs, costs)
     if plot is not None:
         from bounded.report.plots import context_plot
 
@@ -351,15 +372,19 @@ def audit(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    view = Table(title="context audit (prompt tokens)")
-    for header in ("contract", "tag", "runs", "slope/decision", "last", "transcript last", "saved"):
-        view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
-    for c in result.contracts:
-        view.add_row(
-            c.contract, c.tag, str(c.runs), f"{c.slope:.2f}", f"{c.mean_last_prompt:.0f}",
-            f"{c.mean_counterfactual_last:.0f}", f"{100 * c.savings:.1f}%",
-        )  # fmt: skip
-    console.print(view)
+    from bounded.commands.audit_views import (
+        audit_cost_view,
+        audit_view,
+        print_layer_costs,
+        print_rates,
+    )
+
+    console.print(audit_view(result))
+    console.print(audit_cost_view(result))
+    print_layer_costs(result)
+    plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
+    if rates:
+        print_rates(result)
     if plot is not None:
         console.print(f"plot: {plot}")
 
@@ -379,6 +404,8 @@ def report(
     diff: DiffOption = None,
     change: ChangeOption = None,
     seed: SeedOption = 0,
+    price: PriceOption = None,
+    prices: PricesOption = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
 ) -> None:
     """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
@@ -386,9 +413,9 @@ def report(
 
     main = table_options(
         cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, fisher=fisher, diff=diff,
-        change=change, seed=seed,
+        change=change, seed=seed, price=price, prices=prices,
     )  # fmt: skip
-    options = ReportOptions(**main.model_dump(), tables=table or [], max_runs=max_runs)
+    options = ReportOptions(**dict(main), tables=table or [], max_runs=max_runs)
     path = build_report(existing_archive(archive), out, options)
     console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 

@@ -1,7 +1,10 @@
 """`transcript`: the accumulating baseline. Every observation and reply is appended and resent.
 
 Like the agents it stands for, it meets a full context window by dropping the oldest turns;
-each decision records how many it dropped (`history_dropped`)."""
+each decision records how many it dropped (`history_dropped`). Each turn is resent exactly
+as it was first sent (the reply format goes with its observation, not in the system
+message), so until a turn is dropped every prompt starts with the whole previous one:
+the best case for a provider's prefix cache."""
 
 from __future__ import annotations
 
@@ -54,6 +57,7 @@ class TranscriptContract(ContractBase):
         self.history: list[tuple[str, str]] = []
         self._turn_tokens: list[int] = []
         self._pending: str | None = None
+        self._current = ""
         self._dropped = 0
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
@@ -75,9 +79,10 @@ class TranscriptContract(ContractBase):
 
     def assemble(self, obs: Observation) -> Prompt:
         prompt = Prompt()
-        system = f"{self.instructions}\n\n{reply_format(self.reply_schema(obs))}".strip()
+        system = self.instructions.strip()
         prompt.add("instructions", "system", system)
-        current = render_observation(obs)
+        current = f"{render_observation(obs)}\n\n{reply_format(self.reply_schema(obs))}"
+        self._current = current
         kept = self._turns_that_fit(system, current)
         self._dropped = len(self.history) - kept
         for observation_text, reply_text in self.history[self._dropped :]:
@@ -108,7 +113,7 @@ class TranscriptContract(ContractBase):
         return decision
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
-        turn = (render_observation(obs), self._pending or "")
+        turn = (self._current or render_observation(obs), self._pending or "")
         self.history.append(turn)
         self._turn_tokens.append(
             self._count(turn[0]) + self._count(turn[1]) + 2 * MESSAGE_OVERHEAD_TOKENS

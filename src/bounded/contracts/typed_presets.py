@@ -1,6 +1,8 @@
 """The typed contract's presets, named after the conditions of the AgenticSTS matrix.
 
-The plain `typed` contract (no preset) has `mode-a`'s settings with L5 `on`. The seed
+The plain `typed` contract (no preset) has `mode-a`'s settings with L5 `on` and the
+cache-aware layer order (`order = "cache"`); every preset keeps the paper's order
+(`order = "paper"`, AgenticSTS Appendix C). The seed
 skills (`skill_seed`: `hand`, `templates`) are the environment's libraries of that name
 (`GameKnowledge.skills`, from `Env.game_knowledge()`); a game that supplies none starts
 with an empty L5, and the rules book (L3) likewise comes from the environment.
@@ -89,6 +91,7 @@ TYPED_PRESETS: dict[str, dict[str, Any]] = {
 """Preset name -> typed settings."""
 
 for _name, _settings in TYPED_PRESETS.items():
+    _settings.setdefault("order", "paper")
     register_preset(_name, "typed", _settings)
 
 __all__ = ["TYPED_PRESETS"]

@@ -80,6 +80,7 @@ def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str,
         "parse_error": record.parse_error,
         "fallback": record.fallback,
         "reward": record.reward,
+        "cached_tokens": completion.cached_tokens if completion else 0,
         "latency_s": round(record.latency_s, 4),
         "model_latency_s": round(completion.latency_s, 4) if completion else None,
     }
@@ -114,7 +115,10 @@ def json_for_script(value: Any) -> str:
 
 def _tables(runs: Sequence[RunRecord], options: ReportOptions) -> list[CellTable]:
     main = options.compute(runs, title="Cells")
-    extra = [published_table(name).compute(runs, seed=options.seed) for name in options.tables]
+    extra = [
+        published_table(name).compute(runs, seed=options.seed, costs=options.costs)
+        for name in options.tables
+    ]
     return [main, *extra]
 
 
@@ -148,7 +152,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     tables = _tables(runs, options)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
-    audit = context_audit(archive, audited)
+    audit = context_audit(archive, audited, options.costs)
     browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
     decisions = (
         {} if served else {run.run_id: run_payload(archive.decisions(run.run_id)) for run in browse}

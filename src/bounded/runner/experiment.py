@@ -73,6 +73,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from bounded.analysis.cost import Prices
 from bounded.core import JSON, ConfigError
 from bounded.runner.spec import GameSpec
 
@@ -185,6 +186,9 @@ class ExperimentFile(_Strict):
     """The conditions compared."""
     matrix: dict[str, list[Scalar]] = Field(default_factory=dict)
     """Environment settings crossed with every cell (each list is one axis)."""
+    prices: dict[str, Prices] = Field(default_factory=dict)
+    """Prices per model id (`default`: every other model) for the cost columns of
+    `bounded analyze --prices FILE` and `bounded report --prices FILE`."""
 
     @model_validator(mode="after")
     def _unique_cells(self) -> ExperimentFile:

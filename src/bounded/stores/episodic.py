@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from bounded.core import JSON, Action, BoundedError
+from bounded.stores.episodic_scan import MIN_CANDIDATES, ByteColumns, candidates
 
 BANK_FORMAT_VERSION = 1
 FEATURE_DTYPE = np.float32
@@ -181,6 +182,8 @@ class EpisodicBank:
     meta: JSON = field(default_factory=dict)
     _column: dict[str, int] = field(init=False, repr=False)
     _hash: str | None = field(default=None, init=False, repr=False)
+    _bytes: ByteColumns | bool | None = field(default=False, init=False, repr=False)
+    """The byte form for wide windows (`episodic_scan`): False until first needed."""
 
     def __post_init__(self) -> None:
         self._column = {key: i for i, key in enumerate(self.keys)}
@@ -311,8 +314,9 @@ class EpisodicBank:
         if rows.start >= rows.stop:
             return []
         vector, extra_item, extra_value = self.query(features)
+        kept = self._candidates(rows, vector, n=n, alpha=alpha, beta=beta)
         ranking = rank_window(
-            self.values[rows],
+            self.values[rows] if kept is None else self.values[rows.start + kept],
             vector,
             n=n,
             alpha=alpha,
@@ -320,7 +324,29 @@ class EpisodicBank:
             extra_item=extra_item,
             extra_value=extra_value,
         )
-        return [self._hit(rows.start + int(p), ranking, int(p)) for p in ranking.order]
+        at = ranking.order if kept is None else kept[ranking.order]
+        return [
+            self._hit(rows.start + int(row), ranking, int(position))
+            for row, position in zip(at, ranking.order, strict=True)
+        ]
+
+    def _candidates(
+        self, rows: slice, vector: np.ndarray, *, n: int, alpha: float, beta: float
+    ) -> np.ndarray | None:
+        """The window positions Eq. 1-3 can rank first, found by the byte scan
+        (`episodic_scan`); None: rank the whole window (narrow, or not byte-sized)."""
+        if n < 1 or rows.stop - rows.start < MIN_CANDIDATES:
+            return None
+        if self._bytes is False:
+            self._bytes = ByteColumns.of(self.values)
+        columns = self._bytes
+        if not isinstance(columns, ByteColumns):
+            return None
+        query = columns.query(vector)
+        if query is None:
+            return None
+        d_item, d_value = columns.distances(rows.start, rows.stop, query)
+        return candidates(d_item, d_value, n, alpha, beta)
 
     def _hit(self, index: int, ranking: Ranking, position: int) -> Retrieved:
         game = int(self.games[index])

@@ -10,7 +10,13 @@
   and the reply keys, last.
 
 That is the paper's order (`order = "paper"`); `order = "legacy"` puts the combat
-container and L2 first, then L3, L4, L5.
+container and L2 first, then L3, L4, L5. `order = "cache"` puts what stays the same
+across consecutive decisions first, so that a prefix cache (llama.cpp's, a provider's)
+reuses the most: L1; the rules of the run's and the fight's lasting facts (relics, deck,
+enemies, room), in a fixed order; the fight's start; L4; L5; the rules of what changes
+every play (powers, potions, offers, hand cards the first block left out) under a
+budget of its own; L2 last. It shows every rule the paper's selection shows, up to that
+second budget (`l3.changing`), and the first block may show more of the deck's.
 
 Every layer is cut to its budget and what a budget cut is recorded (`Assembly`), so a
 prompt never exceeds the bound `Assembler.assemble` computes alongside it.
@@ -30,15 +36,19 @@ from bounded.contracts.typed.config import TypedConfig
 from bounded.core import JSON, Observation, Prompt, approx_tokens
 from bounded.stores.budget import Truncation, fit_block, fit_items
 from bounded.stores.directory import StoreSet
-from bounded.stores.situation import Situation
+from bounded.stores.rules import Rule, RulesBook
+from bounded.stores.situation import Situation, norm
 
 ACKNOWLEDGEMENT = "Acknowledged. I will decide each round from the latest round state."
 
 ORDERS: dict[str, tuple[str, ...]] = {
     "paper": ("L5", "L4", "L3", "combat", "L2"),
     "legacy": ("combat", "L2", "L3", "L4", "L5"),
+    "cache": ("L3", "combat", "L4", "L5", "L3+", "L2"),
 }
-"""The parts after L1, in prompt order, for each `TypedConfig.order`."""
+"""The parts after L1, in prompt order, for each `TypedConfig.order` (`L3+`: the cache
+order's second block of rules, recorded as layer L3 like the first)."""
+
 
 # -- L1 -------------------------------------------------------------------------------
 
@@ -94,6 +104,32 @@ def schema_line(state: JSON) -> str:
     return "State schema: " + "; ".join(parts)
 
 
+# -- L3 in the cache order -----------------------------------------------------------
+
+CHANGING_RULES_HEADER = "Rules (L3) of what changes every play:"
+
+
+def lasting_names(situation: Situation, fight_enemies: list[str]) -> list[str]:
+    """The decision's lasting facts, what changes least first: relics, the deck's cards
+    (in deck order, so a new card goes last), the fight's enemies (all it has shown, dead
+    ones included), the encounter, the room and the event (normalised, each once)."""
+    groups = [situation.relics, situation.deck, fight_enemies]
+    groups.append([n for n in (situation.encounter, situation.room, situation.event) if n])
+    return list(dict.fromkeys(norm(name) for group in groups for name in group))
+
+
+def rules_named(book: RulesBook, names: list[str]) -> list[Rule]:
+    """The core mechanics, then the rules of `names` in that order (each rule once)."""
+    by_name: dict[str, list[Rule]] = {}
+    for rule in book.rules:
+        by_name.setdefault(norm(rule.name), []).append(rule)
+    chosen = {r.id: r for r in book.rules if r.always}
+    for name in names:
+        for rule in by_name.get(name, []):
+            chosen.setdefault(rule.id, rule)
+    return list(chosen.values())
+
+
 # -- the assembler ------------------------------------------------------------------
 
 
@@ -139,13 +175,19 @@ class Assembler:
         self.task = task
         self.fight: Fight | None = None
         self.last = Assembly()
+        self._changing_rules: list[tuple[str, str]] = []
+        self._enemies_met: tuple[int | None, list[str]] = (None, [])
 
     def in_fight(self, obs: Observation) -> bool:
         return self.config.combat.enabled and obs.kind in self.config.combat.kinds
 
-    def after(self, obs: Observation) -> None:
-        """A decision was committed: a fight ends at the first decision outside it."""
-        if not self.in_fight(obs):
+    def after(self, obs: Observation, situation: Situation) -> None:
+        """A decision was committed: a fight ends at the first decision outside it, unless
+        that decision is on the fight's own floor (a card chosen in the middle of a fight);
+        a fight on another floor always starts a new container."""
+        if self.in_fight(obs) or self.fight is None:
+            return
+        if situation.floor is None or situation.floor != self.fight.floor:
             self.fight = None
 
     def assemble(self, obs: Observation, situation: Situation) -> Prompt:
@@ -159,6 +201,7 @@ class Assembler:
             "combat": lambda: self._add_combat(prompt, obs, situation),
             "L2": lambda: self._add_state(prompt, obs),
             "L3": lambda: self._add_rules(prompt, situation),
+            "L3+": lambda: self._add_changing_rules(prompt),
             "L4": lambda: self._add_notes(prompt, situation),
             "L5": lambda: self._add_skills(prompt, situation),
         }
@@ -221,7 +264,52 @@ class Assembler:
         book = self.stores.rules
         rules = book.retrieve(situation, self.config.l3.scope)
         header = f"Rules (L3, {self.config.l3.scope}, version {book.version}):"
-        return self._add_layer(prompt, "L3", header, [(r.id, r.render()) for r in rules])
+        entries = [(r.id, r.render()) for r in rules]
+        if self.config.order != "cache":
+            return self._add_layer(prompt, "L3", header, entries)
+        return self._add_lasting_rules(prompt, header, situation, rules)
+
+    def _add_lasting_rules(
+        self, prompt: Prompt, header: str, situation: Situation, rules: list[Rule]
+    ) -> int:
+        """The cache order's first block: the rules of the lasting facts, chosen and
+        ordered by those facts only, so that it stays the same round after round; the
+        rules of what else is in play now wait for the second block (`L3+`)."""
+        config = self.config.l3
+        if config.scope == "full":
+            lasting = rules
+        else:
+            names = lasting_names(situation, self._fight_enemies(situation))
+            lasting = rules_named(self.stores.rules, names)
+        shown = {r.id for r in lasting[: config.budget.items]}
+        self._changing_rules = [(r.id, r.render()) for r in rules if r.id not in shown]
+        bound = self._add_layer(prompt, "L3", header, [(r.id, r.render()) for r in lasting])
+        return bound + approx_tokens(CHANGING_RULES_HEADER) + config.changing.capacity
+
+    def _fight_enemies(self, situation: Situation) -> list[str]:
+        """Every enemy the fight in progress has shown (outside a fight: none)."""
+        if situation.kind not in self.config.combat.kinds:
+            self._enemies_met = (None, [])
+            return []
+        floor, met = self._enemies_met
+        if floor != situation.floor:
+            met = []
+        met = met + [e for e in situation.enemies if e not in met]
+        self._enemies_met = (situation.floor, met)
+        return met
+
+    def _add_changing_rules(self, prompt: Prompt) -> int:
+        """The cache order's second block, left out when empty; its bound is counted with
+        the first block's."""
+        entries, self._changing_rules = self._changing_rules, []
+        if not entries:
+            return 0
+        budget = self.config.l3.changing
+        lines, cut = fit_items("L3+", [text for _, text in entries], budget)
+        self.last.note(cut)
+        self.last.retrieved["L3+"] = [entry_id for entry_id, _ in entries[: len(lines)]]
+        prompt.add("L3", "user", "\n".join([CHANGING_RULES_HEADER, *lines]))
+        return 0
 
     def _add_notes(self, prompt: Prompt, situation: Situation) -> int:
         if not self.config.l4.reads:
@@ -240,6 +328,7 @@ class Assembler:
 
 __all__ = [
     "ACKNOWLEDGEMENT",
+    "CHANGING_RULES_HEADER",
     "LAYER_GUIDE",
     "ORDERS",
     "PROTOCOL",
@@ -247,5 +336,7 @@ __all__ = [
     "Assembly",
     "Fight",
     "instructions_text",
+    "lasting_names",
+    "rules_named",
     "schema_line",
 ]

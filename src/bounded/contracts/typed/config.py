@@ -17,7 +17,7 @@ from bounded.core import ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope
 
-LayerOrder = Literal["paper", "legacy"]
+LayerOrder = Literal["paper", "legacy", "cache"]
 """The order of the prompt's layers after L1 (see `TypedConfig.order`)."""
 
 LayerMode = Literal["off", "on", "frozen", "writable"]
@@ -55,6 +55,10 @@ class RulesLayer(StoreLayer):
     budget: LayerBudget = Field(default_factory=lambda: LayerBudget(items=12, tokens=80))
     scope: RulesScope = "filtered"
     """`filtered`: only rules of what is in play now, plus core mechanics; `full`: all rules."""
+    changing: LayerBudget = Field(default_factory=lambda: LayerBudget(items=6, tokens=80))
+    """`order = "cache"` only: the budget of its second block of rules, those of what is in
+    play now (hand, powers, potions, offers) but not among the lasting facts that `budget`
+    covers (relics, deck, the fight's enemies, room)."""
 
 
 class StateLayer(BaseModel):
@@ -111,12 +115,16 @@ class TypedConfig(BaseModel):
 
     prompt: Literal["strict", "full"] = "full"
     """`strict`: task, protocol and reply format only; `full`: plus the layer guide."""
-    order: LayerOrder = "paper"
-    """The order of the layers after L1 (the system message). `paper` (AgenticSTS,
+    order: LayerOrder = "cache"
+    """The order of the layers after L1 (the system message); the plain `typed` contract
+    uses `cache`, every preset of the AgenticSTS matrix `paper`. `paper` (AgenticSTS,
     Appendix C: "fired L5 skills, L4 episodes, L3 game facts, the L2 state prompt, and
     valid-action schema hints in a fixed order"): L5, L4, L3, the combat container, L2 with
     the legal actions last. `legacy` (bounded before 0.2): the combat container, L2, L3,
-    L4, L5. Recorded with the run's contract config."""
+    L4, L5. `cache`: what stays the same across consecutive decisions first, for prefix
+    caches (L1; the rules of relics, deck, enemies and room in a fixed order; the combat
+    container; L4; L5; the rules of what changes every play; L2). Recorded with the run's
+    contract config."""
     reasoning: bool = True
     """Ask for a short reasoning field before the action(s)."""
     l2: StateLayer = Field(default_factory=StateLayer)

@@ -173,7 +173,7 @@ class TypedContract(ContractBase):
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         self.digest.record(obs, self.situation(obs), decision, self.stores.skills)
-        self.assembler.after(obs)
+        self.assembler.after(obs, self.situation(obs))
 
     # -- postrun learning ---------------------------------------------------------
 
