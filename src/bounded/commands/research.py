@@ -100,6 +100,8 @@ def sweep(
         f"({summary.skipped} already done, {summary.played} played now, "
         f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
     )
+    if summary.took_over:
+        plain(f"took over the lease of a killed sweep: {summary.took_over}")
     for phase in summary.restarted:
         plain(f"phase {phase}: replayed from a clean store")
     for phase, digest in summary.frozen.items():
