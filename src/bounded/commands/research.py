@@ -306,8 +306,11 @@ def analyze(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
     )  # fmt: skip
+    from bounded.runner.spec import check_no_duplicates
+
     with Archive(archive, read_only=True) as store:
         runs = store.runs(experiment=experiment)
+    check_no_duplicates(runs)
     result = options.compute(runs)
     if as_json:
         print(result.model_dump_json(indent=2))

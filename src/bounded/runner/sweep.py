@@ -19,7 +19,6 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -66,7 +65,7 @@ from bounded.runner.phases import (
     snapshot_problem,
     store_problems,
 )
-from bounded.runner.spec import GameKey, run_key
+from bounded.runner.spec import GameKey, duplicates_of, run_key
 
 
 class SweepSummary(BaseModel):
@@ -115,8 +114,7 @@ def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec
 
 def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:
     """Keys with more than one completed run: a sweep must never produce any."""
-    counts = Counter(run_key(r) for r in archive.runs(experiment=experiment, status="completed"))
-    return {key: n for key, n in counts.items() if n > 1}
+    return duplicates_of(archive.runs(experiment=experiment, status="completed"))
 
 
 def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
