@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from bounded.runner.boot import DRIVER_VARIABLE
-
 DRIVER = textwrap.dedent(
     """
     import multiprocessing, os, time
@@ -37,10 +35,10 @@ DRIVER = textwrap.dedent(
 )
 
 
-def workers_of(driver: int) -> list[int]:
-    """Live processes started for this driver (they carry its pid in their environment)."""
+def workers_of(driver: int, marks: Path) -> list[int]:
+    """Live processes the driver started (they inherited its `TEST_MARKS`), but the driver."""
     found = []
-    mark = f"{DRIVER_VARIABLE}={driver}".encode()
+    mark = f"TEST_MARKS={marks}".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == driver:
             continue
@@ -54,9 +52,9 @@ def workers_of(driver: int) -> list[int]:
     return found
 
 
-def wait_gone(driver: int, seconds: float = 5.0) -> list[int]:
+def wait_gone(driver: int, marks: Path, seconds: float = 10.0) -> list[int]:
     deadline = time.monotonic() + seconds
-    while (left := workers_of(driver)) and time.monotonic() < deadline:
+    while (left := workers_of(driver, marks)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 
@@ -77,9 +75,9 @@ def test_workers_die_with_a_driver_killed_while_they_start_or_play(tmp_path, del
     assert driver.stdout.readline().strip() == b"submitted"
     time.sleep(delay)
     if delay >= 1.5:  # by now both workers run: the check below can see them
-        assert len(workers_of(driver.pid)) >= 2  # and the resource tracker
+        assert len(workers_of(driver.pid, marks)) >= 2  # and the resource tracker
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
-    assert wait_gone(driver.pid) == []
+    assert wait_gone(driver.pid, marks) == []
     parents = {int(mark.read_text()) for mark in marks.iterdir()}
     assert parents <= {driver.pid}, "a worker ran the sweep's code after its driver died"
