@@ -242,3 +242,51 @@ def test_killed_process_owner_is_seen_dead(tmp_path):
     child.wait()
     assert owner_alive(owner) is False
     assert owner_alive("elsewhere:1:2") is None
+
+
+def decisions_in(archive_path):
+    import sqlite3
+
+    if not archive_path.exists():
+        return 0
+    db = sqlite3.connect(archive_path)
+    try:
+        return db.execute("SELECT count(*) FROM decisions").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_bounded_run_is_seen_stale_and_resumed_by_the_cli(tmp_path, capsys, stop):
+    import time
+
+    archive_path = tmp_path / "a.sqlite"
+    command = [
+        sys.executable, "-m", "bounded.cli", "run", "warehouse", "--model", "scripted:minimal",
+        "--horizon", "400", "--archive", str(archive_path),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while decisions_in(archive_path) < 20:
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    process.send_signal(stop)
+    process.wait(timeout=30)
+    with Archive(archive_path) as archive:
+        (run,) = archive.runs()
+    assert run.decisions < 400
+    main(["runs", "--archive", str(archive_path)])
+    listed = " ".join(capsys.readouterr().out.split())
+    if stop == signal.SIGKILL:
+        assert run.status == "running" and "1 stale runs (1 resumable)" in listed
+    else:  # closed by the CLI's signal handler, resumable all the same
+        assert run.status == "failed" and "SIGTERM" in run.error and "stale" not in listed
+    main(["resume", run.run_id[:12], "--archive", str(archive_path)])
+    with Archive(archive_path) as archive:
+        resumed = archive.run(run.run_id)
+        assert resumed.status == "completed" and resumed.decisions == 400
+        assert [r.index for r in archive.decisions(run.run_id, with_segments=False)] == list(
+            range(400)
+        )

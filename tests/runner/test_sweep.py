@@ -251,3 +251,21 @@ def test_the_bounded_command_exits_with_the_status_of_a_failed_sweep(tmp_path, c
         main(["sweep", str(experiment.source)])
     assert exit_info.value.code == 1
     assert "failed" in capsys.readouterr().out
+
+
+def test_analyze_refuses_an_archive_holding_a_game_twice_in_one_line(tmp_path, capsys):
+    from bounded.cli import main
+
+    experiment = write_experiment(tmp_path, games=1)
+    run_sweep(experiment, console=quiet())
+    with Archive(experiment.archive) as archive:
+        twin = archive.runs(experiment="sw")[0]
+        archive.save_run(twin.model_copy(update={"run_id": "d" * 32}))  # as older bugs left
+    with pytest.raises(SystemExit) as exit_info:
+        main(["analyze", str(experiment.archive)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"bounded: error: duplicate games: cell {twin.cell!r} of experiment 'sw' holds seed "
+        f"{twin.seed} 2 times"
+    )
