@@ -1,9 +1,9 @@
 """Kill -9 trials: SIGKILL a sweep with 2 local workers at a random time, then rerun it.
 
 Each trial starts `bounded sweep --workers 2` on a fresh archive (warehouse, two cells of
-`--games` games each, the scripted schema-filling model), kills the driver alone with
-SIGKILL after a random delay drawn from 0 to the time a whole sweep takes (so startup is
-hit as often as play), and counts:
+`--games` games of `--horizon` events each, the scripted schema-filling model), kills the
+driver alone with SIGKILL after a random delay drawn from 0 to `--span` times the time a
+whole sweep took before the trials (startup, play and the end are all hit), and counts:
 
 - orphans: processes started for the killed driver still alive 2 s later;
 - duplicates: (experiment, cell, seed) keys completed more than once after the rerun;
@@ -27,11 +27,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
-from bounded.runner.boot import DRIVER_VARIABLE
-
 RESULTS = Path(__file__).parent / "results" / "kill_trials.json"
+
+TRIAL_VARIABLE = "BOUNDED_KILL_TRIAL"
+"""Set in each trial's driver environment (and so in every process it starts)."""
 
 EXPERIMENT = """\
 [experiment]
@@ -63,20 +65,20 @@ def bounded(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str
     )
 
 
-def processes_of(driver: int) -> list[int]:
-    """Live (not zombie) processes started for a driver: they carry its pid in their
-    environment (`bounded.runner.boot`)."""
-    mark = f"{DRIVER_VARIABLE}={driver}".encode()
+def processes_of(driver: int, mark: str) -> list[int]:
+    """Live (not zombie) processes the driver started: they inherited the trial's mark
+    (`TRIAL_VARIABLE`) from its environment."""
+    wanted = f"{TRIAL_VARIABLE}={mark}".encode()
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) == driver:
             continue
         try:
             environ = (entry / "environ").read_bytes().split(b"\0")
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if mark in environ and state != "Z":
+        if wanted in environ and state != "Z":
             found.append(int(entry.name))
     return found
 
@@ -112,11 +114,13 @@ def trial(directory: Path, delay: float, games: int, horizon: int) -> dict[str, 
     archive = directory / "a.sqlite"
     experiment = directory / "exp.toml"
     experiment.write_text(EXPERIMENT.format(archive=archive, games=games, horizon=horizon))
+    mark = uuid.uuid4().hex
     driver = subprocess.Popen(
         [sys.executable, "-m", "bounded.cli", "sweep", str(experiment), "--workers", "2"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        env={**os.environ, TRIAL_VARIABLE: mark},
     )
     time.sleep(delay)
     killed = driver.poll() is None
@@ -124,7 +128,7 @@ def trial(directory: Path, delay: float, games: int, horizon: int) -> dict[str, 
         os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     time.sleep(2.0)
-    orphans = processes_of(driver.pid)
+    orphans = processes_of(driver.pid, mark)
     for pid in orphans:  # leave nothing behind for the next trial
         os.kill(pid, signal.SIGKILL)
     completed_before = 0
@@ -167,22 +171,28 @@ def whole_sweep_seconds(games: int, horizon: int) -> float:
         return time.perf_counter() - started
 
 
-def run_trials(trials: int, *, games: int = 4, horizon: int = 12, seed: int = 0) -> dict:
-    span = whole_sweep_seconds(games, horizon)
+def run_trials(
+    trials: int, *, games: int = 4, horizon: int = 150, seed: int = 0, span: float = 1.0
+) -> dict:
+    whole = whole_sweep_seconds(games, horizon)
     rng = random.Random(seed)
     rows = []
     for _ in range(trials):
         with tempfile.TemporaryDirectory(prefix="bounded-kills-") as tmp:
-            rows.append(trial(Path(tmp), rng.uniform(0, span), games, horizon))
+            rows.append(trial(Path(tmp), rng.uniform(0, span * whole), games, horizon))
+    killed = [r for r in rows if r["killed"]]
     return {
-        "command": f"python bench/kill_trials.py --trials {trials} --games {games}",
+        "command": (
+            f"python bench/kill_trials.py --trials {trials} --games {games} "
+            f"--horizon {horizon} --span {span} --seed {seed}"
+        ),
         "trials": trials,
         "games_per_cell": games,
-        "whole_sweep_s": round(span, 2),
-        "killed": sum(bool(r["killed"]) for r in rows),
-        "killed_before_any_game": sum(
-            bool(r["killed"]) and r["completed_before_rerun"] == 0 for r in rows
-        ),
+        "whole_sweep_s": round(whole, 2),
+        "killed": len(killed),
+        "killed_before_any_game": sum(r["completed_before_rerun"] == 0 for r in killed),
+        "killed_mid_sweep": sum(0 < r["completed_before_rerun"] < 2 * games for r in killed),  # type: ignore[operator]
+        "killed_after_every_game": sum(r["completed_before_rerun"] == 2 * games for r in killed),
         "orphans": sum(int(r["orphans"]) for r in rows),  # type: ignore[call-overload]
         "duplicates": sum(int(r["duplicates"]) for r in rows),  # type: ignore[call-overload]
         "stuck_archives": sum(bool(r["stuck"]) for r in rows),
@@ -194,10 +204,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--games", type=int, default=4, help="games per cell")
+    parser.add_argument("--horizon", type=int, default=150, help="warehouse events per game")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--span", type=float, default=1.0, help="kill delays up to SPAN times a whole sweep"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    result = run_trials(args.trials, games=args.games, seed=args.seed)
+    result = run_trials(
+        args.trials, games=args.games, horizon=args.horizon, seed=args.seed, span=args.span
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     summary = {k: v for k, v in result.items() if k != "rows"}

@@ -19,7 +19,7 @@ def load_bench():
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_sweeps_killed_at_random_times_leave_no_orphan_duplicate_or_stuck_archive():
-    result = load_bench().run_trials(3, games=2, horizon=6, seed=3)
+    result = load_bench().run_trials(3, games=2, horizon=40, seed=3, span=0.5)
     assert result["trials"] == 3 and result["killed"] >= 1
     assert (result["orphans"], result["duplicates"], result["stuck_archives"]) == (0, 0, 0)
     for row in result["rows"]:

@@ -13,6 +13,12 @@ Model failures: a failed call becomes a fallback decision recorded with its erro
 answered at all, and a run past a model's budget of model time (`run_deadline_s`, which an
 `openai:` model takes from its retry policy) end the run `failed`, so it never counts as a
 game.
+
+Into an `Archive`, each decision is written in one transaction with the run row that
+counts it and a checkpoint (the owner process, the contract's `memory_snapshot()`, the
+runner's counters: `bounded.archive.progress`); `execute(resume=...)` continues such a run
+after a kill by replaying the recorded actions from the seed and restoring the snapshot
+(`bounded.runner.resume`). Any other sink gets `add_decision` and `save_run` calls.
 """
 
 from __future__ import annotations
@@ -227,19 +233,19 @@ class EpisodeRunner:
                     "memory_snapshot hook)"
                 )
             self.contract.restore_memory(point.memory)
+            self._check_stores(point)
         self._restore_counters(point.runner)
-        hashes = self.contract.store_hashes()
-        if point.decisions and hashes != point.store_hashes:
-            changed = sorted(
-                k
-                for k in {*hashes, *point.store_hashes}
-                if hashes.get(k) != point.store_hashes.get(k)
-            )
+        return obs, done
+
+    def _check_stores(self, point: Checkpoint) -> None:
+        """Refuse a resume whose contract reads stores other than those it had then."""
+        now, then = self.contract.store_hashes(), point.store_hashes
+        changed = sorted(key for key in {*now, *then} if now.get(key) != then.get(key))
+        if changed:
             raise ResumeError(
                 f"the contract's stores changed since decision {point.decisions} "
                 f"({', '.join(changed)}): another run, or postrun learning, wrote them"
             )
-        return obs, done
 
     def _counters(self) -> JSON:
         meters = [[m.answered, m.failed, m.spent_s, m.last_error] for m in self._meters]
@@ -250,12 +256,13 @@ class EpisodeRunner:
         for meter, saved in zip(self._meters, counters.get("meters", []), strict=False):
             meter.answered, meter.failed, meter.spent_s, meter.last_error = saved
 
-    def checkpoint(self, owner: str = "") -> Checkpoint:
-        """Where the run stands after its latest decision, for a resume."""
+    def checkpoint(self) -> Checkpoint:
+        """Where the run stands after its latest decision, for a resume (a contract that
+        does not implement `memory_snapshot` at all saves none)."""
         snapshot = getattr(self.contract, "memory_snapshot", None)
         return Checkpoint(
             run_id=self.run.run_id,
-            owner=owner or self._owner,
+            owner=self._owner,
             decisions=self.run.decisions,
             memory=snapshot() if snapshot is not None else None,
             runner=self._counters(),
