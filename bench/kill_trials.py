@@ -83,6 +83,19 @@ def processes_of(driver: int, mark: str) -> list[int]:
     return found
 
 
+def completed(archive: Path) -> int:
+    """Completed runs in an archive (0 when the kill came before its tables existed)."""
+    if not archive.exists():
+        return 0
+    db = sqlite3.connect(archive)
+    try:
+        return int(db.execute("SELECT count(*) FROM runs WHERE status = 'completed'").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
 def duplicates(archive: Path) -> int:
     db = sqlite3.connect(archive)
     try:
@@ -131,13 +144,7 @@ def trial(directory: Path, delay: float, games: int, horizon: int) -> dict[str, 
     orphans = processes_of(driver.pid, mark)
     for pid in orphans:  # leave nothing behind for the next trial
         os.kill(pid, signal.SIGKILL)
-    completed_before = 0
-    if archive.exists():
-        db = sqlite3.connect(archive)
-        completed_before = db.execute(
-            "SELECT count(*) FROM runs WHERE status = 'completed'"
-        ).fetchone()[0]
-        db.close()
+    completed_before = completed(archive)
     rerun = bounded("sweep", str(experiment), "--workers", "2")
     counts = cell_counts(archive) if rerun.returncode == 0 else {}
     check = integrity(archive) if archive.exists() else "missing"
