@@ -354,7 +354,8 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`propose`, `postrun`, `postrun_record`, `store_hashes`) their defaults."""
+    (`propose`, `postrun`, `postrun_record`, `store_hashes`, `memory_snapshot`,
+    `restore_memory`) their defaults."""
 
     name: str
 
