@@ -205,22 +205,56 @@ def runs(
     archive: ArchiveOption = DEFAULT_ARCHIVE,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     limit: Annotated[int, typer.Option(help="Show the newest N runs.", min=1)] = 50,
+    close_stale: Annotated[
+        bool,
+        typer.Option(
+            "--close-stale",
+            help="Mark runs left `running` by a dead process `failed` with the reason "
+            "(those that `bounded resume` can continue are left alone).",
+        ),
+    ] = False,
+    resumable: Annotated[
+        bool, typer.Option("--resumable", help="With --close-stale: close resumable ones too.")
+    ] = False,
 ) -> None:
-    """List the runs in an archive (opened read-only: nothing is written to it)."""
+    """List the runs in an archive (opened read-only unless --close-stale). A run whose
+    process died shows as `stale`, `stale (resumable)` when `bounded resume` can continue it."""
+    from bounded.runner.resume import close_stale as close
+    from bounded.runner.resume import health
+
+    if resumable and not close_stale:
+        raise ConfigError("--resumable goes with --close-stale")
+    if close_stale:
+        with Archive(archive) as store:
+            for found in close(store, resumable_too=resumable):
+                console.print(f"closed {found.run.run_id[:12]}: {found.run.status} -> failed")
     with Archive(archive, read_only=True) as store:
-        records = store.runs(tag=tag)[-limit:]
+        records = health(store, store.runs(tag=tag)[-limit:])
+    print_runs(archive, records)
+
+
+def print_runs(archive: Path, records: list[Any]) -> None:
+    """The runs table, and a hint when some are stale."""
     table = Table(title=f"{archive}: {len(records)} runs")
     table.add_column("run", no_wrap=True, min_width=12)
     for column in ("env", "contract", "tag", "model", "seed", "status", "decisions"):
         table.add_column(column)
     table.add_column("prompt tokens", justify="right")
     table.add_column("wall s", justify="right")
-    for r in records:
+    for found in records:
+        r = found.run
         table.add_row(
-            r.run_id[:12], r.env_id, r.contract, r.tag, r.model, str(r.seed), r.status,
+            r.run_id[:12], r.env_id, r.contract, r.tag, r.model, str(r.seed), found.label,
             str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
         )  # fmt: skip
     console.print(table)
+    stale = [found for found in records if found.stale]
+    if stale:
+        can = sum(found.resumable for found in stale)
+        console.print(
+            f"{len(stale)} stale runs ({can} resumable): bounded resume RUN_ID continues one; "
+            "bounded runs --close-stale marks the others failed"
+        )
 
 
 @app.command()
@@ -265,9 +299,9 @@ def demo(
 def register_commands() -> None:
     """Commands that live beside their subsystem: research (sweep, analyze, report, ...),
     memory stores (bank, craft-table), scripted play of an environment (spire)."""
-    from bounded.commands import memory, research
+    from bounded.commands import memory, recovery, research
 
-    for module in (research, memory):
+    for module in (research, memory, recovery):
         for name, command in module.COMMANDS.items():
             app.command(name)(command)
     for name, group in memory.SUBCOMMANDS.items():

@@ -354,7 +354,8 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`propose`, `postrun`, `postrun_record`, `store_hashes`) their defaults."""
+    (`propose`, `postrun`, `postrun_record`, `store_hashes`, `memory_snapshot`,
+    `restore_memory`) their defaults."""
 
     name: str
 
@@ -383,6 +384,16 @@ class Contract(Protocol):
 
     def store_hashes(self) -> dict[str, str]: ...
 
+    def memory_snapshot(self) -> JSON | None:
+        """The contract's memory between two decisions as JSON (saved with each decision,
+        so that `bounded resume` can continue a killed run), or None when it has none to
+        give (the run cannot be resumed)."""
+        ...
+
+    def restore_memory(self, memory: JSON) -> None:
+        """Put a `memory_snapshot()` back, after `reset` of the same episode."""
+        ...
+
 
 class ContractBase:
     """Defaults for a contract's optional hooks; subclass it or implement them yourself."""
@@ -405,6 +416,14 @@ class ContractBase:
     def store_hashes(self) -> dict[str, str]:
         """Default: no stores."""
         return {}
+
+    def memory_snapshot(self) -> JSON | None:
+        """Default: no snapshot, so a killed run of this contract cannot be resumed."""
+        return None
+
+    def restore_memory(self, memory: JSON) -> None:
+        """Default: refused (there is no snapshot to restore)."""
+        raise ConfigError(f"contract {self.name!r} cannot be resumed (no memory_snapshot hook)")
 
 
 class ContractWrapper:
@@ -452,6 +471,12 @@ class ContractWrapper:
 
     def store_hashes(self) -> dict[str, str]:
         return self.inner.store_hashes()
+
+    def memory_snapshot(self) -> JSON | None:
+        return self.inner.memory_snapshot()
+
+    def restore_memory(self, memory: JSON) -> None:
+        self.inner.restore_memory(memory)
 
 
 @runtime_checkable

@@ -161,11 +161,11 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
     real_play = sweep_module.play_game
     played = []
 
-    def dies_after_five(spec, archive_path):
+    def dies_after_five(spec, archive_path, **options):
         if len(played) == 5:  # the driver dies before the second phase's second game
             raise KeyboardInterrupt
         played.append(spec.key)
-        return real_play(spec, archive_path)
+        return real_play(spec, archive_path, **options)
 
     monkeypatch.setattr(sweep_module, "play_game", dies_after_five)
     with pytest.raises(KeyboardInterrupt):
@@ -191,11 +191,11 @@ def test_a_phase_whose_store_moved_on_is_replayed_from_a_clean_store(tmp_path, m
     real_play = sweep_module.play_game
     calls = []
 
-    def dies_after_two(spec, archive_path):
+    def dies_after_two(spec, archive_path, **options):
         if len(calls) == 2:
             raise KeyboardInterrupt
         calls.append(spec.key)
-        return real_play(spec, archive_path)
+        return real_play(spec, archive_path, **options)
 
     monkeypatch.setattr(sweep_module, "play_game", dies_after_two)
     with pytest.raises(KeyboardInterrupt):

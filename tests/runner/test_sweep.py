@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from bounded.archive import Archive
+from bounded.archive.progress import current_lease, lease_scope, owner_alive
 from bounded.core import ConfigError
 from bounded.runner.experiment import load_experiment
 from bounded.runner.sweep import duplicate_games, experiment_lock, pending_games, run_sweep
@@ -196,7 +197,7 @@ def test_sweep_killed_with_sigkill_at_random_points_resumes_exactly(tmp_path):
     planned = len(experiment.plan())
     archive_path = experiment.archive
     rng = random.Random(8)
-    kills, killed_mid_game = 0, 0
+    kills = 0
     for attempt in range(3):
         target = count_completed(archive_path) + rng.randint(1, 3)
         # The second attempt uses worker processes and kills the driver alone: its workers
@@ -220,9 +221,12 @@ def test_sweep_killed_with_sigkill_at_random_points_resumes_exactly(tmp_path):
             time.sleep(1.0)
             assert count_completed(archive_path) == settled, "an orphaned worker kept playing"
         assert count_completed(archive_path) < planned
-        killed_mid_game += count_runs(archive_path, "running") > 0
+        # Games are written whole: a kill leaves no half-played game, only its lease.
+        assert count_runs(archive_path, "running") == 0
+        with Archive(archive_path) as archive:
+            lease = current_lease(archive, lease_scope("sw"))
+        assert lease is not None and owner_alive(lease.holder) is False
     assert kills == 3
-    assert killed_mid_game >= 1  # the rerun really had half-played games to replace
     final = start_sweep(experiment.source)
     _, stderr = final.communicate(timeout=120)
     assert final.returncode == 0, stderr.decode()[-2000:]
@@ -247,3 +251,21 @@ def test_the_bounded_command_exits_with_the_status_of_a_failed_sweep(tmp_path, c
         main(["sweep", str(experiment.source)])
     assert exit_info.value.code == 1
     assert "failed" in capsys.readouterr().out
+
+
+def test_analyze_refuses_an_archive_holding_a_game_twice_in_one_line(tmp_path, capsys):
+    from bounded.cli import main
+
+    experiment = write_experiment(tmp_path, games=1)
+    run_sweep(experiment, console=quiet())
+    with Archive(experiment.archive) as archive:
+        twin = archive.runs(experiment="sw")[0]
+        archive.save_run(twin.model_copy(update={"run_id": "d" * 32}))  # as older bugs left
+    with pytest.raises(SystemExit) as exit_info:
+        main(["analyze", str(experiment.archive)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"bounded: error: duplicate games: cell {twin.cell!r} of experiment 'sw' holds seed "
+        f"{twin.seed} 2 times"
+    )

@@ -20,7 +20,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
@@ -126,6 +126,20 @@ CREATE TABLE IF NOT EXISTS snapshots (
     kind TEXT NOT NULL,
     content TEXT NOT NULL,
     created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+    owner TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    memory TEXT,
+    runner TEXT NOT NULL DEFAULT '{}',
+    store_hashes TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS leases (
+    scope TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    taken_at REAL NOT NULL
 );
 """
 
@@ -407,11 +421,20 @@ class Archive:
         self.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, *, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction; `immediate` takes the write lock at its start, so that
+        what it reads first (a lease, a completed game) cannot change before it commits."""
         if self.read_only:
             raise ArchiveError(f"archive {self.path} is open read-only")
         with self._guard("cannot write archive"), self._db:
+            if immediate:
+                self._db.execute("BEGIN IMMEDIATE")
             yield self._db
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction that holds the write lock from its start (for the runner's
+        checkpoints and the sweep's leases, `bounded.archive.progress`)."""
+        return self._transaction(immediate=True)
 
     # -- runs ---------------------------------------------------------------
 
@@ -419,13 +442,20 @@ class Archive:
         """Insert or update a run row (called at the start, after each decision, at the end).
 
         Text SQLite cannot encode (lone surrogates) is replaced by U+FFFD."""
+        with self._transaction() as db:
+            self.write_run(db, run)
+
+    @classmethod
+    def write_run(cls, db: sqlite3.Connection, run: RunRecord) -> None:
+        """Upsert a run row inside the caller's transaction."""
         try:
-            self._upsert_run(run)
+            cls._upsert_run(db, run)
         except UnicodeEncodeError:
             clean, _ = storable(run.model_dump())
-            self._upsert_run(RunRecord.model_validate(clean))
+            cls._upsert_run(db, RunRecord.model_validate(clean))
 
-    def _upsert_run(self, run: RunRecord) -> None:
+    @staticmethod
+    def _upsert_run(db: sqlite3.Connection, run: RunRecord) -> None:
         row = run.model_dump()
         for field in _RUN_JSON_FIELDS:
             row[field] = _dumps(row[field])
@@ -433,12 +463,11 @@ class Archive:
         placeholders = ", ".join(f":{c}" for c in row)
         updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "run_id")
         # An upsert, not INSERT OR REPLACE: a replace deletes the row and cascades to decisions.
-        with self._transaction() as db:
-            db.execute(
-                f"INSERT INTO runs ({columns}) VALUES ({placeholders}) "
-                f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
-                row,
-            )
+        db.execute(
+            f"INSERT INTO runs ({columns}) VALUES ({placeholders}) "
+            f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
+            row,
+        )
 
     def run(self, run_id: str) -> RunRecord | None:
         row = self._query("SELECT * FROM runs WHERE run_id = ?", (run_id,))
@@ -490,10 +519,16 @@ class Archive:
         Text that UTF-8 cannot encode (lone surrogates, from a reply or an `\\ud800`
         escape in it) is replaced by U+FFFD, and the count stored in the decision's
         `info["archive_surrogates_replaced"]`."""
+        with self._transaction() as db:
+            self.write_decision(db, record)
+
+    @classmethod
+    def write_decision(cls, db: sqlite3.Connection, record: DecisionRecord) -> None:
+        """Insert one decision inside the caller's transaction (see `add_decision`)."""
         try:
-            self._insert_decision(record)
+            cls._insert_decision(db, record)
         except (UnicodeEncodeError, PydanticSerializationError):
-            self._insert_decision(self._storable_record(record))
+            cls._insert_decision(db, cls._storable_record(record))
 
     @staticmethod
     def _storable_record(record: DecisionRecord) -> DecisionRecord:
@@ -501,8 +536,9 @@ class Archive:
         clean["info"]["archive_surrogates_replaced"] = replaced
         return DecisionRecord.model_validate(clean)
 
-    def _insert_decision(self, record: DecisionRecord) -> None:
-        texts = [(self._text_hash(s.text), s.text) for s in record.segments]
+    @classmethod
+    def _insert_decision(cls, db: sqlite3.Connection, record: DecisionRecord) -> None:
+        texts = [(cls._text_hash(s.text), s.text) for s in record.segments]
         row = {
             "run_id": record.run_id,
             "idx": record.index,
@@ -523,22 +559,19 @@ class Archive:
             "info": _dumps(record.info),
             "extra_completions": _dumps([c.model_dump() for c in record.extra_completions]),
         }
-        with self._transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
-            db.execute(
-                f"INSERT OR REPLACE INTO decisions ({', '.join(row)}) "
-                f"VALUES ({', '.join(':' + c for c in row)})",
-                row,
-            )
-            db.executemany(
-                "INSERT OR REPLACE INTO segments VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (record.run_id, record.index, pos, s.layer, s.role, text_hash)
-                    for pos, (s, (text_hash, _)) in enumerate(
-                        zip(record.segments, texts, strict=True)
-                    )
-                ],
-            )
+        db.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
+        db.execute(
+            f"INSERT OR REPLACE INTO decisions ({', '.join(row)}) "
+            f"VALUES ({', '.join(':' + c for c in row)})",
+            row,
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO segments VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (record.run_id, record.index, pos, s.layer, s.role, text_hash)
+                for pos, (s, (text_hash, _)) in enumerate(zip(record.segments, texts, strict=True))
+            ],
+        )
 
     @staticmethod
     def _text_hash(text: str) -> str:

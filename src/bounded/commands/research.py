@@ -100,6 +100,8 @@ def sweep(
         f"({summary.skipped} already done, {summary.played} played now, "
         f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
     )
+    if summary.took_over:
+        plain(f"took over the lease of a killed sweep: {summary.took_over}")
     for phase in summary.restarted:
         plain(f"phase {phase}: replayed from a clean store")
     for phase, digest in summary.frozen.items():
@@ -316,8 +318,11 @@ def analyze(
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
         price=price, prices=prices,
     )  # fmt: skip
+    from bounded.runner.spec import check_no_duplicates
+
     with Archive(archive, read_only=True) as store:
         runs = store.runs(experiment=experiment)
+    check_no_duplicates(runs)
     result = options.compute(runs)
     if as_json:
         print(result.model_dump_json(indent=2))

@@ -478,6 +478,30 @@ class EpisodicContract(ContractBase):
             "fusion_descriptions": stable_hash(self.descriptions),
         }
 
+    def memory_snapshot(self) -> JSON:
+        """The working memory, the action queue and the descriptions (`bounded resume`);
+        the bank is not in it: it changes only after the run (a resume checks its hash)."""
+        return {
+            "queue": [action.model_dump(by_alias=True) for action in self.queue],
+            "history": [[e.step, e.t, e.features] for e in self.history],
+            "descriptions": self.descriptions,
+            "step": self.step,
+            "last_pop": self.last_pop,
+            "sources": self.sources,
+        }
+
+    def restore_memory(self, memory: JSON) -> None:
+        self.queue.clear()
+        self.queue.extend(Action.model_validate(action) for action in memory["queue"])
+        self.history.clear()
+        self.history.extend(
+            MemoryEntry(step, t, features) for step, t, features in memory["history"]
+        )
+        self.descriptions = dict(memory["descriptions"])
+        self.step, self.last_pop = memory["step"], memory["last_pop"]
+        self.sources = dict(memory["sources"])
+        self._plan = None
+
     # -- contextual fusion ------------------------------------------------
 
     def strategy_key(self, hits: Sequence[Retrieved]) -> str:

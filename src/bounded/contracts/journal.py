@@ -75,5 +75,12 @@ class JournaledStateContract(StateContract):
             self.journal_file.append(self.journal[self._written :])
         self._written = len(self.journal)
 
+    def restore_memory(self, memory: JSON) -> None:
+        """The restored journal is written again to the file `reset` restarted."""
+        super().restore_memory(memory)
+        if self.journal_file is not None and self.journal:
+            self.journal_file.append(self.journal)
+        self._written = len(self.journal)
+
 
 __all__ = ["JournaledStateContract", "PatchJournal", "replay_patches"]

@@ -252,6 +252,15 @@ class StateContract(ContractBase):
     def store_hashes(self) -> dict[str, str]:
         return {"state": stable_hash(self.state)}
 
+    def memory_snapshot(self) -> JSON:
+        """The state and its patch journal (`bounded resume`)."""
+        return {"state": self.state, "journal": [entry.model_dump() for entry in self.journal]}
+
+    def restore_memory(self, memory: JSON) -> None:
+        self.state = copy.deepcopy(memory["state"])
+        self.journal = [JournalEntry.model_validate(entry) for entry in memory["journal"]]
+        self._pending_patch = None
+
 
 def replay_journal(initial: JSON, journal: list[JournalEntry]) -> list[JSON]:
     """The state after each accepted patch, starting from `initial`."""

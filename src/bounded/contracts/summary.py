@@ -316,6 +316,31 @@ class SummaryContract(ContractBase):
             ),
         }
 
+    def memory_snapshot(self) -> JSON:
+        """The summaries, the action queues and the call schedule (`bounded resume`)."""
+        return {
+            "summaries": list(self.summaries),
+            "queue": [action.model_dump(by_alias=True) for action in self.queue],
+            "executed": list(self.executed),
+            "failed": [[f.action, f.reason] for f in self.failed],
+            "step": self.step,
+            "last_call": self.last_call,
+            "calls": self.calls,
+            "seen_step": self._seen_step,
+            "analysis": self._analysis,
+        }
+
+    def restore_memory(self, memory: JSON) -> None:
+        self.summaries.clear()
+        self.summaries.extend(memory["summaries"])
+        self.queue = deque(Action.model_validate(action) for action in memory["queue"])
+        self.executed.clear()
+        self.executed.extend(memory["executed"])
+        self.failed.clear()
+        self.failed.extend(Failure(action, reason) for action, reason in memory["failed"])
+        self.step, self.last_call, self.calls = memory["step"], memory["last_call"], memory["calls"]
+        self._seen_step, self._analysis = memory["seen_step"], dict(memory["analysis"])
+
 
 def outcomes(actions: list[Action], result: StepResult) -> list[tuple[str, bool, str]]:
     """(id, executed, reason) per action, from the env's `info["actions"]` when it reports one."""

@@ -125,3 +125,12 @@ class TranscriptContract(ContractBase):
 
     def store_hashes(self) -> dict[str, str]:
         return {"transcript": stable_hash(self.history)}
+
+    def memory_snapshot(self) -> JSON:
+        """The turns kept so far and their token counts (`bounded resume`)."""
+        return {"history": [list(turn) for turn in self.history], "turn_tokens": self._turn_tokens}
+
+    def restore_memory(self, memory: JSON) -> None:
+        self.history = [(observation, reply) for observation, reply in memory["history"]]
+        self._turn_tokens = list(memory["turn_tokens"])
+        self._pending, self._dropped = None, 0

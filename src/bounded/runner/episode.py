@@ -13,6 +13,12 @@ Model failures: a failed call becomes a fallback decision recorded with its erro
 answered at all, and a run past a model's budget of model time (`run_deadline_s`, which an
 `openai:` model takes from its retry policy) end the run `failed`, so it never counts as a
 game.
+
+Into an `Archive`, each decision is written in one transaction with the run row that
+counts it and a checkpoint (the owner process, the contract's `memory_snapshot()`, the
+runner's counters: `bounded.archive.progress`); `execute(resume=...)` continues such a run
+after a kill by replaying the recorded actions from the seed and restoring the snapshot
+(`bounded.runner.resume`). Any other sink gets `add_decision` and `save_run` calls.
 """
 
 from __future__ import annotations
@@ -21,11 +27,21 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
+from bounded.archive.progress import (
+    Checkpoint,
+    record_decision,
+    record_end,
+    record_start,
+    this_owner,
+)
+from bounded.archive.sqlite import Archive
 from bounded.core import (
     JSON,
     Action,
+    BoundedError,
     Completion,
     Contract,
     Decision,
@@ -48,6 +64,19 @@ MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
 USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
 """What `RunRecord.usage` counts per model."""
+
+
+class ResumeError(BoundedError):
+    """A run that cannot be continued (no snapshot, a diverging replay, changed stores)."""
+
+
+@dataclass
+class Resumption:
+    """An archived run to continue: its row, its decisions and its checkpoint."""
+
+    run: RunRecord
+    decisions: list[DecisionRecord]
+    checkpoint: Checkpoint
 
 
 def package_version() -> str:
@@ -140,12 +169,19 @@ class EpisodeRunner:
             spec=spec or {},
         )
         self._model_errors = 0
+        self._owner = this_owner()
         self.observer = observer
         """Called after each decision with its record and the next observation (progress)."""
 
-    def execute(self) -> RunRecord:
+    def execute(self, resume: Resumption | None = None) -> RunRecord:
+        """Play the episode; with `resume`, continue an archived run from its checkpoint
+        (the environment replayed from the seed, the contract's memory restored)."""
         started = time.perf_counter()
-        self._save_run()
+        earlier_s = 0.0
+        if resume is not None:
+            earlier_s = resume.run.wall_s
+            self.run = resume.run.model_copy(update={"status": "running", "error": None})
+        self._save_start(resume)
         try:
             obs, _ = self.env.reset(seed=self.seed)
             context = episode_context(
@@ -153,6 +189,8 @@ class EpisodeRunner:
             )
             self.contract.reset(context)
             done = not obs.legal
+            if resume is not None:
+                obs, done = self._replay(resume, obs, done)
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
             self._check_reached()
@@ -168,12 +206,68 @@ class EpisodeRunner:
             self.run.outcome = {"traceback": traceback.format_exc(limit=5)}
             raise
         finally:
-            self.run.wall_s = time.perf_counter() - started
+            self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
                 self.run.outcome = outcome_dict(self.env, self.env.outcome())
             self.run.store_hashes = self.contract.store_hashes()
-            self._save_run()
+            self._save_end()
         return self.run
+
+    def _replay(self, resume: Resumption, obs: Observation, done: bool) -> tuple[Observation, bool]:
+        """Step the environment through the recorded actions, checking that it shows each
+        recorded decision what it showed then, and put the contract and counters back."""
+        for record in resume.decisions:
+            if done or (obs.t, obs.kind) != (record.t, record.kind):
+                raise ResumeError(
+                    f"replay diverged at decision {record.index}: the environment shows "
+                    f"t={obs.t:g} {obs.kind!r}, the run recorded t={record.t:g} {record.kind!r}"
+                )
+            obs, _, terminated, truncated, _ = self.env.step(record.actions)
+            done = terminated or truncated or not obs.legal
+        self.trajectory = list(resume.decisions)
+        point = resume.checkpoint
+        if point.decisions:
+            if point.memory is None:
+                raise ResumeError(
+                    f"contract {self.contract.name!r} saved no memory snapshot (it has no "
+                    "memory_snapshot hook)"
+                )
+            self.contract.restore_memory(point.memory)
+            self._check_stores(point)
+        self._restore_counters(point.runner)
+        return obs, done
+
+    def _check_stores(self, point: Checkpoint) -> None:
+        """Refuse a resume whose contract reads stores other than those it had then."""
+        now, then = self.contract.store_hashes(), point.store_hashes
+        changed = sorted(key for key in {*now, *then} if now.get(key) != then.get(key))
+        if changed:
+            raise ResumeError(
+                f"the contract's stores changed since decision {point.decisions} "
+                f"({', '.join(changed)}): another run, or postrun learning, wrote them"
+            )
+
+    def _counters(self) -> JSON:
+        meters = [[m.answered, m.failed, m.spent_s, m.last_error] for m in self._meters]
+        return {"model_errors": self._model_errors, "meters": meters}
+
+    def _restore_counters(self, counters: JSON) -> None:
+        self._model_errors = int(counters.get("model_errors", 0))
+        for meter, saved in zip(self._meters, counters.get("meters", []), strict=False):
+            meter.answered, meter.failed, meter.spent_s, meter.last_error = saved
+
+    def checkpoint(self) -> Checkpoint:
+        """Where the run stands after its latest decision, for a resume (a contract that
+        does not implement `memory_snapshot` at all saves none)."""
+        snapshot = getattr(self.contract, "memory_snapshot", None)
+        return Checkpoint(
+            run_id=self.run.run_id,
+            owner=self._owner,
+            decisions=self.run.decisions,
+            memory=snapshot() if snapshot is not None else None,
+            runner=self._counters(),
+            store_hashes=self.contract.store_hashes(),
+        )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
         started = time.perf_counter()
@@ -284,7 +378,9 @@ class EpisodeRunner:
         self._count_calls(own + record.extra_completions)
         if record.completion:
             run.last_prompt_tokens = record.prompt_tokens
-        if self.archive is not None:
+        if isinstance(self.archive, Archive):
+            record_decision(self.archive, record, self.run, self.checkpoint())
+        elif self.archive is not None:
             self.archive.add_decision(record)
             self._save_run()
 
@@ -304,6 +400,23 @@ class EpisodeRunner:
     def _save_run(self) -> None:
         if self.archive is not None:
             self.archive.save_run(self.run)
+
+    def _save_start(self, resume: Resumption | None) -> None:
+        """The run row as it starts, with this process as its owner (an archive keeps a
+        checkpoint: the resumed one, or none yet)."""
+        if not isinstance(self.archive, Archive):
+            self._save_run()
+            return
+        point = resume.checkpoint if resume is not None else None
+        if point is None:
+            point = Checkpoint(run_id=self.run.run_id, owner="", decisions=0, memory=None)
+        record_start(self.archive, self.run, replace(point, owner=self._owner))
+
+    def _save_end(self) -> None:
+        if isinstance(self.archive, Archive):
+            record_end(self.archive, self.run)
+        else:
+            self._save_run()
 
 
 def run_episode(

@@ -1,17 +1,18 @@
 """Where a sweep's games are played: in this process, in local worker processes, or on Ray.
 
 A worker plays one `GameSpec` with `play_game`. Local workers share the machine's
-archive file (SQLite in WAL mode takes writers from several processes) and save every
-decision as it is made, so a killed game loses at most one decision and is rerun by
-the next sweep. Ray workers may run on machines without the archive: they return the
+archive file (SQLite in WAL mode takes writers from several processes) and write each
+game whole when it ends, in one transaction that checks the sweep's lease
+(`bounded.archive.progress`): a killed game leaves no row, and a worker whose sweep is
+gone can never write. Local workers die with the driver from their first instruction
+(`bounded.runner.boot`). Ray workers may run on machines without the archive: they return the
 whole game (run row and decisions) to the driver, which alone writes the archive.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import signal
-import sys
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
@@ -19,7 +20,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from bounded.archive.progress import Lease, commit_game
 from bounded.core import ConfigError, DecisionRecord, RunRecord
+from bounded.runner.boot import die_with_parent, worker_boot
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameSpec
 
@@ -54,9 +57,14 @@ class RecordCollector:
 
 
 def play_game(
-    spec: GameSpec, archive_path: str | None = None, plugins: Registrations | None = None
+    spec: GameSpec,
+    archive_path: str | None = None,
+    plugins: Registrations | None = None,
+    lease: Lease | None = None,
 ) -> GameResult:
-    """Play one game; with `archive_path` the worker writes the archive as it goes.
+    """Play one game; with `archive_path` the worker writes it to the archive when it ends,
+    whole (its run row in its final state, decisions and segments in one transaction, and
+    only while the sweep's `lease` is current), else it hands the records back.
 
     `plugins` are the names the driver registered at run time (`registrations()`), so a
     worker process knows them too. A game that fails (a model that stays unavailable, an
@@ -68,7 +76,7 @@ def play_game(
 
     restore_registrations(plugins or {})
     game = build_game(spec)
-    sink: Any = Archive(archive_path) if archive_path else RecordCollector()
+    sink = RecordCollector()
     runner = runner_for(game, archive=sink)
     try:
         runner.execute()
@@ -76,11 +84,11 @@ def play_game(
         pass
     finally:
         game.env.close()
-        if archive_path:
-            sink.close()
-    if archive_path:
-        return GameResult(spec=spec, run=runner.run, written=True)
-    return GameResult(spec=spec, run=runner.run, decisions=sink.decisions)
+    if archive_path is None:
+        return GameResult(spec=spec, run=runner.run, decisions=sink.decisions)
+    with Archive(archive_path) as archive:
+        commit_game(archive, runner.run, sink.decisions, lease)
+    return GameResult(spec=spec, run=runner.run, written=True)
 
 
 StartCallback = Callable[[int, GameSpec], None]
@@ -88,9 +96,11 @@ DoneCallback = Callable[[int, GameResult], None]
 
 
 class Executor(Protocol):
-    """Plays games on `workers` slots, telling the driver when each starts and ends."""
+    """Plays games on `workers` slots, telling the driver when each starts and ends; games
+    are written under the sweep's `lease` (set by the sweep before `execute`)."""
 
     workers: int
+    lease: Lease | None
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -104,13 +114,14 @@ class InlineExecutor:
 
     def __init__(self, archive_path: Path) -> None:
         self.archive_path = str(archive_path)
+        self.lease: Lease | None = None
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
     ) -> None:
         for spec in games:
             on_start(0, spec)
-            on_done(0, play_game(spec, self.archive_path))
+            on_done(0, play_game(spec, self.archive_path, lease=self.lease))
 
 
 class SlotScheduler:
@@ -132,23 +143,11 @@ class SlotScheduler:
         self._free.append(slot)
 
 
-PR_SET_PDEATHSIG = 1
-
-
-def start_worker(plugins: Registrations) -> None:
-    """Worker initializer: die with the driver, and know the names it registered."""
-    die_with_parent()
+def start_worker(plugins: Registrations, driver: int) -> None:
+    """Worker initializer: check the driver is still the parent (the boot script tied
+    the worker's life to it), and know the names it registered."""
+    die_with_parent(driver)
     restore_registrations(plugins)
-
-
-def die_with_parent() -> None:
-    """On Linux the kernel kills the worker when the driver dies, so that an orphan can
-    never finish a game the next sweep is already replaying."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class LocalExecutor:
@@ -159,27 +158,33 @@ class LocalExecutor:
             raise ConfigError(f"--workers must be at least 1, got {workers}")
         self.archive_path = str(archive_path)
         self.workers = workers
+        self.lease: Lease | None = None
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
     ) -> None:
         scheduler = SlotScheduler(games, self.workers)
         # spawn, not fork: the driver holds SQLite connections and a live display thread.
+        # Each worker starts through the boot script (`bounded.runner.boot`), which ties its
+        # life to the driver before Python loads anything of the sweep. Workers are started
+        # by submit() on this (the driver's main) thread, which lives as long as the driver.
         context = multiprocessing.get_context("spawn")
-        # Workers are started by submit() on this (the driver's main) thread, which lives as
-        # long as the driver: the parent-death signal fires exactly when the driver dies.
-        with ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=context,
-            initializer=start_worker,
-            initargs=(registrations(),),
-        ) as pool:
+        with (
+            worker_boot(context),
+            ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=context,
+                initializer=start_worker,
+                initargs=(registrations(), os.getpid()),
+            ) as pool,
+        ):
             in_flight: dict[Future[GameResult], int] = {}
 
             def refill() -> None:
                 for slot, spec in scheduler.fill():
                     on_start(slot, spec)
-                    in_flight[pool.submit(play_game, spec, self.archive_path)] = slot
+                    future = pool.submit(play_game, spec, self.archive_path, None, self.lease)
+                    in_flight[future] = slot
 
             refill()
             while in_flight:
@@ -203,6 +208,8 @@ class RayExecutor:
             raise ConfigError(f"--workers must be at least 1, got {workers}")
         self.workers = workers
         self.address = address
+        self.lease: Lease | None = None
+        """Ray tasks never write: the driver commits what they return under this lease."""
 
     def _init(self) -> bool:
         """Connect to Ray; returns True when this call started the instance."""

@@ -8,11 +8,13 @@ the same things whichever path made it. The spec is stored with the run.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bounded.core import JSON, ConfigError, RunRecord, first_validation_error
+from bounded.core import JSON, BoundedError, ConfigError, RunRecord, first_validation_error
 
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_MAX_DECISIONS = 100_000
@@ -82,6 +84,24 @@ def run_key(run: RunRecord) -> GameKey:
     return (run.experiment, run.cell, run.seed)
 
 
+def duplicates_of(runs: Iterable[RunRecord]) -> dict[GameKey, int]:
+    """Games of an experiment completed more than once: (experiment, cell, seed) -> count."""
+    counts = Counter(run_key(r) for r in runs if r.status == "completed" and r.experiment)
+    return {key: n for key, n in counts.items() if n > 1}
+
+
+def check_no_duplicates(runs: Iterable[RunRecord]) -> None:
+    """Raise a one-line `BoundedError` naming the first cell that holds a game twice."""
+    found = duplicates_of(runs)
+    if found:
+        (experiment, cell, seed), count = min(found.items())
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise BoundedError(
+            f"duplicate games: cell {cell!r} of experiment {experiment!r} holds seed {seed} "
+            f"{count} times{more}"
+        )
+
+
 def make_spec(**fields: Any) -> GameSpec:
     """A `GameSpec` from a user's settings; a bad one is a one-line error naming the field.
     Fields given as None take their defaults."""
@@ -96,6 +116,8 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "GameKey",
     "GameSpec",
+    "check_no_duplicates",
+    "duplicates_of",
     "make_spec",
     "run_key",
 ]

@@ -1,9 +1,14 @@
 """Sweeps: play every game an experiment plans, exactly once, resumably.
 
 A game is identified by (experiment, cell, seed). Before playing, the driver looks in
-the archive: completed games are skipped, and the rows of incomplete ones (a game that
-was killed or failed) are deleted and the game is played again. A lock file beside
-the archive keeps two drivers of the same experiment from racing each other.
+the archive: completed games are skipped, and the rows of incomplete ones (a failed
+game, or a `running` row of an older version) are deleted and the game is played again.
+A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
+lock file beside the archive keeps two drivers from racing, and a game is written whole,
+run row in its final state with its decisions, in one transaction that checks the lease
+and that no completed twin exists, so a killed sweep leaves no partial game, its orphans
+(if any outlived it) can write nothing once the next sweep has taken the lease over, and
+duplicates cannot exist.
 
 Learning phases are played first (`bounded.runner.phases` says how they resume and
 freeze); the cells that read a phase's store play after it is frozen.
@@ -14,9 +19,8 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -32,7 +36,16 @@ from rich.progress import (
 )
 
 from bounded.archive import Archive
-from bounded.core import ConfigError, RunRecord
+from bounded.archive.progress import (
+    Lease,
+    commit_game,
+    current_lease,
+    lease_holder_line,
+    lease_scope,
+    release_lease,
+    take_lease,
+)
+from bounded.core import BoundedError, ConfigError, RunRecord
 from bounded.runner.executors import Executor, GameResult, make_executor, play_game
 from bounded.runner.experiment import (
     Experiment,
@@ -52,7 +65,7 @@ from bounded.runner.phases import (
     snapshot_problem,
     store_problems,
 )
-from bounded.runner.spec import GameKey, run_key
+from bounded.runner.spec import GameKey, duplicates_of, run_key
 
 
 class SweepSummary(BaseModel):
@@ -80,6 +93,8 @@ class SweepSummary(BaseModel):
     completed game left)."""
     waiting: list[str] = Field(default_factory=list)
     """Cells not played because the phase they read is not frozen yet."""
+    took_over: str = ""
+    """The stale lease this sweep took over (a killed sweep's), as `pid N (dead) since T`."""
 
     @property
     def completed(self) -> int:
@@ -99,8 +114,7 @@ def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec
 
 def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:
     """Keys with more than one completed run: a sweep must never produce any."""
-    counts = Counter(run_key(r) for r in archive.runs(experiment=experiment, status="completed"))
-    return {key: n for key, n in counts.items() if n > 1}
+    return duplicates_of(archive.runs(experiment=experiment, status="completed"))
 
 
 def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
@@ -131,18 +145,15 @@ def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
         raise ConfigError("; ".join(problems))
 
 
-def write_result(archive: Archive, result: GameResult) -> None:
-    """Save a game a worker returned: the row first as `running`, so that a driver killed
-    half-way leaves an incomplete row (rerun next time), never a short completed game."""
-    archive.save_run(result.run.model_copy(update={"status": "running"}))
-    for record in result.decisions:
-        archive.add_decision(record)
-    archive.save_run(result.run)
+def write_result(archive: Archive, result: GameResult, lease: Lease | None = None) -> None:
+    """Save a game a worker returned (Ray), whole, under the sweep's lease."""
+    commit_game(archive, result.run, result.decisions, lease)
 
 
 @contextmanager
 def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
-    """An exclusive lock per (archive, experiment); the OS releases it if the driver dies."""
+    """An exclusive lock per (archive, experiment); the OS releases it if the driver dies
+    (it is what proves a lease's holder alive)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", experiment)
     lock_path = archive_path.with_name(f"{archive_path.name}.{safe}.lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,10 +164,33 @@ def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
         except BlockingIOError as exc:
             raise ConfigError(
                 f"another sweep of experiment {experiment!r} is running on {archive_path}"
+                f"{holder_note(archive_path, experiment)}"
             ) from exc
         yield
     finally:
         os.close(fd)
+
+
+def holder_note(archive_path: Path, experiment: str) -> str:
+    """` (lease held by pid N (alive) since ...)`, read without writing; "" when unknown."""
+    try:
+        with Archive(archive_path, read_only=True) as archive:
+            lease = current_lease(archive, lease_scope(experiment))
+    except BoundedError:
+        return ""
+    return f" (lease held by {lease_holder_line(lease)})" if lease else ""
+
+
+@contextmanager
+def sweep_lease(archive: Archive, experiment: str) -> Iterator[tuple[Lease, Lease | None]]:
+    """The experiment's lease, taken (over a dead holder's, if one was left) and released;
+    the caller holds `experiment_lock`."""
+    lease, stale = take_lease(archive, lease_scope(experiment))
+    try:
+        yield lease, stale
+    finally:
+        with suppress(BoundedError):
+            release_lease(archive, lease)
 
 
 class SweepProgress:
@@ -286,8 +320,13 @@ def run_sweep(
         state = survey(experiment, archive, plan)
         if state.problems:
             raise ConfigError("; ".join(state.problems))
-        sweep = Sweep(archive, path, state, console or Console(stderr=True), runner)
-        sweep.play()
+        with sweep_lease(archive, experiment.name) as (lease, stale):
+            runner.lease = lease
+            sweep = Sweep(archive, path, state, console or Console(stderr=True), runner)
+            sweep.lease = lease
+            if stale is not None:
+                sweep.summary.took_over = lease_holder_line(stale)
+            sweep.play()
         duplicates = duplicate_games(archive, experiment.name)
         if duplicates:  # a bug, never a user's mistake: say so loudly
             raise RuntimeError(f"sweep produced duplicate games: {sorted(duplicates)[:5]}")
@@ -302,6 +341,7 @@ class Sweep:
         self, archive: Archive, path: Path, state: SweepPlan, console: Console, runner: Executor
     ) -> None:
         self.archive, self.path, self.state, self.runner = archive, path, state, runner
+        self.lease: Lease | None = None
         plan = state.plan
         pending = state.pending
         self.summary = SweepSummary(
@@ -316,7 +356,7 @@ class Sweep:
 
     def done(self, slot: int, result: GameResult) -> None:
         if not result.written:
-            write_result(self.archive, result)
+            write_result(self.archive, result, self.lease)
         self.summary.played += 1
         if result.run.status != "completed":
             self.summary.failed.append(f"{result.spec.label}: {result.run.error}")
@@ -337,7 +377,7 @@ class Sweep:
             prepare_phase(self.archive, resume, phase)
             for spec in resume.pending:
                 self.display.started(0, spec)
-                result = play_game(spec, str(self.path))
+                result = play_game(spec, str(self.path), lease=self.lease)
                 self.done(0, result)
                 if result.run.status != "completed":
                     return  # the next games would learn from a store that missed this one

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bounded.contracts._reply import decision_schema, parse_decision
-from bounded.contracts.typed.assembly import Assembler
+from bounded.contracts.typed.assembly import Assembler, Fight
 from bounded.contracts.typed.config import TypedConfig, config_error, game_of
 from bounded.contracts.typed.learning import Digest, Learner, outcome_word
 from bounded.core import (
@@ -31,6 +31,7 @@ from bounded.core import (
     Prompt,
     StepResult,
 )
+from bounded.stores.budget import Truncation
 from bounded.stores.directory import StoreSet
 from bounded.stores.gate import GateVerdict
 from bounded.stores.knowledge import GameKnowledge
@@ -174,6 +175,34 @@ class TypedContract(ContractBase):
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         self.digest.record(obs, self.situation(obs), decision, self.stores.skills)
         self.assembler.after(obs, self.situation(obs))
+
+    # -- resume -------------------------------------------------------------------
+
+    def memory_snapshot(self) -> JSON:
+        """The fight in progress (its combat container) and the run digest (`bounded
+        resume`); the stores are not in it: they change only after the run."""
+        fight = self.assembler.fight
+        return {
+            "fight": None
+            if fight is None
+            else {
+                "start_t": fight.start_t,
+                "floor": fight.floor,
+                "text": fight.text,
+                "cut": None if fight.cut is None else fight.cut.model_dump(mode="json"),
+            },
+            "digest": self.digest.model_dump(mode="json"),
+        }
+
+    def restore_memory(self, memory: JSON) -> None:
+        fight = memory["fight"]
+        if fight is not None:
+            cut = None if fight["cut"] is None else Truncation.model_validate(fight["cut"])
+            fight = Fight(
+                start_t=fight["start_t"], floor=fight["floor"], text=fight["text"], cut=cut
+            )
+        self.assembler.fight = fight
+        self.digest = Digest.model_validate(memory["digest"])
 
     # -- postrun learning ---------------------------------------------------------
 

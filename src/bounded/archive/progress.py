@@ -1,0 +1,261 @@
+"""What the archive knows about work in progress: run checkpoints, owners and sweep leases.
+
+**Checkpoints.** A run played into an archive writes, after each decision and in one
+transaction with the decision and its run row, a checkpoint: who plays it (`owner`, a
+process on a host), how many decisions are recorded, a snapshot of the contract's memory
+(`Contract.memory_snapshot`), the runner's own counters, and the store hashes the
+contract had. The checkpoint of a completed run is deleted with its final state; a
+killed run keeps it, and `bounded resume` continues from it.
+
+**Leases.** A sweep leases the games of its experiment in an archive: a row in `leases`
+(visible to anyone reading the archive) names the holder and carries a token, and a
+file lock beside the archive proves the holder alive (the kernel releases it when the
+holder dies, however it dies). A game is written only in a transaction that finds its
+lease's token still current, so once a later sweep has taken a dead holder's lease over
+(a new token), nothing the old one started can write a game again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bounded.archive.sqlite import Archive, ArchiveError
+from bounded.core import JSON, BoundedError, DecisionRecord, RunRecord
+
+
+class LeaseLost(BoundedError):
+    """A game's lease was taken over by another sweep: its rows are not written."""
+
+
+class DuplicateGame(BoundedError):
+    """A completed game of the same (experiment, cell, seed) is already archived."""
+
+
+# -- owners ---------------------------------------------------------------------------
+
+
+def process_start(pid: int) -> str:
+    """The kernel's start time of a process (clock ticks since boot), "" when unknown: with
+    the pid it names one process, never a later one that reuses the pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+
+
+def this_owner() -> str:
+    """`host:pid:start` of this process."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{process_start(pid)}"
+
+
+def owner_alive(owner: str) -> bool | None:
+    """Whether the process an owner string names still runs: None when it cannot be told
+    (another host, an owner written without a start time)."""
+    host, _, rest = owner.partition(":")
+    pid_text, _, start = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit() or not start:
+        return None
+    return process_start(int(pid_text)) == start
+
+
+def owner_pid(owner: str) -> str:
+    return owner.split(":")[1] if owner.count(":") >= 2 else "?"
+
+
+# -- checkpoints ----------------------------------------------------------------------
+
+
+@dataclass
+class Checkpoint:
+    """A run's resume point: everything recorded after its `decisions`-th decision."""
+
+    run_id: str
+    owner: str
+    decisions: int
+    memory: JSON | None
+    """The contract's `memory_snapshot()`; None when it has none (not resumable)."""
+    runner: JSON = field(default_factory=dict)
+    """The runner's counters (consecutive model errors, each model's answered and failed
+    calls)."""
+    store_hashes: dict[str, str] = field(default_factory=dict)
+    """The contract's `store_hashes()` at the checkpoint (a resume checks them)."""
+
+
+def write_checkpoint(db: sqlite3.Connection, point: Checkpoint) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            point.run_id,
+            point.owner,
+            point.decisions,
+            None if point.memory is None else json.dumps(point.memory, sort_keys=True),
+            json.dumps(point.runner, sort_keys=True),
+            json.dumps(point.store_hashes, sort_keys=True),
+        ),
+    )
+
+
+def record_start(archive: Archive, run: RunRecord, point: Checkpoint) -> None:
+    """The run row as it starts, with its owner."""
+    with archive.transaction() as db:
+        Archive.write_run(db, run)
+        write_checkpoint(db, point)
+
+
+def record_decision(
+    archive: Archive, record: DecisionRecord, run: RunRecord, point: Checkpoint
+) -> None:
+    """One decision, the run row that counts it and the checkpoint after it, in one
+    transaction: a kill leaves all three or none."""
+    with archive.transaction() as db:
+        Archive.write_decision(db, record)
+        Archive.write_run(db, run)
+        write_checkpoint(db, point)
+
+
+def record_end(archive: Archive, run: RunRecord) -> None:
+    """The run's final row; a completed run's checkpoint goes with it."""
+    with archive.transaction() as db:
+        Archive.write_run(db, run)
+        if run.status == "completed":
+            db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run.run_id,))
+
+
+def checkpoints(archive: Archive, run_ids: Sequence[str] | None = None) -> dict[str, Checkpoint]:
+    """The checkpoints of these runs (of every run when None); an archive written before
+    checkpoints existed has none."""
+    try:
+        rows = archive.execute("SELECT * FROM checkpoints")
+    except ArchiveError as exc:
+        if "no such table" in str(exc):
+            return {}
+        raise
+    wanted = None if run_ids is None else set(run_ids)
+    found = {}
+    for row in rows:
+        if wanted is not None and row["run_id"] not in wanted:
+            continue
+        found[row["run_id"]] = Checkpoint(
+            run_id=row["run_id"],
+            owner=row["owner"],
+            decisions=row["decisions"],
+            memory=None if row["memory"] is None else json.loads(row["memory"]),
+            runner=json.loads(row["runner"]),
+            store_hashes=json.loads(row["store_hashes"]),
+        )
+    return found
+
+
+# -- leases ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A sweep's claim on the games of one experiment in one archive."""
+
+    scope: str
+    token: str
+    holder: str
+    """The holder's owner string (`host:pid:start`)."""
+    taken_at: float
+
+
+def lease_scope(experiment: str) -> str:
+    return f"experiment:{experiment}"
+
+
+def current_lease(archive: Archive, scope: str) -> Lease | None:
+    rows = archive.execute("SELECT * FROM leases WHERE scope = ?", (scope,))
+    return Lease(**dict(rows[0])) if rows else None
+
+
+def take_lease(archive: Archive, scope: str) -> tuple[Lease, Lease | None]:
+    """A new lease on `scope`, and the stale one it replaced (if any). The caller must hold
+    the scope's file lock: that is what proves an earlier holder dead."""
+    lease = Lease(scope=scope, token=uuid.uuid4().hex, holder=this_owner(), taken_at=time.time())
+    with archive.transaction() as db:
+        row = db.execute("SELECT * FROM leases WHERE scope = ?", (scope,)).fetchone()
+        stale = Lease(**dict(row)) if row else None
+        db.execute(
+            "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?)",
+            (lease.scope, lease.token, lease.holder, lease.taken_at),
+        )
+    return lease, stale
+
+
+def release_lease(archive: Archive, lease: Lease) -> None:
+    """Give the lease up (only if it is still ours)."""
+    with archive.transaction() as db:
+        db.execute("DELETE FROM leases WHERE scope = ? AND token = ?", (lease.scope, lease.token))
+
+
+def check_lease(db: sqlite3.Connection, lease: Lease) -> None:
+    row = db.execute("SELECT token, holder FROM leases WHERE scope = ?", (lease.scope,)).fetchone()
+    if row is None or row[0] != lease.token:
+        holder = f"held by {row[1]}" if row else "released"
+        raise LeaseLost(f"the sweep's lease on {lease.scope} was taken over ({holder})")
+
+
+def commit_game(
+    archive: Archive,
+    run: RunRecord,
+    decisions: Sequence[DecisionRecord],
+    lease: Lease | None = None,
+) -> None:
+    """A whole game (run row in its final state, decisions, segments) in one transaction,
+    written only while `lease` is current and when it does not complete a game (experiment,
+    cell, seed) that is already completed."""
+    with archive.transaction() as db:
+        if lease is not None:
+            check_lease(db, lease)
+        if run.status == "completed" and run.experiment:
+            twin = db.execute(
+                "SELECT run_id FROM runs WHERE experiment = ? AND cell = ? AND seed = ? "
+                "AND status = 'completed' AND run_id != ?",
+                (run.experiment, run.cell, run.seed, run.run_id),
+            ).fetchone()
+            if twin is not None:
+                raise DuplicateGame(
+                    f"{run.experiment} {run.cell} seed {run.seed} is already completed "
+                    f"(run {twin[0][:12]})"
+                )
+        Archive.write_run(db, run)
+        for record in decisions:
+            Archive.write_decision(db, record)
+        db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run.run_id,))
+
+
+def lease_holder_line(lease: Lease) -> str:
+    alive = owner_alive(lease.holder)
+    state = {True: "alive", False: "dead", None: "unknown"}[alive]
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(lease.taken_at))
+    return f"pid {owner_pid(lease.holder)} ({state}) since {when}"
+
+
+__all__ = [
+    "Checkpoint",
+    "DuplicateGame",
+    "Lease",
+    "LeaseLost",
+    "checkpoints",
+    "commit_game",
+    "current_lease",
+    "lease_scope",
+    "owner_alive",
+    "record_decision",
+    "record_end",
+    "record_start",
+    "release_lease",
+    "take_lease",
+    "this_owner",
+]

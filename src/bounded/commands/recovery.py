@@ -1,0 +1,35 @@
+"""`bounded resume`: continue a killed run from its last recorded decision."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from bounded.archive import DEFAULT_ARCHIVE
+
+console = Console()
+
+
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The run's id (or a unique prefix of it).")],
+    archive: Annotated[Path, typer.Option(help="SQLite run archive.")] = DEFAULT_ARCHIVE,
+) -> None:
+    """Continue a killed run: the environment replayed from the seed, the contract's memory
+    restored from the snapshot saved with its last decision; the run keeps its id."""
+    from bounded.cli import run_summary
+    from bounded.core import ConfigError
+    from bounded.runner.resume import resume_run
+
+    if not archive.is_file():
+        raise ConfigError(f"no archive at {archive}")
+    record = resume_run(archive, run_id)
+    console.print(run_summary(record, archive))
+
+
+COMMANDS: dict[str, Callable[..., None]] = {"resume": resume}
+
+__all__ = ["COMMANDS", "resume"]

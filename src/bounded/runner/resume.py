@@ -1,0 +1,165 @@
+"""Killed runs: which are stale, which can be resumed, resuming them, closing the rest.
+
+A run played into an archive keeps a checkpoint (`bounded.archive.progress`) naming its
+owner process. A run still `running` whose owner is gone is **stale**. It is
+**resumable** when its checkpoint holds the contract's memory (every built-in contract
+saves one) and its game spec: `resume_run` rebuilds the game from the spec, replays the
+recorded actions from the seed (checking that the environment shows each recorded
+decision what it showed then), restores the contract's memory and the runner's
+counters, and plays on under the same run id. With a deterministic model (the scripted
+ones, the embedded model at temperature 0) the resumed run is identical, decision for
+decision, to one never killed. `close_stale` marks stale runs `failed` with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bounded.archive import Archive
+from bounded.archive.progress import (
+    Checkpoint,
+    checkpoints,
+    owner_alive,
+    owner_pid,
+    this_owner,
+    write_checkpoint,
+)
+from bounded.core import ConfigError, Model, RunRecord
+from bounded.runner.episode import ResumeError, Resumption
+from bounded.runner.spec import GameSpec
+
+
+@dataclass
+class RunHealth:
+    """What a run's row and checkpoint say about it."""
+
+    run: RunRecord
+    checkpoint: Checkpoint | None
+    stale: bool
+    """`running`, and no live process owns it."""
+    blocker: str | None
+    """Why it cannot be resumed; None when it can."""
+
+    @property
+    def resumable(self) -> bool:
+        return self.blocker is None
+
+    @property
+    def label(self) -> str:
+        """The status as `bounded runs` shows it."""
+        if not self.stale:
+            return self.run.status
+        return "stale (resumable)" if self.resumable else "stale"
+
+
+def blocker(run: RunRecord, point: Checkpoint | None) -> str | None:
+    """Why a run cannot be resumed, or None."""
+    if run.status == "completed":
+        return "it is completed"
+    if point is None:
+        return "no checkpoint (a run of an older bounded, or one not written as it went)"
+    if not run.spec:
+        return "no game spec recorded"
+    if point.decisions and point.memory is None:
+        return f"contract {run.contract!r} saves no memory snapshot"
+    return None
+
+
+def is_stale(run: RunRecord, point: Checkpoint | None) -> bool:
+    """`running` with no live owner (a run with no checkpoint has no owner on record; one
+    owned on another host is never called stale from here)."""
+    if run.status != "running":
+        return False
+    return point is None or owner_alive(point.owner) is False
+
+
+def health(archive: Archive, runs: list[RunRecord]) -> list[RunHealth]:
+    points = checkpoints(archive, [r.run_id for r in runs if r.status != "completed"])
+    found = []
+    for run in runs:
+        point = points.get(run.run_id)
+        found.append(RunHealth(run, point, is_stale(run, point), blocker(run, point)))
+    return found
+
+
+def find_run(archive: Archive, run_id: str) -> RunRecord:
+    """The run with this id, or the one whose id starts with it."""
+    run = archive.run(run_id)
+    if run is not None:
+        return run
+    matches = [r for r in archive.runs() if r.run_id.startswith(run_id)] if run_id else []
+    if len(matches) == 1:
+        return matches[0]
+    what = "no run" if not matches else f"{len(matches)} runs"
+    raise ConfigError(f"{what} with id {run_id!r} in {archive.path}")
+
+
+def claim(archive: Archive, run_id: str) -> Resumption:
+    """The run to resume, made ours (its checkpoint names this process) in one transaction,
+    so that two resumes of one run cannot both play it."""
+    run = find_run(archive, run_id)
+    if run.status not in ("running", "failed"):
+        raise ResumeError(f"run {run.run_id[:12]} cannot be resumed: it is {run.status}")
+    point = checkpoints(archive, [run.run_id]).get(run.run_id)
+    reason = blocker(run, point)
+    if reason is not None or point is None:
+        raise ResumeError(f"run {run.run_id[:12]} cannot be resumed: {reason}")
+    if run.status == "running" and owner_alive(point.owner) is not False:
+        where = f"pid {owner_pid(point.owner)}" + (
+            "" if owner_alive(point.owner) else " on another host"
+        )
+        raise ResumeError(f"run {run.run_id[:12]} is still being played ({where})")
+    decisions = archive.decisions(run.run_id)
+    if len(decisions) != point.decisions:
+        raise ResumeError(
+            f"run {run.run_id[:12]} has {len(decisions)} decisions, its checkpoint "
+            f"{point.decisions}"
+        )
+    with archive.transaction() as db:
+        mine = Checkpoint(**{**point.__dict__, "owner": this_owner()})
+        write_checkpoint(db, mine)
+    return Resumption(run=run, decisions=decisions, checkpoint=mine)
+
+
+def resume_run(archive_path: str | Path, run_id: str, *, model: Model | None = None) -> RunRecord:
+    """Continue a killed (or failed) run from its last recorded decision."""
+    from bounded.runner.build import build_game, runner_for
+
+    with Archive(archive_path) as archive:
+        resumption = claim(archive, run_id)
+        spec = GameSpec.model_validate(resumption.run.spec)
+        game = build_game(spec, model=model)
+        try:
+            return runner_for(game, archive=archive).execute(resume=resumption)
+        finally:
+            game.env.close()
+
+
+def close_stale(archive: Archive, *, resumable_too: bool = False) -> list[RunHealth]:
+    """Mark stale runs `failed` with the reason (resumable ones only when asked); returns
+    those closed."""
+    closed = []
+    for found in health(archive, archive.runs(status="running")):
+        if not found.stale or (found.resumable and not resumable_too):
+            continue
+        run, point = found.run, found.checkpoint
+        owner = f"its process (pid {owner_pid(point.owner)}) is gone" if point else "no owner"
+        why = found.blocker or "closed though resumable (bounded runs --close-stale --resumable)"
+        error = f"stale: {owner} after {run.decisions} decisions; {why}"
+        archive.save_run(run.model_copy(update={"status": "failed", "error": error}))
+        closed.append(found)
+    return closed
+
+
+__all__ = [
+    "ResumeError",
+    "RunHealth",
+    "blocker",
+    "claim",
+    "close_stale",
+    "find_run",
+    "health",
+    "is_stale",
+    "resume_run",
+]
