@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from bounded.core import Action, IllegalActionError, Observation
 from bounded.envs.base import (
+    DEFERRED_DRAW,
     Choices,
     LegalActionSpace,
     ObservationSpace,
@@ -77,11 +78,28 @@ def test_mask_and_probability_restrict_the_draw() -> None:
         space.sample(mask=np.ones(3, dtype=np.int8), probability=np.ones(3) / 3)
 
 
-def test_sample_without_a_legal_action_is_refused() -> None:
-    with pytest.raises(IllegalActionError, match="no action is legal now"):
-        fixed().sample()
-    with pytest.raises(IllegalActionError):
-        SpireEnv().action_space.sample()  # before the first reset
+def test_a_sample_on_a_finished_game_is_the_same_draw_at_the_next_decision() -> None:
+    """Gymnasium's checker samples before it resets: after a game that ended (nothing is
+    legal) the sample is deferred, and resolves to the draw a live decision would make."""
+    legal: list[Action] = []
+    space = LegalActionSpace(lambda: Choices(legal=list(legal)))
+    space.seed(5)
+    deferred = space.sample()
+    assert deferred.id == DEFERRED_DRAW and not space.contains(deferred)
+    legal.extend([A, B, C])
+    live = fixed(A, B, C)
+    live.seed(5)
+    assert space.resolve(deferred) == live.sample()
+
+
+def test_a_sample_before_the_first_reset_is_deferred_too() -> None:
+    env = SpireEnv(acts=1)
+    env.action_space.seed(2)
+    deferred = env.action_space.sample()
+    assert deferred.id == DEFERRED_DRAW
+    obs, _ = env.reset(seed=1)
+    resolved = env.action_space.resolve(deferred)
+    assert isinstance(resolved, Action) and resolved.id in {a.id for a in obs.legal}
 
 
 def test_contains_means_legal_now_with_valid_arguments_and_a_plan_within_the_limit() -> None:

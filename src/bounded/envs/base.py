@@ -27,7 +27,7 @@ import gymnasium
 import jsonschema
 import numpy as np
 
-from bounded.core import JSON, Action, IllegalActionError, Observation, Outcome
+from bounded.core import JSON, Action, Observation, Outcome
 
 if TYPE_CHECKING:
     from bounded.stores.knowledge import GameKnowledge
@@ -225,6 +225,10 @@ class ObservationSpace(gymnasium.spaces.Space[Observation]):
         return f"ObservationSpace(kinds: {kinds})"
 
 
+DEFERRED_DRAW = "(deferred draw)"
+"""The id of what `LegalActionSpace.sample()` returns when no action is legal."""
+
+
 class LegalActionSpace(gymnasium.spaces.Space[Action]):
     """The legal actions of an environment's current decision, which change as it plays.
 
@@ -249,12 +253,14 @@ class LegalActionSpace(gymnasium.spaces.Space[Action]):
         self._latest: tuple[Action, int] | None = None
 
     def sample(self, mask: Any = None, probability: Any = None) -> Action:
+        """A legal action; on a finished game (nothing is legal), a draw deferred to the
+        next decision: stepping it after a reset makes the same draw there."""
         legal = self.choices().legal
-        if not legal:
-            raise IllegalActionError("no action is legal now: reset the environment")
-        weights = _weights(len(legal), mask, probability)
         draw = int(self.np_random.integers(MAX_DRAW))
-        action = draw_action(legal, draw, weights)
+        if not legal:
+            action = Action(id=DEFERRED_DRAW, label="a draw among the next decision's actions")
+        else:
+            action = draw_action(legal, draw, _weights(len(legal), mask, probability))
         self._latest = (action, draw)
         return action
 
