@@ -36,6 +36,7 @@ from bounded.core import (
     RunRecord,
     Segment,
 )
+from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
 
 DEFAULT_ARCHIVE = Path("runs/bounded.sqlite")
 
@@ -325,7 +326,7 @@ class Archive:
             self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._db.executescript(SCHEMA + COUNTERFACTUAL_SCHEMA)
         self._check_version()
         self._add_missing_columns()
         self._canonical_env_ids()
