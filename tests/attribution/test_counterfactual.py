@@ -100,9 +100,8 @@ def test_samples_are_seeded_and_filtered_by_kind(warehouse_archive):
         none = plan_attribution(archive, AttributionSpec(layers=["spec"], kinds=["combat"]))
     assert one.sampled == same.sampled != other.sampled
     assert none.tasks == []
-    with pytest.raises(ConfigError, match="replacement for L9"):
-        with Archive(path) as archive:
-            plan_attribution(archive, AttributionSpec(layers=["spec"], replacements={"L9": ""}))
+    with pytest.raises(ConfigError, match="replacement for L9"), Archive(path) as archive:
+        plan_attribution(archive, AttributionSpec(layers=["spec"], replacements={"L9": ""}))
 
 
 def test_the_counterfactual_prompt_drops_or_replaces_only_the_layer():

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Action, BoundedError, Completion
+from bounded.core import JSON, Action, BoundedError, Completion, Prompt, Segment
 
 if TYPE_CHECKING:
     from bounded.archive.sqlite import Archive
@@ -79,6 +80,22 @@ class Counterfactual(BaseModel):
     original_agrees: bool
     counterfactual_agrees: bool
     created_at: float = Field(default_factory=time.time)
+
+
+def counterfactual_prompt(
+    segments: Sequence[Segment], layer: str, replacement: str | None = None
+) -> Prompt:
+    """The archived prompt with every segment of `layer` dropped, or the first replaced by
+    `replacement` (in its place and role) and the others dropped."""
+    kept: list[Segment] = []
+    replaced = False
+    for segment in segments:
+        if segment.layer != layer:
+            kept.append(segment)
+        elif replacement is not None and not replaced:
+            kept.append(Segment(layer=layer, role=segment.role, text=replacement))
+            replaced = True
+    return Prompt(segments=kept)
 
 
 Key = tuple[str, int, str, str, str, str]
@@ -174,6 +191,7 @@ __all__ = [
     "COUNTERFACTUAL_SCHEMA",
     "Counterfactual",
     "add_counterfactual",
+    "counterfactual_prompt",
     "counterfactuals",
     "done_keys",
     "key_of",

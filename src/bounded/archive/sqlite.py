@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic_core import PydanticSerializationError
 
+from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
@@ -36,7 +37,6 @@ from bounded.core import (
     RunRecord,
     Segment,
 )
-from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
 
 DEFAULT_ARCHIVE = Path("runs/bounded.sqlite")
 

@@ -8,20 +8,19 @@ statistics are `bounded.analysis.attribution`; the rows live in the archive's
 """
 
 from bounded.analysis.attribution import AttributionRow, attribution_table, mcnemar_exact_p
-from bounded.archive.counterfactuals import Counterfactual, counterfactuals
+from bounded.archive.counterfactuals import Counterfactual, counterfactual_prompt, counterfactuals
 from bounded.attribution.counterfactual import (
     AttributionSpec,
     Plan,
     Task,
     action_key,
     attribute,
-    counterfactual_prompt,
     plan_attribution,
 )
 from bounded.attribution.replay import (
     EXPERTS,
-    ReplayError,
     ReplayedDecision,
+    ReplayError,
     register_expert,
     replay,
 )

@@ -23,6 +23,7 @@ from bounded.archive.counterfactuals import (
     Counterfactual,
     Key,
     add_counterfactual,
+    counterfactual_prompt,
     done_keys,
 )
 from bounded.attribution.replay import ReplayedDecision, expert_for, replay, spec_of
@@ -34,9 +35,7 @@ from bounded.core import (
     DecisionRecord,
     EpisodeContext,
     Model,
-    Prompt,
     RunRecord,
-    Segment,
     approx_tokens,
     stable_hash,
 )
@@ -78,22 +77,6 @@ def variant_of(replacement: str | None) -> str:
     if replacement is None:
         return "removed"
     return "replaced:" + hashlib.sha256(replacement.encode()).hexdigest()[:12]
-
-
-def counterfactual_prompt(
-    segments: Sequence[Segment], layer: str, replacement: str | None = None
-) -> Prompt:
-    """The archived prompt with every segment of `layer` dropped, or the first replaced by
-    `replacement` (in its place and role) and the others dropped."""
-    kept: list[Segment] = []
-    replaced = False
-    for segment in segments:
-        if segment.layer != layer:
-            kept.append(segment)
-        elif replacement is not None and not replaced:
-            kept.append(Segment(layer=layer, role=segment.role, text=replacement))
-            replaced = True
-    return Prompt(segments=kept)
 
 
 def action_key(actions: Sequence[Action]) -> tuple[str, str] | None:
@@ -358,7 +341,6 @@ __all__ = [
     "Task",
     "action_key",
     "attribute",
-    "counterfactual_prompt",
     "plan_attribution",
     "variant_of",
 ]

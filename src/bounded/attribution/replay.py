@@ -66,8 +66,7 @@ def expert_for(run: RunRecord) -> Expert:
     """A fresh expert for the run's environment; ReplayError when it has none."""
     if run.env_id in NOT_REPLAYABLE:
         raise ReplayError(
-            f"run {run.run_id[:12]} cannot be replayed: {run.env_id}: "
-            f"{NOT_REPLAYABLE[run.env_id]}"
+            f"run {run.run_id[:12]} cannot be replayed: {run.env_id}: {NOT_REPLAYABLE[run.env_id]}"
         )
     if run.env_id not in EXPERTS:
         raise ReplayError(
@@ -118,8 +117,7 @@ def _check_same(run: RunRecord, record: DecisionRecord, obs: Observation) -> Non
     where = f"run {run.run_id[:12]} cannot be replayed: divergence at decision {record.index}"
     if obs.kind != record.kind or obs.t != record.t:
         raise ReplayError(
-            f"{where}: replayed {obs.kind} at t={obs.t:g}, archived {record.kind} at "
-            f"t={record.t:g}"
+            f"{where}: replayed {obs.kind} at t={obs.t:g}, archived {record.kind} at t={record.t:g}"
         )
     for action in record.actions:
         if obs.legal_action(action.id) is None:
