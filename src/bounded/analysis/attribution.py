@@ -80,7 +80,9 @@ class AttributionRow:
         return f"{removed} · {self.model}"
 
 
-def _row(layer: str, variant: str, model: str, kind: str, rows: Sequence[Counterfactual]):
+def _row(
+    layer: str, variant: str, model: str, kind: str, rows: Sequence[Counterfactual]
+) -> AttributionRow:
     return AttributionRow(
         layer=layer,
         variant=variant,
