@@ -103,3 +103,26 @@ def test_inspect_eval_against_a_real_llama_server(tmp_path, llama_server):
         runs = archive.runs()
     assert sorted(run.seed for run in runs) == [1, 2]
     assert {run.model for run in runs} == {"inspect:llama-cpp-python/smollm2"}
+
+
+def test_the_declared_entry_point_names_the_tasks_bounded_slash_env(tmp_path):
+    """What `pip install bounded[inspect]` declares (pyproject's `inspect_ai` entry point)
+    lets inspect find `bounded/warehouse` by name, as `inspect eval bounded/warehouse`."""
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    target = pyproject["project"]["entry-points"]["inspect_ai"]["bounded"]
+    dist = tmp_path / "bounded_declared-0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: bounded-declared\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text(f"[inspect_ai]\nbounded = {target}\n")
+    code = (
+        "from inspect_ai._eval.loader import load_tasks\n"
+        "[task] = load_tasks(['bounded/spire'], task_args={'seeds': [4, 5]})\n"
+        "print(task.name, [s.metadata['seed'] for s in task.dataset])\n"
+    )
+    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": path}, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "bounded/spire [4, 5]"
