@@ -5,6 +5,7 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.attribution import (
+    CONTROL,
     AttributionSpec,
     attribute,
     attribution_table,
@@ -12,7 +13,7 @@ from bounded.attribution import (
     counterfactuals,
     plan_attribution,
 )
-from bounded.core import ConfigError, Segment
+from bounded.core import ConfigError, Prompt, Segment
 
 from .conftest import HORIZON, SPEC_OPENING, layered_model
 
@@ -117,3 +118,15 @@ def test_the_counterfactual_prompt_drops_or_replaces_only_the_layer():
     assert [(s.layer, s.text) for s in replaced.segments] == [
         ("L1", SPEC_OPENING), ("L3", "other rules"), ("L2", "state"),
     ]  # fmt: skip
+
+
+def test_a_control_asks_the_prompt_unchanged(warehouse_archive):
+    path, _ = warehouse_archive
+    with Archive(path) as archive:
+        plan = plan_attribution(archive, AttributionSpec(layers=[CONTROL]))
+        model = layered_model()
+        attribute(archive, plan, model=model)
+        row = rows_by_kind(counterfactuals(archive))[(CONTROL, "removed", "all")]
+        first = archive.decisions(plan.runs[0].run_id)[0]
+    assert model.calls[0]["messages"] == Prompt(segments=first.segments).messages()
+    assert (row.decisions, row.changed, row.counterfactual_agrees) == (HORIZON, 0, HORIZON)

@@ -86,6 +86,7 @@ def test_bad_options_are_one_line(archive_path, capsys):
         (["--layer", "spec", "--replace", "nolayer"], "LAYER=TEXT"),
         (["--layer", "spec", "--run", "zzz"], "no run"),
         (["--layer", "spec", "--max-calls", "-1"], "--max-calls"),
+        ([], "name a layer"),
     ]
     for extra, expected in cases:
         code, _, err = run_cli(["attribute", str(archive_path), *extra], capsys)

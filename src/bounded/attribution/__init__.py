@@ -10,6 +10,7 @@ statistics are `bounded.analysis.attribution`; the rows live in the archive's
 from bounded.analysis.attribution import AttributionRow, attribution_table, mcnemar_exact_p
 from bounded.archive.counterfactuals import Counterfactual, counterfactual_prompt, counterfactuals
 from bounded.attribution.counterfactual import (
+    CONTROL,
     AttributionSpec,
     Plan,
     Task,
@@ -26,6 +27,7 @@ from bounded.attribution.replay import (
 )
 
 __all__ = [
+    "CONTROL",
     "EXPERTS",
     "AttributionRow",
     "AttributionSpec",

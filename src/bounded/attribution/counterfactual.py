@@ -42,6 +42,9 @@ from bounded.core import (
 from bounded.runner.build import build_contract, build_env, build_model
 from bounded.runner.episode import fallback_action
 
+CONTROL = "(control)"
+"""The layer name of a control: the archived prompt asked again unchanged."""
+
 
 class AttributionSpec(BaseModel):
     """What to attribute: which decisions, which layers, which model."""
@@ -49,7 +52,8 @@ class AttributionSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     layers: list[str] = Field(min_length=1)
-    """The layers to remove, one at a time (`L3`, `L5`, `state`, ...)."""
+    """The layers to remove, one at a time (`L3`, `L5`, `state`, ...); `CONTROL` asks the
+    prompt unchanged, which measures how often the model answers differently anyway."""
     replacements: dict[str, str] = Field(default_factory=dict)
     """Layer -> text put in its place instead of removing it (e.g. another cell's layer)."""
     runs: list[str] = Field(default_factory=list)
@@ -180,6 +184,8 @@ def eligible(record: DecisionRecord, spec: AttributionSpec) -> bool:
         return False
     if spec.kinds and record.kind not in spec.kinds:
         return False
+    if CONTROL in spec.layers:
+        return True
     return any(segment.layer in spec.layers for segment in record.segments)
 
 
@@ -215,7 +221,7 @@ def plan_attribution(archive: Archive, spec: AttributionSpec) -> Plan:
         model, settings = settings_of(run, spec)
         records = decisions[run.run_id]
         for index in sampled[run.run_id]:
-            present = {segment.layer for segment in records[index].segments}
+            present = {segment.layer for segment in records[index].segments} | {CONTROL}
             for layer in spec.layers:
                 if layer in present:
                     replacement = spec.replacements.get(layer)
@@ -336,6 +342,7 @@ class Asker:
 
 
 __all__ = [
+    "CONTROL",
     "AttributionSpec",
     "Plan",
     "Task",

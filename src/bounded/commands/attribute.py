@@ -67,8 +67,9 @@ def attribution_view(archive: Archive, run_ids: set[str]) -> Table:
 def attribute_command(
     archive: Annotated[Path, typer.Argument(help="SQLite run archive.")],
     layer: Annotated[
-        list[str], typer.Option("--layer", help="A layer to remove (repeat): L3, L5, state, ...")
-    ],
+        list[str] | None,
+        typer.Option("--layer", help="A layer to remove (repeat): L3, L5, state, ..."),
+    ] = None,
     run: Annotated[
         list[str] | None, typer.Option("--run", help="Only this run (id or prefix; repeat).")
     ] = None,
@@ -97,20 +98,27 @@ def attribute_command(
     max_calls: Annotated[
         int | None, typer.Option(help="Make at most this many model calls now.")
     ] = None,
+    control: Annotated[
+        bool, typer.Option(help="Also ask each prompt unchanged (the model's own variation).")
+    ] = False,
     dry_run: Annotated[bool, typer.Option(help="Print the cost and stop.")] = False,
 ) -> None:
     """Re-ask archived decisions with one layer removed; report per layer how often the
     decision changes and how often it agrees with the environment's expert."""
-    from bounded.attribution import AttributionSpec, attribute, plan_attribution
+    from bounded.attribution import CONTROL, AttributionSpec, attribute, plan_attribution
     from bounded.commands.research import existing_archive
     from bounded.core import first_validation_error
 
+    layer = layer or []
+    if not layer and not control:
+        raise ConfigError("name a layer to remove (--layer L3), or ask for --control")
     if max_calls is not None and max_calls < 0:
         raise ConfigError(f"--max-calls must be >= 0, got {max_calls}")
     existing_archive(archive)
+    layers = list(dict.fromkeys(layer + ([CONTROL] if control else [])))
     try:
         spec = AttributionSpec(
-            layers=list(dict.fromkeys(layer)), replacements=parse_replacements(replace or []),
+            layers=layers, replacements=parse_replacements(replace or []),
             runs=run or [], tag=tag, kinds=kind or [], sample=sample, seed=seed, model=model,
             base_url=base_url, max_tokens=max_tokens, temperature=temperature,
         )  # fmt: skip
