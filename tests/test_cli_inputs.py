@@ -29,6 +29,7 @@ FOREIGN_COMMANDS = [
     ["report", "{foreign}", "-o", "{tmp}/r.html"],
     ["view", "{foreign}", "--port", "0"],
     ["craft-table", "{foreign}"],
+    ["attribute", "{foreign}", "--layer", "L3"],
     ["run", "warehouse", "--model", "scripted:minimal", "--archive", "{foreign}"],
     ["demo", "warehouse", "--model", "scripted:minimal", "--horizons", "2", "--archive",
      "{foreign}"],

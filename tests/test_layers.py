@@ -24,6 +24,18 @@ ALLOWED: dict[str, set[str]] = {
     "importers": {"core", "archive"},
     "analysis": {"core", "archive", "stores"},
     "report": {"core", "archive", "analysis"},
+    "attribution": {
+        "core",
+        "registry",
+        "stores",
+        "models",
+        "contracts",
+        "envs",
+        "archive",
+        "runner",
+        "analysis",
+    },
+    "inspect": {"core", "registry", "stores", "models", "contracts", "envs", "archive", "runner"},
 }
 """Package -> the packages it may import. `commands` and `cli` sit on top of everything."""
 TOP = {"commands", "cli", "__init__", "__main__"}

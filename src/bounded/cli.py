@@ -299,9 +299,9 @@ def demo(
 def register_commands() -> None:
     """Commands that live beside their subsystem: research (sweep, analyze, report, ...),
     memory stores (bank, craft-table), scripted play of an environment (spire)."""
-    from bounded.commands import memory, recovery, research
+    from bounded.commands import attribute, memory, recovery, research
 
-    for module in (research, memory, recovery):
+    for module in (research, memory, recovery, attribute):
         for name, command in module.COMMANDS.items():
             app.command(name)(command)
     for name, group in memory.SUBCOMMANDS.items():

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic_core import PydanticSerializationError
 
+from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
@@ -339,7 +340,7 @@ class Archive:
             self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._db.executescript(SCHEMA + COUNTERFACTUAL_SCHEMA)
         self._check_version()
         self._add_missing_columns()
         self._canonical_env_ids()

@@ -19,6 +19,7 @@ from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
 from bounded.core import DecisionRecord, RunRecord
 from bounded.report import plots
+from bounded.report.attribution import attribution_section
 
 LAYER_COLOURS = {
     "L1": "#dbeafe",
@@ -182,6 +183,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         runs_json=json_for_script([run_summary(r) for r in browse]),
         decisions_json=json_for_script(decisions),
         served=served,
+        attribution=attribution_section(archive),
     )
 
 

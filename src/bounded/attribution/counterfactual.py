@@ -1,0 +1,353 @@
+"""Counterfactual layer attribution: re-ask archived decisions with one prompt layer
+removed (or replaced), and record what the model does then beside what it did.
+
+`plan_attribution` samples the decisions (by run, tag and decision kind; seeded) and
+counts the model calls and tokens it would take; `attribute` makes those calls, each
+written to the archive as soon as it is answered (a killed attribution continues where it
+stopped: rows already there are skipped). The prompt is the archived one, segment for
+segment, less the layer; the model is any model spec, built by the project's one builder,
+asked under the contract's own reply schema with the run's generation settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from bounded.archive import Archive
+from bounded.archive.counterfactuals import (
+    Counterfactual,
+    Key,
+    add_counterfactual,
+    counterfactual_prompt,
+    done_keys,
+)
+from bounded.attribution.replay import ReplayedDecision, expert_for, replay, spec_of
+from bounded.core import (
+    JSON,
+    Action,
+    ConfigError,
+    Contract,
+    DecisionRecord,
+    EpisodeContext,
+    Model,
+    RunRecord,
+    approx_tokens,
+    stable_hash,
+)
+from bounded.runner.build import build_contract, build_env, build_model
+from bounded.runner.episode import fallback_action
+
+CONTROL = "(control)"
+"""The layer name of a control: the archived prompt asked again unchanged."""
+
+
+class AttributionSpec(BaseModel):
+    """What to attribute: which decisions, which layers, which model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    layers: list[str] = Field(min_length=1)
+    """The layers to remove, one at a time (`L3`, `L5`, `state`, ...); `CONTROL` asks the
+    prompt unchanged, which measures how often the model answers differently anyway."""
+    replacements: dict[str, str] = Field(default_factory=dict)
+    """Layer -> text put in its place instead of removing it (e.g. another cell's layer)."""
+    runs: list[str] = Field(default_factory=list)
+    """Run ids (or unique prefixes); empty: every run with recorded decisions."""
+    tag: str | None = None
+    """Only runs with this condition tag."""
+    kinds: list[str] = Field(default_factory=list)
+    """Only decisions of these kinds (`combat`, `map`, ...); empty: all."""
+    sample: int | None = Field(default=None, ge=1)
+    """Decisions to draw (without replacement, seeded); None: all eligible decisions."""
+    seed: int = 0
+    """Seed of the sample."""
+    model: str | None = None
+    """Model spec to ask; None: each run's own (`GameSpec.model`)."""
+    base_url: str | None = None
+    """Endpoint for `openai:` models; None: the run's."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Reply token limit; None: the run's."""
+    temperature: float | None = Field(default=None, ge=0)
+    """Sampling temperature; None: the run's."""
+
+
+def variant_of(replacement: str | None) -> str:
+    """`removed`, or `replaced:<12 hex digits of the text's SHA-256>`."""
+    if replacement is None:
+        return "removed"
+    return "replaced:" + hashlib.sha256(replacement.encode()).hexdigest()[:12]
+
+
+def action_key(actions: Sequence[Action]) -> tuple[str, str] | None:
+    """What two decisions are compared on: the first action (a combat plan's first card),
+    its id and arguments."""
+    if not actions:
+        return None
+    return (actions[0].id, stable_hash(actions[0].args))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One model call to make: a decision with one layer removed or replaced."""
+
+    run: RunRecord
+    record: DecisionRecord
+    layer: str
+    replacement: str | None
+    model: str
+    settings: JSON
+
+    @property
+    def key(self) -> Key:
+        return (
+            self.run.run_id,
+            self.record.index,
+            self.layer,
+            variant_of(self.replacement),
+            self.model,
+            stable_hash(self.settings),
+        )
+
+    @property
+    def estimated_prompt_tokens(self) -> int:
+        layer_tokens = self.record.tokens_by_layer.get(self.layer, 0)
+        added = approx_tokens(self.replacement) if self.replacement is not None else 0
+        return max(0, self.record.prompt_tokens - layer_tokens) + added
+
+
+@dataclass
+class Plan:
+    """The calls an attribution makes, before it makes them."""
+
+    spec: AttributionSpec
+    runs: list[RunRecord]
+    decisions: dict[str, list[DecisionRecord]]
+    """Run id -> every archived decision of the run (the replay needs them all)."""
+    sampled: dict[str, list[int]]
+    """Run id -> the sampled decision indices."""
+    tasks: list[Task]
+    """Every call (done or not), in run and decision order."""
+    done: set[Key] = field(default_factory=set)
+
+    @property
+    def pending(self) -> list[Task]:
+        return [task for task in self.tasks if task.key not in self.done]
+
+    def estimate(self) -> tuple[int, int, int]:
+        """(calls left, estimated prompt tokens, reply tokens at most) of what is pending."""
+        pending = self.pending
+        prompt = sum(task.estimated_prompt_tokens for task in pending)
+        reply = sum(int(task.settings["max_tokens"]) for task in pending)
+        return len(pending), prompt, reply
+
+
+def settings_of(run: RunRecord, spec: AttributionSpec) -> tuple[str, JSON]:
+    """The model spec asked for a run's decisions and its generation settings."""
+    game = spec_of(run)
+    params = run.model_params
+    settings = {
+        "max_tokens": spec.max_tokens or int(params.get("max_tokens", game.max_tokens)),
+        "temperature": (
+            spec.temperature
+            if spec.temperature is not None
+            else float(params.get("temperature", game.temperature))
+        ),
+        "seed": run.seed,
+        "base_url": spec.base_url or game.base_url,
+    }
+    return spec.model or game.model, settings
+
+
+def select_runs(archive: Archive, spec: AttributionSpec) -> list[RunRecord]:
+    runs = [run for run in archive.runs(tag=spec.tag) if run.decisions > 0]
+    if not spec.runs:
+        return runs
+    chosen = []
+    for wanted in spec.runs:
+        matches = [run for run in runs if run.run_id.startswith(wanted)]
+        if len(matches) != 1:
+            what = "no run" if not matches else f"{len(matches)} runs"
+            raise ConfigError(f"--run {wanted}: {what} with recorded decisions match")
+        chosen.append(matches[0])
+    return chosen
+
+
+def eligible(record: DecisionRecord, spec: AttributionSpec) -> bool:
+    """A decision the model made (it has a prompt and a reply), of a wanted kind, whose
+    prompt holds at least one of the layers."""
+    if not record.segments or record.completion is None:
+        return False
+    if spec.kinds and record.kind not in spec.kinds:
+        return False
+    if CONTROL in spec.layers:
+        return True
+    return any(segment.layer in spec.layers for segment in record.segments)
+
+
+def draw(pool: list[tuple[str, int]], spec: AttributionSpec) -> list[tuple[str, int]]:
+    """The seeded sample of (run id, index) pairs, in archive order."""
+    if spec.sample is None or spec.sample >= len(pool):
+        return pool
+    rng = np.random.default_rng(spec.seed)
+    picked = sorted(rng.choice(len(pool), size=spec.sample, replace=False).tolist())
+    return [pool[i] for i in picked]
+
+
+def plan_attribution(archive: Archive, spec: AttributionSpec) -> Plan:
+    """Sample the decisions and list the calls (nothing is asked yet)."""
+    unknown = sorted(set(spec.replacements) - set(spec.layers))
+    if unknown:
+        raise ConfigError(f"replacement for {', '.join(unknown)}, which is not a layer asked for")
+    runs = select_runs(archive, spec)
+    decisions = {run.run_id: archive.decisions(run.run_id) for run in runs}
+    pool = [
+        (run.run_id, record.index)
+        for run in runs
+        for record in decisions[run.run_id]
+        if eligible(record, spec)
+    ]
+    sampled: dict[str, list[int]] = {}
+    for run_id, index in draw(pool, spec):
+        sampled.setdefault(run_id, []).append(index)
+    tasks = []
+    for run in runs:
+        if run.run_id not in sampled:
+            continue
+        model, settings = settings_of(run, spec)
+        records = decisions[run.run_id]
+        for index in sampled[run.run_id]:
+            present = {segment.layer for segment in records[index].segments} | {CONTROL}
+            for layer in spec.layers:
+                if layer in present:
+                    replacement = spec.replacements.get(layer)
+                    tasks.append(Task(run, records[index], layer, replacement, model, settings))
+    return Plan(spec, runs, decisions, sampled, tasks, done_keys(archive))
+
+
+Progress = Callable[[Task, Counterfactual], None]
+
+
+def attribute(
+    archive: Archive,
+    plan: Plan,
+    *,
+    model: Model | None = None,
+    max_calls: int | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Make the plan's pending calls (at most `max_calls`), each written as it is answered;
+    returns how many were made. Runs that cannot be replayed raise `ReplayError` before
+    any call is made for them. A `model` given is used for every call as it is, and its
+    rows are named by its id."""
+    made = 0
+    if model is not None:
+        plan.tasks = [replace(task, model=model.id) for task in plan.tasks]
+    for run in plan.runs:
+        tasks = [task for task in plan.pending if task.run.run_id == run.run_id]
+        if not tasks or (max_calls is not None and made >= max_calls):
+            continue
+        expert_for(run)  # refuse an environment without replay before building anything
+        states = replay(run, plan.decisions[run.run_id], {t.record.index for t in tasks})
+        asker = Asker(run, model)
+        for task in tasks:
+            if max_calls is not None and made >= max_calls:
+                break
+            row = asker.ask(task, states[task.record.index])
+            add_counterfactual(archive, row)
+            plan.done.add(task.key)
+            made += 1
+            if progress is not None:
+                progress(task, row)
+    return made
+
+
+class Asker:
+    """Asks one run's counterfactuals: its contract (for the reply schema and parsing) and
+    the model, built once."""
+
+    def __init__(self, run: RunRecord, model: Model | None) -> None:
+        self.run = run
+        game = spec_of(run)
+        self.contract: Contract = build_contract(game)
+        _, env = build_env(game)
+        try:
+            self.contract.reset(
+                EpisodeContext(
+                    env_id=run.env_id,
+                    seed=run.seed,
+                    instructions=env.instructions,
+                    state_schema=env.state_schema,
+                    initial_state=env.initial_state,
+                    knowledge=env.game_knowledge(),
+                    run_id=run.run_id,
+                )
+            )
+        finally:
+            env.close()
+        self._given = model
+        self._built: dict[tuple[str, str | None], Model] = {}
+
+    def model_for(self, task: Task) -> Model:
+        if self._given is not None:
+            return self._given
+        base_url = task.settings.get("base_url")
+        key = (task.model, base_url)
+        if key not in self._built:
+            game = spec_of(self.run).model_copy(update={"model": task.model, "base_url": base_url})
+            self._built[key] = build_model(game)
+        return self._built[key]
+
+    def ask(self, task: Task, state: ReplayedDecision) -> Counterfactual:
+        obs = state.obs
+        prompt = counterfactual_prompt(task.record.segments, task.layer, task.replacement)
+        model = self.model_for(task)
+        completion = model.complete(
+            prompt.messages(),
+            constraint=self.contract.reply_schema(obs),
+            max_tokens=int(task.settings["max_tokens"]),
+            temperature=float(task.settings["temperature"]),
+            seed=int(task.settings["seed"]),
+        )
+        decision = self.contract.parse(completion, obs)
+        actions, fallback = decision.actions, False
+        if not actions:
+            actions, fallback = fallback_action(obs), True
+        original = task.record.actions
+        expert = action_key(state.expert_actions)
+        return Counterfactual(
+            run_id=self.run.run_id,
+            index=task.record.index,
+            layer=task.layer,
+            variant=variant_of(task.replacement),
+            model=task.model,
+            settings_hash=stable_hash(task.settings),
+            settings={**task.settings, "model_id": model.id},
+            replacement=task.replacement,
+            kind=task.record.kind,
+            original_actions=original,
+            actions=actions,
+            fallback=fallback,
+            parse_error=decision.parse_error,
+            completion=completion,
+            expert_actions=state.expert_actions,
+            changed=action_key(actions) != action_key(original),
+            original_agrees=action_key(original) == expert,
+            counterfactual_agrees=action_key(actions) == expert,
+        )
+
+
+__all__ = [
+    "CONTROL",
+    "AttributionSpec",
+    "Plan",
+    "Task",
+    "action_key",
+    "attribute",
+    "plan_attribution",
+    "variant_of",
+]

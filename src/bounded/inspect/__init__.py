@@ -1,0 +1,40 @@
+"""bounded inside inspect_ai (`pip install bounded[inspect]`): every environment as an
+inspect `Task`, every contract as a `Solver` that plays the episode through inspect's own
+model API, the environment's outcome as a `Scorer`.
+
+    inspect eval src/bounded/inspect/tasks.py@warehouse --model ollama/llama3.2 -T horizon=10
+
+Each sample is one game (a seed and the environment's options); its metadata holds the
+run's outcome and prompt tokens per layer, and the log opens in `inspect view`.
+"""
+
+from bounded.inspect._model import InspectModel, SchemaForm
+from bounded.inspect._scorer import outcome_scorer
+from bounded.inspect._solver import (
+    bounded_solver,
+    contract_solver,
+    episodic_solver,
+    state_solver,
+    summary_solver,
+    transcript_solver,
+    typed_solver,
+)
+from bounded.inspect.tasks import bounded_task, craft, spire, warehouse, workbench
+
+__all__ = [
+    "InspectModel",
+    "SchemaForm",
+    "bounded_solver",
+    "bounded_task",
+    "contract_solver",
+    "craft",
+    "episodic_solver",
+    "outcome_scorer",
+    "spire",
+    "state_solver",
+    "summary_solver",
+    "transcript_solver",
+    "typed_solver",
+    "warehouse",
+    "workbench",
+]

@@ -1,0 +1,132 @@
+"""The whole attribution path on real SQLite: a layer-dependent scripted model, so the
+change rates and agreement rates are known exactly before anything is asked."""
+
+import pytest
+
+from bounded.archive import Archive
+from bounded.attribution import (
+    CONTROL,
+    AttributionSpec,
+    attribute,
+    attribution_table,
+    counterfactual_prompt,
+    counterfactuals,
+    plan_attribution,
+)
+from bounded.core import ConfigError, Prompt, Segment
+
+from .conftest import HORIZON, SPEC_OPENING, layered_model
+
+EMPTY = 'Your state: {"occupied":0,"shipped":0}'
+
+
+def rows_by_kind(rows):
+    return {(row.layer, row.variant, row.kind): row for row in attribution_table(rows)}
+
+
+def test_removing_the_layer_the_model_reads_changes_every_decision(warehouse_archive):
+    path, run_id = warehouse_archive
+    spec = AttributionSpec(layers=["spec", "state"], replacements={"state": EMPTY})
+    with Archive(path) as archive:
+        plan = plan_attribution(archive, spec)
+        assert plan.estimate()[0] == 2 * HORIZON
+        model = layered_model()
+        assert attribute(archive, plan, model=model) == 2 * HORIZON
+        rows = counterfactuals(archive, run_id)
+        states = {d.index: d.segments[1].text for d in archive.decisions(run_id)}
+    assert len(model.calls) == 2 * HORIZON
+    assert all("constraint" in call and call["constraint"] for call in model.calls)
+    table = rows_by_kind(rows)
+    removed = table[("spec", "removed", "all")]
+    assert (removed.decisions, removed.changed) == (HORIZON, HORIZON)
+    assert (removed.original_agrees, removed.counterfactual_agrees) == (HORIZON, 0)
+    assert removed.mcnemar_p == pytest.approx(2 * 0.5**HORIZON)
+    assert removed.change_ci[0] > 0.7 and removed.change_ci[1] == pytest.approx(1.0)
+    spec_rows = [row for row in rows if row.layer == "spec"]
+    assert all(row.original_agrees and not row.counterfactual_agrees for row in spec_rows)
+    assert all(not row.fallback and row.parse_error is None for row in spec_rows)
+    assert all(row.model == "scripted:layered" for row in rows)
+    # a state replaced by an empty warehouse's: the reply changes exactly where the archived
+    # state was another, and the counterfactual then disagrees with the expert
+    replaced = [row for row in rows if row.layer == "state"]
+    assert all(row.variant.startswith("replaced:") for row in replaced)
+    assert all(row.replacement == EMPTY for row in replaced)
+    expected = {index for index, text in states.items() if text != EMPTY}
+    assert 0 < len(expected) < HORIZON
+    assert {row.index for row in replaced if row.changed} == expected
+    assert {row.index for row in replaced if not row.counterfactual_agrees} == expected
+
+
+def test_a_replacement_by_the_same_text_changes_nothing(warehouse_archive):
+    path, run_id = warehouse_archive
+    with Archive(path) as archive:
+        spec_text = archive.decisions(run_id)[0].segments[0].text
+        spec = AttributionSpec(layers=["spec"], replacements={"spec": spec_text})
+        attribute(archive, plan_attribution(archive, spec), model=layered_model())
+        row = rows_by_kind(counterfactuals(archive))[("spec", rows_variant(archive), "all")]
+    assert (row.decisions, row.changed, row.counterfactual_agrees) == (HORIZON, 0, HORIZON)
+    assert row.mcnemar_p == 1.0
+
+
+def rows_variant(archive):
+    return counterfactuals(archive)[0].variant
+
+
+def test_a_killed_attribution_continues_where_it_stopped(warehouse_archive):
+    path, _ = warehouse_archive
+    spec = AttributionSpec(layers=["spec"], sample=8, seed=5)
+    with Archive(path) as archive:
+        first = plan_attribution(archive, spec)
+        sampled = first.sampled
+        assert attribute(archive, first, model=layered_model(), max_calls=3) == 3
+    with Archive(path) as archive:
+        again = plan_attribution(archive, spec)
+        assert again.sampled == sampled  # the same seeded sample
+        assert again.estimate()[0] == 5
+        model = layered_model()
+        assert attribute(archive, again, model=model) == 5
+        assert len(model.calls) == 5
+        assert plan_attribution(archive, spec).estimate()[0] == 0
+        rows = counterfactuals(archive)
+    assert sorted(row.index for row in rows) == next(iter(sampled.values()))
+    assert len(rows) == 8 and all(row.changed for row in rows)
+
+
+def test_samples_are_seeded_and_filtered_by_kind(warehouse_archive):
+    path, _ = warehouse_archive
+    with Archive(path) as archive:
+        one = plan_attribution(archive, AttributionSpec(layers=["spec"], sample=4, seed=1))
+        same = plan_attribution(archive, AttributionSpec(layers=["spec"], sample=4, seed=1))
+        other = plan_attribution(archive, AttributionSpec(layers=["spec"], sample=4, seed=2))
+        none = plan_attribution(archive, AttributionSpec(layers=["spec"], kinds=["combat"]))
+    assert one.sampled == same.sampled != other.sampled
+    assert none.tasks == []
+    with pytest.raises(ConfigError, match="replacement for L9"), Archive(path) as archive:
+        plan_attribution(archive, AttributionSpec(layers=["spec"], replacements={"L9": ""}))
+
+
+def test_the_counterfactual_prompt_drops_or_replaces_only_the_layer():
+    segments = [
+        Segment(layer="L1", role="system", text=SPEC_OPENING),
+        Segment(layer="L3", role="user", text="rules a"),
+        Segment(layer="L3", role="user", text="rules b"),
+        Segment(layer="L2", role="user", text="state"),
+    ]
+    removed = counterfactual_prompt(segments, "L3")
+    assert [s.text for s in removed.segments] == [SPEC_OPENING, "state"]
+    replaced = counterfactual_prompt(segments, "L3", "other rules")
+    assert [(s.layer, s.text) for s in replaced.segments] == [
+        ("L1", SPEC_OPENING), ("L3", "other rules"), ("L2", "state"),
+    ]  # fmt: skip
+
+
+def test_a_control_asks_the_prompt_unchanged(warehouse_archive):
+    path, _ = warehouse_archive
+    with Archive(path) as archive:
+        plan = plan_attribution(archive, AttributionSpec(layers=[CONTROL]))
+        model = layered_model()
+        attribute(archive, plan, model=model)
+        row = rows_by_kind(counterfactuals(archive))[(CONTROL, "removed", "all")]
+        first = archive.decisions(plan.runs[0].run_id)[0]
+    assert model.calls[0]["messages"] == Prompt(segments=first.segments).messages()
+    assert (row.decisions, row.changed, row.counterfactual_agrees) == (HORIZON, 0, HORIZON)
