@@ -20,6 +20,7 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
@@ -32,6 +33,7 @@ from bounded.core import (
     JSON,
     Completion,
     ContractBase,
+    Action,
     Decision,
     EpisodeContext,
     Observation,
@@ -125,6 +127,9 @@ class StateConfig(BaseModel):
     max_patch_depth: int = Field(default=MAX_PATCH_DEPTH, ge=1, le=MAX_JSON_DEPTH)
     """Deepest nesting of arrays and objects a patch may hold; a deeper one is rejected
     and journaled."""
+    fallback: FallbackPolicy = "no-op"
+    """What an unusable reply executes: `no-op` (the SKILL.state replication's) or
+    `first-legal` (see `bounded.contracts._fallback`)."""
 
     @field_validator("state_schema")
     @classmethod
@@ -178,6 +183,9 @@ class StateContract(ContractBase):
             parts.append("Your state must match this JSON schema: " + compact_json(self.schema))
         parts.append(reply_format(self.reply_schema(obs)))
         return "\n\n".join(p for p in parts if p)
+
+    def fallback_actions(self, obs: Observation) -> list[Action]:
+        return fallback_actions(self.config.fallback, obs)
 
     def reply_schema(self, obs: Observation) -> JSON:
         extra = {"state_patch": patch_schema(self.schema)}

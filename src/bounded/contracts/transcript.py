@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import decision_schema, parse_decision, scrub
 from bounded.core import (
     JSON,
+    Action,
     Completion,
     ContractBase,
     Decision,
@@ -37,6 +39,9 @@ class TranscriptConfig(BaseModel):
     one, minus `reply_tokens`."""
     reply_tokens: int = Field(default=256, ge=1)
     """Room kept for the reply when the budget comes from the model's context window."""
+    fallback: FallbackPolicy = "first-legal"
+    """What an unusable reply executes: `first-legal`, or `no-op` as the SKILL.state
+    replication's conversational mode (see `bounded.contracts._fallback`)."""
 
 
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -69,6 +74,9 @@ class TranscriptContract(ContractBase):
         window = model.context_window if model is not None else None
         if self._budget is None and window:
             self._budget = int(window) - self.config.reply_tokens
+
+    def fallback_actions(self, obs: Observation) -> list[Action]:
+        return fallback_actions(self.config.fallback, obs)
 
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(obs, reasoning=self.config.reasoning)

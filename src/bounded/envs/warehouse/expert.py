@@ -38,7 +38,7 @@ def state_keeping_reply(messages: list[dict[str, str]], constraint: Any = None) 
     if match_state is None or match_event is None:
         raise ValueError("not a state-contract warehouse prompt")
     state = json.loads(match_state.group(1))
-    occupied, shipped = state["occupied"], state["shipped"]
+    occupied, shipped = state.get("occupied", 0), state.get("shipped", 0)
     if match_event.group(1) == "STORE":
         occupied += 1
     elif match_event.group(1) == "SHIP":
