@@ -17,7 +17,7 @@ from bounded.contracts.episodic import (
 from bounded.core import JSON, Action, Completion, Observation, StepResult
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
-from bounded.models.scripted import ScriptedModel, first_option
+from bounded.models.scripted import ScriptedModel, first_option, minimal_instance
 from bounded.runner import run_episode
 from bounded.runner.bank import record_game
 from bounded.runner.meter import MeteredModel
@@ -109,7 +109,10 @@ def test_fusion_falls_through_to_the_best_executable_episode() -> None:
     obs = observation(0, {"x": 1}, ["TRAIN", EMPTY])
     fused = contract_with(bank, exploration=False).propose(obs)
     assert fused is not None and fused.actions[0].id == "TRAIN"
-    plain = contract_with(bank, exploration=False, fusion=False).propose(obs)
+    ablated = contract_with(bank, exploration=False, fusion=False).propose(obs)
+    assert ablated is not None and ablated.actions[0].id == "TRAIN"  # the paper's ablation
+    legacy = dict(exploration=False, fusion=False, fusion_ablation="legacy")
+    plain = contract_with(bank, **legacy).propose(obs)
     assert plain is not None and plain.actions[0].id == EMPTY
     assert plain.extra["source"] == "empty"
 
@@ -127,8 +130,9 @@ def explore_reply(*names: str) -> JSON:
 def test_exploration_every_d_e_fills_the_queue_and_d_q_paces_the_pops() -> None:
     model = ScriptedModel([explore_reply("TRAIN", "BUILD", "TRAIN")])
     contract = contract_with(
-        EpisodicBank.empty(), model, explore_every=10, queue_cooldown=2, explore_actions=3
-    )
+        EpisodicBank.empty(), model, explore_every=10, queue_cooldown=2, explore_actions=3,
+        gating_start="immediate", prompt="short",
+    )  # fmt: skip
     legal = ["BUILD", "TRAIN", EMPTY]
     executed: list[str] = []
     for step in range(10):
@@ -191,7 +195,7 @@ def test_without_an_empty_action_the_model_chooses() -> None:
 
 
 def test_a_malformed_exploration_reply_is_recorded_not_raised() -> None:
-    contract = contract_with(EpisodicBank.empty())
+    contract = contract_with(EpisodicBank.empty(), gating_start="immediate")
     obs = observation(0, {}, ["BUILD", EMPTY])
     assert contract.propose(obs) is None
     decision = contract.parse(Completion(text="no json here"), obs)
@@ -225,7 +229,7 @@ def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() 
     bank = bank_of((0, {"x": 1}, "BUILD", 0), (5, {"x": 1}, "BUILD", 0), (10, {"x": 1}, "X", 1))
     model = describing_model()
     metered = MeteredModel(model)  # as the runner hands it over: the contract's own calls
-    contract = contract_with(bank, metered, explore_every=1)
+    contract = contract_with(bank, metered, explore_every=1, gating_start="immediate")
     fusion_texts, side_calls = [], []
     for t in (0, 5, 10):
         prompt, _ = explore_step(contract, model, observation(t, {"x": 1}, ["BUILD", EMPTY]))
@@ -241,10 +245,14 @@ def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() 
 def test_without_fusion_there_is_no_description_call() -> None:
     bank = bank_of((0, {"x": 1}, "BUILD", 0))
     model = describing_model()
-    contract = contract_with(bank, model, explore_every=1, fusion=False)
+    settings = dict(explore_every=1, fusion=False, gating_start="immediate")
+    contract = contract_with(bank, model, **settings)
     prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert len(model.calls) == 1
+    assert "executable now" in prompt.messages()[0]["content"]  # the paper removes less
+    legacy = contract_with(bank, model, **settings, fusion_ablation="legacy")
+    prompt, _ = explore_step(legacy, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert "executable now" not in prompt.messages()[0]["content"]
 
 
@@ -300,6 +308,8 @@ def warehouse_model() -> ScriptedModel:
         properties = (constraint or {}).get("properties", {})
         if "strategy" in properties:
             return {"strategy": "report exact counts"}
+        if "decisions" in properties:
+            return {**minimal_instance(constraint), "decisions": [report]}
         if "actions" in properties:
             return {"reasoning": "", "actions": [report]}
         return {"reasoning": "", "action": report}
@@ -307,7 +317,7 @@ def warehouse_model() -> ScriptedModel:
     return ScriptedModel(reply)
 
 
-@pytest.mark.parametrize(("tag", "calls"), [("episodic", 3 + 1), ("episodic-no-exploration", 0)])
+@pytest.mark.parametrize(("tag", "calls"), [("episodic", 2 + 1), ("episodic-no-exploration", 0)])
 def test_replaying_a_winning_game_wins_it(tag: str, calls: int) -> None:
     contract = make_contract(tag, {"explore_every": 5})
     assert isinstance(contract, EpisodicContract)
@@ -316,7 +326,7 @@ def test_replaying_a_winning_game_wins_it(tag: str, calls: int) -> None:
     run = run_episode(make("warehouse", horizon=12), contract, model, seed=2)
     assert run.status == "completed"
     assert run.outcome["accuracy"] == 1.0
-    assert run.model_calls == calls  # explorations at decisions 0, 5, 10 (+ one description)
+    assert run.model_calls == calls  # explorations at decisions 5 and 10 (+ one description)
     assert contract.sources == {"retrieval": 12}
 
 
@@ -344,9 +354,9 @@ def test_a_retrieved_plan_keeps_its_executable_actions_and_the_empty_action_is_e
         legal=[Action(id=a) for a in ("BUILD", "SCOUT", EMPTY)],
         max_actions=5,
     )
-    decision = contract_with(bank, exploration=False).propose(obs)
+    decision = contract_with(bank, exploration=False, replay="plan").propose(obs)
     assert decision is not None and [a.id for a in decision.actions] == ["BUILD", "SCOUT"]
-    first = contract_with(bank, exploration=False, replay="first").propose(obs)
+    first = contract_with(bank, exploration=False).propose(obs)  # the paper's ExtractAction
     assert first is not None and [a.id for a in first.actions] == ["BUILD"]
     contract = contract_with(bank, explore_every=50, queue_cooldown=0)
     contract.queue.append(Action(id="SCOUT"))
@@ -364,6 +374,8 @@ def first_legal_model() -> ScriptedModel:
         properties = constraint["properties"]
         if "strategy" in properties:
             return {"strategy": "expand, then attack with a robotics army"}
+        if "decisions" in properties:  # the paper prompt's reply: its first legal decision
+            return minimal_instance(constraint)
         key = "actions" if "actions" in properties else "action"
         action = {"id": first_option(properties[key])}
         return {"reasoning": "", key: [action] if key == "actions" else action}
@@ -379,7 +391,7 @@ def test_replaying_the_experts_own_game_reproduces_it() -> None:
 
     expert_env = make("craft", **CRAFT)
     info, entries = record_game(expert_env, CraftExpert("robo"), seed=4, strategy="robo")
-    contract = make_contract("episodic-no-exploration")
+    contract = make_contract("episodic-no-exploration", {"replay": "plan"})
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(EpisodicBank.from_games([(info, entries)]))
     run = run_episode(make("craft", **CRAFT), contract, first_legal_model(), seed=4)
@@ -400,7 +412,7 @@ def test_episodic_plays_craft_with_exploration_and_fusion() -> None:
     model = first_legal_model()
     run = run_episode(make("craft", **CRAFT), contract, model, seed=2)
     assert run.status == "completed"
-    explorations = -(-run.decisions // 10)
+    explorations = (run.decisions - 1) // 10  # at decisions 10, 20, ... (l_e starts at 0)
     assert run.model_calls == explorations + len(contract.descriptions)
     assert len(contract.descriptions) == 1
     assert contract.sources.get("retrieval", 0) > run.decisions // 2
@@ -446,7 +458,9 @@ def test_a_failing_description_call_does_not_stop_the_decision() -> None:
         return explore_reply("BUILD")
 
     model = ScriptedModel(reply)
-    contract = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), model, explore_every=1)
+    contract = contract_with(
+        bank_of((0, {"x": 1}, "BUILD", 0)), model, explore_every=1, gating_start="immediate"
+    )
     prompt, decision = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert "TimeoutError" in decision.extra["fusion_error"]

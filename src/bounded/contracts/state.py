@@ -31,9 +31,9 @@ from bounded.contracts._reply import (
 )
 from bounded.core import (
     JSON,
+    Action,
     Completion,
     ContractBase,
-    Action,
     Decision,
     EpisodeContext,
     Observation,
