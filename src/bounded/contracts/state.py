@@ -29,6 +29,7 @@ from bounded.contracts._reply import (
     json_depth,
     parse_decision,
 )
+from bounded.contracts.recovery import Perturbation, corrupt_value
 from bounded.core import (
     JSON,
     Action,
@@ -130,6 +131,11 @@ class StateConfig(BaseModel):
     fallback: FallbackPolicy = "no-op"
     """What an unusable reply executes: `no-op` (the SKILL.state replication's) or
     `first-legal` (see `bounded.contracts._fallback`)."""
+    perturb_at: int | None = Field(default=None, ge=0)
+    """State recovery: the decision (0-based) before which the state is perturbed
+    (see `bounded.contracts.recovery`); None: never."""
+    perturb: Perturbation = "wipe"
+    """How: `wipe` (the state becomes {}) or `corrupt` (numbers off by one)."""
 
     @field_validator("state_schema")
     @classmethod
@@ -166,6 +172,8 @@ class StateContract(ContractBase):
         self.state: JSON = {}
         self.journal: list[JournalEntry] = []
         self._pending_patch: Any = None
+        self.decisions = 0
+        self._perturbed_now = False
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
@@ -176,6 +184,8 @@ class StateContract(ContractBase):
         self.state = {**(episode.initial_state or {}), **self.config.initial_state}
         self.journal = []
         self._pending_patch = None
+        self.decisions = 0
+        self._perturbed_now = False
 
     def spec(self, obs: Observation) -> str:
         parts = [self.instructions, MERGE_RULES]
@@ -191,7 +201,14 @@ class StateContract(ContractBase):
         extra = {"state_patch": patch_schema(self.schema)}
         return decision_schema(obs, reasoning=self.config.reasoning, extra=extra)
 
+    def _perturb_if_due(self) -> None:
+        self._perturbed_now = self.decisions == self.config.perturb_at
+        if self._perturbed_now:
+            wiped = self.config.perturb == "wipe"
+            self.state = {} if wiped else corrupt_value(self.state)
+
     def assemble(self, obs: Observation) -> Prompt:
+        self._perturb_if_due()
         prompt = Prompt()
         prompt.add("spec", "system", self.spec(obs))
         prompt.add("state", "user", "Your state: " + compact_json(self.state))
@@ -202,6 +219,8 @@ class StateContract(ContractBase):
         """The decision and its pending patch; a patch that is not an object is a parse
         error (and is journaled as rejected when the decision is committed)."""
         decision, reply = parse_decision(completion.text, obs)
+        if self._perturbed_now:
+            decision.extra["perturbed"] = self.config.perturb
         patch = self._pending_patch = reply.get("state_patch")  # null: no patch
         if isinstance(patch, dict):
             decision.state_patch = patch
@@ -253,6 +272,7 @@ class StateContract(ContractBase):
             if not entry.accepted:
                 result.info["patch_rejected"] = entry.reason
         self._pending_patch = None
+        self.decisions += 1
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()
