@@ -436,17 +436,17 @@ def test_episodic_plays_craft_with_the_embedded_model() -> None:
 
     settings = {**CRAFT, "time_limit": 30}
     game = record_game(make("craft", **settings), CraftExpert("robo"), seed=1, strategy="robo")
-    contract = make_contract("episodic", {"explore_every": 2})
+    contract = make_contract("episodic", {"explore_every": 2, "reply_tokens": 256})
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(EpisodicBank.from_games([game]))
     runner = EpisodeRunner(
         make("craft", **settings), contract, make_model("local"), seed=0,
-        env_id="bounded/Craft-v0", max_tokens=200,
+        env_id="bounded/Craft-v0", max_tokens=640,
     )  # fmt: skip
     run = runner.execute()
     assert run.status == "completed"
     assert run.decisions == 3
-    assert run.model_calls == 2 + len(contract.descriptions)  # explorations at 0 and 2
+    assert run.model_calls == 1 + len(contract.descriptions)  # the exploration at t = d_e = 2
     explorations = [r for r in runner.trajectory if r.completion is not None]
     assert all(r.parse_error is None for r in explorations), explorations[0].completion
 
@@ -489,3 +489,64 @@ def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
 
 def stable(options: JSON) -> str:
     return json.dumps(options, sort_keys=True)
+
+
+# -- ExtractAction and actions per step ---------------------------------------------------
+
+
+def test_extract_action_takes_the_first_action_of_the_best_executable_hit() -> None:
+    bank = EpisodicBank.from_entries(
+        [
+            BankEntry(t=0, features={"x": 1}, actions=[Action(id="SCOUT"), Action(id="BUILD")]),
+            BankEntry(t=0, features={"x": 3}, actions=[Action(id="TRAIN"), Action(id="BUILD")]),
+            BankEntry(t=0, features={"x": 9}, actions=[Action(id=EMPTY)]),
+        ]
+    )
+    legal = [Action(id=a) for a in ("BUILD", "TRAIN", EMPTY)]
+    obs = Observation(kind="macro", state={"x": 1}, t=0, legal=legal, max_actions=5)
+    # The closest hit's first action (SCOUT) is not legal now; the next hit's (TRAIN) is.
+    decision = contract_with(bank, exploration=False).propose(obs)
+    assert decision is not None and [a.id for a in decision.actions] == ["TRAIN"]
+    # The whole plan of the closest hit with something executable, as an option.
+    plan = contract_with(bank, exploration=False, replay="plan").propose(obs)
+    assert plan is not None and [a.id for a in plan.actions] == ["BUILD"]
+    # A best executable hit whose first action is the empty action is EmptyAction.
+    far = obs.model_copy(update={"state": {"x": 9}})
+    empty = contract_with(bank, exploration=False).propose(far)
+    assert empty is not None and empty.extra["source"] == "empty"
+
+
+def test_the_short_paper_protocol_acts_once_per_step_in_every_agent() -> None:
+    from pathlib import Path
+
+    from bounded.envs.craft import CraftExpert
+    from bounded.runner.experiment import load_experiment
+
+    path = Path(__file__).parents[2] / "experiments" / "epicstar_paper.toml"
+    games = load_experiment(path).plan()
+    short = {**CRAFT, "time_limit": 200}
+    bank = EpisodicBank.from_games(
+        [record_game(make("craft", **short), CraftExpert("robo"), seed=1, strategy="robo")]
+    )
+    per_step = {}
+    first_of_each = {}
+    for g in games:
+        first_of_each.setdefault(g.tag, g)
+    for game in first_of_each.values():
+        settings = {k: v for k, v in game.contract_config.items() if k != "bank"}
+        if game.contract.startswith("episodic"):
+            settings["explore_every"] = 5
+        contract = make_contract(game.contract, settings)
+        if isinstance(contract, EpisodicContract):
+            contract.use_bank(bank)
+        run = run_episode(make("craft", **short), contract, first_legal_model(), seed=game.seed)
+        assert run.status == "completed"
+        per_step[game.tag] = run.outcome["actions_per_step"]
+    assert set(per_step) == {"episodic", "episodic-no-exploration", "episodic-no-fusion", "summary"}
+    assert {g.temperature for g in first_of_each.values()} == {0.1}  # the paper's
+    assert set(per_step.values()) == {1.0}
+    replayed = make_contract("episodic", {"replay": "plan"})
+    assert isinstance(replayed, EpisodicContract)
+    replayed.use_bank(bank)
+    run = run_episode(make("craft", **short), replayed, first_legal_model(), seed=0)
+    assert run.outcome["actions_per_step"] > 1.0  # the old plan replay: several per step
