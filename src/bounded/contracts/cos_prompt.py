@@ -159,14 +159,18 @@ def decisions_from_text(text: str) -> list[str]:
     return [f"<{name.strip()}>" for name in TAG.findall(text)]
 
 
-def flatten_text(value: object, limit: int) -> str:
+def flatten_text(value: object) -> str:
     """A reply part (a string, or an object of parts) as one line of `key: text` pairs."""
     if isinstance(value, str):
-        return value[:limit]
+        return value
     if isinstance(value, dict):
-        parts = (f"{key}: {flatten_text(item, limit)}" for key, item in value.items())
-        return "; ".join(parts)
+        return "; ".join(f"{key}: {flatten_text(item)}" for key, item in value.items())
     return ""
+
+
+def reply_text_limit(field_limit: int) -> int:
+    """The longest flattened analysis or suggestions a decision keeps: every field full."""
+    return field_limit * TEXT_FIELDS
 
 
 __all__ = [
@@ -177,6 +181,7 @@ __all__ = [
     "field_chars",
     "flatten_text",
     "reply_schema",
+    "reply_text_limit",
     "resolve_decision",
     "system_prompt",
     "tag",

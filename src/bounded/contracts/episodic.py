@@ -476,7 +476,7 @@ class EpisodicContract(ContractBase):
         )
         limit = REASONING_MAX_CHARS
         if self.config.prompt == "paper":
-            limit = self.text_chars() * cos_prompt.TEXT_FIELDS
+            limit = cos_prompt.reply_text_limit(self.text_chars())
         decision.reasoning = cut_text(decision, "reasoning", reasoning, limit)
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
@@ -495,7 +495,7 @@ class EpisodicContract(ContractBase):
         reasoning = reply.get("reasoning") if isinstance(reply.get("reasoning"), str) else ""
         if "decisions" in reply:  # the paper prompt's reply
             raw = reply["decisions"]
-            reasoning = cos_prompt.flatten_text(reply.get("analysis", ""), self.text_chars())
+            reasoning = cos_prompt.flatten_text(reply.get("analysis", ""))
         else:
             raw = reply.get("actions", [reply["action"]] if "action" in reply else [])
         if not isinstance(raw, list):

@@ -198,6 +198,12 @@ class SummaryContract(ContractBase):
             return SHORT_TEXT_CHARS
         return cos_prompt.field_chars(self.config.reply_tokens, self._context_window)
 
+    def reasoning_chars(self) -> int:
+        """The longest analysis (or suggestions) a decision keeps, flattened to one line."""
+        if self.config.prompt == "paper":
+            return cos_prompt.reply_text_limit(self.text_chars())
+        return self.text_chars()
+
     def reply_schema(self, obs: Observation) -> JSON:
         if self.config.prompt == "paper":
             return cos_prompt.reply_schema(obs.legal, self.config.decisions, self.text_chars())
@@ -260,16 +266,11 @@ class SummaryContract(ContractBase):
             parse_error=problems if not actions else None,
             extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
         )
-        limit = self.text_chars()
-        if self.config.prompt == "paper":  # each part was cut to `limit` already
-            whole = limit * cos_prompt.TEXT_FIELDS
-            analysis = cos_prompt.flatten_text(reply.get("analysis", ""), limit)
-            suggestions = cos_prompt.flatten_text(reply.get("suggestions", ""), limit)
-        else:
-            whole = limit
-            analysis, suggestions = (str(reply.get(k, "")) for k in ("analysis", "suggestions"))
-        decision.reasoning = cut_text(decision, "analysis", analysis, whole)
-        decision.extra["suggestions"] = cut_text(decision, "suggestions", suggestions, whole)
+        limit = self.reasoning_chars()
+        analysis = cos_prompt.flatten_text(reply.get("analysis", ""))
+        suggestions = cos_prompt.flatten_text(reply.get("suggestions", ""))
+        decision.reasoning = cut_text(decision, "analysis", analysis, limit)
+        decision.extra["suggestions"] = cut_text(decision, "suggestions", suggestions, limit)
         note_scrubbed(decision, replaced + decoded)
         return decision
 
