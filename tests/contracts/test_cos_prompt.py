@@ -33,9 +33,7 @@ def test_the_cos_prompt_has_the_six_parts_the_five_areas_and_three_decisions() -
         assert heading in system, heading
     assert "<ACTION NAME>" in system
     schema = contract.reply_schema(observation())
-    assert list(schema["properties"]["analysis"]["properties"]) == list(
-        cos_prompt.ANALYSIS_PARTS
-    )
+    assert list(schema["properties"]["analysis"]["properties"]) == list(cos_prompt.ANALYSIS_PARTS)
     assert list(schema["properties"]["suggestions"]["properties"]) == list(
         cos_prompt.SUGGESTION_AREAS
     )
