@@ -53,3 +53,13 @@ def test_the_budget_defaults_to_the_model_context_window():
     assert run.status == "completed" and run.decisions == 40
     assert run.last_prompt_tokens <= 600 + 16  # scripted usage counts words, not template tokens
     assert approx_tokens("x") == 1
+
+
+def test_the_fallback_is_the_first_legal_action_unless_no_op_is_asked() -> None:
+    from bounded.contracts.transcript import TranscriptContract
+    from bounded.core import Action, Observation
+
+    obs = Observation(kind="stream", state={}, legal=[Action(id="report"), Action(id="x")])
+    assert [a.id for a in TranscriptContract().fallback_actions(obs)] == ["report"]
+    no_op = TranscriptContract(fallback="no-op").fallback_actions(obs)
+    assert [a.id for a in no_op] == ["noop"]
