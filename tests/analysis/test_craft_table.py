@@ -48,12 +48,14 @@ def test_rows_per_tag_and_level_with_means_and_tokens() -> None:
 
 
 def test_markdown_rendering_has_one_line_per_row() -> None:
-    rows = craft_table([run("summary", 5, True, 500, PBR=0.5)])
+    rows = craft_table([run("summary", 5, True, 500, PBR=0.5, actions_per_step=1.0)])
     text = render_craft_table(rows)
     lines = text.splitlines()
     assert len(lines) == 3
+    assert "actions/step" in lines[0]
     assert "| summary | 5 | 1 | 100.0% (1/1) | 0.500 |" in lines[2]
     assert "| - |" in lines[2]  # RUR missing
+    assert "| 1.00 |" in lines[2]  # one game action per step
 
 
 def test_table_from_an_archive(tmp_path) -> None:

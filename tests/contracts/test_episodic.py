@@ -17,7 +17,7 @@ from bounded.contracts.episodic import (
 from bounded.core import JSON, Action, Completion, Observation, StepResult
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
-from bounded.models.scripted import ScriptedModel, first_option
+from bounded.models.scripted import ScriptedModel, first_option, minimal_instance
 from bounded.runner import run_episode
 from bounded.runner.bank import record_game
 from bounded.runner.meter import MeteredModel
@@ -109,7 +109,10 @@ def test_fusion_falls_through_to_the_best_executable_episode() -> None:
     obs = observation(0, {"x": 1}, ["TRAIN", EMPTY])
     fused = contract_with(bank, exploration=False).propose(obs)
     assert fused is not None and fused.actions[0].id == "TRAIN"
-    plain = contract_with(bank, exploration=False, fusion=False).propose(obs)
+    ablated = contract_with(bank, exploration=False, fusion=False).propose(obs)
+    assert ablated is not None and ablated.actions[0].id == "TRAIN"  # the paper's ablation
+    legacy = dict(exploration=False, fusion=False, fusion_ablation="legacy")
+    plain = contract_with(bank, **legacy).propose(obs)
     assert plain is not None and plain.actions[0].id == EMPTY
     assert plain.extra["source"] == "empty"
 
@@ -127,8 +130,9 @@ def explore_reply(*names: str) -> JSON:
 def test_exploration_every_d_e_fills_the_queue_and_d_q_paces_the_pops() -> None:
     model = ScriptedModel([explore_reply("TRAIN", "BUILD", "TRAIN")])
     contract = contract_with(
-        EpisodicBank.empty(), model, explore_every=10, queue_cooldown=2, explore_actions=3
-    )
+        EpisodicBank.empty(), model, explore_every=10, queue_cooldown=2, explore_actions=3,
+        gating_start="immediate", prompt="short",
+    )  # fmt: skip
     legal = ["BUILD", "TRAIN", EMPTY]
     executed: list[str] = []
     for step in range(10):
@@ -191,7 +195,7 @@ def test_without_an_empty_action_the_model_chooses() -> None:
 
 
 def test_a_malformed_exploration_reply_is_recorded_not_raised() -> None:
-    contract = contract_with(EpisodicBank.empty())
+    contract = contract_with(EpisodicBank.empty(), gating_start="immediate")
     obs = observation(0, {}, ["BUILD", EMPTY])
     assert contract.propose(obs) is None
     decision = contract.parse(Completion(text="no json here"), obs)
@@ -225,7 +229,7 @@ def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() 
     bank = bank_of((0, {"x": 1}, "BUILD", 0), (5, {"x": 1}, "BUILD", 0), (10, {"x": 1}, "X", 1))
     model = describing_model()
     metered = MeteredModel(model)  # as the runner hands it over: the contract's own calls
-    contract = contract_with(bank, metered, explore_every=1)
+    contract = contract_with(bank, metered, explore_every=1, gating_start="immediate")
     fusion_texts, side_calls = [], []
     for t in (0, 5, 10):
         prompt, _ = explore_step(contract, model, observation(t, {"x": 1}, ["BUILD", EMPTY]))
@@ -241,10 +245,14 @@ def test_strategy_description_is_in_the_system_prompt_and_cached_per_strategy() 
 def test_without_fusion_there_is_no_description_call() -> None:
     bank = bank_of((0, {"x": 1}, "BUILD", 0))
     model = describing_model()
-    contract = contract_with(bank, model, explore_every=1, fusion=False)
+    settings = dict(explore_every=1, fusion=False, gating_start="immediate")
+    contract = contract_with(bank, model, **settings)
     prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert len(model.calls) == 1
+    assert "executable now" in prompt.messages()[0]["content"]  # the paper removes less
+    legacy = contract_with(bank, model, **settings, fusion_ablation="legacy")
+    prompt, _ = explore_step(legacy, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert "executable now" not in prompt.messages()[0]["content"]
 
 
@@ -300,6 +308,8 @@ def warehouse_model() -> ScriptedModel:
         properties = (constraint or {}).get("properties", {})
         if "strategy" in properties:
             return {"strategy": "report exact counts"}
+        if "decisions" in properties:
+            return {**minimal_instance(constraint), "decisions": [report]}
         if "actions" in properties:
             return {"reasoning": "", "actions": [report]}
         return {"reasoning": "", "action": report}
@@ -307,7 +317,7 @@ def warehouse_model() -> ScriptedModel:
     return ScriptedModel(reply)
 
 
-@pytest.mark.parametrize(("tag", "calls"), [("episodic", 3 + 1), ("episodic-no-exploration", 0)])
+@pytest.mark.parametrize(("tag", "calls"), [("episodic", 2 + 1), ("episodic-no-exploration", 0)])
 def test_replaying_a_winning_game_wins_it(tag: str, calls: int) -> None:
     contract = make_contract(tag, {"explore_every": 5})
     assert isinstance(contract, EpisodicContract)
@@ -316,7 +326,7 @@ def test_replaying_a_winning_game_wins_it(tag: str, calls: int) -> None:
     run = run_episode(make("warehouse", horizon=12), contract, model, seed=2)
     assert run.status == "completed"
     assert run.outcome["accuracy"] == 1.0
-    assert run.model_calls == calls  # explorations at decisions 0, 5, 10 (+ one description)
+    assert run.model_calls == calls  # explorations at decisions 5 and 10 (+ one description)
     assert contract.sources == {"retrieval": 12}
 
 
@@ -344,9 +354,9 @@ def test_a_retrieved_plan_keeps_its_executable_actions_and_the_empty_action_is_e
         legal=[Action(id=a) for a in ("BUILD", "SCOUT", EMPTY)],
         max_actions=5,
     )
-    decision = contract_with(bank, exploration=False).propose(obs)
+    decision = contract_with(bank, exploration=False, replay="plan").propose(obs)
     assert decision is not None and [a.id for a in decision.actions] == ["BUILD", "SCOUT"]
-    first = contract_with(bank, exploration=False, replay="first").propose(obs)
+    first = contract_with(bank, exploration=False).propose(obs)  # the paper's ExtractAction
     assert first is not None and [a.id for a in first.actions] == ["BUILD"]
     contract = contract_with(bank, explore_every=50, queue_cooldown=0)
     contract.queue.append(Action(id="SCOUT"))
@@ -364,6 +374,8 @@ def first_legal_model() -> ScriptedModel:
         properties = constraint["properties"]
         if "strategy" in properties:
             return {"strategy": "expand, then attack with a robotics army"}
+        if "decisions" in properties:  # the paper prompt's reply: its first legal decision
+            return minimal_instance(constraint)
         key = "actions" if "actions" in properties else "action"
         action = {"id": first_option(properties[key])}
         return {"reasoning": "", key: [action] if key == "actions" else action}
@@ -379,7 +391,7 @@ def test_replaying_the_experts_own_game_reproduces_it() -> None:
 
     expert_env = make("craft", **CRAFT)
     info, entries = record_game(expert_env, CraftExpert("robo"), seed=4, strategy="robo")
-    contract = make_contract("episodic-no-exploration")
+    contract = make_contract("episodic-no-exploration", {"replay": "plan"})
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(EpisodicBank.from_games([(info, entries)]))
     run = run_episode(make("craft", **CRAFT), contract, first_legal_model(), seed=4)
@@ -400,7 +412,7 @@ def test_episodic_plays_craft_with_exploration_and_fusion() -> None:
     model = first_legal_model()
     run = run_episode(make("craft", **CRAFT), contract, model, seed=2)
     assert run.status == "completed"
-    explorations = -(-run.decisions // 10)
+    explorations = (run.decisions - 1) // 10  # at decisions 10, 20, ... (l_e starts at 0)
     assert run.model_calls == explorations + len(contract.descriptions)
     assert len(contract.descriptions) == 1
     assert contract.sources.get("retrieval", 0) > run.decisions // 2
@@ -424,17 +436,17 @@ def test_episodic_plays_craft_with_the_embedded_model() -> None:
 
     settings = {**CRAFT, "time_limit": 30}
     game = record_game(make("craft", **settings), CraftExpert("robo"), seed=1, strategy="robo")
-    contract = make_contract("episodic", {"explore_every": 2})
+    contract = make_contract("episodic", {"explore_every": 2, "reply_tokens": 256})
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(EpisodicBank.from_games([game]))
     runner = EpisodeRunner(
         make("craft", **settings), contract, make_model("local"), seed=0,
-        env_id="bounded/Craft-v0", max_tokens=200,
+        env_id="bounded/Craft-v0", max_tokens=640,
     )  # fmt: skip
     run = runner.execute()
     assert run.status == "completed"
     assert run.decisions == 3
-    assert run.model_calls == 2 + len(contract.descriptions)  # explorations at 0 and 2
+    assert run.model_calls == 1 + len(contract.descriptions)  # the exploration at t = d_e = 2
     explorations = [r for r in runner.trajectory if r.completion is not None]
     assert all(r.parse_error is None for r in explorations), explorations[0].completion
 
@@ -446,7 +458,9 @@ def test_a_failing_description_call_does_not_stop_the_decision() -> None:
         return explore_reply("BUILD")
 
     model = ScriptedModel(reply)
-    contract = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), model, explore_every=1)
+    contract = contract_with(
+        bank_of((0, {"x": 1}, "BUILD", 0)), model, explore_every=1, gating_start="immediate"
+    )
     prompt, decision = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert "TimeoutError" in decision.extra["fusion_error"]
@@ -475,3 +489,64 @@ def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
 
 def stable(options: JSON) -> str:
     return json.dumps(options, sort_keys=True)
+
+
+# -- ExtractAction and actions per step ---------------------------------------------------
+
+
+def test_extract_action_takes_the_first_action_of_the_best_executable_hit() -> None:
+    bank = EpisodicBank.from_entries(
+        [
+            BankEntry(t=0, features={"x": 1}, actions=[Action(id="SCOUT"), Action(id="BUILD")]),
+            BankEntry(t=0, features={"x": 3}, actions=[Action(id="TRAIN"), Action(id="BUILD")]),
+            BankEntry(t=0, features={"x": 9}, actions=[Action(id=EMPTY)]),
+        ]
+    )
+    legal = [Action(id=a) for a in ("BUILD", "TRAIN", EMPTY)]
+    obs = Observation(kind="macro", state={"x": 1}, t=0, legal=legal, max_actions=5)
+    # The closest hit's first action (SCOUT) is not legal now; the next hit's (TRAIN) is.
+    decision = contract_with(bank, exploration=False).propose(obs)
+    assert decision is not None and [a.id for a in decision.actions] == ["TRAIN"]
+    # The whole plan of the closest hit with something executable, as an option.
+    plan = contract_with(bank, exploration=False, replay="plan").propose(obs)
+    assert plan is not None and [a.id for a in plan.actions] == ["BUILD"]
+    # A best executable hit whose first action is the empty action is EmptyAction.
+    far = obs.model_copy(update={"state": {"x": 9}})
+    empty = contract_with(bank, exploration=False).propose(far)
+    assert empty is not None and empty.extra["source"] == "empty"
+
+
+def test_the_short_paper_protocol_acts_once_per_step_in_every_agent() -> None:
+    from pathlib import Path
+
+    from bounded.envs.craft import CraftExpert
+    from bounded.runner.experiment import load_experiment
+
+    path = Path(__file__).parents[2] / "experiments" / "epicstar_paper.toml"
+    games = load_experiment(path).plan()
+    short = {**CRAFT, "time_limit": 200}
+    bank = EpisodicBank.from_games(
+        [record_game(make("craft", **short), CraftExpert("robo"), seed=1, strategy="robo")]
+    )
+    per_step = {}
+    first_of_each = {}
+    for g in games:
+        first_of_each.setdefault(g.tag, g)
+    for game in first_of_each.values():
+        settings = {k: v for k, v in game.contract_config.items() if k != "bank"}
+        if game.contract.startswith("episodic"):
+            settings["explore_every"] = 5
+        contract = make_contract(game.contract, settings)
+        if isinstance(contract, EpisodicContract):
+            contract.use_bank(bank)
+        run = run_episode(make("craft", **short), contract, first_legal_model(), seed=game.seed)
+        assert run.status == "completed"
+        per_step[game.tag] = run.outcome["actions_per_step"]
+    assert set(per_step) == {"episodic", "episodic-no-exploration", "episodic-no-fusion", "summary"}
+    assert {g.temperature for g in first_of_each.values()} == {0.1}  # the paper's
+    assert set(per_step.values()) == {1.0}
+    replayed = make_contract("episodic", {"replay": "plan"})
+    assert isinstance(replayed, EpisodicContract)
+    replayed.use_bank(bank)
+    run = run_episode(make("craft", **short), replayed, first_legal_model(), seed=0)
+    assert run.outcome["actions_per_step"] > 1.0  # the old plan replay: several per step

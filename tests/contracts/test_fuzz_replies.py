@@ -32,7 +32,10 @@ from bounded.contracts._reply import (
     parse_decision,
     scrub,
 )
+from bounded.contracts.cos_prompt import reply_text_limit
+from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.state import MAX_STATE_CHARS, PatchRejected, StateContract, merge_patch
+from bounded.contracts.summary import SummaryContract
 from bounded.contracts.typed_presets import TYPED_PRESETS
 from bounded.core import (
     Completion,
@@ -244,8 +247,13 @@ def build(name: str, store_root: Path, *, loop: bool = False) -> Contract:
 
 
 def reasoning_limit(contract: Contract) -> int:
-    """The summary contract's analysis cap, else the reply schema's reasoning cap."""
-    return int(getattr(contract.config, "text_max_chars", REASONING_MAX_CHARS))  # type: ignore[attr-defined]
+    """The summary contract's analysis cap (Appendix B's fields flattened), episodic's cap
+    of an exploration reply, else the reply schema's reasoning cap."""
+    if isinstance(contract, SummaryContract):
+        return contract.reasoning_chars()
+    if isinstance(contract, EpisodicContract):
+        return max(REASONING_MAX_CHARS, reply_text_limit(contract.text_chars()))
+    return REASONING_MAX_CHARS
 
 
 def spire_observations(count: int = 40) -> list[Observation]:
@@ -401,7 +409,8 @@ def play_one(contract_name: str, texts: list[str], tmp_path: Path, horizon: int 
     contract = build(contract_name, tmp_path)
     with Archive(tmp_path / f"{contract_name}.sqlite") as archive:
         run = run_episode(
-            make("warehouse", horizon=horizon), contract, ScriptedModel(texts, cycle=True),
+            make("warehouse", horizon=horizon, state_hint="schema"), contract,
+            ScriptedModel(texts, cycle=True),
             seed=1, archive=archive,
         )  # fmt: skip
         decisions = archive.decisions(run.run_id)
@@ -517,9 +526,9 @@ def test_a_megabyte_of_reasoning_is_cut_to_the_schema_limit_and_recorded(name, t
     assert run.status == "completed"
     first = decisions[0]
     cut = first.info["cut"]
-    if name == "summary":
-        assert len(first.reasoning) == 160 and cut["analysis"] == 1_000_000
-        assert len(first.info["suggestions"]) == 160 and cut["suggestions"] == 1_000_000
+    if name == "summary":  # Appendix B's 13 fields of 315 characters, flattened
+        assert len(first.reasoning) == 13 * 315 and cut["analysis"] == 1_000_000
+        assert len(first.info["suggestions"]) == 13 * 315 and cut["suggestions"] == 1_000_000
     else:
         assert len(first.reasoning) == REASONING_MAX_CHARS and cut["reasoning"] == 1_000_000
 

@@ -145,3 +145,38 @@ def test_patch_schema_makes_every_property_optional_and_nullable():
     assert "required" not in schema
     assert {"type": "null"} in schema["properties"]["count"]["anyOf"]
     assert patch_schema(None) == {"type": "object"}
+
+
+# -- the fallback on an unusable reply -----------------------------------------------------
+
+
+def _malformed_then_honest(messages, constraint):
+    from bounded.envs.warehouse import state_keeping_reply
+
+    if "Event 2 of" in messages[-1]["content"]:
+        return "this is not JSON"
+    return state_keeping_reply(messages, constraint)
+
+
+@pytest.mark.parametrize(("fallback", "executed"), [("no-op", "noop"), ("first-legal", "report")])
+def test_an_unusable_reply_degrades_to_the_configured_fallback(fallback, executed):
+    from bounded.envs import make
+    from bounded.models.scripted import ScriptedModel
+    from bounded.runner import EpisodeRunner
+
+    env = make("warehouse", horizon=3, state_hint="schema")
+    contract = StateContract(fallback=fallback)
+    runner = EpisodeRunner(
+        env, contract, ScriptedModel(_malformed_then_honest), seed=4, env_id="warehouse"
+    )
+    run = runner.execute()
+    second = runner.trajectory[1]
+    assert second.parse_error and second.fallback
+    assert [a.id for a in second.actions] == [executed]
+    assert second.info["reported"] == [None, None] and second.info["correct"] is False
+    assert second.info.get("no_report", False) is (fallback == "no-op")
+    assert run.outcome["reports"] == 3
+
+
+def test_the_state_contracts_default_fallback_is_the_replications_no_op() -> None:
+    assert StateContract().config.fallback == "no-op"

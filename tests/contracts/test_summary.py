@@ -251,8 +251,8 @@ def test_summary_plays_craft_with_the_embedded_model() -> None:
 
     settings = {**CRAFT, "time_limit": 30}
     runner = EpisodeRunner(
-        make("craft", **settings), make_contract("summary"), make_model("local"), seed=0,
-        env_id="bounded/Craft-v0", max_tokens=200,
+        make("craft", **settings), make_contract("summary", {"reply_tokens": 256}),
+        make_model("local"), seed=0, env_id="bounded/Craft-v0", max_tokens=640,
     )  # fmt: skip
     run = runner.execute()
     assert run.status == "completed"

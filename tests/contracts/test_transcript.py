@@ -73,3 +73,13 @@ def test_each_prompt_starts_with_the_whole_previous_one():
         decision = contract.parse(Completion(text=REPLY), obs)
         contract.commit(obs, decision, StepResult())
         previous = messages
+
+
+def test_the_fallback_is_the_first_legal_action_unless_no_op_is_asked() -> None:
+    from bounded.contracts.transcript import TranscriptContract
+    from bounded.core import Action, Observation
+
+    obs = Observation(kind="stream", state={}, legal=[Action(id="report"), Action(id="x")])
+    assert [a.id for a in TranscriptContract().fallback_actions(obs)] == ["report"]
+    no_op = TranscriptContract(fallback="no-op").fallback_actions(obs)
+    assert [a.id for a in no_op] == ["noop"]

@@ -99,12 +99,24 @@ def test_a_killed_run_resumed_is_identical_to_one_never_killed(
     tmp_path, monkeypatch, env, contract
 ):
     monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path / "banks"))
-    spec = spec_for(env, contract)
+    where = "boundary" if CONTRACTS.index(contract) % 2 else "mid-decision"
+    assert_resumed_identical(tmp_path, spec_for(env, contract), where)
+
+
+@pytest.mark.parametrize("contract", ["state", "transcript"])
+def test_a_perturbation_after_the_kill_comes_at_the_same_decision_when_resumed(tmp_path, contract):
+    """State recovery's schedule (`perturb_at`) counts decisions across a resume."""
+    spec = spec_for("warehouse", contract).model_copy(
+        update={"contract_config": {"perturb_at": 9, "perturb": "corrupt"}}
+    )
+    assert_resumed_identical(tmp_path, spec, "boundary")
+
+
+def assert_resumed_identical(tmp_path, spec, where):
     with Archive(tmp_path / "whole.sqlite") as archive:
         whole = play(spec, archive=archive)
         expected = archive.decisions(whole.run_id)
     assert whole.status == "completed" and whole.decisions > 6
-    where = "boundary" if CONTRACTS.index(contract) % 2 else "mid-decision"
     target = kill_point(expected)
     calls_before = sum(r.completion is not None for r in expected[:target])
     kill_at = target if where == "boundary" else calls_before + 1

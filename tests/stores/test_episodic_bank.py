@@ -186,3 +186,18 @@ def test_entries_keep_actions_with_arguments() -> None:
     bank = EpisodicBank.from_entries([BankEntry(t=0, features={"a": 1}, actions=[report])])
     assert bank.retrieve({"a": 1}, 0)[0].actions == [report]
     assert bank.entry(0).actions == [report]
+
+
+def test_d_value_reads_as_a_sum_or_as_a_count_of_changed_values() -> None:
+    rows = np.array([[1.0, 1.0, 9.0], [4.0, 2.0, 3.0], [1.0, 2.0, 3.0]], dtype=np.float32)
+    query = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    # |row - query|: row 0 (0, 1, 6): 2 changed, sum 7; row 1 (3, 0, 0): 1, 3; row 2: 0, 0.
+    summed = rank_window(rows, query, n=3, alpha=0.5, beta=0.5)
+    assert summed.d_item.tolist() == [2, 1, 0]
+    assert summed.d_value.tolist() == [7.0, 3.0, 0.0]
+    counted = rank_window(rows, query, n=3, alpha=0.5, beta=0.5, d_value="count")
+    assert counted.d_value.tolist() == [2.0, 1.0, 0.0]
+    # min-max: sum reading 0.5*(2/2) + 0.5*(7/7) = 1, 0.5*(1/2) + 0.5*(3/7), 0;
+    # count reading 1, 0.5*(1/2) + 0.5*(1/2) = 0.5, 0.
+    assert summed.score.tolist() == pytest.approx([1.0, 0.25 + 0.5 * 3 / 7, 0.0])
+    assert counted.score.tolist() == pytest.approx([1.0, 0.5, 0.0])

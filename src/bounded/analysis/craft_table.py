@@ -1,8 +1,9 @@
 """The craft metrics table in the layout of EpicStar's Table 1.
 
 One row per (condition tag, level): games, wins, win rate, and the means of the
-TextStarCraft II metrics PBR, RUR, APU and TR, plus tokens per game (prompt +
-completion) and model calls per game. Only completed runs count.
+TextStarCraft II metrics PBR, RUR, APU and TR, the game actions per step (so that
+agents acting at different rates show it), plus tokens per game (prompt + completion)
+and model calls per game. Only completed runs count.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 
 from bounded.core import ConfigError, RunRecord, victory_of
 
-METRICS = ("pbr", "rur", "apu", "tr")
+METRICS = ("pbr", "rur", "apu", "tr", "actions_per_step")
 
 CRAFT_ENV = "bounded/Craft-v0"
 """The craft environment's canonical id (the archive holds no other name for it)."""
@@ -44,6 +45,8 @@ class CraftTableRow(BaseModel):
     """Mean average population utilisation."""
     tr: float | None = None
     """Mean technology rate."""
+    actions_per_step: float | None = None
+    """Mean actions given per decision (None for runs that predate the metric)."""
     tokens_per_game: float
     """Mean prompt + completion tokens per game."""
     prompt_tokens_per_game: float
@@ -114,14 +117,16 @@ def render_craft_table(rows: Iterable[CraftTableRow]) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
     lines = [
-        "| tag | level | games | win rate | PBR | RUR | APU | TR | tokens/game | calls/game |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| tag | level | games | win rate | PBR | RUR | APU | TR | actions/step "
+        "| tokens/game | calls/game |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r.tag} | {r.level if r.level is not None else '-'} | {r.games} "
             f"| {r.win_rate:.1%} ({r.wins}/{r.games}) | {cell(r.pbr)} | {cell(r.rur, 1)} "
-            f"| {cell(r.apu)} | {cell(r.tr)} | {r.tokens_per_game:,.0f} "
+            f"| {cell(r.apu)} | {cell(r.tr)} | {cell(r.actions_per_step, 2)} "
+            f"| {r.tokens_per_game:,.0f} "
             f"| {r.model_calls_per_game:.1f} |"
         )
     return "\n".join(lines)

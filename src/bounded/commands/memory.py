@@ -59,6 +59,17 @@ def craft_table(
     typer.echo(craft_table_command(archive, experiment=experiment))
 
 
+def recovery_table(
+    archive: Annotated[Path, typer.Argument(help="Run archive.")],
+    experiment: Annotated[str | None, typer.Option(help="Only this experiment.")] = None,
+) -> None:
+    """The state-recovery table: decisions to be correct again after a wipe or corruption."""
+    from bounded.analysis.recovery import recovery_rows, render_recovery
+    from bounded.commands.research import existing_archive
+
+    typer.echo(render_recovery(recovery_rows(existing_archive(archive), experiment)))
+
+
 stores_app = typer.Typer(help="Typed-contract stores: show, freeze, diff.", no_args_is_help=True)
 
 
@@ -147,5 +158,9 @@ def ladder(
     )
 
 
-COMMANDS: dict[str, Callable[..., None]] = {"craft-table": craft_table, "ladder": ladder}
+COMMANDS: dict[str, Callable[..., None]] = {
+    "craft-table": craft_table,
+    "ladder": ladder,
+    "recovery-table": recovery_table,
+}
 SUBCOMMANDS: dict[str, typer.Typer] = {"bank": bank_app, "stores": stores_app}

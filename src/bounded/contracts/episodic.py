@@ -5,25 +5,34 @@ Each decision:
 1. **Retrieval** (Eq. 1-3, `bounded.stores.episodic`): the bank's entries within
    `t_delta` of the current game time, ranked by min-max normalised D_item and D_value
    against the current observation; the top `n`. The retrieved action is the best
-   entry's action (its whole decision where a decision is a plan, as on craft; only
-   its first action with `replay = "first"`), kept to what is executable now; with
-   contextual fusion, of the best entry that has something executable. No entry, or
-   nothing executable but the empty action, is the EmptyAction.
-2. **Gating** (Algorithms 1 and 2): the retrieved action is executed when there is
-   one. Every `explore_every` (d_e) decisions the model is asked for
-   `explore_actions` exploration actions, pushed on the queue Q_a. When the retrieved
-   action is EmptyAction, the queue is not empty and `queue_cooldown` (d_q) decisions
-   have passed since the last pop, the queue is popped; otherwise the environment's
-   empty action is executed. On an environment without an empty action the model is
-   asked for the action instead (the contract then degrades to a model-driven agent
-   with retrieval and working memory in its prompt).
+   ExtractAction: the first action of the best entry whose first action is executable
+   now (`replay = "first"`, the paper's: "select the first action", so EpicStar acts
+   once per step like CoS); `replay = "plan"` replays the entry's whole decision (up to
+   the observation's `max_actions`). No entry, or a best executable entry whose first
+   action is the empty action, is the EmptyAction.
+2. **Gating** (Algorithms 1 and 2, `bounded.contracts.episodic_gating`): the retrieved
+   action is executed when there is one. When t >= l_e + d_e (`explore_every`) the
+   model is asked for `explore_actions` exploration actions, pushed on the queue Q_a.
+   When the retrieved action is EmptyAction, the queue is not empty and
+   t >= l_q + d_q (`queue_cooldown`), the queue is popped; otherwise the environment's
+   empty action is executed. l_e and l_q start at 0 (`gating_start = "paper"`), so the
+   first exploration is at t = d_e. On an environment without an empty action the
+   model is asked for the action instead (the contract then degrades to a model-driven
+   agent with retrieval and working memory in its prompt).
 3. **Working memory** (Eq. 4): Q_o(t) = (o_{t-L}, o_{t-2L}, ..., o_{t-k_max L}),
    decisions counted in steps; the augmented observation o_t x Q_o(t) is what an
    exploration prompt shows.
 4. **Contextual fusion**: prompts state that recalled actions are used only when
    executable now, and the model writes a short description of the strategy behind
-   the retrieved episodes, added to the system prompt; descriptions are cached per
-   strategy (the set of source strategies of the retrieved entries) for the episode.
+   the retrieved episodes, inserted where Prompt 1 puts it (after the role line);
+   descriptions are cached per strategy (the set of source strategies of the retrieved
+   entries) for the episode. The no-fusion ablation (`fusion = false`) removes the
+   description alone (`fusion_ablation = "description"`, the paper's); `"legacy"` also
+   drops the executable-now instruction and replays the top hit only.
+5. **Prompt** (`prompt = "paper"`): Appendix B's Prompt 1, the CoS prompt
+   (`bounded.contracts.cos_prompt`) with the strategy description; the exploration
+   reply is its analysis, suggestions and `explore_actions` decisions. `"short"` is this
+   contract's first prompt (a role paragraph and a reply of actions).
 
 Model calls: the runner asks `propose(obs)` first; a decision the gating settles
 (retrieval, queue, empty action) needs no model call. Otherwise the runner assembles
@@ -34,15 +43,12 @@ the runner meters: its tokens are counted with the decision it was made for.
 
 from __future__ import annotations
 
-import os
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from bounded.contracts import cos_prompt
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
     REASONING_MAX_CHARS,
@@ -56,6 +62,25 @@ from bounded.contracts._reply import (
     reasoning_schema,
     resolve_action,
     scrub,
+)
+from bounded.contracts.episodic_config import (
+    ACT_TASK,
+    DESCRIBE_SYSTEM,
+    DESCRIPTION_SCHEMA,
+    EXECUTABLE_NOW,
+    EXPLORE_TASK,
+    ROLE,
+    EpisodicConfig,
+    default_bank_path,
+)
+from bounded.contracts.episodic_gating import GatingClock
+from bounded.contracts.episodic_memory import (
+    MemoryEntry,
+    action_text,
+    differing_keys,
+    number,
+    render_changes,
+    working_memory,
 )
 from bounded.core import (
     JSON,
@@ -71,131 +96,6 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.stores.episodic import EpisodicBank, Retrieved, flatten_state
-
-BANK_DIR_VARIABLE = "BOUNDED_BANK_DIR"
-DEFAULT_BANK_DIR = "runs/banks"
-
-ROLE = """\
-You play with an episodic memory of winning games. Most decisions replay what a winning
-player did at the same game time in the most similar situation. Now and then you are
-asked for exploration actions: they are queued and executed, one at a time, when the
-memory has nothing to offer."""
-
-EXECUTABLE_NOW = """\
-Recalled actions are only used when they are executable now (legal in the current
-observation); choose your own actions from the legal list only."""
-
-EXPLORE_TASK = """\
-Propose up to {n} exploration actions, in the order they should run, that move this game
-towards a win where the recalled episodes fall short. They are queued and executed later."""
-
-ACT_TASK = "The memory has no executable action now: choose the action to take now."
-
-DESCRIBE_SYSTEM = """\
-You analyse decisions recalled from winning games. Describe, in at most two sentences,
-the strategy they follow (economy, tech, army, timing), so a player can continue it.
-Answer with one JSON object: {"strategy": "<description>"}."""
-
-DESCRIPTION_SCHEMA: JSON = {
-    "type": "object",
-    "properties": {"strategy": {"type": "string", "maxLength": 400}},
-    "required": ["strategy"],
-    "additionalProperties": False,
-}
-
-
-class EpisodicConfig(BaseModel):
-    """Settings of the episodic contract; defaults are the paper's where it gives them."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    bank: str | None = None
-    """Path of the bank file (`.npz`); None: `$BOUNDED_BANK_DIR/<env>.npz` (default
-    directory `runs/banks`) when that file exists, otherwise an empty bank."""
-    t_delta: float = Field(default=0.0, ge=0.0)
-    """Retrieval window: entries with |t_i - t| <= t_delta (game-time units)."""
-    n: int = Field(default=3, ge=1, le=32)
-    """Number of retrieved episodes (top n)."""
-    alpha: float = Field(default=0.5, ge=0.0)
-    """Weight of the normalised D_item (number of changed keys)."""
-    beta: float = Field(default=0.5, ge=0.0)
-    """Weight of the normalised D_value (total change in values)."""
-    memory_interval: int = Field(default=24, ge=1)
-    """L: decisions between two observations of the working memory."""
-    memory_depth: int = Field(default=4, ge=0)
-    """k_max: how many past observations the working memory holds (0 disables it)."""
-    exploration: bool = True
-    """Ask the model for exploration actions every `explore_every` decisions."""
-    explore_every: int = Field(default=20, ge=1)
-    """d_e: decisions between two exploration calls (the first is at decision 0)."""
-    explore_actions: int = Field(default=3, ge=1, le=16)
-    """How many exploration actions one call may propose."""
-    queue_cooldown: int = Field(default=3, ge=0)
-    """d_q: decisions that must pass between two pops of the exploration queue."""
-    queue_limit: int = Field(default=12, ge=1)
-    """Capacity of the exploration queue Q_a; the oldest actions drop out first."""
-    replay: Literal["plan", "first"] = "plan"
-    """What a retrieved episode contributes: its whole decision (the entry's actions that
-    are executable now, up to the observation's `max_actions`) or its first action only."""
-    fusion: bool = True
-    """Contextual fusion: executable-now filter and instructions, strategy descriptions."""
-    empty_action: str = "EMPTY ACTION"
-    """Id of the environment's do-nothing action, executed when nothing else is due."""
-    reasoning: bool = True
-    """Ask for a short reasoning field in the model's replies."""
-    description_max_tokens: int = Field(default=120, ge=16)
-    """Token budget of one strategy description."""
-    diff_keys: int = Field(default=8, ge=1)
-    """How many differing keys a recalled episode or a memory entry shows in a prompt."""
-
-
-def default_bank_path(env_id: str) -> Path:
-    """Where `bank = None` looks: `$BOUNDED_BANK_DIR/<short env name>.npz`."""
-    short = env_id.rsplit("/", 1)[-1].split("-v", 1)[0].lower() or "env"
-    return Path(os.environ.get(BANK_DIR_VARIABLE, DEFAULT_BANK_DIR)) / f"{short}.npz"
-
-
-@dataclass(frozen=True)
-class MemoryEntry:
-    """One past decision in the working memory."""
-
-    step: int
-    t: float
-    features: dict[str, float]
-
-
-def working_memory(
-    history: Sequence[MemoryEntry], step: int, interval: int, depth: int
-) -> list[MemoryEntry]:
-    """Eq. 4: Q_o(t) = (o_{t-L}, o_{t-2L}, ..., o_{t-k_max L}), those that exist."""
-    by_step = {entry.step: entry for entry in history}
-    wanted = (step - k * interval for k in range(1, depth + 1))
-    return [by_step[s] for s in wanted if s in by_step]
-
-
-def differing_keys(
-    now: Mapping[str, float], then: Mapping[str, float], limit: int
-) -> list[tuple[str, float, float]]:
-    """(key, then, now) for keys whose value differs, largest change first."""
-    keys = set(now) | set(then)
-    changed = [(k, then.get(k, 0.0), now.get(k, 0.0)) for k in keys]
-    changed = [c for c in changed if c[1] != c[2]]
-    changed.sort(key=lambda c: (-abs(c[2] - c[1]), c[0]))
-    return changed[:limit]
-
-
-def number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
-
-
-def render_changes(changes: list[tuple[str, float, float]]) -> str:
-    if not changes:
-        return "same as now"
-    return ", ".join(f"{k} {number(then)}->{number(now)}" for k, then, now in changes)
-
-
-def action_text(actions: Sequence[Action]) -> str:
-    return " + ".join(f"<{a.id}>" for a in actions) or "<none>"
 
 
 @dataclass
@@ -229,7 +129,10 @@ class EpisodicContract(ContractBase):
         self.history: deque[MemoryEntry] = deque(maxlen=self._history_length())
         self.descriptions: dict[str, str] = {}
         self.step = 0
-        self.last_pop: int | None = None
+        self.clock = GatingClock(
+            self.config.explore_every, self.config.queue_cooldown, self.config.gating_start
+        )
+        self.context_window: int | None = None
         self.sources: dict[str, int] = {}
         self._plan: StepPlan | None = None
         self._injected_bank = False
@@ -249,7 +152,8 @@ class EpisodicContract(ContractBase):
         self.history.clear()
         self.descriptions = {}
         self.step = 0
-        self.last_pop = None
+        self.clock.reset()
+        self.context_window = self.model.context_window if self.model is not None else None
         self.sources = {}
         self._plan = None
 
@@ -286,8 +190,11 @@ class EpisodicContract(ContractBase):
             n=config.n,
             alpha=config.alpha,
             beta=config.beta,
+            d_value=config.d_value,
         )
-        explore = config.exploration and self.step % config.explore_every == 0
+        explore = config.exploration and self.clock.explore_due(self.step)
+        if explore:
+            self.clock.explored(self.step)
         plan = StepPlan(
             step=self.step,
             features=features,
@@ -301,10 +208,16 @@ class EpisodicContract(ContractBase):
         return plan
 
     def retrieved_actions(self, hits: list[Retrieved], obs: Observation) -> list[Action]:
-        """The retrieved decision: the best hit's executable actions (with fusion: of the
-        best hit that has some); empty is the EmptyAction."""
-        candidates = hits if self.config.fusion else hits[:1]
+        """ExtractAction: the first action of the best hit whose first action is executable
+        now (`replay = "plan"`: the best hit's executable actions); empty is EmptyAction."""
+        legacy_plain = not self.config.fusion and self.config.fusion_ablation == "legacy"
+        candidates = hits[:1] if legacy_plain else hits
         for hit in candidates:
+            if self.config.replay == "first":
+                first = self._legal(hit.actions[0], obs) if hit.actions else None
+                if first is not None:
+                    return [] if first.id == self.config.empty_action else [first]
+                continue
             actions = self.executable(hit.actions, obs)
             if actions:
                 return actions
@@ -312,8 +225,6 @@ class EpisodicContract(ContractBase):
 
     def executable(self, actions: list[Action], obs: Observation) -> list[Action]:
         """The recalled actions that are legal now, the empty action left out."""
-        if self.config.replay == "first":
-            actions = actions[:1]
         legal = (self._legal(action, obs) for action in actions)
         kept = [a for a in legal if a is not None and a.id != self.config.empty_action]
         return kept[: max(1, obs.max_actions)]
@@ -326,8 +237,7 @@ class EpisodicContract(ContractBase):
         if plan.retrieved:
             return self._direct(plan, plan.retrieved, "retrieval")
         empty = obs.legal_action(self.config.empty_action)
-        cooled = self.last_pop is None or self.step - self.last_pop >= self.config.queue_cooldown
-        if self.queue and (cooled or empty is None):
+        if self.queue and (self.clock.pop_due(self.step) or empty is None):
             popped = self._pop(obs)
             if popped is not None:
                 return self._direct(plan, [popped], "queue")
@@ -340,7 +250,7 @@ class EpisodicContract(ContractBase):
         while self.queue:
             action = self._legal(self.queue.popleft(), obs)
             if action is not None:
-                self.last_pop = self.step
+                self.clock.popped(self.step)
                 return action
         return None
 
@@ -373,9 +283,19 @@ class EpisodicContract(ContractBase):
         """The decision when the gating settles it without a model call, else None."""
         return self.plan(obs).direct
 
+    def text_chars(self) -> int:
+        """The length cap of each text field of a `paper` exploration reply."""
+        if self.config.text_max_chars is not None:
+            return self.config.text_max_chars
+        return cos_prompt.field_chars(self.config.reply_tokens, self.context_window)
+
     def reply_schema(self, obs: Observation) -> JSON:
         if not self.plan(obs).explore:
             return decision_schema(obs, reasoning=self.config.reasoning)
+        if self.config.prompt == "paper":
+            return cos_prompt.reply_schema(
+                obs.legal, self.config.explore_actions, self.text_chars()
+            )
         properties: JSON = {}
         if self.config.reasoning:
             properties["reasoning"] = reasoning_schema()
@@ -395,9 +315,15 @@ class EpisodicContract(ContractBase):
     def assemble(self, obs: Observation) -> Prompt:
         plan = self.plan(obs)
         prompt = Prompt()
-        prompt.add("instructions", "system", self._system(obs))
-        if self.config.fusion and plan.hits:
-            description = self.describe(plan)
+        description = self.describe(plan) if self.config.fusion and plan.hits else ""
+        if self.config.prompt == "paper":
+            before, after = self._paper_system(obs, strategy=bool(description))
+            prompt.add("instructions", "system", before)
+            if description:
+                prompt.add("fusion", "system", cos_prompt.STRATEGY.format(description=description))
+            prompt.add("instructions", "system", after)
+        else:
+            prompt.add("instructions", "system", self._system(obs))
             if description:
                 prompt.add("fusion", "system", "Strategy of the recalled games: " + description)
         prompt.add("episodic", "user", self.render_hits(plan))
@@ -411,12 +337,30 @@ class EpisodicContract(ContractBase):
         prompt.add("task", "user", task)
         return prompt
 
+    def _executable_instruction(self) -> bool:
+        """Fusion's executable-now instruction (kept by the paper's no-fusion ablation)."""
+        return self.config.fusion or self.config.fusion_ablation == "description"
+
     def _system(self, obs: Observation) -> str:
         parts = [self.instructions, ROLE]
-        if self.config.fusion:
+        if self._executable_instruction():
             parts.append(EXECUTABLE_NOW)
         parts.append(reply_format(self.reply_schema(obs)))
         return "\n\n".join(p for p in parts if p)
+
+    def _paper_system(self, obs: Observation, *, strategy: bool) -> tuple[str, str]:
+        """Prompt 1 around the strategy slot; an exploration-free decision (an environment
+        without an empty action) keeps the plain reply format."""
+        plan = self.plan(obs)
+        if plan.explore:
+            before, after = cos_prompt.system_prompt(
+                self.instructions, self.config.explore_actions, strategy=strategy
+            )
+        else:
+            before, after = self.instructions, reply_format(self.reply_schema(obs))
+        if self._executable_instruction():
+            after = f"{after}\n\n{EXECUTABLE_NOW}"
+        return before, after
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         plan = self.plan(obs)
@@ -433,7 +377,10 @@ class EpisodicContract(ContractBase):
         decision = gated or Decision(
             parse_error=error or "no executable action", extra=self._extra(plan, "model")
         )
-        decision.reasoning = cut_text(decision, "reasoning", reasoning, REASONING_MAX_CHARS)
+        limit = REASONING_MAX_CHARS
+        if self.config.prompt == "paper":
+            limit = cos_prompt.reply_text_limit(self.text_chars())
+        decision.reasoning = cut_text(decision, "reasoning", reasoning, limit)
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
         note_scrubbed(decision, replaced + decoded)
@@ -449,14 +396,18 @@ class EpisodicContract(ContractBase):
         except ValueError as exc:
             return [], "", str(exc), 0
         reasoning = reply.get("reasoning") if isinstance(reply.get("reasoning"), str) else ""
-        raw = reply.get("actions", [reply["action"]] if "action" in reply else [])
+        if "decisions" in reply:  # the paper prompt's reply
+            raw = reply["decisions"]
+            reasoning = cos_prompt.flatten_text(reply.get("analysis", ""))
+        else:
+            raw = reply.get("actions", [reply["action"]] if "action" in reply else [])
         if not isinstance(raw, list):
             return [], str(reasoning), "actions must be a list", replaced
         proposed: list[Action] = []
         errors: list[str] = []
         for item in raw[: self.config.explore_actions]:
             try:
-                proposed.append(resolve_action(item, obs))
+                proposed.append(cos_prompt.resolve_decision(item, obs))
             except ValueError as exc:
                 errors.append(str(exc))
         return proposed, str(reasoning), "; ".join(errors) or None, replaced
@@ -486,7 +437,8 @@ class EpisodicContract(ContractBase):
             "history": [[e.step, e.t, e.features] for e in self.history],
             "descriptions": self.descriptions,
             "step": self.step,
-            "last_pop": self.last_pop,
+            "last_explore": self.clock.last_explore,
+            "last_pop": self.clock.last_pop,
             "sources": self.sources,
         }
 
@@ -498,7 +450,9 @@ class EpisodicContract(ContractBase):
             MemoryEntry(step, t, features) for step, t, features in memory["history"]
         )
         self.descriptions = dict(memory["descriptions"])
-        self.step, self.last_pop = memory["step"], memory["last_pop"]
+        self.step = memory["step"]
+        self.clock.last_explore = memory["last_explore"]
+        self.clock.last_pop = memory["last_pop"]
         self.sources = dict(memory["sources"])
         self._plan = None
 
@@ -523,7 +477,7 @@ class EpisodicContract(ContractBase):
                 messages,
                 constraint=DESCRIPTION_SCHEMA,
                 max_tokens=self.config.description_max_tokens,
-                temperature=0.0,
+                temperature=self.config.description_temperature,
                 seed=self.seed,
             )
         except Exception as exc:  # the decision goes on without a description

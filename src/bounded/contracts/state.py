@@ -20,6 +20,7 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
@@ -28,8 +29,10 @@ from bounded.contracts._reply import (
     json_depth,
     parse_decision,
 )
+from bounded.contracts.recovery import Perturbation, corrupt_value
 from bounded.core import (
     JSON,
+    Action,
     Completion,
     ContractBase,
     Decision,
@@ -125,6 +128,14 @@ class StateConfig(BaseModel):
     max_patch_depth: int = Field(default=MAX_PATCH_DEPTH, ge=1, le=MAX_JSON_DEPTH)
     """Deepest nesting of arrays and objects a patch may hold; a deeper one is rejected
     and journaled."""
+    fallback: FallbackPolicy = "no-op"
+    """What an unusable reply executes: `no-op` (the SKILL.state replication's) or
+    `first-legal` (see `bounded.contracts._fallback`)."""
+    perturb_at: int | None = Field(default=None, ge=0)
+    """State recovery: the decision (0-based) before which the state is perturbed
+    (see `bounded.contracts.recovery`); None: never."""
+    perturb: Perturbation = "wipe"
+    """How: `wipe` (the state becomes {}) or `corrupt` (numbers off by one)."""
 
     @field_validator("state_schema")
     @classmethod
@@ -161,6 +172,8 @@ class StateContract(ContractBase):
         self.state: JSON = {}
         self.journal: list[JournalEntry] = []
         self._pending_patch: Any = None
+        self.decisions = 0
+        self._perturbed_now = False
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
@@ -171,6 +184,8 @@ class StateContract(ContractBase):
         self.state = {**(episode.initial_state or {}), **self.config.initial_state}
         self.journal = []
         self._pending_patch = None
+        self.decisions = 0
+        self._perturbed_now = False
 
     def spec(self, obs: Observation) -> str:
         parts = [self.instructions, MERGE_RULES]
@@ -179,11 +194,21 @@ class StateContract(ContractBase):
         parts.append(reply_format(self.reply_schema(obs)))
         return "\n\n".join(p for p in parts if p)
 
+    def fallback_actions(self, obs: Observation) -> list[Action]:
+        return fallback_actions(self.config.fallback, obs)
+
     def reply_schema(self, obs: Observation) -> JSON:
         extra = {"state_patch": patch_schema(self.schema)}
         return decision_schema(obs, reasoning=self.config.reasoning, extra=extra)
 
+    def _perturb_if_due(self) -> None:
+        self._perturbed_now = self.decisions == self.config.perturb_at
+        if self._perturbed_now:
+            wiped = self.config.perturb == "wipe"
+            self.state = {} if wiped else corrupt_value(self.state)
+
     def assemble(self, obs: Observation) -> Prompt:
+        self._perturb_if_due()
         prompt = Prompt()
         prompt.add("spec", "system", self.spec(obs))
         prompt.add("state", "user", "Your state: " + compact_json(self.state))
@@ -194,6 +219,8 @@ class StateContract(ContractBase):
         """The decision and its pending patch; a patch that is not an object is a parse
         error (and is journaled as rejected when the decision is committed)."""
         decision, reply = parse_decision(completion.text, obs)
+        if self._perturbed_now:
+            decision.extra["perturbed"] = self.config.perturb
         patch = self._pending_patch = reply.get("state_patch")  # null: no patch
         if isinstance(patch, dict):
             decision.state_patch = patch
@@ -245,6 +272,7 @@ class StateContract(ContractBase):
             if not entry.accepted:
                 result.info["patch_rejected"] = entry.reason
         self._pending_patch = None
+        self.decisions += 1
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()
@@ -254,11 +282,16 @@ class StateContract(ContractBase):
 
     def memory_snapshot(self) -> JSON:
         """The state and its patch journal (`bounded resume`)."""
-        return {"state": self.state, "journal": [entry.model_dump() for entry in self.journal]}
+        return {
+            "state": self.state,
+            "journal": [entry.model_dump() for entry in self.journal],
+            "decisions": self.decisions,
+        }
 
     def restore_memory(self, memory: JSON) -> None:
         self.state = copy.deepcopy(memory["state"])
         self.journal = [JournalEntry.model_validate(entry) for entry in memory["journal"]]
+        self.decisions = memory["decisions"]
         self._pending_patch = None
 
 

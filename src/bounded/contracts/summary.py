@@ -10,24 +10,30 @@ executed one action per decision; a queued action that is not executable when it
 turn comes is moved to the failed queue. With the queue empty between calls the
 environment's empty action is executed, or (on an environment without one) the model
 is asked early.
+
+Prompts (`prompt`): `paper` is Appendix B's Prompt 2 in our words
+(`bounded.contracts.cos_prompt`: six analysis parts, five suggestion areas, the
+decisions; text fields as long as the model's context allows); `short` is this
+contract's first prompt (a flat analysis and suggestions, each capped at
+`text_max_chars`, 160 by default).
 """
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._reply import (
-    action_with_args_schema,
-    cut_text,
-    decode_reply,
-    note_scrubbed,
-    resolve_action,
-    scrub,
+from bounded.contracts import cos_prompt
+from bounded.contracts._reply import cut_text, decode_reply, note_scrubbed, resolve_action, scrub
+from bounded.contracts.cos_prompt import (
+    decision_item_schema,
+    decisions_from_text,
+    resolve_decision,
+    tag,
 )
 from bounded.core import (
     JSON,
@@ -55,7 +61,9 @@ Answer with one JSON object with the keys "analysis" (the situation in a few sen
 action dictionary, each written as "<ACTION NAME>" (for an action with arguments, an
 object {{"id": "<name>", "args": {{...}}}})."""
 
-TAG = re.compile(r"<([^<>\n]{1,80})>")
+SHORT_TEXT_CHARS = 160
+"""The `short` prompt's cap on the analysis and suggestions fields. A small model tends to
+fill a field up to its cap, so a long cap leaves no tokens for the decisions."""
 
 
 class SummaryConfig(BaseModel):
@@ -73,9 +81,14 @@ class SummaryConfig(BaseModel):
     """Capacity of the failed-actions queue shown to the model."""
     summary_chars: int = Field(default=1500, ge=80)
     """An L1 summary longer than this is cut (its end is dropped)."""
-    text_max_chars: int = Field(default=160, ge=40)
-    """Length cap of the analysis and suggestions fields of a reply. A small model tends to
-    fill a field up to its cap, so a long cap leaves no tokens for the decisions."""
+    prompt: Literal["paper", "short"] = "paper"
+    """`paper`: Appendix B's CoS prompt and its structured reply; `short`: the flat prompt."""
+    text_max_chars: int | None = Field(default=None, ge=40)
+    """Length cap of each text field of a reply. None: with `paper`, the reply's room
+    (`reply_tokens`, at most a quarter of the model's context) shared among its fields;
+    with `short`, 160."""
+    reply_tokens: int = Field(default=1024, ge=64)
+    """Room for one reply, in tokens, that the `paper` prompt's text fields share."""
     empty_action: str = "EMPTY ACTION"
     """Id of the environment's do-nothing action, executed when the queue is empty."""
 
@@ -97,10 +110,6 @@ def l1_summary(obs: Observation, max_chars: int) -> str:
     return f"[t={obs.t:g}] {text}"
 
 
-def tag(action_id: str) -> str:
-    return f"<{action_id}>"
-
-
 def render_dictionary(obs: Observation) -> str:
     """The legal actions in `<ACTION NAME>` form (arguments spelled out where needed)."""
     lines = []
@@ -111,31 +120,6 @@ def render_dictionary(obs: Observation) -> str:
             line += " args: " + ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items())
         lines.append(line)
     return "Action dictionary (executable now):\n" + "\n".join(lines)
-
-
-def decision_item_schema(legal: list[Action]) -> JSON:
-    """One decision: a `<NAME>` string for a plain action, an object for one with args."""
-    plain = [tag(a.id) for a in legal if not a.schema_]
-    branches: list[JSON] = []
-    if plain:
-        branches.append({"type": "string", "enum": plain})
-    branches.extend(action_with_args_schema(a) for a in legal if a.schema_)
-    if not branches:
-        return {"type": "string"}
-    return branches[0] if len(branches) == 1 else {"anyOf": branches}
-
-
-def resolve_decision(item: object, obs: Observation) -> Action:
-    """A `<NAME>` string (or `NAME`, or an action object) checked against the legal list."""
-    if isinstance(item, str):
-        match = TAG.fullmatch(item.strip())
-        item = {"id": match.group(1).strip() if match else item.strip()}
-    return resolve_action(item, obs)
-
-
-def decisions_from_text(text: str) -> list[str]:
-    """`<ACTION NAME>` tags in free text (for replies that are not JSON)."""
-    return [f"<{name.strip()}>" for name in TAG.findall(text)]
 
 
 class SummaryContract(ContractBase):
@@ -155,9 +139,12 @@ class SummaryContract(ContractBase):
         self.calls = 0
         self._seen_step: int | None = None
         self._analysis: JSON = {}
+        self._context_window: int | None = None
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
+        model = episode.model
+        self._context_window = model.context_window if model is not None else None
         self.summaries.clear()
         self.queue.clear()
         self.executed.clear()
@@ -203,8 +190,24 @@ class SummaryContract(ContractBase):
 
     # -- the model call -----------------------------------------------------
 
+    def text_chars(self) -> int:
+        """The length cap of each text field of a reply (see `text_max_chars`)."""
+        if self.config.text_max_chars is not None:
+            return self.config.text_max_chars
+        if self.config.prompt == "short":
+            return SHORT_TEXT_CHARS
+        return cos_prompt.field_chars(self.config.reply_tokens, self._context_window)
+
+    def reasoning_chars(self) -> int:
+        """The longest analysis (or suggestions) a decision keeps, flattened to one line."""
+        if self.config.prompt == "paper":
+            return cos_prompt.reply_text_limit(self.text_chars())
+        return self.text_chars()
+
     def reply_schema(self, obs: Observation) -> JSON:
-        text = {"type": "string", "maxLength": self.config.text_max_chars}
+        if self.config.prompt == "paper":
+            return cos_prompt.reply_schema(obs.legal, self.config.decisions, self.text_chars())
+        text = {"type": "string", "maxLength": self.text_chars()}
         return {
             "type": "object",
             "properties": {
@@ -221,13 +224,16 @@ class SummaryContract(ContractBase):
             "additionalProperties": False,
         }
 
+    def system_prompt(self) -> str:
+        n = self.config.decisions
+        if self.config.prompt == "paper":
+            return "\n\n".join(cos_prompt.system_prompt(self.instructions, n))
+        return "\n\n".join(p for p in (self.instructions, ROLE, ANSWER.format(n=n)) if p)
+
     def assemble(self, obs: Observation) -> Prompt:
         self.observe(obs)
         prompt = Prompt()
-        system = "\n\n".join(
-            p for p in (self.instructions, ROLE, ANSWER.format(n=self.config.decisions)) if p
-        )
-        prompt.add("instructions", "system", system)
+        prompt.add("instructions", "system", self.system_prompt())
         prompt.add("summaries", "user", self.render_summaries())
         prompt.add("actions", "user", self.render_action_queues())
         prompt.add("observation", "user", render_dictionary(obs))
@@ -260,9 +266,10 @@ class SummaryContract(ContractBase):
             parse_error=problems if not actions else None,
             extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
         )
-        limit = self.config.text_max_chars
-        decision.reasoning = cut_text(decision, "analysis", str(reply.get("analysis", "")), limit)
-        suggestions = str(reply.get("suggestions", ""))
+        limit = self.reasoning_chars()
+        analysis = cos_prompt.flatten_text(reply.get("analysis", ""))
+        suggestions = cos_prompt.flatten_text(reply.get("suggestions", ""))
+        decision.reasoning = cut_text(decision, "analysis", analysis, limit)
         decision.extra["suggestions"] = cut_text(decision, "suggestions", suggestions, limit)
         note_scrubbed(decision, replaced + decoded)
         return decision
@@ -353,4 +360,11 @@ def outcomes(actions: list[Action], result: StepResult) -> list[tuple[str, bool,
     return [(a.id, True, "") for a in actions]
 
 
-__all__ = ["SummaryConfig", "SummaryContract", "l1_summary", "outcomes"]
+__all__ = [
+    "SummaryConfig",
+    "SummaryContract",
+    "decisions_from_text",
+    "l1_summary",
+    "outcomes",
+    "resolve_decision",
+]

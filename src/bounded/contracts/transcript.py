@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import decision_schema, parse_decision, scrub
+from bounded.contracts.recovery import Perturbation, corrupt_text
 from bounded.core import (
     JSON,
+    Action,
     Completion,
     ContractBase,
     Decision,
@@ -40,6 +43,15 @@ class TranscriptConfig(BaseModel):
     one, minus `reply_tokens`."""
     reply_tokens: int = Field(default=256, ge=1)
     """Room kept for the reply when the budget comes from the model's context window."""
+    fallback: FallbackPolicy = "first-legal"
+    """What an unusable reply executes: `first-legal`, or `no-op` as the SKILL.state
+    replication's conversational mode (see `bounded.contracts._fallback`)."""
+    perturb_at: int | None = Field(default=None, ge=0)
+    """State recovery: the decision (0-based) before which the transcript is perturbed
+    (see `bounded.contracts.recovery`); None: never."""
+    perturb: Perturbation = "wipe"
+    """How: `wipe` (every earlier turn forgotten) or `corrupt` (the integers in its own
+    earlier replies off by one)."""
 
 
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -61,11 +73,14 @@ class TranscriptContract(ContractBase):
         self._dropped = 0
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
+        self._perturbed_now = False
+        self.decisions = 0
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
         self.history, self._turn_tokens = [], []
         self._pending, self._dropped = None, 0
+        self._perturbed_now, self.decisions = False, 0
         model = episode.model
         if model is not None:
             self._count = model.count_tokens
@@ -74,10 +89,23 @@ class TranscriptContract(ContractBase):
         if self._budget is None and window:
             self._budget = int(window) - self.config.reply_tokens
 
+    def fallback_actions(self, obs: Observation) -> list[Action]:
+        return fallback_actions(self.config.fallback, obs)
+
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(obs, reasoning=self.config.reasoning)
 
+    def _perturb_if_due(self) -> None:
+        self._perturbed_now = self.decisions == self.config.perturb_at
+        if not self._perturbed_now:
+            return
+        if self.config.perturb == "wipe":
+            self.history, self._turn_tokens = [], []
+        else:
+            self.history = [(seen, corrupt_text(reply)) for seen, reply in self.history]
+
     def assemble(self, obs: Observation) -> Prompt:
+        self._perturb_if_due()
         prompt = Prompt()
         system = self.instructions.strip()
         prompt.add("instructions", "system", system)
@@ -108,6 +136,8 @@ class TranscriptContract(ContractBase):
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self._pending = scrub(completion.text)[0]  # resent in every later prompt
         decision, _ = parse_decision(completion.text, obs)
+        if self._perturbed_now:
+            decision.extra["perturbed"] = self.config.perturb
         if self._dropped:
             decision.extra["history_dropped"] = self._dropped
         return decision
@@ -119,6 +149,7 @@ class TranscriptContract(ContractBase):
             self._count(turn[0]) + self._count(turn[1]) + 2 * MESSAGE_OVERHEAD_TOKENS
         )
         self._pending = None
+        self.decisions += 1
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()
@@ -128,9 +159,14 @@ class TranscriptContract(ContractBase):
 
     def memory_snapshot(self) -> JSON:
         """The turns kept so far and their token counts (`bounded resume`)."""
-        return {"history": [list(turn) for turn in self.history], "turn_tokens": self._turn_tokens}
+        return {
+            "history": [list(turn) for turn in self.history],
+            "turn_tokens": self._turn_tokens,
+            "decisions": self.decisions,
+        }
 
     def restore_memory(self, memory: JSON) -> None:
         self.history = [(observation, reply) for observation, reply in memory["history"]]
         self._turn_tokens = list(memory["turn_tokens"])
+        self.decisions = memory["decisions"]
         self._pending, self._dropped = None, 0

@@ -105,9 +105,11 @@ def outcome_dict(env: Env, outcome: Outcome) -> JSON:
     return {**env.metrics(), **outcome.model_dump(include={"victory", "score", "progress"})}
 
 
-def fallback_action(obs: Observation) -> list[Action]:
-    """What runs when the model's reply is unusable: the first legal action as listed."""
-    return obs.legal[:1]
+def fallback_action(obs: Observation, contract: Contract | None = None) -> list[Action]:
+    """What runs when the model's reply is unusable: the contract's `fallback_actions(obs)`
+    where it has one (e.g. a no-op), else the first legal action as listed."""
+    own = getattr(contract, "fallback_actions", None)
+    return list(own(obs)) if callable(own) else obs.legal[:1]
 
 
 class EpisodeRunner:
@@ -274,7 +276,7 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            actions, fallback = fallback_action(obs), True
+            actions, fallback = fallback_action(obs, self.contract), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         except IllegalActionError as exc:

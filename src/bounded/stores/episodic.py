@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -34,6 +34,9 @@ from bounded.stores.episodic_scan import MIN_CANDIDATES, ByteColumns, candidates
 
 BANK_FORMAT_VERSION = 1
 FEATURE_DTYPE = np.float32
+
+DValue = Literal["sum", "count"]
+"""D_value's reading in Eq. 2: the sum of absolute differences, or the count of changed values."""
 
 
 class BankError(BoundedError):
@@ -154,18 +157,24 @@ def rank_window(
     beta: float,
     extra_item: int = 0,
     extra_value: float = 0.0,
+    d_value: DValue = "sum",
 ) -> Ranking:
     """Eq. 1-3 over candidate rows `values` (m x K) against `query` (K,).
 
     `extra_item`/`extra_value` add what the query's keys unknown to the bank contribute
     (the same for every candidate, so they shift raw distances but not the ranking).
+    D_value is the sum of absolute differences (`d_value="sum"`) or the number of values
+    that changed (`"count"`, where each unknown key counts one, as in D_item).
     """
     diff = values - query
     np.abs(diff, out=diff)
     d_item = np.count_nonzero(diff, axis=1) + extra_item
-    d_value = diff.sum(axis=1, dtype=np.float64) + extra_value
-    score = alpha * minmax(d_item.astype(np.float64)) + beta * minmax(d_value)
-    return Ranking(order=smallest_stable(score, n), d_item=d_item, d_value=d_value, score=score)
+    if d_value == "count":
+        distance = d_item.astype(np.float64)
+    else:
+        distance = diff.sum(axis=1, dtype=np.float64) + extra_value
+    score = alpha * minmax(d_item.astype(np.float64)) + beta * minmax(distance)
+    return Ranking(order=smallest_stable(score, n), d_item=d_item, d_value=distance, score=score)
 
 
 @dataclass
@@ -308,6 +317,7 @@ class EpisodicBank:
         n: int = 3,
         alpha: float = 0.5,
         beta: float = 0.5,
+        d_value: DValue = "sum",
     ) -> list[Retrieved]:
         """The top-n entries of the time window (Eq. 1-3); empty when the window is."""
         rows = self.window(t, t_delta)
@@ -323,6 +333,7 @@ class EpisodicBank:
             beta=beta,
             extra_item=extra_item,
             extra_value=extra_value,
+            d_value=d_value,
         )
         at = ranking.order if kept is None else kept[ranking.order]
         return [

@@ -99,3 +99,29 @@ def test_bad_options_are_a_config_error():
         make("warehouse", horizon=0)
     with pytest.raises(ConfigError, match="bad options"):
         make("warehouse", colour="red")
+
+
+def test_the_replications_defaults_twelve_shelves_and_no_state_hint() -> None:
+    env = make("warehouse")
+    assert env.config.shelves == 12
+    assert env.state_schema is None and env.initial_state is None
+    hinted = make("warehouse", state_hint="schema")
+    assert hinted.initial_state == {"occupied": 0, "shipped": 0}
+    assert hinted.state_schema is not None
+    assert set(hinted.state_schema["properties"]) == {"occupied", "shipped"}
+    clone = make("warehouse")
+    clone.load(hinted.save())
+    assert clone.initial_state == {"occupied": 0, "shipped": 0}
+
+
+def test_a_noop_makes_no_report_and_counts_wrong() -> None:
+    env = make("warehouse", horizon=3)
+    obs, _ = env.reset(seed=2)
+    expert = WarehouseExpert()
+    obs, reward, _, _, info = env.step(expert.act(obs))
+    assert reward == 1.0
+    expert.act(obs)  # the expert keeps counting; the environment gets no report
+    obs, reward, _, _, info = env.step(Action(id="noop"))
+    assert reward == 0.0 and info["correct"] is False and info["no_report"] is True
+    assert info["reported"] == [None, None]
+    assert env.metrics()["reports"] == 2 and env.metrics()["correct"] == 1

@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 from bounded.core import JSON, Action, ConfigError, IllegalActionError, Observation, Outcome
 from bounded.envs.base import Choices, TextEnv, with_action_mask
 from bounded.envs.craft import commands
-from bounded.envs.craft.actions import ACTION_DICTIONARY, ACTION_NAMES
-from bounded.envs.craft.data import PROTOSS_RESEARCH
+from bounded.envs.craft.actions import ACTION_DICTIONARY, ACTION_NAMES, EMPTY_ACTION
+from bounded.envs.craft.data import PROTOSS_RESEARCH, PROTOSS_STRUCTURES
 from bounded.envs.craft.maps import DEFAULT_MAP, MAPS
+from bounded.envs.craft.metrics import episode_metrics
 from bounded.envs.craft.render import state_dict, summary_text
 from bounded.envs.craft.world import World
 from bounded.envs.craft.zerg import STYLES
@@ -194,8 +195,16 @@ class CraftEnv(TextEnv):
         world = self.world
         tally = world.tally
         player = world.player
-        duration = max(world.time, 1e-9)
-        until_max = tally.until_max if tally.until_max > 0 else duration
+        paper = episode_metrics(
+            tally,
+            duration=world.time,
+            spent=player.spent,
+            researched=world.technologies_done(),
+            research_total=len(PROTOSS_RESEARCH),
+            structure_total=len(PROTOSS_STRUCTURES),
+        )
+        decisions = len(self._decisions)
+        actions = sum(len(ids) for ids in self._decisions)
         return {
             "victory": world.outcome == "victory",
             "outcome": world.outcome or "running",
@@ -203,10 +212,7 @@ class CraftEnv(TextEnv):
             "level": self.config.level,
             "style": self.config.style,
             "map": self.config.map,
-            "pbr": tally.blocked / until_max,
-            "rur": player.spent / duration,
-            "apu": tally.utilization / tally.ticks if tally.ticks else 0.0,
-            "tr": world.technologies_done() / len(PROTOSS_RESEARCH),
+            **paper,
             "resources_spent": player.spent,
             "resources_collected": player.collected,
             "supply_peak": tally.peak_supply,
@@ -217,10 +223,16 @@ class CraftEnv(TextEnv):
             "units_lost": sum(player.lost.values()),
             "units_killed": sum(player.killed.values()),
             "enemy_structures_left": len(world.enemy.structures),
-            "decisions": len(self._decisions),
+            "decisions": decisions,
             "actions_executed": self._executed,
             "actions_failed": self._failed,
+            "actions_per_step": actions / decisions if decisions else 0.0,
+            "game_actions_per_step": self._game_actions() / decisions if decisions else 0.0,
         }
+
+    def _game_actions(self) -> int:
+        """Actions given over the game, the empty action left out."""
+        return sum(1 for ids in self._decisions for i in ids if i != EMPTY_ACTION)
 
     def save(self) -> JSON:
         return {

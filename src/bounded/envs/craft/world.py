@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 from bounded.envs.craft import combat
 from bounded.envs.craft.combat import Stack
-from bounded.envs.craft.data import PROTOSS_RESEARCH, ZERG_UNITS
+from bounded.envs.craft.data import PROTOSS_RESEARCH, PROTOSS_STRUCTURES, ZERG_UNITS
 from bounded.envs.craft.maps import MAPS, Point, distance
+from bounded.envs.craft.metrics import Tally
 from bounded.envs.craft.sim import (
     CHRONO_SPEED,
     DEFEND_RADIUS,
@@ -53,21 +54,6 @@ class Vision:
             for key, n in kinds.items():
                 totals[key] = totals.get(key, 0) + n
         return totals
-
-
-@dataclass
-class Tally:
-    """Running sums behind the episode metrics."""
-
-    ticks: int = 0
-    utilization: float = 0.0
-    blocked: float = 0.0
-    until_max: float = 0.0
-    maxed_at: float = -1.0
-    peak_supply: float = 0.0
-    peak_army: float = 0.0
-    peak_workers: int = 0
-    peak_bases: int = 0
 
 
 class World:
@@ -488,15 +474,8 @@ class World:
         tally = self.tally
         player = self.player
         used, cap = player.supply_used(), player.supply_cap()
-        tally.ticks += 1
-        tally.utilization += used / cap if cap else 0.0
-        if tally.maxed_at < 0:
-            if used >= 200:
-                tally.maxed_at = self.time
-            else:
-                tally.until_max += dt
-                if used >= cap:
-                    tally.blocked += dt
+        tally.record(time=self.time, dt=dt, used=used, cap=cap, spent=player.spent)
+        tally.built.update(key for key in PROTOSS_STRUCTURES if player.has_done(key))
         tally.peak_supply = max(tally.peak_supply, used)
         tally.peak_army = max(tally.peak_army, player.army_supply())
         tally.peak_workers = max(tally.peak_workers, player.workers)

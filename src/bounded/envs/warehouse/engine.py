@@ -3,13 +3,22 @@
 After every event the agent reports the number of occupied shelves and the total
 number of items shipped so far. Nothing in an observation repeats those counts, so
 an agent must carry them across decisions: in its state, or by rereading a transcript.
+
+Two things follow the SKILL.state replication by default (the older forms stay options):
+- 12 shelves (`shelves`; this environment's first default was 8);
+- `state_hint = "none"`: the `state` contract gets no initial state and no schema, so the
+  agent must write a sufficient state itself (`"schema"`: it is handed the answer's layout,
+  `{"occupied": 0, "shipped": 0}` and its JSON schema).
+A `noop` action (what a contract executes for an unusable reply when its fallback is
+`no-op`) is accepted at any event: no report is made for that event, which counts as a
+wrong one.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -32,12 +41,28 @@ Events are shown once; the counts are never shown to you."""
 class WarehouseConfig(BaseModel):
     """Settings of one warehouse stream."""
 
-    shelves: int = Field(default=8, ge=1, le=1000)
-    """Number of shelves N."""
+    shelves: int = Field(default=12, ge=1, le=1000)
+    """Number of shelves N (12 as in the SKILL.state replication)."""
     horizon: int = Field(default=30, ge=1, le=100_000)
     """Number of events T in an episode."""
     p_wait: float = Field(default=0.2, ge=0.0, le=1.0)
     """Probability that an event is WAIT."""
+    state_hint: Literal["none", "schema"] = "none"
+    """What the environment suggests to the `state` contract: `none` (the replication's:
+    no initial state, no schema) or `schema` (the answer's layout and its JSON schema)."""
+
+
+NOOP = "noop"
+"""The id of the action that makes no report (see the module docstring)."""
+
+STATE_SCHEMA: JSON = {
+    "type": "object",
+    "properties": {
+        "occupied": {"type": "integer", "minimum": 0},
+        "shipped": {"type": "integer", "minimum": 0},
+    },
+}
+"""The state shape suggested under `state_hint = "schema"`."""
 
 
 class WarehouseEnv(TextEnv):
@@ -51,23 +76,29 @@ class WarehouseEnv(TextEnv):
 
     version = ENV_VERSION
 
-    def __init__(self, shelves: int = 8, horizon: int = 30, p_wait: float = 0.2) -> None:
-        self.config = WarehouseConfig(shelves=shelves, horizon=horizon, p_wait=p_wait)
+    def __init__(
+        self,
+        shelves: int = 12,
+        horizon: int = 30,
+        p_wait: float = 0.2,
+        state_hint: Literal["none", "schema"] = "none",
+    ) -> None:
+        self.config = WarehouseConfig(
+            shelves=shelves, horizon=horizon, p_wait=p_wait, state_hint=state_hint
+        )
         self.instructions = INSTRUCTIONS.format(shelves=self.config.shelves)
         self._events: list[tuple[str, int]] = []
         self._step = 0
         self._correct = 0
         self._seed: int | None = None
-        self.state_schema = {
-            "type": "object",
-            "properties": {
-                "occupied": {"type": "integer", "minimum": 0},
-                "shipped": {"type": "integer", "minimum": 0},
-            },
-        }
-        """The state shape suggested to the `state` contract."""
-        self.initial_state = {"occupied": 0, "shipped": 0}
+        self._apply_state_hint()
         self.init_spaces(self.choices, kinds=("stream",))
+
+    def _apply_state_hint(self) -> None:
+        """The state shape suggested to the `state` contract (none unless `schema`)."""
+        hinted = self.config.state_hint == "schema"
+        self.state_schema = dict(STATE_SCHEMA) if hinted else None
+        self.initial_state = {"occupied": 0, "shipped": 0} if hinted else None
 
     # -- the stream ---------------------------------------------------------
 
@@ -125,15 +156,17 @@ class WarehouseEnv(TextEnv):
         if not isinstance(action, Action) and not action:
             raise IllegalActionError("no action given")
         chosen = action if isinstance(action, Action) else action[0]
-        if chosen.id != "report":
+        if chosen.id not in ("report", NOOP):
             raise IllegalActionError(f"unknown action {chosen.id!r}: only 'report' is legal")
         self._step += 1
         truth = self.counts_after(self._step)
         reported = (chosen.args.get("occupied"), chosen.args.get("shipped"))
-        correct = reported == truth
+        correct = chosen.id == "report" and reported == truth
         self._correct += int(correct)
         terminated = self._step >= len(self._events)
         info = {"correct": correct, "expected": list(truth), "reported": list(reported)}
+        if chosen.id == NOOP:
+            info["no_report"] = True
         obs = self._observe()
         return obs, float(correct), terminated, False, with_action_mask(info, obs)
 
@@ -176,6 +209,7 @@ class WarehouseEnv(TextEnv):
     def load(self, data: JSON) -> None:
         self.config = WarehouseConfig(**data["config"])
         self.instructions = INSTRUCTIONS.format(shelves=self.config.shelves)
+        self._apply_state_hint()
         self._seed = data["seed"]
         self._events = self.generate(self.config, self._seed or 0)
         self._step = data["step"]

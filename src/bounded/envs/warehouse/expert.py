@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from bounded.core import Action, Observation
+from bounded.models.scripted import ScriptedModel
 
 
 class WarehouseExpert:
@@ -28,6 +29,7 @@ class WarehouseExpert:
 
 _STATE = re.compile(r"Your state: (\{.*\})")
 _EVENT = re.compile(r"Event \d+ of \d+: (\w+)")
+_EVENTS = re.compile(r"Event (\d+) of \d+: (STORE|SHIP|WAIT)(?: shelf (\d+))?")
 
 
 def state_keeping_reply(messages: list[dict[str, str]], constraint: Any = None) -> dict[str, Any]:
@@ -38,10 +40,47 @@ def state_keeping_reply(messages: list[dict[str, str]], constraint: Any = None) 
     if match_state is None or match_event is None:
         raise ValueError("not a state-contract warehouse prompt")
     state = json.loads(match_state.group(1))
-    occupied, shipped = state["occupied"], state["shipped"]
+    occupied, shipped = state.get("occupied", 0), state.get("shipped", 0)
     if match_event.group(1) == "STORE":
         occupied += 1
     elif match_event.group(1) == "SHIP":
         occupied, shipped = occupied - 1, shipped + 1
     counts = {"occupied": occupied, "shipped": shipped}
     return {"reasoning": "", "state_patch": counts, "action": {"id": "report", "args": counts}}
+
+
+def transcript_reading_reply(
+    messages: list[dict[str, str]], constraint: Any = None
+) -> dict[str, Any]:
+    """A `transcript`-contract reply that recounts every event the prompt still shows (its
+    own earlier replies are not read): for a scripted model in tests of the loop."""
+    events: dict[int, tuple[str, int]] = {}
+    for message in messages:
+        if message["role"] == "user":
+            for index, kind, shelf in _EVENTS.findall(message["content"]):
+                events[int(index)] = (kind, int(shelf or 0))
+    if not events:
+        raise ValueError("not a warehouse prompt")
+    occupied: set[int] = set()
+    shipped = 0
+    for _, (kind, shelf) in sorted(events.items()):
+        if kind == "STORE":
+            occupied.add(shelf)
+        elif kind == "SHIP":
+            occupied.discard(shelf)
+            shipped += 1
+    counts = {"occupied": len(occupied), "shipped": shipped}
+    return {"reasoning": "", "action": {"id": "report", "args": counts}}
+
+
+def counting_model() -> ScriptedModel:
+    """A scripted warehouse player for either contract: the state keeper on a `state`
+    prompt, the transcript reader otherwise (`model = "bounded.envs.warehouse.expert:
+    counting_model"` in an experiment file)."""
+
+    def reply(messages: list[dict[str, str]], constraint: Any) -> dict[str, Any]:
+        if _STATE.search(messages[-1]["content"]):
+            return state_keeping_reply(messages, constraint)
+        return transcript_reading_reply(messages, constraint)
+
+    return ScriptedModel(reply, id="scripted:warehouse-counter")
