@@ -5,11 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from bounded.stores.knowledge import GameKnowledge
-
-from bounded.core import JSON, Action, ConfigError, IllegalActionError, Observation, Outcome
+from bounded.core import (
+    JSON,
+    Action,
+    ConfigError,
+    IllegalActionError,
+    Observation,
+    Outcome,
+    first_validation_error,
+)
 from bounded.envs.base import Choices, TextEnv, with_action_mask
 from bounded.envs.nethack.game import NetHackGame
 from bounded.envs.nethack.knowledge import nethack_knowledge
@@ -17,6 +23,7 @@ from bounded.envs.nethack.progress import Progress
 from bounded.envs.nethack.render import INSTRUCTIONS, observation_state, observation_text
 from bounded.envs.nethack.screen import Stats, message, read_mode, screen_lines
 from bounded.envs.nethack.vocabulary import MODES, Mode, Word, words_for
+from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "1"
 
@@ -60,13 +67,16 @@ class NetHackEnv(TextEnv):
         prompt_limit: int = 100,
         full_map: bool = False,
     ) -> None:
-        self.config = NetHackConfig(
-            character=character,
-            max_steps=max_steps,
-            vocabulary=vocabulary,  # type: ignore[arg-type]
-            prompt_limit=prompt_limit,
-            full_map=full_map,
-        )
+        try:
+            self.config = NetHackConfig(
+                character=character,
+                max_steps=max_steps,
+                vocabulary=vocabulary,  # type: ignore[arg-type]
+                prompt_limit=prompt_limit,
+                full_map=full_map,
+            )
+        except ValidationError as exc:
+            raise ConfigError(f"bad NetHack settings: {first_validation_error(exc)}") from exc
         self.game = NetHackGame(character=character)
         self._seed: int | None = None
         self._actions: list[str] = []
@@ -161,9 +171,7 @@ class NetHackEnv(TextEnv):
             self._picking = False
         self._prompt_run = 0 if self._mode == "command" else self._prompt_run + 1
         lines = screen_lines(obs)
-        words = words_for(
-            self._mode, self.config.vocabulary, message(obs), lines, "\n".join(lines)
-        )
+        words = words_for(self._mode, self.config.vocabulary, message(obs), lines, "\n".join(lines))
         self._legal = {w.id: w for w in words}
         stats = Stats.of(obs)
         if stats.depth > 0:  # after the game ends NLE's statistics read all zero

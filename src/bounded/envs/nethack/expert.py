@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from bounded.core import Action, Observation
 from bounded.envs.nethack.vocabulary import DELTAS
 
-WALKABLE = frozenset(".#<>{_%)[?/=!(\"*$+`0^") | frozenset("abcdefghijklmnopqrstuvwxyz")
+WALKABLE = frozenset('.#<>{_%)[?/=!("*$+`0^') | frozenset("abcdefghijklmnopqrstuvwxyz")
 WALKABLE |= frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ&';:@")
 """Map characters the hero may step on (or attack into); walls `|` `-` only at doors."""
 SEARCHES_BEFORE_WANDERING = 20
@@ -179,8 +179,7 @@ def _frontier(rows: list[str], cell: tuple[int, int], level: _Level) -> bool:
         return False
     x, y = cell
     return any(
-        _char(rows, x + dx, y + dy) == " " and 0 <= y + dy < len(rows)
-        for dx, dy in DELTAS.values()
+        _char(rows, x + dx, y + dy) == " " and 0 <= y + dy < len(rows) for dx, dy in DELTAS.values()
     )
 
 

@@ -62,7 +62,9 @@ def observation_text(obs: dict[str, Any], mode: Mode, *, full_map: bool = False)
         if seen:
             parts.append("You see: " + "; ".join(s.render() for s in seen) + ".")
         grid = map_rows(obs)
-        parts.append("Map:\n" + ("\n".join(r.rstrip() for r in grid) if full_map else cropped_map(grid)))
+        parts.append(
+            "Map:\n" + ("\n".join(r.rstrip() for r in grid) if full_map else cropped_map(grid))
+        )
     parts.append("Status:\n" + _status(rows))
     items = inventory(obs)
     if items:

@@ -82,7 +82,9 @@ DELTAS: dict[str, tuple[int, int]] = {
 """Direction id -> (dx, dy) on the map (y grows southwards)."""
 
 FAR_MOVES: tuple[Word, ...] = tuple(
-    Word(f"far {w.id}", f"move far {w.id} (until something interesting)", _k(chr(w.keys[0]).upper()))
+    Word(
+        f"far {w.id}", f"move far {w.id} (until something interesting)", _k(chr(w.keys[0]).upper())
+    )
     for w in DIRECTIONS
 )
 
@@ -230,7 +232,10 @@ def menu_pages(screen: str) -> tuple[int, int] | None:
 
 def menu_answers(lines: list[str], screen: str) -> tuple[Word, ...]:
     """Each menu item's letter, the page keys where there are pages, and confirm."""
-    words = [Word(f"select {letter}", f"select {text[:60]}", _k(letter)) for letter, text in menu_items(lines)]
+    words = [
+        Word(f"select {letter}", f"select {text[:60]}", _k(letter))
+        for letter, text in menu_items(lines)
+    ]
     pages = menu_pages(screen)
     if pages is not None and pages[0] < pages[1]:
         words.append(Word("next page", "show the menu's next page", _k(">")))
@@ -240,7 +245,9 @@ def menu_answers(lines: list[str], screen: str) -> tuple[Word, ...]:
     return tuple(words)
 
 
-def words_for(mode: Mode, vocabulary: str, message: str, lines: list[str], screen: str) -> tuple[Word, ...]:
+def words_for(
+    mode: Mode, vocabulary: str, message: str, lines: list[str], screen: str
+) -> tuple[Word, ...]:
     """The legal actions of one decision (escape always among them)."""
     if mode == "command":
         return VOCABULARIES[vocabulary]
@@ -262,8 +269,8 @@ __all__ = [
     "CORE_COMMANDS",
     "DELTAS",
     "DIRECTIONS",
-    "ESC",
     "ENTER",
+    "ESC",
     "MODES",
     "VOCABULARIES",
     "Mode",
