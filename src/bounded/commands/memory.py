@@ -57,6 +57,18 @@ def bank_nethack(
     )
 
 
+@bank_app.command("babyai")
+def bank_babyai(
+    rounds: Annotated[int, typer.Option(help="Games the bot plays (tasks in turn).")] = 10,
+    seed: Annotated[int, typer.Option(help="First game seed.")] = 1_000,
+    out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/babyai.npz"),
+) -> None:
+    """Build the BabyAI bank from minigrid's bot's winning games on BALROG's tasks."""
+    from bounded.envs.babyai.bank import build_babyai_bank_command
+
+    typer.echo(build_babyai_bank_command(out, rounds=rounds, seed=seed))
+
+
 @bank_app.command("show")
 def bank_show(path: Annotated[Path, typer.Argument(help="A bank file.")]) -> None:
     """A bank's size, provenance and content hash (verified on load)."""

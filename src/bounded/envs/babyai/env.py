@@ -195,17 +195,16 @@ class BabyAIEnv(TextEnv):
             "steps": len(self._actions),
             "mission": self.mission,
             "level": self.config.level_id,
+            "ended_by": "victory" if victory else "step-limit" if self._done else "running",
             "victory": victory,
         }
 
     def outcome(self) -> Outcome:
         """See the class docstring."""
         metrics = self.metrics()
-        victory = bool(metrics["victory"])
-        ended = "victory" if victory else "step-limit" if self._done else "running"
         return Outcome(
-            victory=victory, score=metrics["reward"], progress=metrics["progression"],
-            ended_by=ended,
+            victory=bool(metrics["victory"]), score=metrics["reward"],
+            progress=metrics["progression"], ended_by=metrics["ended_by"],
         )  # fmt: skip
 
     def save(self) -> JSON:
