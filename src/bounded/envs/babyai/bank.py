@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bounded.core import victory_of
 from bounded.envs import make
-from bounded.envs.babyai.env import TASKS
+from bounded.envs.babyai.env import TASKS, BabyAIEnv
 from bounded.envs.babyai.expert import BabyAIExpert
 from bounded.runner.bank import record_game
 from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
@@ -29,6 +29,7 @@ def babyai_bank(
     for round_ in range(rounds):
         options = {"level": tasks[round_ % len(tasks)]}
         env = make(BABYAI_ENV, **options)
+        assert isinstance(env, BabyAIEnv)
         try:
             info, entries = record_game(
                 env, BabyAIExpert(env), seed=seed + round_, options=options, strategy="bot"

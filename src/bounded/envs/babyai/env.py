@@ -104,7 +104,9 @@ class BabyAIEnv(TextEnv):
         self.init_spaces(self.choices, kinds=("navigate",))
 
     def _make(self) -> Any:
-        kwargs = {} if self.config.max_steps is None else {"max_steps": self.config.max_steps}
+        kwargs: dict[str, Any] = {}
+        if self.config.max_steps is not None:
+            kwargs["max_steps"] = self.config.max_steps
         return gymnasium.make(self.config.level_id, **kwargs).unwrapped
 
     @property
@@ -181,7 +183,7 @@ class BabyAIEnv(TextEnv):
             kind="navigate",
             state=state,
             text=text,
-            legal=self.choices().legal,
+            legal=list(self.choices().legal),
             t=len(self._actions),
         )
 
