@@ -42,7 +42,8 @@ def nethack_rows(seeds: int, steps: int) -> list[dict[str, Any]]:
         print(
             f"{seed:>4}  {metrics['progression']:.4f}  {metrics['max_depth']:>5}  "
             f"{metrics['max_experience_level']:>3}  {metrics['score']:>6}  {metrics['turns']:>6}  "
-            f"{metrics['steps'] / metrics['seconds']:>7.0f}  {metrics['ended_by']} {metrics['cause']}",
+            f"{metrics['steps'] / metrics['seconds']:>7.0f}  "
+            f"{metrics['ended_by']} {metrics['cause']}",
             flush=True,
         )
     return rows
