@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 from bounded.core import Action, ConfigError, IllegalActionError
 from bounded.envs import make
-from bounded.envs.checker import check_bounded_env, trajectory_digest
+from bounded.envs.checker import check_bounded_env, play, trajectory_digest
 from bounded.envs.nethack import NetHackEnv
 
 OPTIONS = {"max_steps": 60}
@@ -166,3 +166,23 @@ def test_a_game_nle_ends_abruptly_is_recorded() -> None:
     assert terminated
     assert env.outcome().ended_by.startswith("aborted")
     assert env.metrics()["depth"] == 1  # the last live statistics, not NLE's zeros
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_random_legal_play_never_crashes_and_reports_how_it_ended(seed) -> None:
+    """Random legal actions meet every prompt kind; a game that ends says how."""
+    env = nethack(max_steps=300)
+    trajectory = play(env, seed, 300)  # checks legality and reports at every decision
+    outcome = env.outcome()
+    assert trajectory.ended and outcome.ended_by != "running"
+    if outcome.ended_by != "step-limit":
+        assert env.metrics()["cause"] and env.metrics()["depth"] >= 1
+
+
+def test_a_death_is_recorded_with_its_cause() -> None:
+    env = nethack(max_steps=400)
+    play(env, 3, 400)  # this seed's random play dies to a water moccasin
+    metrics = env.metrics()
+    assert metrics["ended_by"] == "death"
+    assert "water moccasin" in metrics["cause"]
+    assert metrics["depth"] == 1 and metrics["turns"] > 0  # the last live statistics

@@ -55,7 +55,8 @@ class NetHackGame:
     over: bool = False
     end_reason: str = ""
     cause: str = ""
-    """How the hero died: the end screens' `killed by ...`, else the message at the death."""
+    """How the game ended: the end screens' `killed by ...`, else the last message seen."""
+    last_message: str = ""
 
     def start(self, seed: int) -> dict[str, Any]:
         """A fresh game for `seed`: its first observation."""
@@ -71,7 +72,7 @@ class NetHackGame:
             self.obs, _ = self.env.reset()
         except Exception as exc:
             raise BoundedError(f"NLE could not start a game for seed {seed}: {exc}") from exc
-        self.over, self.end_reason, self.cause = False, "", ""
+        self.over, self.end_reason, self.cause, self.last_message = False, "", "", ""
         return self.obs
 
     def press(self, keys: tuple[int, ...]) -> KeyResult:
@@ -94,9 +95,15 @@ class NetHackGame:
             return 0.0
         self.obs = obs
         self._read_cause()
+        text = " ".join(message(obs).split())
+        if text:
+            self.last_message = text
         if terminated or truncated:
             status = getattr(info.get("end_status"), "name", str(info.get("end_status")))
-            self._end(_END_REASONS.get(status, f"nle-{status}".lower()))
+            reason = _END_REASONS.get(status, f"nle-{status}".lower())
+            if "Still climb" in self.last_message:
+                reason = "escaped (climbed out of the dungeon)"
+            self._end(reason)
         return float(reward)
 
     def _finish_after_death(self) -> None:
@@ -118,6 +125,9 @@ class NetHackGame:
     def _end(self, reason: str) -> None:
         if not self.over:
             self.over, self.end_reason = True, reason
+            # NLE's last observation of a finished game is blank: the last message seen
+            # is the best account of how it ended (a death, climbing out of the dungeon).
+            self.cause = self.cause or self.last_message
 
     def _index(self, key: int) -> int:
         return _KEY_INDEX[key]
