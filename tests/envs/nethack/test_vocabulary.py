@@ -39,3 +39,9 @@ def test_every_word_sends_keys_nle_accepts_and_ids_are_unique() -> None:
         assert all(known_key(k) for w in vocabulary for k in w.keys)
     assert len(BALROG_COMMANDS) <= 60  # a prompt lists at most 60 legal actions
     assert len(CORE_COMMANDS) < len(BALROG_COMMANDS)
+
+
+def test_menu_items_are_found_beside_the_map_and_once_selected() -> None:
+    lines = ["|....|        What would you like to pick up?", "|..@.|        a + an apple"]
+    lines.append("-----         b - a dagger")
+    assert menu_items(lines) == [("a", "an apple"), ("b", "a dagger")]

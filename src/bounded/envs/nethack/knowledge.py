@@ -26,8 +26,8 @@ GAME = "nethack"
 RULES_FILE = "rules.json"
 SKILL_FILES = {"hand": "skills_hand.json", "templates": "skills_templates.json"}
 
-NETHACK_KEYS = StateKeys(floor=("depth",), enemies=("monsters",), player=("no-player",))
-"""Where NetHack's state keeps each fact (the hero's HP at the top of the state)."""
+NETHACK_KEYS = StateKeys(floor=("depth",), enemies=("monsters",))
+"""Where NetHack's state keeps each fact (the hero's HP is at the top of the state)."""
 
 
 def nethack_situation(obs: Observation) -> Situation:

@@ -30,8 +30,6 @@ OBJECT_CLASSES = {
 }  # fmt: skip
 HUNGER = ("satiated", "not hungry", "hungry", "weak", "fainting", "fainted", "starved")
 
-_BL = nethack  # the NLE_BL_* indices of blstats
-
 
 def _decode(row: Any) -> str:
     return bytes(np.asarray(row, dtype=np.uint8)).decode("latin-1")
@@ -89,23 +87,23 @@ class Stats:
     @classmethod
     def of(cls, obs: dict[str, Any]) -> Stats:
         b = [int(v) for v in obs["blstats"]]
-        hunger = b[_BL.NLE_BL_HUNGER]
+        hunger = b[nethack.NLE_BL_HUNGER]
         return cls(
-            x=b[_BL.NLE_BL_X],
-            y=b[_BL.NLE_BL_Y],
-            hp=b[_BL.NLE_BL_HP],
-            max_hp=b[_BL.NLE_BL_HPMAX],
-            depth=b[_BL.NLE_BL_DEPTH],
-            dlvl=b[_BL.NLE_BL_DLEVEL],
-            dungeon=b[_BL.NLE_BL_DNUM],
-            gold=b[_BL.NLE_BL_GOLD],
-            energy=b[_BL.NLE_BL_ENE],
-            max_energy=b[_BL.NLE_BL_ENEMAX],
-            ac=b[_BL.NLE_BL_AC],
-            xp_level=b[_BL.NLE_BL_XP],
-            xp_points=b[_BL.NLE_BL_EXP],
-            turn=b[_BL.NLE_BL_TIME],
-            score=b[_BL.NLE_BL_SCORE],
+            x=b[nethack.NLE_BL_X],
+            y=b[nethack.NLE_BL_Y],
+            hp=b[nethack.NLE_BL_HP],
+            max_hp=b[nethack.NLE_BL_HPMAX],
+            depth=b[nethack.NLE_BL_DEPTH],
+            dlvl=b[nethack.NLE_BL_DLEVEL],
+            dungeon=b[nethack.NLE_BL_DNUM],
+            gold=b[nethack.NLE_BL_GOLD],
+            energy=b[nethack.NLE_BL_ENE],
+            max_energy=b[nethack.NLE_BL_ENEMAX],
+            ac=b[nethack.NLE_BL_AC],
+            xp_level=b[nethack.NLE_BL_XP],
+            xp_points=b[nethack.NLE_BL_EXP],
+            turn=b[nethack.NLE_BL_TIME],
+            score=b[nethack.NLE_BL_SCORE],
             hunger=HUNGER[hunger] if 0 <= hunger < len(HUNGER) else "unknown",
         )
 

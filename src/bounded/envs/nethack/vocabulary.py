@@ -176,7 +176,9 @@ TEXT_ANSWERS: tuple[Word, ...] = (
 # -- answers read from the screen -----------------------------------------------------
 
 _BRACKETS = re.compile(r"\[([^\]]*)\]\s*$")
-_MENU_ITEM = re.compile(r"^\s{0,80}?([a-zA-Z$]) - (.+?)\s*$")
+_MENU_ITEM = re.compile(r"(?:^|\s)([a-zA-Z$]) [-+#] (.+?)\s*$")
+"""A menu line `f - 3 food rations` (`+` or `#` once selected), wherever the menu's column
+starts: the map may still show to its left."""
 _PAGES = re.compile(r"\((\d+) of (\d+)\)")
 
 _ANSWER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ$-*0123456789")
@@ -217,7 +219,7 @@ def menu_items(lines: list[str]) -> list[tuple[str, str]]:
     items: list[tuple[str, str]] = []
     seen: set[str] = set()
     for line in lines:
-        match = _MENU_ITEM.match(line)
+        match = _MENU_ITEM.search(line)
         if match and match.group(1) not in seen:
             seen.add(match.group(1))
             items.append((match.group(1), match.group(2)))
