@@ -37,3 +37,13 @@ def test_every_contract_plays_a_babyai_mission(tmp_path, contract) -> None:
     assert run.status == "completed" and run.env_id == "bounded/BabyAI-v0"
     assert run.outcome["ended_by"] in ("victory", "step-limit")
     assert run.outcome["progress"] == (1.0 if run.outcome["victory"] else 0.0)
+
+
+def test_bank_babyai_command_writes_the_bank(tmp_path, capsys) -> None:
+    from bounded.cli import main
+    from bounded.stores.episodic import EpisodicBank
+
+    out = tmp_path / "babyai.npz"
+    main(["bank", "babyai", "--rounds", "2", "--seed", "0", "--out", str(out)])
+    assert "kept 2 winning games of 2" in capsys.readouterr().out
+    assert len(EpisodicBank.load(out)) > 0

@@ -78,3 +78,13 @@ def test_the_embedded_model_plays_a_few_nethack_decisions(tmp_path) -> None:
     assert run.status == "completed" and len(decisions) == 3
     assert all(d.completion is not None and d.prompt_tokens > 0 for d in decisions)
     assert run.outcome["steps"] == 3
+
+
+def test_bank_nethack_command_writes_the_bank(tmp_path, capsys) -> None:
+    from bounded.cli import main
+
+    out = tmp_path / "nethack.npz"
+    main(["bank", "nethack", "--games", "2", "--keep", "1", "--max-steps", "30", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert "kept the best 1 of 2 games, 30 entries" in printed
+    assert len(EpisodicBank.load(out)) == 30
