@@ -73,7 +73,10 @@ def run_summary(run: RunRecord, archive: Path) -> Table:
 
 @app.command()
 def run(
-    env: Annotated[str, typer.Argument(help="Environment: warehouse, spire, craft, workbench.")],
+    env: Annotated[
+        str,
+        typer.Argument(help="Environment: warehouse, spire, craft, workbench, nethack, babyai."),
+    ],
     contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = "state",
     model: ModelOption = "local",
     model_for: Annotated[

@@ -41,6 +41,34 @@ def bank_craft(
     )
 
 
+@bank_app.command("nethack")
+def bank_nethack(
+    games: Annotated[int, typer.Option(help="Scripted games to play.")] = 8,
+    keep: Annotated[int, typer.Option(help="Best games kept in the bank.")] = 3,
+    max_steps: Annotated[int, typer.Option(help="Decisions per game.")] = 1_000,
+    seed: Annotated[int, typer.Option(help="First game seed.")] = 0,
+    out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/nethack.npz"),
+) -> None:
+    """Build the NetHack bank from the explore-and-descend player's best games."""
+    from bounded.envs.nethack.bank import build_nethack_bank_command
+
+    typer.echo(
+        build_nethack_bank_command(out, games=games, keep=keep, max_steps=max_steps, seed=seed)
+    )
+
+
+@bank_app.command("babyai")
+def bank_babyai(
+    rounds: Annotated[int, typer.Option(help="Games the bot plays (tasks in turn).")] = 10,
+    seed: Annotated[int, typer.Option(help="First game seed.")] = 1_000,
+    out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/babyai.npz"),
+) -> None:
+    """Build the BabyAI bank from minigrid's bot's winning games on BALROG's tasks."""
+    from bounded.envs.babyai.bank import build_babyai_bank_command
+
+    typer.echo(build_babyai_bank_command(out, rounds=rounds, seed=seed))
+
+
 @bank_app.command("show")
 def bank_show(path: Annotated[Path, typer.Argument(help="A bank file.")]) -> None:
     """A bank's size, provenance and content hash (verified on load)."""

@@ -28,6 +28,8 @@ ENV_IDS: dict[str, str] = {
     "spire": "bounded/Spire-v0",
     "craft": "bounded/Craft-v0",
     "workbench": "bounded/Workbench-v0",
+    "nethack": "bounded/NetHack-v0",
+    "babyai": "bounded/BabyAI-v0",
 }
 """Short name -> Gymnasium id."""
 
@@ -36,6 +38,8 @@ _ENTRY_POINTS: dict[str, str] = {
     "bounded/Spire-v0": "bounded.envs.spire:SpireEnv",
     "bounded/Craft-v0": "bounded.envs.craft:CraftEnv",
     "bounded/Workbench-v0": "bounded.envs.workbench:WorkbenchEnv",
+    "bounded/NetHack-v0": "bounded.envs.nethack:NetHackEnv",
+    "bounded/BabyAI-v0": "bounded.envs.babyai:BabyAIEnv",
 }
 
 ENVS = Registry("environment", "bounded.envs")

@@ -1,0 +1,235 @@
+"""`bounded/BabyAI-v0`: minigrid's BabyAI levels as text, with BALROG's six actions and
+its success metric (progression 1 when the mission is accomplished, else 0)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import minigrid  # noqa: F401 (registers the BabyAI levels with Gymnasium)
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from bounded.core import (
+    JSON,
+    Action,
+    ConfigError,
+    IllegalActionError,
+    Observation,
+    Outcome,
+    first_validation_error,
+)
+from bounded.envs.babyai.describe import describe
+from bounded.envs.base import Choices, TextEnv, with_action_mask
+
+ENV_VERSION = "1"
+
+ACTIONS: dict[str, str] = {
+    "turn left": "turn to the left",
+    "turn right": "turn to the right",
+    "go forward": "take one step forward",
+    "pick up": "pick up the object in front of you",
+    "drop": "drop the object that you are holding",
+    "toggle": "manipulate the object in front of you (open a door)",
+}
+"""BALROG's BabyAI actions, in minigrid's order (action index = position)."""
+
+TASKS: dict[str, str] = {
+    "goto": "BabyAI-GoToLocal-v0",
+    "pickup": "BabyAI-PickupLoc-v0",
+    "open": "BabyAI-OpenDoorLoc-v0",
+    "putnext": "BabyAI-PutNextLocal-v0",
+    "pick_up_seq_go_to": "BabyAI-SynthLoc-v0",
+}
+"""BALROG's five BabyAI-Text tasks (BabyAI-MixedTrainLocal-v0 split by instruction type)
+-> the closest level minigrid ships (single-room levels of the same instruction type;
+MixedTrainLocal itself is BabyAI-Text's, not minigrid's)."""
+
+INSTRUCTIONS = """\
+You are an agent playing a simple navigation game in a grid world. Your goal is to
+{mission}. Each turn you see what is in front of you and to your sides (steps left or
+right, and steps forward), and you choose one action:
+{actions}
+Tips: once the object you want to interact with or pick up is right in front of you
+(1 step forward), use toggle or pick up. Repeating an action that does not change what
+you see makes no sense."""
+
+
+class BabyAIConfig(BaseModel):
+    """Settings of a BabyAI episode."""
+
+    level: str = "goto"
+    """One of BALROG's tasks (`goto`, `pickup`, `open`, `putnext`, `pick_up_seq_go_to`)
+    or any minigrid BabyAI id (`BabyAI-GoToLocal-v0`)."""
+    max_steps: int | None = Field(default=None, ge=1, le=100_000)
+    """Steps before the episode is truncated (None: the level's own limit)."""
+
+    @field_validator("level")
+    @classmethod
+    def _known(cls, level: str) -> str:
+        level_id = TASKS.get(level, level)
+        if not level_id.startswith("BabyAI-") or level_id not in gymnasium.registry:
+            raise ValueError(f"unknown BabyAI level {level!r} (tasks: {', '.join(TASKS)})")
+        return level
+
+    @property
+    def level_id(self) -> str:
+        return TASKS.get(self.level, self.level)
+
+
+class BabyAIEnv(TextEnv):
+    """`bounded/BabyAI-v0`: one BabyAI mission per episode, one action per decision.
+
+    Outcome: `victory` when the mission is accomplished (BALROG's progression 1, else 0);
+    `score` minigrid's reward (1 - 0.9 x steps / max steps on success); `progress` the
+    progression; `ended_by` `victory`, `step-limit` or `running`.
+    """
+
+    version = ENV_VERSION
+
+    def __init__(self, level: str = "goto", max_steps: int | None = None) -> None:
+        try:
+            self.config = BabyAIConfig(level=level, max_steps=max_steps)
+        except ValidationError as exc:
+            raise ConfigError(f"bad BabyAI settings: {first_validation_error(exc)}") from exc
+        self._env = self._make()
+        self._seed: int | None = None
+        self._actions: list[str] = []
+        self._obs: dict[str, Any] = {}
+        self._reward = 0.0
+        self._done = False
+        self._truncated = False
+        self.init_spaces(self.choices, kinds=("navigate",))
+
+    def _make(self) -> Any:
+        kwargs: dict[str, Any] = {}
+        if self.config.max_steps is not None:
+            kwargs["max_steps"] = self.config.max_steps
+        return gymnasium.make(self.config.level_id, **kwargs).unwrapped
+
+    @property
+    def minigrid(self) -> Any:
+        """The underlying minigrid level (for the scripted player)."""
+        return self._env
+
+    # -- Gymnasium API ------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            raise ConfigError(f"bounded/BabyAI-v0 takes no reset options, got {sorted(options)}")
+        self._start(0 if seed is None else int(seed))
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed, "mission": self.mission}, obs)
+
+    def step(
+        self, action: Action | Sequence[Action]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
+        if self._done:
+            raise IllegalActionError("the episode is over: call reset()")
+        actions = [action] if isinstance(action, Action) else list(action)
+        if len(actions) != 1 or actions[0].id not in ACTIONS:
+            raise IllegalActionError(f"one of {', '.join(ACTIONS)} per decision")
+        reward = self._act(actions[0].id)
+        obs = self._observe()
+        terminated = self._done and not self._truncated
+        return obs, reward, terminated, self._truncated, with_action_mask({}, obs)
+
+    def choices(self) -> Choices:
+        legal = [] if self._done else [Action(id=k, label=v) for k, v in ACTIONS.items()]
+        return Choices(legal=legal, max_actions=1)
+
+    def _start(self, seed: int) -> None:
+        self._seed = seed
+        with contextlib.redirect_stdout(io.StringIO()):  # minigrid prints rejected samples
+            self._obs, _ = self._env.reset(seed=seed)
+        self._actions, self._reward, self._done, self._truncated = [], 0.0, False, False
+        self.instructions = INSTRUCTIONS.format(
+            mission=self.mission,
+            actions="\n".join(f"- {k}: {v}" for k, v in ACTIONS.items()),
+        )
+
+    def _act(self, action_id: str) -> float:
+        obs, reward, terminated, truncated, _ = self._env.step(list(ACTIONS).index(action_id))
+        self._obs = obs
+        self._actions.append(action_id)
+        self._reward += float(reward)
+        self._done = bool(terminated or truncated)
+        self._truncated = bool(truncated) and not terminated
+        return float(reward)
+
+    @property
+    def mission(self) -> str:
+        return str(self._obs.get("mission", ""))
+
+    def _observe(self) -> Observation:
+        lines = describe(self._obs["image"], self._env.carrying)
+        text = f"Mission: {self.mission}\n\n" + "\n".join(
+            line.removeprefix("You see ") for line in lines
+        )
+        state = {
+            "mission": self.mission,
+            "direction": int(self._obs["direction"]),
+            "step": len(self._actions),
+            "carrying": lines[0].removeprefix("You carry ") if self._env.carrying else None,
+            "seen": len(lines),
+        }
+        return Observation(
+            kind="navigate",
+            state=state,
+            text=text,
+            legal=list(self.choices().legal),
+            t=len(self._actions),
+        )
+
+    # -- reports, save and load ---------------------------------------------------------
+
+    def metrics(self) -> dict[str, Any]:
+        victory = self._reward > 0
+        return {
+            "progression": 1.0 if victory else 0.0,
+            "reward": self._reward,
+            "steps": len(self._actions),
+            "mission": self.mission,
+            "level": self.config.level_id,
+            "ended_by": "victory" if victory else "step-limit" if self._done else "running",
+            "victory": victory,
+        }
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        metrics = self.metrics()
+        return Outcome(
+            victory=bool(metrics["victory"]), score=metrics["reward"],
+            progress=metrics["progression"], ended_by=metrics["ended_by"],
+        )  # fmt: skip
+
+    def save(self) -> JSON:
+        """The level, seed and actions taken (a load replays them)."""
+        return {
+            "version": ENV_VERSION,
+            "config": self.config.model_dump(),
+            "seed": self._seed,
+            "actions": list(self._actions),
+        }
+
+    def load(self, data: JSON) -> None:
+        try:
+            self.config = BabyAIConfig(**data["config"])
+            seed, actions = int(data["seed"] or 0), list(data["actions"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"not a BabyAI save: {exc}") from exc
+        self._env = self._make()
+        self._start(seed)
+        for action_id in actions:
+            if action_id not in ACTIONS or self._done:
+                raise ConfigError(f"the save's action {action_id!r} does not replay")
+            self._act(action_id)
+
+
+__all__ = ["ACTIONS", "TASKS", "BabyAIConfig", "BabyAIEnv"]

@@ -1,0 +1,258 @@
+"""`bounded/NetHack-v0`: NetHack through NLE, as text, with legal actions in words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from bounded.core import (
+    JSON,
+    Action,
+    ConfigError,
+    IllegalActionError,
+    Observation,
+    Outcome,
+    first_validation_error,
+)
+from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.nethack.game import NetHackGame
+from bounded.envs.nethack.knowledge import nethack_knowledge
+from bounded.envs.nethack.progress import Progress
+from bounded.envs.nethack.render import INSTRUCTIONS, observation_state, observation_text
+from bounded.envs.nethack.screen import Stats, message, read_mode, screen_lines
+from bounded.envs.nethack.vocabulary import MODES, Mode, Word, words_for
+from bounded.stores.knowledge import GameKnowledge
+
+ENV_VERSION = "1"
+
+_POSITION_PROMPTS = ("Where do you want", "Pick an object", "Pick a monster")
+
+
+class NetHackConfig(BaseModel):
+    """Settings of a NetHack game."""
+
+    character: str = "@"
+    """NetHack's character: `@` random per seed (the challenge's), or
+    `role-race-gender-alignment`, e.g. `val-dwa-fem-law`."""
+    max_steps: int = Field(default=10_000, ge=1, le=1_000_000)
+    """Decisions before the episode is truncated (`ended_by = "step-limit"`)."""
+    vocabulary: Literal["balrog", "core"] = "balrog"
+    """The commands offered when the game waits for one (see `vocabulary`)."""
+    prompt_limit: int = Field(default=100, ge=1)
+    """Decisions in a row spent in questions, menus and --More-- before the episode ends
+    (`ended_by = "stuck in a prompt"`): an unexpected prompt never loops for ever."""
+    full_map: bool = False
+    """Show the whole 21 x 79 map instead of the part seen so far."""
+
+
+class NetHackEnv(TextEnv):
+    """`bounded/NetHack-v0`: one NetHack game per episode, one decision per action.
+
+    Outcome: `victory` only on an ascension; `score` NetHack's own in-game score;
+    `progress` BALROG's progression (the human-data win probability of the deepest
+    dungeon level or highest experience level reached); `ended_by` `death`, `step-limit`,
+    `stuck in a prompt`, `nle-error: ...`, `aborted ...` or `running`.
+    """
+
+    version = ENV_VERSION
+    instructions = INSTRUCTIONS
+
+    def __init__(
+        self,
+        character: str = "@",
+        max_steps: int = 10_000,
+        vocabulary: str = "balrog",
+        prompt_limit: int = 100,
+        full_map: bool = False,
+    ) -> None:
+        try:
+            self.config = NetHackConfig(
+                character=character,
+                max_steps=max_steps,
+                vocabulary=vocabulary,  # type: ignore[arg-type]
+                prompt_limit=prompt_limit,
+                full_map=full_map,
+            )
+        except ValidationError as exc:
+            raise ConfigError(f"bad NetHack settings: {first_validation_error(exc)}") from exc
+        self.game = NetHackGame(character=character)
+        self._seed: int | None = None
+        self._actions: list[str] = []
+        self._steps = 0
+        self._prompt_run = 0
+        self._picking = False
+        self._ended_by = ""
+        self._truncated = False
+        self._progress = Progress()
+        self._legal: dict[str, Word] = {}
+        self._mode: Mode = "command"
+        self._stats: Stats | None = None
+        self.init_spaces(self.choices, kinds=MODES)
+
+    # -- Gymnasium API ------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            raise ConfigError(f"bounded/NetHack-v0 takes no reset options, got {sorted(options)}")
+        self._start(0 if seed is None else int(seed))
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed}, obs)
+
+    def step(
+        self, action: Action | Sequence[Action]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
+        if self._ended_by:
+            raise IllegalActionError("the game is over: call reset()")
+        actions = [action] if isinstance(action, Action) else list(action)
+        if len(actions) != 1:
+            raise IllegalActionError(f"one action per decision, got {len(actions)}")
+        word = self._legal.get(actions[0].id)
+        if word is None:
+            raise IllegalActionError(
+                f"{actions[0].id!r} is not legal now (legal: {', '.join(self._legal)})"
+            )
+        reward = self._act(word)
+        obs = self._observe()
+        info = {"mode": self._mode, "ended_by": self._ended_by}
+        terminated = bool(self._ended_by) and not self._truncated
+        return obs, reward, terminated, self._truncated, with_action_mask(info, obs)
+
+    def choices(self) -> Choices:
+        return Choices(legal=[w.action() for w in self._legal.values()], max_actions=1)
+
+    def close(self) -> None:
+        self.game.close()
+        super().close()
+
+    def game_knowledge(self) -> GameKnowledge:
+        """NetHack's L3 rules, L5 seed skills and situation reader (`knowledge`)."""
+        return nethack_knowledge()
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _start(self, seed: int) -> None:
+        self._seed = seed
+        self.game.start(seed)
+        self._actions, self._steps, self._prompt_run = [], 0, 0
+        self._picking, self._ended_by, self._truncated = False, "", False
+        self._progress = Progress()
+        self._stats = None
+        self._read()
+
+    def _act(self, word: Word) -> float:
+        before = self._mode
+        result = self.game.press(word.keys)
+        self._actions.append(word.id)
+        self._steps += 1
+        if before == "position" and word.id in ("confirm", "esc"):
+            self._picking = False
+        if any(p in message(self.game.obs) for p in _POSITION_PROMPTS):
+            self._picking = True
+        self._read()
+        if result.over:
+            self._end(result.end_reason)
+        elif self._mode != "command" and self._prompt_run >= self.config.prompt_limit:
+            self._end("stuck in a prompt", truncated=True)
+        elif self._steps >= self.config.max_steps:
+            self._end("step-limit", truncated=True)
+        return result.reward
+
+    def _read(self) -> None:
+        """Update the mode, legal actions, progress and the prompt counter from the screen."""
+        obs = self.game.obs
+        self._mode = read_mode(obs, self._picking)
+        if self._mode != "position":
+            self._picking = False
+        self._prompt_run = 0 if self._mode == "command" else self._prompt_run + 1
+        lines = screen_lines(obs)
+        words = words_for(self._mode, self.config.vocabulary, message(obs), lines, "\n".join(lines))
+        self._legal = {w.id: w for w in words}
+        stats = Stats.of(obs)
+        if stats.depth > 0:  # after the game ends NLE's statistics read all zero
+            self._stats = stats
+            self._progress.update(stats.depth, stats.xp_level)
+
+    def _end(self, reason: str, *, truncated: bool = False) -> None:
+        self._ended_by, self._truncated = reason, truncated
+        self._legal = {}
+        self.game.close()
+
+    def _observe(self) -> Observation:
+        obs = self.game.obs
+        text = observation_text(obs, self._mode, full_map=self.config.full_map)
+        if self._ended_by:
+            text = f"The game is over: {self._ended_by}.\n\n{text}"
+        return Observation(
+            kind=self._mode,
+            state=observation_state(obs, self._mode, self._progress.progression),
+            text=text,
+            legal=[w.action() for w in self._legal.values()],
+            t=self._steps,
+        )
+
+    # -- reports ------------------------------------------------------------------------
+
+    def metrics(self) -> dict[str, Any]:
+        stats = self._stats
+        return {
+            "progression": self._progress.progression,
+            "depth": stats.depth if stats else 1,
+            "max_depth": self._progress.max_depth,
+            "experience_level": stats.xp_level if stats else 1,
+            "max_experience_level": self._progress.max_xp_level,
+            "score": stats.score if stats else 0,
+            "turns": stats.turn if stats else 0,
+            "steps": self._steps,
+            "hp": stats.hp if stats else 0,
+            "ended_by": self._ended_by or "running",
+            "cause": self.game.cause,
+            "victory": self._ascended(),
+        }
+
+    def _ascended(self) -> bool:
+        return "ascended" in self.game.cause
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        metrics = self.metrics()
+        victory = bool(metrics["victory"])
+        return Outcome(
+            victory=victory,
+            score=float(metrics["score"]),
+            progress=1.0 if victory else float(metrics["progression"]),
+            ended_by="victory" if victory else str(metrics["ended_by"]),
+        )
+
+    # -- save and load (replay) ---------------------------------------------------------
+
+    def save(self) -> JSON:
+        """The seed and the actions taken: NLE has no snapshot, so a load replays them."""
+        return {
+            "version": ENV_VERSION,
+            "config": self.config.model_dump(),
+            "seed": self._seed,
+            "actions": list(self._actions),
+        }
+
+    def load(self, data: JSON) -> None:
+        try:
+            self.config = NetHackConfig(**data["config"])
+            seed, actions = data["seed"], list(data["actions"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"not a NetHack save: {exc}") from exc
+        self.game = NetHackGame(character=self.config.character)
+        self._start(int(seed or 0))
+        for number, action_id in enumerate(actions):
+            word = self._legal.get(action_id)
+            if word is None or self._ended_by:
+                raise ConfigError(f"the save's action {number} ({action_id!r}) does not replay")
+            self._act(word)
+
+
+__all__ = ["ENV_VERSION", "NetHackConfig", "NetHackEnv"]
