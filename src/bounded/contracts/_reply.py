@@ -139,6 +139,16 @@ def cut_text(decision: Decision, field: str, text: str, limit: int) -> str:
     return text[:limit]
 
 
+def closed_object(properties: JSON) -> JSON:
+    """The JSON schema of an object with exactly these properties, all required."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
 def action_with_args_schema(action: Action) -> JSON:
     """`{"id": <this action>, "args": {...}}` for an action whose arguments the agent fills in."""
     return {

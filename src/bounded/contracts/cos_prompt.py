@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from bounded.contracts._reply import action_with_args_schema, resolve_action
+from bounded.contracts._reply import action_with_args_schema, closed_object, resolve_action
 from bounded.core import JSON, Action, Observation
 
 ROLE = """\
@@ -103,14 +103,14 @@ def system_prompt(instructions: str, decisions: int, *, strategy: bool = False) 
 def reply_schema(legal: list[Action], decisions: int, chars: int) -> JSON:
     """The reply's shape: the analysis, the suggestions and up to `decisions` decisions."""
     text: JSON = {"type": "string", "maxLength": chars}
-    situation = _object({part: text for part in SITUATION_PARTS})
-    analysis = _object(
+    situation = closed_object({part: text for part in SITUATION_PARTS})
+    analysis = closed_object(
         {part: situation if part == "our_situation" else text for part in ANALYSIS_PARTS}
     )
-    return _object(
+    return closed_object(
         {
             "analysis": analysis,
-            "suggestions": _object({area: text for area in SUGGESTION_AREAS}),
+            "suggestions": closed_object({area: text for area in SUGGESTION_AREAS}),
             "decisions": {
                 "type": "array",
                 "items": decision_item_schema(legal),
@@ -119,15 +119,6 @@ def reply_schema(legal: list[Action], decisions: int, chars: int) -> JSON:
             },
         }
     )
-
-
-def _object(properties: JSON) -> JSON:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
 
 
 def tag(action_id: str) -> str:

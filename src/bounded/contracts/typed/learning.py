@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from bounded.contracts._reply import extract_json_object
+from bounded.contracts._reply import closed_object, extract_json_object
 from bounded.contracts.typed.config import PostrunSettings
 from bounded.core import JSON, Completion, Decision, Model, Observation, Outcome
 from bounded.stores.budget import fit_block
@@ -199,7 +199,7 @@ class Learner:
 
     def write_notes(self) -> None:
         book = self.stores.summaries
-        schema = _object({"note": _prose(self.settings.note_chars)})
+        schema = closed_object({"note": _prose(self.settings.note_chars)})
         for episode in self.episodes_in_order():
             if not self.budget_left:
                 return
@@ -256,7 +256,7 @@ class Learner:
     def fill_templates(self) -> None:
         """Fill (or revise) the scaffolded skills whose trigger held during this run."""
         library = self.stores.skills
-        schema = _object({"text": _prose(self.settings.skill_chars)})
+        schema = closed_object({"text": _prose(self.settings.skill_chars)})
         for skill_id in self.digest.matched_skills:
             skill = library.get(skill_id)
             if skill is None or not skill.scaffold or not self.budget_left:
@@ -329,7 +329,7 @@ class Learner:
 
     def _proposal_schema(self, kinds: list[str], enemies: list[str]) -> JSON:
         names = {"type": "array", "items": {"type": "string", "enum": enemies}, "maxItems": 3}
-        item = _object(
+        item = closed_object(
             {
                 "title": {"type": "string", "minLength": 3, "maxLength": 60},
                 "text": _prose(self.settings.skill_chars),
@@ -347,7 +347,7 @@ class Learner:
             item["properties"]["enemies"] = names
             item["required"].append("enemies")
         skills = {"type": "array", "items": item, "maxItems": self.settings.new_skills}
-        return _object({"skills": skills})
+        return closed_object({"skills": skills})
 
     def _skill_from(self, raw: Any) -> Skill | None:
         """A learned skill from one proposal; None (and a rejected verdict) when malformed."""
@@ -379,15 +379,6 @@ PROSE_MIN_CHARS = 20
 
 def _prose(max_chars: int) -> JSON:
     return {"type": "string", "minLength": PROSE_MIN_CHARS, "maxLength": max_chars}
-
-
-def _object(properties: JSON) -> JSON:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
 
 
 __all__ = ["Digest", "Episode", "Learner", "choice_fact", "outcome_word"]
