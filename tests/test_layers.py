@@ -19,7 +19,17 @@ ALLOWED: dict[str, set[str]] = {
     "contracts": {"core", "registry", "stores"},
     "envs": {"core", "registry", "stores", "models"},
     "archive": {"core", "envs"},
-    "runner": {"core", "registry", "stores", "models", "contracts", "envs", "archive"},
+    # the runner may read the analysis: an experiment file carries the cost columns' prices
+    "runner": {
+        "core",
+        "registry",
+        "stores",
+        "models",
+        "contracts",
+        "envs",
+        "archive",
+        "analysis",
+    },
     "agent": {"core", "contracts", "envs", "runner"},
     "importers": {"core", "archive"},
     "analysis": {"core", "archive", "stores"},

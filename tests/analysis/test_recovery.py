@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from bounded.analysis.recovery import recovery_rows, render_recovery
+from bounded.analysis.recovery import (
+    accuracy_after,
+    decisions_to_recover,
+    recovery_rows,
+    render_recovery,
+)
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.envs import make
@@ -58,3 +63,12 @@ def test_the_command_prints_the_table_and_refuses_a_missing_archive(tmp_path) ->
         [*command, str(tmp_path / "absent.sqlite")], capture_output=True, text=True, env=env
     )
     assert missing.returncode != 0 and "no archive at" in missing.stderr + missing.stdout
+
+
+def test_decisions_to_recover_counts_from_the_perturbed_decision() -> None:
+    rewards = [1, 1, 0, 0, 1, 1]
+    assert decisions_to_recover(rewards, 2) == 3  # decisions 2, 3 wrong, 4 right: 3rd from 2
+    assert decisions_to_recover(rewards, 4) == 1
+    assert decisions_to_recover([1, 0, 0], 1) is None
+    assert accuracy_after(rewards, 2) == 2 / 4
+    assert accuracy_after(rewards, 6) is None

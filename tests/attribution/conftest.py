@@ -24,7 +24,8 @@ def layered_model():
 
 def play_warehouse(archive, seed=3):
     spec = GameSpec(
-        env="warehouse", env_options={"horizon": HORIZON}, contract="state",
+        env="warehouse", env_options={"horizon": HORIZON, "state_hint": "schema"},
+        contract="state",
         model="scripted:layered", seed=seed, tag="state",
     )  # fmt: skip
     return play(spec, archive=archive, model=layered_model())

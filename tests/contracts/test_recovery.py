@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.analysis.recovery import decisions_to_recover
 from bounded.contracts import make_contract
 from bounded.contracts.recovery import (
-    accuracy_after,
     corrupt_text,
     corrupt_value,
-    decisions_to_recover,
 )
 from bounded.envs import make
 from bounded.envs.warehouse.expert import counting_model
@@ -21,15 +20,6 @@ def test_corruption_puts_every_number_off_by_one() -> None:
         "a": 2, "b": [3, 4.5], "c": {"d": False, "e": "x"},
     }  # fmt: skip
     assert corrupt_text('{"occupied": 3, "shipped": 10}') == '{"occupied": 4, "shipped": 11}'
-
-
-def test_decisions_to_recover_counts_from_the_perturbed_decision() -> None:
-    rewards = [1, 1, 0, 0, 1, 1]
-    assert decisions_to_recover(rewards, 2) == 3  # decisions 2, 3 wrong, 4 right: 3rd from 2
-    assert decisions_to_recover(rewards, 4) == 1
-    assert decisions_to_recover([1, 0, 0], 1) is None
-    assert accuracy_after(rewards, 2) == 2 / 4
-    assert accuracy_after(rewards, 6) is None
 
 
 def play(contract: str, perturb: str) -> EpisodeRunner:

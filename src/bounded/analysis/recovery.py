@@ -2,18 +2,34 @@
 
 One row per perturbed run (a `state` or `transcript` contract with `perturb_at` set):
 the environment, the contract, the model, how the memory was damaged and when, the
-decisions it took to be rewarded again (`bounded.contracts.recovery`), the accuracy
+decisions it took to be rewarded again (`decisions_to_recover`; the perturbations are
+`bounded.contracts.recovery`), the accuracy
 from the perturbation on, and the same run's accuracy before it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bounded.archive import Archive
-from bounded.contracts.recovery import accuracy_after, decisions_to_recover
 from bounded.core import RunRecord
+
+
+def decisions_to_recover(rewards: Sequence[float], at: int) -> int | None:
+    """Decisions from the perturbed one (`at`, counted as 1) to the first rewarded one;
+    None when no decision from `at` on is rewarded (or the run never reached `at`)."""
+    for offset, reward in enumerate(rewards[at:], start=1):
+        if reward > 0:
+            return offset
+    return None
+
+
+def accuracy_after(rewards: Sequence[float], at: int) -> float | None:
+    """The share of rewarded decisions from `at` on (None when there are none)."""
+    after = rewards[at:]
+    return sum(r > 0 for r in after) / len(after) if after else None
 
 
 @dataclass(frozen=True)
@@ -86,4 +102,11 @@ def render_recovery(rows: list[RecoveryRow]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RecoveryRow", "recovery_row", "recovery_rows", "render_recovery"]
+__all__ = [
+    "RecoveryRow",
+    "accuracy_after",
+    "decisions_to_recover",
+    "recovery_row",
+    "recovery_rows",
+    "render_recovery",
+]

@@ -50,7 +50,7 @@ def bank_nethack(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/nethack.npz"),
 ) -> None:
     """Build the NetHack bank from the explore-and-descend player's best games."""
-    from bounded.envs.nethack.bank import build_nethack_bank_command
+    from bounded.runner.nethack_bank import build_nethack_bank_command
 
     typer.echo(
         build_nethack_bank_command(out, games=games, keep=keep, max_steps=max_steps, seed=seed)
@@ -64,7 +64,7 @@ def bank_babyai(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/babyai.npz"),
 ) -> None:
     """Build the BabyAI bank from minigrid's bot's winning games on BALROG's tasks."""
-    from bounded.envs.babyai.bank import build_babyai_bank_command
+    from bounded.runner.babyai_bank import build_babyai_bank_command
 
     typer.echo(build_babyai_bank_command(out, rounds=rounds, seed=seed))
 

@@ -20,7 +20,7 @@ def resume(
 ) -> None:
     """Continue a killed run: the environment replayed from the seed, the contract's memory
     restored from the snapshot saved with its last decision; the run keeps its id."""
-    from bounded.cli import run_summary
+    from bounded.commands.output import run_summary
     from bounded.core import ConfigError
     from bounded.runner.resume import resume_run
 

@@ -10,13 +10,12 @@ is assembled, and marks that decision (`Decision.extra["perturbed"]`):
   state's values, or the integers in the transcript's own earlier replies (the
   observations it was shown are left as they were).
 
-`decisions_to_recover` reads the result from a run's rewards.
+`bounded.analysis.recovery` reads the result from a run's rewards.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any, Literal
 
 Perturbation = Literal["wipe", "corrupt"]
@@ -42,25 +41,8 @@ def corrupt_text(text: str) -> str:
     return _INTEGER.sub(lambda match: str(int(match.group()) + 1), text)
 
 
-def decisions_to_recover(rewards: Sequence[float], at: int) -> int | None:
-    """Decisions from the perturbed one (`at`, counted as 1) to the first rewarded one;
-    None when no decision from `at` on is rewarded (or the run never reached `at`)."""
-    for offset, reward in enumerate(rewards[at:], start=1):
-        if reward > 0:
-            return offset
-    return None
-
-
-def accuracy_after(rewards: Sequence[float], at: int) -> float | None:
-    """The share of rewarded decisions from `at` on (None when there are none)."""
-    after = rewards[at:]
-    return sum(r > 0 for r in after) / len(after) if after else None
-
-
 __all__ = [
     "Perturbation",
-    "accuracy_after",
     "corrupt_text",
     "corrupt_value",
-    "decisions_to_recover",
 ]

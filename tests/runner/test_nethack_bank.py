@@ -8,9 +8,9 @@ import pytest
 from bounded.archive import Archive
 from bounded.envs import make
 from bounded.envs.nethack import NetHackExpert
-from bounded.envs.nethack.bank import build_nethack_bank_command, nethack_bank
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
+from bounded.runner.nethack_bank import build_nethack_bank_command, nethack_bank
 from bounded.stores.episodic import EpisodicBank
 
 CONTRACTS = ["state", "transcript", "summary", "episodic", "typed"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bounded.archive import Archive
-from bounded.envs.babyai.bank import babyai_bank, build_babyai_bank_command
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
+from bounded.runner.babyai_bank import babyai_bank, build_babyai_bank_command
 
 CONTRACTS = ["state", "transcript", "summary", "episodic", "typed"]
 
