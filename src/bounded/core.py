@@ -270,7 +270,8 @@ class Env(Protocol):
     """Gymnasium's API over `Observation`s, plus an episode outcome and JSON save/load.
 
     Every member is declared here; `bounded.envs.TextEnv` gives the optional ones their
-    defaults (no state schema, no initial state, version "0", no game knowledge)."""
+    defaults (no state schema, no initial state, version "0", no game knowledge, no
+    default action)."""
 
     instructions: str
     """The fixed task description a contract shows the model."""
@@ -296,6 +297,12 @@ class Env(Protocol):
     def game_knowledge(self) -> GameKnowledge | None:
         """What the typed contract may know about this game (rules, seed skills, the facts
         of a decision), or None for a game it knows nothing about."""
+        ...
+
+    def default_action(self) -> Action | None:
+        """What an unusable reply executes in this game when the contract has no fallback
+        of its own or the game refuses it (BALROG's `default_action`: `esc` in NetHack), or
+        None: the first legal action."""
         ...
 
     def save(self) -> JSON: ...

@@ -45,6 +45,32 @@ def test_malformed_replies_are_recorded_and_survived(tmp_path):
     assert decisions[0].actions[0].id == "report"
 
 
+def test_an_unusable_reply_executes_the_games_default_action(tmp_path):
+    """The state contract's no-op, which NetHack refuses, becomes BALROG's `esc`: a model
+    that never answers cannot loop between a question's first answer and its menu."""
+    env = make("nethack", max_steps=12, prompt_limit=3)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = run_episode(
+            env, make_contract("state"), ScriptedModel(["no json here"], cycle=True),
+            seed=0, archive=archive,
+        )  # fmt: skip
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "completed" and run.outcome["ended_by"] == "step-limit"
+    assert [a.id for d in decisions for a in d.actions] == ["esc"] * 12
+    assert all(d.fallback and d.parse_error == "reply holds no JSON object" for d in decisions)
+
+
+def test_an_unusable_reply_without_a_game_default_executes_the_first_legal_action(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = run_episode(
+            make("warehouse", horizon=3), make_contract("typed"),
+            ScriptedModel(["no json here"], cycle=True), seed=0, archive=archive,
+        )  # fmt: skip
+        decisions = archive.decisions(run.run_id)
+    assert [d.actions[0].id for d in decisions] == ["report"] * 3
+    assert all(d.fallback for d in decisions)
+
+
 def test_transcript_prompt_grows_and_state_prompt_stays_flat():
     def last_prompt(contract, horizon):
         zero = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}

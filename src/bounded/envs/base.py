@@ -331,6 +331,10 @@ class TextEnv(gymnasium.Env[Observation, Action]):
         """Default: the typed contract knows nothing of this game beyond the observations."""
         return None
 
+    def default_action(self) -> Action | None:
+        """Default: none, an unusable reply executes the first legal action."""
+        return None
+
 
 __all__ = [
     "Choices",

@@ -105,11 +105,20 @@ def outcome_dict(env: Env, outcome: Outcome) -> JSON:
     return {**env.metrics(), **outcome.model_dump(include={"victory", "score", "progress"})}
 
 
-def fallback_action(obs: Observation, contract: Contract | None = None) -> list[Action]:
+def fallback_action(
+    obs: Observation, contract: Contract | None = None, env: Env | None = None
+) -> list[Action]:
     """What runs when the model's reply is unusable: the contract's `fallback_actions(obs)`
-    where it has one (e.g. a no-op), else the first legal action as listed."""
+    where it has one (e.g. a no-op), else the game's default action (`default_action`)."""
     own = getattr(contract, "fallback_actions", None)
-    return list(own(obs)) if callable(own) else obs.legal[:1]
+    return list(own(obs)) if callable(own) else default_action(obs, env)
+
+
+def default_action(obs: Observation, env: Env | None) -> list[Action]:
+    """The game's `default_action()` where it declares one, else the first legal action."""
+    declared = getattr(env, "default_action", None)
+    action = declared() if callable(declared) else None
+    return [action] if action is not None else obs.legal[:1]
 
 
 class EpisodeRunner:
@@ -276,12 +285,12 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            actions, fallback = fallback_action(obs, self.contract), True
+            actions, fallback = fallback_action(obs, self.contract, self.env), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         except IllegalActionError as exc:
             decision.parse_error = decision.parse_error or f"refused by env: {exc}"
-            actions, fallback = fallback_action(obs), True
+            actions, fallback = default_action(obs, self.env), True
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         result = StepResult(reward=reward, terminated=terminated, truncated=truncated, info=info)
         self.contract.commit(obs, decision, result)

@@ -81,6 +81,13 @@ def test_the_step_limit_truncates_without_success() -> None:
         env.step(Action(id="turn left"))
 
 
+def test_the_default_action_is_balrogs_go_forward() -> None:
+    env = babyai()
+    env.reset(seed=0)
+    assert env.default_action().id == "go forward"
+    assert env.default_action() in env.choices().legal
+
+
 def test_a_save_replays_and_bad_input_is_one_line() -> None:
     env = babyai()
     env.reset(seed=1)

@@ -103,6 +103,19 @@ def test_an_action_that_is_not_legal_now_is_refused() -> None:
         env.step([Action(id="north"), Action(id="south")])
 
 
+def test_the_default_action_is_esc_and_is_accepted_in_every_mode() -> None:
+    env = nethack()
+    obs = env.reset(seed=0)[0]
+    assert env.default_action() == Action(id="esc", label="escape: cancel this prompt or menu")
+    assert "esc" not in {a.id for a in obs.legal}
+    before = env.metrics()["turns"]
+    obs = env.step(env.default_action())[0]
+    assert obs.kind == "command" and env.metrics()["turns"] == before
+    step(env, "eat")
+    assert step(env, "answer *")[0].kind in ("menu", "more")
+    assert env.step(env.default_action())[0].kind in ("choice", "command")
+
+
 def test_a_save_replays_to_the_same_game() -> None:
     env = nethack()
     env.reset(seed=3)

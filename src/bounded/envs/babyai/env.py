@@ -24,7 +24,7 @@ from bounded.core import (
 from bounded.envs.babyai.describe import describe
 from bounded.envs.base import Choices, TextEnv, with_action_mask
 
-ENV_VERSION = "1"
+ENV_VERSION = "2"
 
 ACTIONS: dict[str, str] = {
     "turn left": "turn to the left",
@@ -139,6 +139,10 @@ class BabyAIEnv(TextEnv):
         obs = self._observe()
         terminated = self._done and not self._truncated
         return obs, reward, terminated, self._truncated, with_action_mask({}, obs)
+
+    def default_action(self) -> Action:
+        """BALROG's default action for BabyAI: `go forward`."""
+        return Action(id="go forward", label=ACTIONS["go forward"])
 
     def choices(self) -> Choices:
         legal = [] if self._done else [Action(id=k, label=v) for k, v in ACTIONS.items()]

@@ -22,10 +22,10 @@ from bounded.envs.nethack.knowledge import nethack_knowledge
 from bounded.envs.nethack.progress import Progress
 from bounded.envs.nethack.render import INSTRUCTIONS, observation_state, observation_text
 from bounded.envs.nethack.screen import Stats, message, read_mode, screen_lines
-from bounded.envs.nethack.vocabulary import MODES, Mode, Word, words_for
+from bounded.envs.nethack.vocabulary import ESCAPE, MODES, Mode, Word, words_for
 from bounded.stores.knowledge import GameKnowledge
 
-ENV_VERSION = "1"
+ENV_VERSION = "2"
 
 _POSITION_PROMPTS = ("Where do you want", "Pick an object", "Pick a monster")
 
@@ -113,6 +113,8 @@ class NetHackEnv(TextEnv):
         if len(actions) != 1:
             raise IllegalActionError(f"one action per decision, got {len(actions)}")
         word = self._legal.get(actions[0].id)
+        if word is None and actions[0].id == ESCAPE.id:
+            word = ESCAPE  # the default action, accepted in every mode as BALROG's is
         if word is None:
             raise IllegalActionError(
                 f"{actions[0].id!r} is not legal now (legal: {', '.join(self._legal)})"
@@ -129,6 +131,11 @@ class NetHackEnv(TextEnv):
     def close(self) -> None:
         self.game.close()
         super().close()
+
+    def default_action(self) -> Action:
+        """BALROG's default action, `esc`: it cancels a question, menu or --More--, and
+        passes a command decision without game time. Accepted in every mode."""
+        return ESCAPE.action()
 
     def game_knowledge(self) -> GameKnowledge:
         """NetHack's L3 rules, L5 seed skills and situation reader (`knowledge`)."""
