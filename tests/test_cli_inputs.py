@@ -45,6 +45,10 @@ CASES: list[tuple[list[str], str, int]] = [
       "--archive", "{archive}"], "state_schema: not a valid JSON schema", 2),
     (["run", "warehouse", "--model", "scripted:{tmp}/bad.jsonl", "--archive", "{archive}"],
      "bad.jsonl:2: not a JSON reply", 2),
+    (["run", "warehouse", "--mopt", "n_thread=1", "--archive", "{archive}"],
+     "bad options for model 'local'", 2),
+    (["run", "warehouse", "--mopt", "n_threads", "--archive", "{archive}"],
+     "option 'n_threads' is not key=value", 2),
     (["run", "workbench", "--model", "scripted:minimal", "--max-turns", "-1", "--archive",
       "{archive}"], "Invalid value for '--max-turns'", 2),
     (["run", "warehouse", "--model", "scripted:minimal", "--max-tokens", "-1", "--archive",
@@ -186,6 +190,25 @@ def test_a_run_whose_model_is_down_is_one_line_and_closed_as_failed(capsys, tmp_
     with Archive(archive, read_only=True) as store:
         [run] = store.runs()
     assert run.status == "failed" and run.decisions == 2
+
+
+def test_model_options_reach_the_models_constructor_and_the_archived_spec(capsys, tmp_path):
+    built: list[dict[str, object]] = []
+
+    def remembering(rest: str = "", **options: object) -> ScriptedModel:
+        built.append(options)
+        return ScriptedModel([{"reasoning": "", "action": {"id": "report"}}], cycle=True)
+
+    register_model("test-remembering", remembering)
+    archive = tmp_path / "a.sqlite"
+    argv = ["run", "warehouse", "--horizon", "2", "--model", "test-remembering", "--mopt",
+            "n_threads=1", "--mopt", "flavour=plain", "--archive", str(archive)]  # fmt: skip
+    code, _, err = call(capsys, argv)
+    assert code == 0, err
+    assert built and all(options == {"n_threads": 1, "flavour": "plain"} for options in built)
+    with Archive(archive, read_only=True) as store:
+        [run] = store.runs()
+    assert run.spec["model_options"] == {"n_threads": 1, "flavour": "plain"}
 
 
 def test_a_run_that_fails_on_a_bug_is_one_line_with_its_traceback_in_a_file(capsys, tmp_path):

@@ -61,6 +61,13 @@ def run(
     horizon: Annotated[int | None, typer.Option(help="Warehouse: number of events.")] = None,
     opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
     copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
+    mopt: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Model option key=value, the model's constructor argument "
+            "(local: n_threads=1, n_ctx=4096; openai: schema_mode=...)."
+        ),
+    ] = None,
     tag: Annotated[str, typer.Option(help="Condition tag stored with the run.")] = "",
     base_url: BaseUrlOption = None,
     max_tokens: Annotated[
@@ -97,12 +104,12 @@ def run(
     from bounded.runner import build_game, make_spec
     from bounded.runner.build import run_game
 
-    model_options = retry_options(timeout, retry or [])
+    model_options = parse_options(mopt or []) | (retry_options(timeout, retry or []) or {})
     if env in ("workbench", "bounded/Workbench-v0"):
         run_workbench(
             task or "all", contract, parse_options(copt or []), model, base_url=base_url,
             multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
-            seed=seed, tag=tag or contract, archive=archive, model_options=model_options,
+            seed=seed, tag=tag or contract, archive=archive, model_options=model_options or None,
         )  # fmt: skip
         return
     if task is not None or single_action or max_turns is not None:
