@@ -15,11 +15,13 @@ A user's environment plugs in the same way, from Python, the CLI and experiment 
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any
 
 import gymnasium
+from pydantic import ValidationError
 
-from bounded.core import ConfigError, Env
+from bounded.core import ConfigError, Env, first_validation_error
 from bounded.envs.base import TextEnv
 from bounded.registry import Registry
 
@@ -99,9 +101,22 @@ def make(name: str, **kwargs: Any) -> Env:
     try:
         env = gymnasium.make(env_id, **kwargs).unwrapped
     except (TypeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"bad options for {name}: {first}") from exc
+        raise ConfigError(f"bad options for {name}: {option_error(exc)}") from exc
     return env  # type: ignore[return-value]
+
+
+_UNKNOWN_KEYWORD = re.compile(r"unexpected keyword argument '([^']+)'")
+
+
+def option_error(exc: Exception) -> str:
+    """An environment constructor's refusal as one line naming the option."""
+    if isinstance(exc, ValidationError):
+        return first_validation_error(exc)
+    text = str(exc).strip()
+    unknown = _UNKNOWN_KEYWORD.search(text)
+    if unknown is not None:
+        return f"unknown option {unknown.group(1)!r}"
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 __all__ = [

@@ -135,15 +135,22 @@ def _parts(name: str) -> list[str]:
     return parts
 
 
+def _mode_of(path: Path) -> int | None:
+    """The entry's own mode (a symlink's, not its target's), or None when it is missing."""
+    try:
+        return os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+
+
 def _real_parent(staging: Path, parts: list[str]) -> Path:
     """The member's parent directory, every component a real directory (never a symlink)."""
     folder = staging
     for part in parts[:-1]:
         folder = folder / part
-        try:
-            mode = os.lstat(folder).st_mode
-        except FileNotFoundError:
-            raise SyncRefused(f"{'/'.join(parts)!r} comes before its directory") from None
+        mode = _mode_of(folder)
+        if mode is None:
+            raise SyncRefused(f"{'/'.join(parts)!r} comes before its directory")
         if not stat.S_ISDIR(mode):
             raise SyncRefused(f"{'/'.join(parts)!r} lies under a non-directory")
     return folder
@@ -151,9 +158,8 @@ def _real_parent(staging: Path, parts: list[str]) -> Path:
 
 def _clear(target: Path) -> None:
     """A repeated name replaces the earlier entry, unless that one is a directory."""
-    try:
-        mode = os.lstat(target).st_mode
-    except FileNotFoundError:
+    mode = _mode_of(target)
+    if mode is None:
         return
     if stat.S_ISDIR(mode):
         raise SyncRefused(f"{target.name!r} appears twice")
@@ -177,10 +183,9 @@ def _hard_link_source(staging: Path, name: str) -> Path:
     if not parts:
         raise SyncRefused("a hard link to the root")
     source = _real_parent(staging, parts) / parts[-1]
-    try:
-        mode = os.lstat(source).st_mode
-    except FileNotFoundError:
-        raise SyncRefused(f"hard link to {name!r}, which is not extracted") from None
+    mode = _mode_of(source)
+    if mode is None:
+        raise SyncRefused(f"hard link to {name!r}, which is not extracted")
     if not stat.S_ISREG(mode):
         raise SyncRefused(f"hard link to {name!r}, which is not a regular file")
     return source
