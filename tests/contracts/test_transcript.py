@@ -45,6 +45,30 @@ def test_a_full_window_drops_the_oldest_turns_and_records_it():
     assert kept_rooms[0] == f"Room {dropped}" and kept_rooms[-1] == "Room 30"
 
 
+class TemplatedModel(ScriptedModel):
+    """Counts its prompt as a chat template would: 30 tokens around every message, far
+    more than the transcript's per-message estimate."""
+
+    def prompt_tokens(self, messages):
+        count = sum(approx_tokens(m["content"]) + 30 for m in messages)
+        return list(range(count)), []
+
+
+def test_the_window_is_checked_on_the_prompt_as_the_model_will_read_it():
+    model = TemplatedModel([REPLY])
+    model.context_window = 900  # type: ignore[attr-defined]
+    contract = make_contract("transcript", {"reply_tokens": 100})
+    contract.reset(episode(instructions="Walk.", model=model))
+    play(contract, 30)
+    prompt = contract.assemble(observation(30))
+    exact = len(model.prompt_tokens(prompt.messages())[0])
+    assert exact <= 800 < exact + len(model.prompt_tokens(prompt.messages()[1:3])[0])
+    estimate_only = make_contract("transcript", {"max_prompt_tokens": 800})
+    estimate_only.reset(episode(instructions="Walk.", model=ScriptedModel([REPLY])))
+    kept_by_estimate = len(play(estimate_only, 30).assemble(observation(30)).messages())
+    assert len(prompt.messages()) < kept_by_estimate
+
+
 def test_the_budget_defaults_to_the_model_context_window():
     model = ScriptedModel([REPLY.replace('"go"', '"report"')], cycle=True)
     model.context_window = 700  # type: ignore[attr-defined]

@@ -113,6 +113,23 @@ def test_warehouse_episode_on_the_embedded_model(tmp_path):
     assert 0.0 <= run.outcome["accuracy"] <= 1.0
 
 
+def test_a_transcript_at_a_full_window_drops_turns_and_loses_no_decision(tmp_path):
+    """The transcript counts its prompt with the model's chat template applied, so a full
+    window drops old turns instead of sending a prompt the model refuses."""
+    from bounded.archive import Archive
+
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = run_episode(
+            make("warehouse", horizon=4), make_contract("transcript"),
+            LocalModel(n_ctx=768), seed=1, archive=archive,
+        )  # fmt: skip
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "completed" and run.model_calls == 4
+    assert not any("context window" in (d.parse_error or "") for d in decisions)
+    assert [d.info.get("history_dropped", 0) for d in decisions] == [0, 0, 1, 2]
+    assert max(d.prompt_tokens for d in decisions) <= 768 - 256
+
+
 def test_optional_gemma_weights_are_named_with_their_install_hint():
     import importlib.util
 

@@ -8,6 +8,9 @@ the best case for a provider's prefix cache."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._fallback import FallbackPolicy, fallback_actions
@@ -73,6 +76,7 @@ class TranscriptContract(ContractBase):
         self._dropped = 0
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
+        self._exact: Callable[[list[dict[str, str]]], tuple[list[int], Any]] | None = None
         self._perturbed_now = False
         self.decisions = 0
 
@@ -84,6 +88,8 @@ class TranscriptContract(ContractBase):
         model = episode.model
         if model is not None:
             self._count = model.count_tokens
+        exact = getattr(model, "prompt_tokens", None)
+        self._exact = exact if callable(exact) else None
         self._budget = self.config.max_prompt_tokens
         window = model.context_window if model is not None else None
         if self._budget is None and window:
@@ -106,18 +112,35 @@ class TranscriptContract(ContractBase):
 
     def assemble(self, obs: Observation) -> Prompt:
         self._perturb_if_due()
-        prompt = Prompt()
         system = self.instructions.strip()
-        prompt.add("instructions", "system", system)
         current = f"{render_observation(obs)}\n\n{reply_format(self.reply_schema(obs))}"
         self._current = current
         kept = self._turns_that_fit(system, current)
+        prompt = self._prompt(system, current, kept)
+        while kept and not self._fits(prompt):
+            kept -= 1
+            prompt = self._prompt(system, current, kept)
         self._dropped = len(self.history) - kept
-        for observation_text, reply_text in self.history[self._dropped :]:
+        return prompt
+
+    def _prompt(self, system: str, current: str, kept: int) -> Prompt:
+        """The instructions, the newest `kept` turns and the current observation."""
+        prompt = Prompt()
+        prompt.add("instructions", "system", system)
+        for observation_text, reply_text in self.history[len(self.history) - kept :]:
             prompt.add("history", "user", observation_text)
             prompt.add("history", "assistant", reply_text)
         prompt.add("observation", "user", current)
         return prompt
+
+    def _fits(self, prompt: Prompt) -> bool:
+        """Whether the prompt as the model will read it (its chat template applied) fits the
+        budget, where the model can count that (`prompt_tokens`, the embedded model); the
+        per-message estimate alone can fall short by a few tokens a message."""
+        if self._budget is None or self._exact is None:
+            return True
+        tokens, _ = self._exact(prompt.messages())
+        return len(tokens) <= self._budget
 
     def _turns_that_fit(self, system: str, current: str) -> int:
         """How many of the newest turns fit the budget (all of them without a budget)."""
