@@ -130,3 +130,43 @@ def test_a_control_asks_the_prompt_unchanged(warehouse_archive):
         first = archive.decisions(plan.runs[0].run_id)[0]
     assert model.calls[0]["messages"] == Prompt(segments=first.segments).messages()
     assert (row.decisions, row.changed, row.counterfactual_agrees) == (HORIZON, 0, HORIZON)
+
+
+def test_an_unusable_counterfactual_reply_falls_back_as_the_run_would(tmp_path):
+    """A counterfactual whose reply is unusable executes what the runner would have: on
+    NetHack, the game's default action (BALROG's `esc`), not the first legal action."""
+    from bounded.models.scripted import ScriptedModel, schema_filler
+    from bounded.runner import GameSpec, play
+
+    path = tmp_path / "n.sqlite"
+    spec = GameSpec(
+        env="nethack", env_options={"max_steps": 3}, contract="typed",
+        model="scripted:minimal", seed=0, tag="typed",
+    )  # fmt: skip
+    with Archive(path) as archive:
+        run = play(spec, archive=archive, model=schema_filler())
+        plan = plan_attribution(archive, AttributionSpec(layers=["L3"]))
+        attribute(archive, plan, model=ScriptedModel(["not json"], cycle=True))
+        rows = counterfactuals(archive, run.run_id)
+    assert rows and all(row.fallback and row.parse_error for row in rows)
+    assert {action.id for row in rows for action in row.actions} == {"esc"}
+
+
+def test_a_run_whose_fallbacks_executed_the_default_action_replays(tmp_path):
+    """`esc`, NetHack's default action, is accepted at a command although not listed there;
+    the replay accepts it where the run executed it."""
+    from bounded.attribution.replay import replay
+    from bounded.models.scripted import ScriptedModel
+    from bounded.runner import GameSpec, play
+
+    spec = GameSpec(
+        env="nethack", env_options={"max_steps": 4}, contract="state",
+        model="scripted:minimal", seed=0, tag="state",
+    )  # fmt: skip
+    with Archive(tmp_path / "n.sqlite") as archive:
+        run = play(spec, archive=archive, model=ScriptedModel(["not json"], cycle=True))
+        records = archive.decisions(run.run_id)
+    assert {a.id for r in records for a in r.actions} == {"esc"}
+    assert all(r.kind == "command" for r in records)
+    replayed = replay(run, records, range(4))
+    assert sorted(replayed) == [0, 1, 2, 3]

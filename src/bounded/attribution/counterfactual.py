@@ -40,7 +40,7 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.runner.build import build_contract, build_env, build_model
-from bounded.runner.episode import fallback_action
+from bounded.runner.episode import fallback_action, game_default
 
 CONTROL = "(control)"
 """The layer name of a control: the archived prompt asked again unchanged."""
@@ -275,6 +275,7 @@ class Asker:
         game = spec_of(run)
         self.contract: Contract = build_contract(game)
         _, env = build_env(game)
+        self.default = game_default(env)
         try:
             self.contract.reset(
                 EpisodeContext(
@@ -316,7 +317,7 @@ class Asker:
         decision = self.contract.parse(completion, obs)
         actions, fallback = decision.actions, False
         if not actions:
-            actions, fallback = fallback_action(obs), True
+            actions, fallback = fallback_action(obs, self.contract, self.default), True
         original = task.record.actions
         expert = action_key(state.expert_actions)
         return Counterfactual(

@@ -33,6 +33,7 @@ from bounded.core import (
 from bounded.registry import Registry
 from bounded.runner import GameSpec
 from bounded.runner.build import build_env
+from bounded.runner.episode import game_default
 
 ExpertFactory = Callable[[], Expert]
 
@@ -43,6 +44,7 @@ for _env_id, _target in {
     "bounded/Spire-v0": "bounded.envs.spire:SpireExpert",
     "bounded/Warehouse-v0": "bounded.envs.warehouse:WarehouseExpert",
     "bounded/Craft-v0": "bounded.envs.craft:CraftExpert",
+    "bounded/NetHack-v0": "bounded.envs.nethack:NetHackExpert",
 }.items():
     EXPERTS.register(_env_id, _target)
 
@@ -112,15 +114,18 @@ def _check_contiguous(run: RunRecord, records: Sequence[DecisionRecord]) -> None
             )
 
 
-def _check_same(run: RunRecord, record: DecisionRecord, obs: Observation) -> None:
-    """A replayed observation must be the archived decision's, and allow its actions."""
+def _check_same(
+    run: RunRecord, record: DecisionRecord, obs: Observation, default: Action | None
+) -> None:
+    """A replayed observation must be the archived decision's, and allow its actions (the
+    listed ones, or the game's default action, which a fallback may have executed)."""
     where = f"run {run.run_id[:12]} cannot be replayed: divergence at decision {record.index}"
     if obs.kind != record.kind or obs.t != record.t:
         raise ReplayError(
             f"{where}: replayed {obs.kind} at t={obs.t:g}, archived {record.kind} at t={record.t:g}"
         )
     for action in record.actions:
-        if obs.legal_action(action.id) is None:
+        if obs.legal_action(action.id) is None and (default is None or action.id != default.id):
             raise ReplayError(f"{where}: recorded action {action.id!r} is not legal there")
 
 
@@ -155,9 +160,10 @@ def _walk(
 ) -> dict[int, ReplayedDecision]:
     replayed: dict[int, ReplayedDecision] = {}
     obs, _ = env.reset(seed=run.seed)
+    default = game_default(env)
     last = max(targets)
     for record in records[: last + 1]:
-        _check_same(run, record, obs)
+        _check_same(run, record, obs, default)
         expert_actions = _as_list(expert.act(obs))
         if record.index in targets:
             replayed[record.index] = ReplayedDecision(record, obs, expert_actions)

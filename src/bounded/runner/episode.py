@@ -106,19 +106,20 @@ def outcome_dict(env: Env, outcome: Outcome) -> JSON:
 
 
 def fallback_action(
-    obs: Observation, contract: Contract | None = None, env: Env | None = None
+    obs: Observation, contract: Contract | None = None, default: Action | None = None
 ) -> list[Action]:
     """What runs when the model's reply is unusable: the contract's `fallback_actions(obs)`
-    where it has one (e.g. a no-op), else the game's default action (`default_action`)."""
+    where it has one (e.g. a no-op), else the game's `default`, else the first legal action."""
     own = getattr(contract, "fallback_actions", None)
-    return list(own(obs)) if callable(own) else default_action(obs, env)
+    if callable(own):
+        return list(own(obs))
+    return [default] if default is not None else obs.legal[:1]
 
 
-def default_action(obs: Observation, env: Env | None) -> list[Action]:
-    """The game's `default_action()` where it declares one, else the first legal action."""
+def game_default(env: Env) -> Action | None:
+    """The game's `default_action()` (BALROG's), where it declares one."""
     declared = getattr(env, "default_action", None)
-    action = declared() if callable(declared) else None
-    return [action] if action is not None else obs.legal[:1]
+    return declared() if callable(declared) else None
 
 
 class EpisodeRunner:
@@ -144,6 +145,7 @@ class EpisodeRunner:
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
     ) -> None:
         self.env, self.contract = env, contract
+        self._default = game_default(env)
         meters = {id(model): ClockedModel(model)}  # one meter and one clock per model object
         for tier in (models or {}).values():
             if id(tier) not in meters:
@@ -285,12 +287,12 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            actions, fallback = fallback_action(obs, self.contract, self.env), True
+            actions, fallback = fallback_action(obs, self.contract, self._default), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         except IllegalActionError as exc:
             decision.parse_error = decision.parse_error or f"refused by env: {exc}"
-            actions, fallback = default_action(obs, self.env), True
+            actions, fallback = fallback_action(obs, default=self._default), True
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         result = StepResult(reward=reward, terminated=terminated, truncated=truncated, info=info)
         self.contract.commit(obs, decision, result)
