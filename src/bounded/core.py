@@ -245,6 +245,12 @@ class RunRecord(BaseModel):
     (so a malformed reply can be read), the write gate's verdicts, and a note."""
     spec: JSON = Field(default_factory=dict)
     """The game specification the run was built from (`bounded.runner.GameSpec`)."""
+    identity: str = ""
+    """The canonical hash of the game: its spec and its `inputs`
+    (`bounded.runner.identity`); "" for a run of an older bounded."""
+    inputs: dict[str, str] = Field(default_factory=dict)
+    """What the game read beyond its spec's strings: the environment's version, the hash of
+    the contract's resolved configuration, the hashes of the stores the contract reads."""
     usage: dict[str, JSON] = Field(default_factory=dict)
     """Per model id: `calls`, `prompt_tokens`, `completion_tokens`, `cached_tokens` (every
     call: decisions, the contract's own and postrun), for runs with several models."""

@@ -77,6 +77,8 @@ CREATE TABLE IF NOT EXISTS runs (
     outcome TEXT NOT NULL,
     postrun TEXT NOT NULL DEFAULT '{}',
     spec TEXT NOT NULL DEFAULT '{}',
+    identity TEXT NOT NULL DEFAULT '',
+    inputs TEXT NOT NULL DEFAULT '{}',
     usage TEXT NOT NULL DEFAULT '{}',
     decisions INTEGER NOT NULL,
     model_calls INTEGER NOT NULL,
@@ -151,6 +153,7 @@ _RUN_JSON_FIELDS = (
     "outcome",
     "postrun",
     "spec",
+    "inputs",
     "usage",
 )
 
@@ -158,6 +161,8 @@ ADDED_COLUMNS = {
     "runs": {
         "postrun": "TEXT NOT NULL DEFAULT '{}'",
         "spec": "TEXT NOT NULL DEFAULT '{}'",
+        "identity": "TEXT NOT NULL DEFAULT ''",
+        "inputs": "TEXT NOT NULL DEFAULT '{}'",
         "usage": "TEXT NOT NULL DEFAULT '{}'",
     },
     "decisions": {"model": "TEXT NOT NULL DEFAULT ''"},

@@ -5,6 +5,7 @@ Each is a plain typer command function; `bounded.cli` registers them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -86,15 +87,20 @@ def sweep(
     """Play an experiment's games, its learning phases first; rerunning resumes (completed
     games are skipped, frozen phases kept)."""
     from bounded.runner.experiment import load_experiment
-    from bounded.runner.sweep import run_sweep
+    from bounded.runner.sweep import SweepRefused, run_sweep
 
     experiment = load_experiment(file)
     if dry_run:
         print_dry_run(experiment, archive)
         return
-    summary = run_sweep(
-        experiment, archive_path=archive, executor=executor, workers=workers, address=address
-    )
+    try:
+        summary = run_sweep(
+            experiment, archive_path=archive, executor=executor, workers=workers, address=address
+        )
+    except SweepRefused as exc:  # one line per problem, each its own
+        for line in exc.problems:
+            print(f"bounded: error: {line}", file=sys.stderr)
+        raise typer.Exit(2) from None
     console.print(
         f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
         f"({summary.skipped} already done, {summary.played} played now, "

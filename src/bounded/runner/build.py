@@ -18,6 +18,7 @@ from bounded.core import Contract, DecisionRecord, Env, Model, Observation, RunR
 from bounded.envs import make, resolve_env_id
 from bounded.models import make_model
 from bounded.runner.episode import EpisodeRunner
+from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec
 
 Observer = Callable[[DecisionRecord, Observation], None]
@@ -61,12 +62,15 @@ def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
     return {kind: built[model] for kind, model in spec.models.items()}
 
 
-def check_spec(spec: GameSpec) -> None:
+def check_spec(spec: GameSpec) -> dict[str, str]:
     """Build the environment and the contract (not the model), so that a misspelt name or
-    a bad setting is refused before any game starts."""
+    a bad setting is refused before any game starts; returns the game's inputs
+    (`bounded.runner.identity.game_inputs`)."""
     _, env = build_env(spec)
-    env.close()
-    build_contract(spec)
+    try:
+        return game_inputs(env, build_contract(spec))
+    finally:
+        env.close()
 
 
 def build_game(
@@ -88,8 +92,10 @@ def build_game(
 def runner_for(
     game: Game, *, archive: Any = None, observer: Observer | None = None
 ) -> EpisodeRunner:
+    """The game's runner; its run row carries the game's identity (`bounded.runner.identity`),
+    read from the built game before it starts."""
     spec = game.spec
-    return EpisodeRunner(
+    runner = EpisodeRunner(
         game.env,
         game.contract,
         game.model,
@@ -106,6 +112,9 @@ def runner_for(
         spec=spec.model_dump(mode="json"),
         observer=observer,
     )
+    runner.run.inputs = game_inputs(game.env, game.contract)
+    runner.run.identity = identity_hash(spec, runner.run.inputs)
+    return runner
 
 
 def run_game(game: Game, *, archive: Any = None, observer: Observer | None = None) -> RunRecord:

@@ -1,7 +1,11 @@
 """Sweeps: play every game an experiment plans, exactly once, resumably.
 
-A game is identified by (experiment, cell, seed). Before playing, the driver looks in
-the archive: completed games are skipped, and the rows of incomplete ones (a failed
+A game is found by (experiment, cell, seed) and is the same game only if its whole spec
+is (`bounded.runner.identity`). Before playing, the driver checks every planned game's
+settings, played or not, and compares each completed game with the file: a cell whose
+games were played under other settings refuses the sweep before any game, one line per
+cell (`SweepRefused`); a refused sweep, like a dry run, writes nothing (no archive, no
+lock file). Completed games are skipped, and the rows of incomplete ones (a failed
 game, or a `running` row of an older version) are deleted and the game is played again.
 A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
 lock file beside the archive keeps two drivers from racing, and a game is written whole,
@@ -52,7 +56,9 @@ from bounded.runner.experiment import (
     GameSpec,
     Plan,
     stable_key,
+    store_use,
 )
+from bounded.runner.identity import changed_cells
 from bounded.runner.phases import (
     PHASE_KIND,
     PhaseRecord,
@@ -117,24 +123,38 @@ def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:
     return duplicates_of(archive.runs(experiment=experiment, status="completed"))
 
 
-def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
-    """Build each distinct environment and contract once; a line per one that fails,
-    naming the cell or phase (from `plan`) whose settings it is."""
+def config_key(spec: GameSpec) -> str:
+    """What building a game's environment and contract depends on."""
+    return stable_key([spec.env, spec.env_options, spec.contract, spec.contract_config])
+
+
+def inspect_settings(
+    games: list[GameSpec], plan: Plan | None = None
+) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """Build each distinct environment and contract once: a line per one that fails, naming
+    the cell or phase (from `plan`) whose settings it is, and the inputs of each one that
+    builds (`bounded.runner.identity.game_inputs`, by `config_key`)."""
     from bounded.runner.build import check_spec
 
+    inputs: dict[str, dict[str, str]] = {}
     checked: set[str] = set()
     found = []
     for spec in games:
-        key = stable_key([spec.env, spec.env_options, spec.contract, spec.contract_config])
+        key = config_key(spec)
         if key in checked:
             continue
         checked.add(key)
         try:
-            check_spec(spec)
+            inputs[key] = check_spec(spec)
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
             found.append(f"{entry}: {exc}" if entry else str(exc))
-    return found
+    return found, inputs
+
+
+def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
+    """Build each distinct environment and contract once; a line per one that fails."""
+    return inspect_settings(games, plan)[0]
 
 
 def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
@@ -143,6 +163,35 @@ def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
     problems = settings_problems(games, plan)
     if problems:
         raise ConfigError("; ".join(problems))
+
+
+def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, str]]) -> list[str]:
+    """A line per cell (or phase) whose completed games differ from what the file plans
+    (`bounded.runner.identity.changed_cells`)."""
+    if not plan.games:
+        return []
+    writers = [phase.name for phase in plan.phases] + [
+        spec.cell for spec in plan.cells if writes_store(spec)
+    ]
+
+    def where(cell: str) -> str:
+        entry = plan.entries.get(cell, cell)
+        return f"{entry.split('.', 1)[0]}.{cell}" if "." in entry else cell
+
+    return changed_cells(
+        plan.games,
+        archive.runs(experiment=plan.games[0].experiment),
+        lambda spec: inputs.get(config_key(spec)),
+        where,
+        phases=writers,
+    )
+
+
+def writes_store(spec: GameSpec) -> bool:
+    """Whether the game's contract writes the store it reads (each game then starts from
+    what the previous one left)."""
+    use = store_use(spec.model_dump())
+    return use is not None and bool(use.writes)
 
 
 def write_result(archive: Archive, result: GameResult, lease: Lease | None = None) -> None:
@@ -255,16 +304,14 @@ class SweepPlan(BaseModel):
         return [spec for phase in self.phases for spec in phase.pending] + self.cells
 
 
-def survey(
-    experiment: Experiment, archive: Archive, plan: Plan, *, every_game: bool = False
-) -> SweepPlan:
-    """Read where every phase and cell stands and check every setting and store the games
-    to play need (`every_game`: build every game's contract, played or not, as a dry run
-    does). Changes nothing."""
+def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
+    """Read where every phase and cell stands and check every setting and store of every
+    planned game, played or not, and that the completed games are the games the file plans
+    (`identity_problems`). Changes nothing."""
     problems = experiment.problems()
     found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
     found.cells, found.stale = pending_games(archive, plan.cells)
-    reading = {plan.reads.get(spec.cell) for spec in (plan.cells if every_game else found.cells)}
+    reading = {plan.reads.get(spec.cell) for spec in plan.cells}
     for phase in plan.phases:
         try:
             resume = resume_phase(archive, phase)
@@ -275,27 +322,54 @@ def survey(
         if resume.record is not None and phase.name in reading:
             line = snapshot_problem(plan, phase, resume.record)
             found.problems += [line] if line else []
-    games = plan.games if every_game else found.pending
     wrong = {p.entry for p in problems}
-    checked = [spec for spec in games if plan.entries.get(spec.cell) not in wrong]
-    found.problems += settings_problems(checked, plan)
-    found.problems += store_problems(plan, plan.cells if every_game else found.cells)
+    checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
+    lines, inputs = inspect_settings(checked, plan)
+    found.problems += lines
+    found.problems += store_problems(plan, plan.cells)
+    found.problems += identity_problems(archive, plan, inputs)
     return found
 
 
+@contextmanager
+def surveyed(path: Path) -> Iterator[Archive]:
+    """The archive at `path` opened to read (an empty one in memory when there is none
+    yet), so that a survey writes nothing anywhere."""
+    if path.is_file() and path.stat().st_size > 0:
+        with Archive(path, read_only=True) as archive:
+            yield archive
+        return
+    with Archive(":memory:") as archive:
+        yield archive
+
+
 def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPlan:
-    """What `bounded sweep` would do, and what stops it, without playing or changing
-    anything (the archive is created if missing)."""
+    """What `bounded sweep` would do, and what stops it, without playing or writing
+    anything (no archive, no lock file)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
-    with Archive(path) as archive:
-        return survey(experiment, archive, plan, every_game=True)
+    with surveyed(path) as archive:
+        return survey(experiment, archive, plan)
 
 
 def check_plan(experiment: Experiment, plan: Plan) -> None:
     keys = [spec.key for spec in plan.games]
     if len(set(keys)) != len(keys):
         raise ConfigError(f"experiment {experiment.name!r} plans the same (cell, seed) twice")
+
+
+class SweepRefused(ConfigError):
+    """A sweep stopped before its first game; `problems` holds one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def refuse(state: SweepPlan) -> None:
+    """Stop before any game when the survey found problems."""
+    if state.problems:
+        raise SweepRefused(state.problems)
 
 
 def run_sweep(
@@ -316,10 +390,11 @@ def run_sweep(
         if isinstance(executor, str)
         else executor
     )
+    with surveyed(path) as archive:  # a refused file leaves nothing behind
+        refuse(survey(experiment, archive, plan))
     with experiment_lock(path, experiment.name), Archive(path) as archive:
-        state = survey(experiment, archive, plan)
-        if state.problems:
-            raise ConfigError("; ".join(state.problems))
+        state = survey(experiment, archive, plan)  # again: under the lock, it is current
+        refuse(state)
         with sweep_lease(archive, experiment.name) as (lease, stale):
             runner.lease = lease
             sweep = Sweep(archive, path, state, console or Console(stderr=True), runner)
@@ -398,6 +473,7 @@ __all__ = [
     "PhaseRecord",
     "PhaseResume",
     "SweepPlan",
+    "SweepRefused",
     "SweepSummary",
     "check_settings",
     "dry_run",
