@@ -17,7 +17,7 @@ from rich.table import Table
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.commands.options import parse_options, parse_tiers
 from bounded.commands.output import run_summary
-from bounded.core import BoundedError, ConfigError
+from bounded.core import BoundedError, ConfigError, Interrupted
 
 app = typer.Typer(
     add_completion=False,
@@ -299,7 +299,9 @@ INTERRUPTED = 130
 
 
 def _interrupt(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+    """Raise KeyboardInterrupt naming the signal, so that what records it names it."""
+    verb = "interrupted" if signum == signal.SIGINT else "terminated"
+    raise KeyboardInterrupt(f"{verb} by {signal.Signals(signum).name}")
 
 
 def one_line(message: str) -> str:
@@ -324,18 +326,26 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: user mistakes become one line on stderr and a non-zero exit; so does
     anything unexpected, whose traceback goes to a log file named on that line (status 1).
 
-    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C, so a run in progress
-    is closed in the archive as failed, with the signal named, not left `running`; system
-    calls it arrives in are restarted, so SQLite never sees it as an I/O error."""
+    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C, and both raise a
+    KeyboardInterrupt naming the signal (`interrupted by SIGINT`), so a run in progress
+    is closed in the archive as failed with the signal named, not left `running`; system
+    calls they arrive in are restarted, so SQLite never sees them as an I/O error."""
     command = typer.main.get_command(app)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     signal.siginterrupt(signal.SIGTERM, False)
+    before_int = signal.getsignal(signal.SIGINT)
+    if before_int is signal.default_int_handler:  # not when SIGINT is ignored
+        signal.signal(signal.SIGINT, _interrupt)
+        signal.siginterrupt(signal.SIGINT, False)
     try:
         # Not standalone, so errors reach the handlers below; typer then *returns* the
         # status of `typer.Exit` and of Ctrl-C instead of exiting with it.
         status = command.main(args=argv, prog_name="bounded", standalone_mode=False)
     except typer.Abort:
         print("bounded: aborted", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+    except Interrupted as exc:  # a command that says what it kept and how to continue
+        print(f"bounded: {exc}", file=sys.stderr)
         sys.exit(INTERRUPTED)
     except typer.TyperException as exc:  # usage errors: bad option, missing argument, ...
         format_message = getattr(exc, "format_message", None)
@@ -352,6 +362,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, before_int)
     if status == INTERRUPTED:
         print("bounded: interrupted", file=sys.stderr)
     if isinstance(status, int) and status:

@@ -34,6 +34,11 @@ class ConfigError(BoundedError):
     """Bad configuration or arguments: the message names what is wrong."""
 
 
+class Interrupted(BoundedError):
+    """A command stopped by a signal (Ctrl-C, SIGTERM); its message names the signal, what
+    was kept and the command that continues (exit status 130)."""
+
+
 def first_validation_error(exc: ValidationError) -> str:
     """A pydantic error as one line naming the offending field: `l3.mode: Input should be ...`."""
     error = exc.errors()[0]

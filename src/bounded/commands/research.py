@@ -5,6 +5,7 @@ Each is a plain typer command function; `bounded.cli` registers them.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from rich.table import Table
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.commands.output import console, plain
 from bounded.commands.output import number as _fmt
-from bounded.core import ConfigError
+from bounded.core import ConfigError, Interrupted
 
 if TYPE_CHECKING:
     from bounded.analysis.options import TableOptions
@@ -87,7 +88,7 @@ def sweep(
     """Play an experiment's games, its learning phases first; rerunning resumes (completed
     games are skipped, frozen phases kept)."""
     from bounded.runner.experiment import load_experiment
-    from bounded.runner.sweep import SweepRefused, run_sweep
+    from bounded.runner.sweep import SweepInterrupted, SweepRefused, run_sweep
 
     experiment = load_experiment(file)
     if dry_run:
@@ -101,6 +102,9 @@ def sweep(
         for line in exc.problems:
             print(f"bounded: error: {line}", file=sys.stderr)
         raise typer.Exit(2) from None
+    except SweepInterrupted as exc:
+        again = sweep_command(file, archive=archive, workers=workers, executor=executor)
+        raise Interrupted(f"{exc}; continue with: {again}") from None
     console.print(
         f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
         f"({summary.skipped} already done, {summary.played} played now, "
@@ -118,6 +122,18 @@ def sweep(
         console.print(f"[red]failed[/red] {failure}")
     if summary.failed:
         raise typer.Exit(1)
+
+
+def sweep_command(file: Path, *, archive: Path | None, workers: int, executor: str) -> str:
+    """The `bounded sweep` command line that continues this sweep."""
+    parts = ["bounded", "sweep", shlex.quote(str(file))]
+    if archive is not None:
+        parts += ["--archive", shlex.quote(str(archive))]
+    if workers != 1:
+        parts += ["--workers", str(workers)]
+    if executor != "local":
+        parts += ["--executor", executor]
+    return " ".join(parts)
 
 
 def print_dry_run(experiment: Experiment, archive: Path | None) -> None:

@@ -13,6 +13,7 @@ parent again (`die_with_parent`).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -68,6 +69,23 @@ def boot_script(directory: Path) -> Path:
     return path
 
 
+_SCRIPTS: dict[int, Path] = {}
+"""The boot script of each driver process (by pid: a forked child writes its own)."""
+
+
+def driver_script() -> Path:
+    """This process's boot script, written once into a directory of its own that lives as
+    long as the process: a worker (or multiprocessing's resource tracker) that starts late,
+    after its pool is gone, still finds it (removing it with the pool made such a process
+    fail with `can't open file '.../bounded-worker'`)."""
+    pid = os.getpid()
+    if pid not in _SCRIPTS:
+        directory = Path(tempfile.mkdtemp(prefix="bounded-boot-"))
+        _SCRIPTS[pid] = boot_script(directory)
+        atexit.register(shutil.rmtree, directory, True)
+    return _SCRIPTS[pid]
+
+
 @contextmanager
 def worker_boot(context: SpawnContext) -> Iterator[None]:
     """Spawn this context's workers through the boot script (Linux; elsewhere the pool
@@ -75,10 +93,9 @@ def worker_boot(context: SpawnContext) -> Iterator[None]:
     if not sys.platform.startswith("linux") or " " in sys.executable:  # a shebang needs it
         yield
         return
-    directory = Path(tempfile.mkdtemp(prefix="bounded-boot-"))
     previous = os.environ.get(DRIVER_VARIABLE)
     os.environ[DRIVER_VARIABLE] = str(os.getpid())
-    context.set_executable(str(boot_script(directory)))
+    context.set_executable(str(driver_script()))
     try:
         yield
     finally:
@@ -87,7 +104,6 @@ def worker_boot(context: SpawnContext) -> Iterator[None]:
             os.environ.pop(DRIVER_VARIABLE, None)
         else:
             os.environ[DRIVER_VARIABLE] = previous
-        shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["ORPHANED_AT_BIRTH", "boot_script", "die_with_parent", "worker_boot"]
+__all__ = ["ORPHANED_AT_BIRTH", "boot_script", "die_with_parent", "driver_script", "worker_boot"]

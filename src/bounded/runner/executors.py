@@ -15,6 +15,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -150,6 +151,16 @@ def start_worker(plugins: Registrations, driver: int) -> None:
     restore_registrations(plugins)
 
 
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (SIGTERM): the pool's shutdown
+    would otherwise wait for their games to end."""
+    processes = dict(pool._processes or {})  # the pool names no public handle
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        with suppress(OSError):
+            process.terminate()
+
+
 class LocalExecutor:
     """Worker processes on this machine (`--workers N`); each writes the shared archive."""
 
@@ -163,6 +174,8 @@ class LocalExecutor:
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
     ) -> None:
+        if not games:  # no pool, no worker started for nothing
+            return
         scheduler = SlotScheduler(games, self.workers)
         # spawn, not fork: the driver holds SQLite connections and a live display thread.
         # Each worker starts through the boot script (`bounded.runner.boot`), which ties its
@@ -186,14 +199,18 @@ class LocalExecutor:
                     future = pool.submit(play_game, spec, self.archive_path, None, self.lease)
                     in_flight[future] = slot
 
-            refill()
-            while in_flight:
-                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    slot = in_flight.pop(future)
-                    on_done(slot, future.result())
-                    scheduler.release(slot)
+            try:
                 refill()
+                while in_flight:
+                    done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        slot = in_flight.pop(future)
+                        on_done(slot, future.result())
+                        scheduler.release(slot)
+                    refill()
+            except BaseException:  # Ctrl-C, SIGTERM: stop the workers, do not wait for them
+                stop_workers(pool)
+                raise
 
 
 class RayExecutor:

@@ -49,7 +49,8 @@ from bounded.archive.progress import (
     release_lease,
     take_lease,
 )
-from bounded.core import BoundedError, ConfigError, RunRecord
+from bounded.archive.sqlite import ArchiveError
+from bounded.core import BoundedError, ConfigError, Interrupted, RunRecord
 from bounded.runner.executors import Executor, GameResult, make_executor, play_game
 from bounded.runner.experiment import (
     Experiment,
@@ -205,8 +206,13 @@ def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
     (it is what proves a lease's holder alive)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", experiment)
     lock_path = archive_path.with_name(f"{archive_path.name}.{safe}.lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ArchiveError(
+            f"cannot write the archive's lock file {lock_path}: {exc.strerror or exc}"
+        ) from exc
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -271,6 +277,10 @@ class SweepProgress:
 
     def started(self, slot: int, spec: GameSpec) -> None:
         self.progress.update(self.workers[slot], description=f"worker {slot + 1}: {spec.label}")
+
+    def settle(self, completed: int) -> None:
+        """Show the final count as the archive has it."""
+        self.progress.update(self.total, completed=completed)
 
     def finished(self, slot: int, result: GameResult) -> None:
         self.played[slot] += 1
@@ -358,6 +368,18 @@ def check_plan(experiment: Experiment, plan: Plan) -> None:
         raise ConfigError(f"experiment {experiment.name!r} plans the same (cell, seed) twice")
 
 
+class SweepInterrupted(Interrupted, KeyboardInterrupt):
+    """A sweep stopped by a signal: what it kept (every completed game stays archived). A
+    KeyboardInterrupt still, for Python callers."""
+
+    def __init__(self, reason: str, completed: int, planned: int, archive: Path) -> None:
+        super().__init__(
+            f"{reason}: {completed}/{planned} games completed and kept in {archive}; the "
+            "games in flight are played again by the next sweep"
+        )
+        self.completed, self.planned = completed, planned
+
+
 class SweepRefused(ConfigError):
     """A sweep stopped before its first game; `problems` holds one line each."""
 
@@ -401,7 +423,11 @@ def run_sweep(
             sweep.lease = lease
             if stale is not None:
                 sweep.summary.took_over = lease_holder_line(stale)
-            sweep.play()
+            try:
+                sweep.play()
+            except KeyboardInterrupt as exc:
+                done, reason = sweep.completed_now(), str(exc) or "interrupted"
+                raise SweepInterrupted(reason, done, len(plan.games), path) from None
         duplicates = duplicate_games(archive, experiment.name)
         if duplicates:  # a bug, never a user's mistake: say so loudly
             raise RuntimeError(f"sweep produced duplicate games: {sorted(duplicates)[:5]}")
@@ -441,9 +467,18 @@ class Sweep:
         for run in self.state.stale:
             self.archive.delete_run(run.run_id)
         with self.display:
-            for resume in self.state.phases:
-                self.play_phase(resume)
-            self.play_cells()
+            try:
+                for resume in self.state.phases:
+                    self.play_phase(resume)
+                self.play_cells()
+            finally:  # the archive's count: games written by workers whose end went unseen
+                self.display.settle(self.completed_now())
+
+    def completed_now(self) -> int:
+        """Planned games completed in the archive now."""
+        planned = {spec.key for spec in self.state.plan.games}
+        runs = self.archive.runs(experiment=self.summary.experiment, status="completed")
+        return len(planned & {run_key(run) for run in runs})
 
     def play_phase(self, resume: PhaseResume) -> None:
         """Play a phase's games in order, in this process; freeze it once all completed."""
@@ -472,6 +507,7 @@ __all__ = [
     "PHASE_KIND",
     "PhaseRecord",
     "PhaseResume",
+    "SweepInterrupted",
     "SweepPlan",
     "SweepRefused",
     "SweepSummary",
