@@ -106,3 +106,14 @@ def test_rates_are_fitted_to_timed_calls():
     assert fitted.output_tokens_per_s == pytest.approx(20.0, rel=1e-3)
     with pytest.raises(ConfigError, match="at least two timed calls"):
         fit_latency([(100, 10, 1.0)])
+
+
+def test_scripted_players_cost_nothing_unless_priced():
+    from bounded.analysis.cost import CostModel, Prices
+
+    usage = {"scripted:minimal": {"prompt_tokens": 1000, "completion_tokens": 100}}
+    assert CostModel().usage_cost(usage) == 0.0
+    assert CostModel().cost("none", 10, 0, 10) == 0.0
+    assert CostModel().cost("openai:m", 1_000_000, 0, 0) == 3.0  # the default, as documented
+    priced = CostModel(models={"scripted:minimal": Prices(input=1, cached_input=0, output=0)})
+    assert priced.usage_cost(usage) == 0.001

@@ -10,7 +10,8 @@ Defaults (`DEFAULT_PRICES`): 3.00 fresh input, 0.30 cached input, 15.00 output, 
 list prices of a mid-size hosted model (Anthropic's Claude Sonnet 4, cache reads, 2025)
 and the common ratios behind them: a cached token at 10% of a fresh one, output at 5x.
 They apply to every model that is given no price of its own, the embedded one included
-(for a local model the prices are weights: what it costs is time, `Latency`).
+(for a local model the prices are weights: what it costs is time, `Latency`), except
+scripted players (`scripted:*`, `expert:*`, `none`), which cost 0 unless priced.
 
 Set prices in Python (`CostModel(models={"openai:gpt-4.1": Prices(...)})`), in a TOML
 table (an experiment file's `[prices]`, or a file of its own, `load_prices`) or on the
@@ -55,6 +56,16 @@ class Prices(BaseModel):
 DEFAULT_PRICES = Prices(input=3.0, cached_input=0.3, output=15.0)
 """See the module's docstring."""
 
+FREE = Prices(input=0.0, cached_input=0.0, output=0.0)
+
+FREE_KINDS = ("scripted", "expert", "none")
+"""Model kinds (the part of the id before `:`) that are scripted players: they cost 0."""
+
+
+def is_free(model: str) -> bool:
+    """Whether a model id names a scripted player (`scripted:FILE`, `expert:...`, `none`)."""
+    return model.split(":", 1)[0] in FREE_KINDS
+
 
 class Latency(BaseModel):
     """A local model's time per call: fresh prompt tokens at the prompt rate, completion
@@ -94,7 +105,10 @@ class CostModel(BaseModel):
     latency: dict[str, Latency] = Field(default_factory=dict)
 
     def prices(self, model: str) -> Prices:
-        return self.models.get(model, self.default)
+        """The model's own prices, else 0 for a scripted player, else the default."""
+        if model in self.models:
+            return self.models[model]
+        return FREE if is_free(model) else self.default
 
     def latency_of(self, model: str) -> Latency | None:
         if model in self.latency:
@@ -244,6 +258,8 @@ def cost_record(costs: CostModel, model: str, prompt: int, cached: int, completi
 __all__ = [
     "DEFAULT_PRICES",
     "EMBEDDED_LATENCY",
+    "FREE",
+    "FREE_KINDS",
     "TEMPLATE",
     "CostModel",
     "Latency",
@@ -252,6 +268,7 @@ __all__ = [
     "cost_model",
     "cost_record",
     "fit_latency",
+    "is_free",
     "load_prices",
     "parse_price",
     "prices_from",

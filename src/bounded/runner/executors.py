@@ -94,14 +94,22 @@ def play_game(
 
 StartCallback = Callable[[int, GameSpec], None]
 DoneCallback = Callable[[int, GameResult], None]
+Gate = Callable[[GameSpec], bool]
+"""Asked before each game starts; False stops starting games (a sweep's budget)."""
+
+
+def always(_spec: GameSpec) -> bool:
+    return True
 
 
 class Executor(Protocol):
     """Plays games on `workers` slots, telling the driver when each starts and ends; games
-    are written under the sweep's `lease` (set by the sweep before `execute`)."""
+    are written under the sweep's `lease`, and each starts only if the `gate` lets it (both
+    set by the sweep before `execute`; after a refusal no game starts)."""
 
     workers: int
     lease: Lease | None
+    gate: Gate
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -116,11 +124,14 @@ class InlineExecutor:
     def __init__(self, archive_path: Path) -> None:
         self.archive_path = str(archive_path)
         self.lease: Lease | None = None
+        self.gate: Gate = always
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
     ) -> None:
         for spec in games:
+            if not self.gate(spec):
+                return
             on_start(0, spec)
             on_done(0, play_game(spec, self.archive_path, lease=self.lease))
 
@@ -128,15 +139,20 @@ class InlineExecutor:
 class SlotScheduler:
     """Keeps at most one game in flight per worker slot and refills a slot when it frees."""
 
-    def __init__(self, games: list[GameSpec], workers: int) -> None:
+    def __init__(self, games: list[GameSpec], workers: int, gate: Gate = always) -> None:
         self._queue: Iterator[GameSpec] = iter(games)
         self._free = list(range(workers - 1, -1, -1))
+        self._gate = gate
 
     def fill(self) -> Iterator[tuple[int, GameSpec]]:
-        """Pairs of (free slot, next game) until the slots or the games run out."""
+        """Pairs of (free slot, next game) until the slots or the games run out, or the
+        gate refuses a game (then no other starts)."""
         while self._free:
             spec = next(self._queue, None)
             if spec is None:
+                return
+            if not self._gate(spec):
+                self._queue = iter(())
                 return
             yield self._free.pop(), spec
 
@@ -170,13 +186,14 @@ class LocalExecutor:
         self.archive_path = str(archive_path)
         self.workers = workers
         self.lease: Lease | None = None
+        self.gate: Gate = always
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
     ) -> None:
         if not games:  # no pool, no worker started for nothing
             return
-        scheduler = SlotScheduler(games, self.workers)
+        scheduler = SlotScheduler(games, self.workers, self.gate)
         # spawn, not fork: the driver holds SQLite connections and a live display thread.
         # Each worker starts through the boot script (`bounded.runner.boot`), which ties its
         # life to the driver before Python loads anything of the sweep. Workers are started
@@ -227,6 +244,7 @@ class RayExecutor:
         self.address = address
         self.lease: Lease | None = None
         """Ray tasks never write: the driver commits what they return under this lease."""
+        self.gate: Gate = always
 
     def _init(self) -> bool:
         """Connect to Ray; returns True when this call started the instance."""
@@ -251,7 +269,7 @@ class RayExecutor:
         try:
             remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_game)
             plugins = registrations()
-            scheduler = SlotScheduler(games, self.workers)
+            scheduler = SlotScheduler(games, self.workers, self.gate)
             in_flight: dict[Any, int] = {}
 
             def refill() -> None:

@@ -51,6 +51,13 @@ from bounded.archive.progress import (
 )
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import BoundedError, ConfigError, Interrupted, RunRecord
+from bounded.runner.estimate import (
+    Budget,
+    CellEstimate,
+    SweepPrices,
+    check_budget,
+    estimate_cells,
+)
 from bounded.runner.executors import Executor, GameResult, make_executor, play_game
 from bounded.runner.experiment import (
     Experiment,
@@ -102,6 +109,14 @@ class SweepSummary(BaseModel):
     """Cells not played because the phase they read is not frozen yet."""
     took_over: str = ""
     """The stale lease this sweep took over (a killed sweep's), as `pid N (dead) since T`."""
+    spent: float = 0.0
+    """What the games played now cost at the sweep's prices (unpriced models left out)."""
+    unpriced: list[str] = Field(default_factory=list)
+    """Models of games played now that have no price."""
+    budget: float | None = None
+    """The `--budget` the sweep ran under."""
+    not_started: int = 0
+    """Games the budget did not let start (the next sweep plays them)."""
 
     @property
     def completed(self) -> int:
@@ -175,17 +190,19 @@ def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, 
         spec.cell for spec in plan.cells if writes_store(spec)
     ]
 
-    def where(cell: str) -> str:
-        entry = plan.entries.get(cell, cell)
-        return f"{entry.split('.', 1)[0]}.{cell}" if "." in entry else cell
-
     return changed_cells(
         plan.games,
         archive.runs(experiment=plan.games[0].experiment),
         lambda spec: inputs.get(config_key(spec)),
-        where,
+        lambda cell: cell_name(plan, cell),
         phases=writers,
     )
+
+
+def cell_name(plan: Plan, cell: str) -> str:
+    """A cell's name as messages show it: `cells.TAG[horizon=10]`, `phases.NAME`."""
+    entry = plan.entries.get(cell, cell)
+    return f"{entry.split('.', 1)[0]}.{cell}" if "." in entry else cell
 
 
 def writes_store(spec: GameSpec) -> bool:
@@ -282,7 +299,9 @@ class SweepProgress:
         """Show the final count as the archive has it."""
         self.progress.update(self.total, completed=completed)
 
-    def finished(self, slot: int, result: GameResult) -> None:
+    def finished(self, slot: int, result: GameResult, spend: str = "") -> None:
+        if spend:
+            self.progress.update(self.total, description=f"all games, {spend}")
         self.played[slot] += 1
         status = "" if result.run.status == "completed" else f" ({result.run.status})"
         task = self.workers[slot]
@@ -308,6 +327,8 @@ class SweepPlan(BaseModel):
     """Incomplete cell rows to delete first."""
     problems: list[str] = Field(default_factory=list)
     """One line each; any stops the sweep before its first game."""
+    estimates: list[CellEstimate] = Field(default_factory=list)
+    """Per cell with games to play, when asked for (`estimate`)."""
 
     @property
     def pending(self) -> list[GameSpec]:
@@ -353,13 +374,23 @@ def surveyed(path: Path) -> Iterator[Archive]:
         yield archive
 
 
+def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
+    """Estimates of the games still to play, per cell (`bounded.runner.estimate`)."""
+    plan = state.plan
+    archived = archive.runs(experiment=plan.games[0].experiment) if plan.games else []
+    return estimate_cells(state.pending, archived, lambda cell: cell_name(plan, cell))
+
+
 def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPlan:
-    """What `bounded sweep` would do, and what stops it, without playing or writing
-    anything (no archive, no lock file)."""
+    """What `bounded sweep` would do, what stops it and what it would cost, without playing
+    or writing anything (no archive, no lock file)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     with surveyed(path) as archive:
-        return survey(experiment, archive, plan)
+        state = survey(experiment, archive, plan)
+        if not state.problems:
+            state.estimates = estimate(state, archive)
+        return state
 
 
 def check_plan(experiment: Experiment, plan: Plan) -> None:
@@ -402,11 +433,17 @@ def run_sweep(
     workers: int = 1,
     address: str | None = None,
     console: Console | None = None,
+    budget: float | None = None,
+    prices: list[str] | None = None,
 ) -> SweepSummary:
-    """Play the experiment's missing games (its phases first) and return what was done."""
+    """Play the experiment's missing games (its phases first) and return what was done;
+    with `budget`, start games only while the spend stays within it
+    (`bounded.runner.estimate`; `prices`: `--price` specs over the file's `[prices]`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
+    costs = SweepPrices.of(experiment.spec.prices, prices or [])
+    check_budget(budget, costs, game_models(plan.games))
     runner = (
         make_executor(executor, archive_path=path, workers=workers, address=address)
         if isinstance(executor, str)
@@ -417,9 +454,13 @@ def run_sweep(
     with experiment_lock(path, experiment.name), Archive(path) as archive:
         state = survey(experiment, archive, plan)  # again: under the lock, it is current
         refuse(state)
+        per_game = {}
+        if budget is not None:
+            per_game = {e.cell: e.per_game for e in estimate(state, archive) if e.error is None}
         with sweep_lease(archive, experiment.name) as (lease, stale):
             runner.lease = lease
-            sweep = Sweep(archive, path, state, console or Console(stderr=True), runner)
+            limit = Budget(budget, costs, per_game)
+            sweep = Sweep(archive, path, state, console or Console(stderr=True), runner, limit)
             sweep.lease = lease
             if stale is not None:
                 sweep.summary.took_over = lease_holder_line(stale)
@@ -434,15 +475,28 @@ def run_sweep(
     return sweep.summary
 
 
+def game_models(games: list[GameSpec]) -> list[str]:
+    """Every model spec the games name (tiers included)."""
+    return sorted({m for spec in games for m in (spec.model, *spec.models.values())})
+
+
 class Sweep:
     """One sweep's playing: the phases in order in this process, then the cells that can
     play on the executor."""
 
     def __init__(
-        self, archive: Archive, path: Path, state: SweepPlan, console: Console, runner: Executor
+        self,
+        archive: Archive,
+        path: Path,
+        state: SweepPlan,
+        console: Console,
+        runner: Executor,
+        budget: Budget | None = None,
     ) -> None:
         self.archive, self.path, self.state, self.runner = archive, path, state, runner
         self.lease: Lease | None = None
+        self.budget = budget or Budget(None, SweepPrices(), {})
+        runner.gate = self.budget.may_start
         plan = state.plan
         pending = state.pending
         self.summary = SweepSummary(
@@ -453,7 +507,12 @@ class Sweep:
             removed=len(state.stale) + sum(len(phase.stale) for phase in state.phases),
             restarted=[phase.phase for phase in state.phases if phase.restart],
         )
+        self.summary.budget = self.budget.limit
         self.display = SweepProgress(console, len(plan.games), self.summary.skipped, runner.workers)
+
+    def started(self, slot: int, spec: GameSpec) -> None:
+        self.budget.started(slot, spec)
+        self.display.started(slot, spec)
 
     def done(self, slot: int, result: GameResult) -> None:
         if not result.written:
@@ -461,7 +520,9 @@ class Sweep:
         self.summary.played += 1
         if result.run.status != "completed":
             self.summary.failed.append(f"{result.spec.label}: {result.run.error}")
-        self.display.finished(slot, result)
+        self.budget.finished(slot, result.run)
+        self.summary.spent, self.summary.unpriced = self.budget.spent, self.budget.unpriced
+        self.display.finished(slot, result, self.budget.line())
 
     def play(self) -> None:
         for run in self.state.stale:
@@ -473,6 +534,8 @@ class Sweep:
                 self.play_cells()
             finally:  # the archive's count: games written by workers whose end went unseen
                 self.display.settle(self.completed_now())
+                if self.budget.refused:
+                    self.summary.not_started = len(self.state.pending) - self.summary.played
 
     def completed_now(self) -> int:
         """Planned games completed in the archive now."""
@@ -486,7 +549,9 @@ class Sweep:
         if resume.record is None:
             prepare_phase(self.archive, resume, phase)
             for spec in resume.pending:
-                self.display.started(0, spec)
+                if not self.budget.may_start(spec):
+                    return
+                self.started(0, spec)
                 result = play_game(spec, str(self.path), lease=self.lease)
                 self.done(0, result)
                 if result.run.status != "completed":
@@ -500,7 +565,9 @@ class Sweep:
         ready = [s for s in self.state.cells if plan.reads.get(s.cell, "") in ("", *frozen)]
         waiting = [s for s in self.state.cells if s not in ready]
         self.summary.waiting = sorted({spec.cell for spec in waiting})
-        self.runner.execute(ready, self.display.started, self.done)
+        if self.budget.refused:  # a phase stopped by the budget: nothing else starts
+            return
+        self.runner.execute(ready, self.started, self.done)
 
 
 __all__ = [
