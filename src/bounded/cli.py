@@ -298,8 +298,12 @@ INTERRUPTED = 130
 """Typer's exit status for Ctrl-C (and here for SIGTERM)."""
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Taken as Ctrl-C is, with the signal named in what a closed run records."""
+
+
 def _interrupt(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+    raise KeyboardInterrupt(f"interrupted by {signal.Signals(signum).name}")
 
 
 def one_line(message: str) -> str:
@@ -324,12 +328,13 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: user mistakes become one line on stderr and a non-zero exit; so does
     anything unexpected, whose traceback goes to a log file named on that line (status 1).
 
-    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C, so a run in progress
-    is closed in the archive as failed, with the signal named, not left `running`; system
-    calls it arrives in are restarted, so SQLite never sees it as an I/O error."""
+    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C (SIGINT), so a run in
+    progress is closed in the archive as failed, with the signal named, not left `running`;
+    system calls they arrive in are restarted, so SQLite never sees one as an I/O error."""
     command = typer.main.get_command(app)
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    signal.siginterrupt(signal.SIGTERM, False)
+    previous = {signum: signal.signal(signum, _interrupt) for signum in STOP_SIGNALS}
+    for signum in STOP_SIGNALS:
+        signal.siginterrupt(signum, False)
     try:
         # Not standalone, so errors reach the handlers below; typer then *returns* the
         # status of `typer.Exit` and of Ctrl-C instead of exiting with it.
@@ -351,7 +356,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"bounded: error: {message} (traceback in {where})", file=sys.stderr)
         sys.exit(1)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     if status == INTERRUPTED:
         print("bounded: interrupted", file=sys.stderr)
     if isinstance(status, int) and status:
