@@ -16,7 +16,7 @@ from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.commands.options import parse_options, parse_tiers
-from bounded.commands.output import run_summary
+from bounded.commands.output import add_counterfactual_rows, run_summary
 from bounded.core import BoundedError, ConfigError
 
 app = typer.Typer(
@@ -126,7 +126,8 @@ def run(
     game = build_game(spec)  # a bad name or setting is refused before the archive is opened
     with Archive(archive) as store:
         record = run_game(game, archive=store)
-    console.print(run_summary(record, archive))
+        decisions = store.decisions(record.run_id)
+    console.print(run_summary(record, archive, decisions))
 
 
 def retry_options(timeout: float | None, pairs: list[str]) -> dict[str, Any] | None:
@@ -267,7 +268,9 @@ def demo(
                 model, acts=acts, contract=contract, seed=seed, archive=store,
                 base_url=base_url, console=console,
             )  # fmt: skip
-            console.print(demos.spire_summary(result, archive))
+            summary = demos.spire_summary(result, archive)
+            add_counterfactual_rows(summary, result.run, store.decisions(result.run.run_id))
+            console.print(summary)
             return
         rows = demos.run_demo(
             model, values, seed=seed, archive=store, base_url=base_url, console=console
