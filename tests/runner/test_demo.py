@@ -1,6 +1,6 @@
+import bounded
 from bounded.archive import Archive
 from bounded.models.scripted import schema_filler
-import bounded
 from bounded.runner.demo import player_hp, run_demo, run_spire_demo, spire_summary
 
 
