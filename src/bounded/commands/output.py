@@ -29,9 +29,7 @@ def contract_label(run: RunRecord) -> str:
     return run.contract if named == run.contract else f"{named} ({run.contract})"
 
 
-def run_summary(
-    run: RunRecord, archive: Path, decisions: Sequence[DecisionRecord] = ()
-) -> Table:
+def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecord] = ()) -> Table:
     """A finished run: its outcome and totals; with its decisions, also what the prompts
     held per layer, fallbacks and parse errors, and the transcript counterfactual."""
     title = f"{run.env_id} / {contract_label(run)} / {run.model} / seed {run.seed}"
