@@ -46,6 +46,23 @@ def test_run_prints_a_summary_and_archives_the_run(capsys, tmp_path, replies):
     assert code == 0 and run.run_id[:12] in out
 
 
+def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(capsys, tmp_path):
+    archive = tmp_path / "runs.sqlite"
+    code, out, _ = call(
+        capsys, "run", "spire", "--contract", "mode-a", "--model", "scripted:minimal",
+        "--opt", "acts=1", "--seed", "3", "--archive", str(archive),
+    )  # fmt: skip
+    assert code == 0
+    with Archive(archive) as store:
+        [run] = store.runs()
+        decisions = store.decisions(run.run_id)
+    text = " ".join(out.replace("│", " ").split())
+    assert "mode-a (typed)" in text
+    assert f"fallback actions {sum(d.fallback for d in decisions)}" in text
+    assert "parse errors" in text and "L1" in text and "L2" in text
+    assert "a transcript would have sent" in text and "served from the cache" in text
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -112,3 +112,25 @@ def test_an_unknown_plugin_name_is_one_line(plugin_path, tmp_path):
     assert done.returncode != 0
     assert done.stderr.strip() == ("bounded: error: 'echo_plugin' has no attribute 'Nothing'")
     assert not (tmp_path / "a.sqlite").exists()
+
+
+def test_the_echo_plugins_environment_passes_gymnasiums_checker_and_ours(monkeypatch):
+    """What docs/extending.md asks of a user's environment, shown by its own example."""
+    import warnings
+
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from bounded.envs.checker import check_bounded_env
+
+    monkeypatch.syspath_prepend(str(PLUGIN_SOURCE))
+    from echo_plugin import EchoEnv
+
+    if "echo-test/Echo-v0" not in gymnasium.registry:
+        gymnasium.register("echo-test/Echo-v0", entry_point=EchoEnv)
+    env = gymnasium.make("echo-test/Echo-v0").unwrapped
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env)
+    assert [str(w.message) for w in caught] == []
+    check_bounded_env(EchoEnv)

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.commands.options import parse_options, parse_tiers
-from bounded.commands.output import run_summary
+from bounded.commands.output import add_counterfactual_rows, run_summary
 from bounded.core import BoundedError, ConfigError, Interrupted
 
 app = typer.Typer(
@@ -126,7 +126,8 @@ def run(
     game = build_game(spec)  # a bad name or setting is refused before the archive is opened
     with Archive(archive) as store:
         record = run_game(game, archive=store)
-    console.print(run_summary(record, archive))
+        decisions = store.decisions(record.run_id)
+    console.print(run_summary(record, archive, decisions))
 
 
 def retry_options(timeout: float | None, pairs: list[str]) -> dict[str, Any] | None:
@@ -267,7 +268,9 @@ def demo(
                 model, acts=acts, contract=contract, seed=seed, archive=store,
                 base_url=base_url, console=console,
             )  # fmt: skip
-            console.print(demos.spire_summary(result, archive))
+            summary = demos.spire_summary(result, archive)
+            add_counterfactual_rows(summary, result.run, store.decisions(result.run.run_id))
+            console.print(summary)
             return
         rows = demos.run_demo(
             model, values, seed=seed, archive=store, base_url=base_url, console=console
@@ -298,10 +301,12 @@ INTERRUPTED = 130
 """Typer's exit status for Ctrl-C (and here for SIGTERM)."""
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Taken as Ctrl-C is, with the signal named in what a closed run records."""
+
+
 def _interrupt(signum: int, _frame: object) -> None:
-    """Raise KeyboardInterrupt naming the signal, so that what records it names it."""
-    verb = "interrupted" if signum == signal.SIGINT else "terminated"
-    raise KeyboardInterrupt(f"{verb} by {signal.Signals(signum).name}")
+    raise KeyboardInterrupt(f"interrupted by {signal.Signals(signum).name}")
 
 
 def one_line(message: str) -> str:
@@ -326,17 +331,13 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: user mistakes become one line on stderr and a non-zero exit; so does
     anything unexpected, whose traceback goes to a log file named on that line (status 1).
 
-    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C, and both raise a
-    KeyboardInterrupt naming the signal (`interrupted by SIGINT`), so a run in progress
-    is closed in the archive as failed with the signal named, not left `running`; system
-    calls they arrive in are restarted, so SQLite never sees them as an I/O error."""
+    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C (SIGINT), so a run in
+    progress is closed in the archive as failed, with the signal named, not left `running`;
+    system calls they arrive in are restarted, so SQLite never sees one as an I/O error."""
     command = typer.main.get_command(app)
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    signal.siginterrupt(signal.SIGTERM, False)
-    before_int = signal.getsignal(signal.SIGINT)
-    if before_int is signal.default_int_handler:  # not when SIGINT is ignored
-        signal.signal(signal.SIGINT, _interrupt)
-        signal.siginterrupt(signal.SIGINT, False)
+    previous = {signum: signal.signal(signum, _interrupt) for signum in STOP_SIGNALS}
+    for signum in STOP_SIGNALS:
+        signal.siginterrupt(signum, False)
     try:
         # Not standalone, so errors reach the handlers below; typer then *returns* the
         # status of `typer.Exit` and of Ctrl-C instead of exiting with it.
@@ -361,8 +362,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"bounded: error: {message} (traceback in {where})", file=sys.stderr)
         sys.exit(1)
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        signal.signal(signal.SIGINT, before_int)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     if status == INTERRUPTED:
         print("bounded: interrupted", file=sys.stderr)
     if isinstance(status, int) and status:

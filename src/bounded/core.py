@@ -186,10 +186,6 @@ class Outcome(BaseModel):
     """Why the episode ended: `victory`, `defeat`, `truncated`, `running`, ... (free text)."""
 
 
-OUTCOME_KEYS = ("victory", "score", "progress")
-"""The keys an `Outcome` adds to a run's `outcome` dict (beside the environment's metrics)."""
-
-
 def victory_of(outcome: Mapping[str, Any]) -> bool:
     """Whether an archived run's outcome dict is a victory (the environment's own verdict,
     stored by the runner under `victory`)."""

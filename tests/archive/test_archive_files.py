@@ -59,7 +59,7 @@ def foreign_database(path: Path, *, app_id: int = 0, wal: bool = False) -> Path:
 
 def archive_with_a_run(path: Path) -> Path:
     with Archive(path) as archive:
-        archive.save_run(run_record(status="completed"))
+        archive.save_run(run_record(status="completed", decisions=1, model_calls=1))
         archive.add_decision(decision_record())
     return path
 

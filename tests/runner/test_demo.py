@@ -1,6 +1,7 @@
+import bounded
 from bounded.archive import Archive
 from bounded.models.scripted import schema_filler
-from bounded.runner.demo import run_demo, run_spire_demo, spire_summary
+from bounded.runner.demo import player_hp, run_demo, run_spire_demo, spire_summary
 
 
 def test_spire_demo_plays_act_one_under_the_typed_contract(tmp_path):
@@ -26,3 +27,9 @@ def test_warehouse_demo_compares_both_contracts_at_each_horizon():
         (3, "transcript"), (3, "state"), (6, "transcript"), (6, "state"),
     ]  # fmt: skip
     assert rows[2].last_prompt_tokens > rows[0].last_prompt_tokens
+
+
+def test_the_demo_shows_the_players_hp():
+    obs, _ = bounded.make("spire").reset(seed=1)
+    hp, max_hp = obs.state["player"]["hp"], obs.state["player"]["max_hp"]
+    assert player_hp(obs.state) == f"{hp}/{max_hp}" and hp > 0

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bounded.archive.sqlite import Archive, ArchiveError
+from bounded.archive.totals import recounted, stored_decision, stored_decisions
 from bounded.core import JSON, BoundedError, DecisionRecord, RunRecord
 
 
@@ -123,12 +124,17 @@ def record_decision(
         write_checkpoint(db, point)
 
 
-def record_end(archive: Archive, run: RunRecord) -> None:
-    """The run's final row; a completed run's checkpoint goes with it."""
+def record_end(archive: Archive, run: RunRecord) -> RunRecord:
+    """The run's final row, as written: a completed run's checkpoint goes with it; a run
+    closed any other way (a signal, an error, closed as stale) counts what is stored, since
+    its last decision may have been rolled back after the runner counted it."""
     with archive.transaction() as db:
+        if run.status != "completed":
+            run = recounted(run, stored_decisions(db, run.run_id))
         Archive.write_run(db, run)
         if run.status == "completed":
             db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run.run_id,))
+    return run
 
 
 def checkpoints(archive: Archive, run_ids: Sequence[str] | None = None) -> dict[str, Checkpoint]:
@@ -214,7 +220,9 @@ def commit_game(
 ) -> None:
     """A whole game (run row in its final state, decisions, segments) in one transaction,
     written only while `lease` is current and when it does not complete a game (experiment,
-    cell, seed) that is already completed."""
+    cell, seed) that is already completed. The row's totals are those of the decisions
+    written with it."""
+    run = recounted(run, map(stored_decision, decisions))
     with archive.transaction() as db:
         if lease is not None:
             check_lease(db, lease)

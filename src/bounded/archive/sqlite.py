@@ -18,6 +18,7 @@ import json
 import os
 import re
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
@@ -27,6 +28,7 @@ from typing import Any, Literal
 from pydantic_core import PydanticSerializationError
 
 from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
+from bounded.archive.totals import corrected_runs
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
@@ -320,6 +322,11 @@ class Archive:
         self.timeout = lock_timeout() if timeout is None else timeout
         self.immutable = False
         """True when a read-only archive is read as a snapshot of its main file."""
+        self.recounted: dict[str, RunRecord] = {}
+        """Run rows that counted decisions the archive does not store, recounted when it
+        was opened read-only (`bounded.archive.totals`): read so, never written."""
+        self.repaired: list[str] = []
+        """The run ids whose rows were repaired so when it was opened for writing."""
         try:
             kind = identify(self.path, self.timeout)
             if read_only:
@@ -337,6 +344,33 @@ class Archive:
                 raise ArchiveError(f"cannot open archive {self.path}: {reason}") from exc
             raise ArchiveError(self._problem("cannot open archive", exc)) from exc
         self._db.row_factory = sqlite3.Row
+        self._recount_mismatched()
+
+    def _recount_mismatched(self) -> None:
+        """Repair run rows whose totals disagree with their stored decisions (an older
+        bounded could count a decision whose transaction a signal rolled back), saying so;
+        a read-only archive reads them recounted and is left as it is."""
+        with self._guard("cannot read archive"):
+            corrected = corrected_runs(self._db, self._run_from_row)
+        if not corrected:
+            return
+        if self.read_only:
+            self.recounted = {run.run_id: run for run in corrected}
+            done = "read them recounted (the next command that writes to it repairs them)"
+        else:
+            with self._transaction() as db:  # again under the write lock: a run may go on
+                corrected = corrected_runs(db, self._run_from_row)
+                for run in corrected:
+                    self.write_run(db, run)
+            self.repaired = [run.run_id for run in corrected]
+            done = "repaired them from the stored decisions"
+        if not corrected:
+            return
+        rows = f"{len(corrected)} run row{'s' if len(corrected) > 1 else ''}"
+        print(
+            f"bounded: archive {self.path}: {rows} counted decisions it does not store; {done}",
+            file=sys.stderr,
+        )
 
     def _open_writable(self, kind: Kind) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -477,7 +511,7 @@ class Archive:
 
     def run(self, run_id: str) -> RunRecord | None:
         row = self._query("SELECT * FROM runs WHERE run_id = ?", (run_id,))
-        return self._run_from_row(row[0]) if row else None
+        return self._stored_run(row[0]) if row else None
 
     def _query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         """Rows of a read query; SQLite failures as `ArchiveError`."""
@@ -498,7 +532,10 @@ class Archive:
                 params.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._query(f"SELECT * FROM runs {where} ORDER BY started_at, run_id", params)
-        return [self._run_from_row(row) for row in rows]
+        return [self._stored_run(row) for row in rows]
+
+    def _stored_run(self, row: sqlite3.Row) -> RunRecord:
+        return self.recounted.get(row["run_id"]) or self._run_from_row(row)
 
     @staticmethod
     def _run_from_row(row: sqlite3.Row) -> RunRecord:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from bounded.core import RunRecord
+from bounded.core import DecisionRecord, RunRecord
 
 console = Console()
 
@@ -22,8 +23,17 @@ def number(value: float | None, digits: int = 1) -> str:
     return "—" if value is None or value != value else f"{value:,.{digits}f}"
 
 
-def run_summary(run: RunRecord, archive: Path) -> Table:
-    table = Table(title=f"{run.env_id} / {run.contract} / {run.model} / seed {run.seed}")
+def contract_label(run: RunRecord) -> str:
+    """The contract as the user named it: a preset's name beside its contract's."""
+    named = str(run.spec.get("contract") or run.contract)
+    return run.contract if named == run.contract else f"{named} ({run.contract})"
+
+
+def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecord] = ()) -> Table:
+    """A finished run: its outcome and totals; with its decisions, also what the prompts
+    held per layer, fallbacks and parse errors, and the transcript counterfactual."""
+    title = f"{run.env_id} / {contract_label(run)} / {run.model} / seed {run.seed}"
+    table = Table(title=title)
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in run.outcome.items():
@@ -49,8 +59,55 @@ def run_summary(run: RunRecord, archive: Path) -> Table:
         table.add_row(
             "postrun writes admitted / refused", f"{admitted} / {len(verdicts) - admitted}"
         )
+    if decisions:
+        add_decision_rows(table, decisions)
+        add_counterfactual_rows(table, run, decisions)
     table.add_row("archive", f"{archive} (run {run.run_id[:12]})")
     return table
 
 
-__all__ = ["console", "number", "plain", "run_summary"]
+def add_decision_rows(table: Table, decisions: Sequence[DecisionRecord]) -> None:
+    """Fallbacks, parse errors and prompt tokens per layer over a run's decisions."""
+    table.add_row("fallback actions", str(sum(d.fallback for d in decisions)))
+    table.add_row("parse errors", str(sum(d.parse_error is not None for d in decisions)))
+    layers: dict[str, int] = {}
+    for record in decisions:
+        for layer, tokens in record.tokens_by_layer.items():
+            layers[layer] = layers.get(layer, 0) + tokens
+    total = max(1, sum(layers.values()))
+    for layer, tokens in layers.items():
+        table.add_row(f"  {layer}", f"{tokens:,} ({tokens / total:.0%})")
+
+
+def add_counterfactual_rows(
+    table: Table, run: RunRecord, decisions: Sequence[DecisionRecord]
+) -> None:
+    """What a transcript agent would have sent for the same decisions (`bounded audit`'s
+    counterfactual): its prompt tokens, its cost under prefix caching at the list prices
+    (docs/cost.md) against this run's, and how much of this run's prompts the cache
+    served."""
+    from bounded.analysis.audit import audit_run
+
+    audit = audit_run(run, decisions)
+    if not audit.total_prompt:
+        return
+    ratio = audit.counterfactual_total / audit.total_prompt
+    table.add_row(
+        "a transcript would have sent", f"{audit.counterfactual_total:,} tokens ({ratio:.1f}x)"
+    )
+    if audit.cost > 0:
+        cost_ratio = audit.counterfactual_cost / audit.cost
+        table.add_row("  its cost under prefix caching", f"{cost_ratio:.1f}x this run's")
+    served = audit.total_cached / audit.total_prompt
+    table.add_row("prompt tokens served from the cache", f"{served:.1%}")
+
+
+__all__ = [
+    "add_counterfactual_rows",
+    "add_decision_rows",
+    "console",
+    "contract_label",
+    "number",
+    "plain",
+    "run_summary",
+]

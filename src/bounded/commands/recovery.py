@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bounded.archive import DEFAULT_ARCHIVE
+from bounded.archive import DEFAULT_ARCHIVE, Archive
 
 console = Console()
 
@@ -27,7 +27,9 @@ def resume(
     if not archive.is_file():
         raise ConfigError(f"no archive at {archive}")
     record = resume_run(archive, run_id)
-    console.print(run_summary(record, archive))
+    with Archive(archive, read_only=True) as store:
+        decisions = store.decisions(record.run_id)
+    console.print(run_summary(record, archive, decisions))
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"resume": resume}

@@ -122,6 +122,12 @@ class SpireDemoResult(BaseModel):
     fallbacks: int
 
 
+def player_hp(state: dict[str, Any]) -> str:
+    """`hp/max_hp` from a spire observation's state (the player's, under `player`)."""
+    player = state.get("player", {})
+    return f"{player.get('hp', '-')}/{player.get('max_hp', '-')}"
+
+
 def run_spire_demo(
     model: str | Model,
     *,
@@ -160,7 +166,7 @@ def run_spire_demo(
             peak = max(peak, record.prompt_tokens)
             fallbacks += record.fallback
             state = obs.state
-            hp = f"{state.get('hp', '-')}/{state.get('max_hp', '-')}"
+            hp = player_hp(state)
             floor = min(int(state.get("floor", 0)), floors)
             progress.update(
                 bar, completed=floor, act=state.get("act", "-"), decisions=record.index + 1, hp=hp

@@ -6,7 +6,10 @@ through `propose(obs)` (a replayed or queued action). Every model call, the deci
 own and those a contract makes itself through `EpisodeContext.model` (summaries,
 strategy descriptions, postrun learning), goes through one `MeteredModel`: calls made
 during a decision are archived on its record (`extra_completions` for the contract's),
-calls made by postrun with the run, and all are counted in the run's totals.
+calls made by postrun with the run, and all are counted in the run's totals. A run row
+counts only what the archive stores: a decision's counts are written in its own
+transaction, and a run closed outside the normal path (a signal, an error) or resumed has
+its totals recomputed from the stored decisions (`bounded.archive.totals`).
 
 Model failures: a failed call becomes a fallback decision recorded with its error;
 `MAX_CONSECUTIVE_MODEL_ERRORS` failed decisions in a row, a run whose models never
@@ -38,6 +41,7 @@ from bounded.archive.progress import (
     this_owner,
 )
 from bounded.archive.sqlite import Archive
+from bounded.archive.totals import count_calls, metered, recounted, stored_decision
 from bounded.core import (
     JSON,
     Action,
@@ -61,9 +65,6 @@ from bounded.envs import canonical_env_id
 from bounded.runner.meter import ClockedModel, ModelUnavailableError
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
-
-USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
-"""What `RunRecord.usage` counts per model."""
 
 
 class ResumeError(BoundedError):
@@ -193,7 +194,10 @@ class EpisodeRunner:
         earlier_s = 0.0
         if resume is not None:
             earlier_s = resume.run.wall_s
-            self.run = resume.run.model_copy(update={"status": "running", "error": None})
+            self.run = recounted(
+                resume.run.model_copy(update={"status": "running", "error": None}),
+                map(stored_decision, resume.decisions),
+            )
         self._save_start(resume)
         try:
             obs, _ = self.env.reset(seed=self.seed)
@@ -208,8 +212,7 @@ class EpisodeRunner:
                 obs, done = self._decide(obs)
             self._check_reached()
             self.contract.postrun(self.trajectory, self.env.outcome())
-            self._count_calls(self._drain())
-            self.run.postrun = self.contract.postrun_record
+            self._close_postrun(self._drain())
             self.run.status = "completed"
         except BaseException as exc:
             self.run.status = "failed"
@@ -225,6 +228,14 @@ class EpisodeRunner:
             self.run.store_hashes = self.contract.store_hashes()
             self._save_end()
         return self.run
+
+    def _close_postrun(self, calls: list[Completion]) -> None:
+        """Count the postrun's calls and keep, beside its record, what each cost (so the
+        run's totals can be recomputed from the archive)."""
+        count_calls(self.run, calls)
+        self.run.postrun = self.contract.postrun_record
+        if calls:
+            self.run.postrun = {**self.run.postrun, "metered": metered(calls)}
 
     def _replay(self, resume: Resumption, obs: Observation, done: bool) -> tuple[Observation, bool]:
         """Step the environment through the recorded actions, checking that it shows each
@@ -388,7 +399,7 @@ class EpisodeRunner:
         run = self.run
         run.decisions += 1
         own = [record.completion] if record.completion else []
-        self._count_calls(own + record.extra_completions)
+        count_calls(run, own + record.extra_completions)
         if record.completion:
             run.last_prompt_tokens = record.prompt_tokens
         if isinstance(self.archive, Archive):
@@ -396,19 +407,6 @@ class EpisodeRunner:
         elif self.archive is not None:
             self.archive.add_decision(record)
             self._save_run()
-
-    def _count_calls(self, completions: list[Completion]) -> None:
-        """Add model calls to the run's totals (a decision's, or the contract's postrun)."""
-        run = self.run
-        for completion in completions:
-            run.model_calls += 1
-            run.prompt_tokens += completion.prompt_tokens
-            run.completion_tokens += completion.completion_tokens
-            run.cached_tokens += completion.cached_tokens
-            usage = run.usage.setdefault(completion.model, dict.fromkeys(USAGE_FIELDS, 0))
-            usage["calls"] += 1
-            for field in USAGE_FIELDS[1:]:
-                usage[field] += getattr(completion, field)
 
     def _save_run(self) -> None:
         if self.archive is not None:
@@ -427,7 +425,7 @@ class EpisodeRunner:
 
     def _save_end(self) -> None:
         if isinstance(self.archive, Archive):
-            record_end(self.archive, self.run)
+            self.run = record_end(self.archive, self.run)
         else:
             self._save_run()
 

@@ -22,6 +22,7 @@ from bounded.archive.progress import (
     checkpoints,
     owner_alive,
     owner_pid,
+    record_end,
     this_owner,
     write_checkpoint,
 )
@@ -147,7 +148,7 @@ def close_stale(archive: Archive, *, resumable_too: bool = False) -> list[RunHea
         owner = f"its process (pid {owner_pid(point.owner)}) is gone" if point else "no owner"
         why = found.blocker or "closed though resumable (bounded runs --close-stale --resumable)"
         error = f"stale: {owner} after {run.decisions} decisions; {why}"
-        archive.save_run(run.model_copy(update={"status": "failed", "error": error}))
+        record_end(archive, run.model_copy(update={"status": "failed", "error": error}))
         closed.append(found)
     return closed
 

@@ -8,7 +8,7 @@ equivalent sustained weapon so that the Lanchester model can count them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 LIGHT, ARMORED, BIOLOGICAL, MECHANICAL, MASSIVE, PSIONIC = "L", "A", "B", "M", "Ma", "Ps"
@@ -779,12 +779,3 @@ ENEMY_STATE_UNITS: tuple[str, ...] = (
     "sporecrawler",
 )
 """Enemy things counted in the observation (`enemy_<key>`)."""
-
-
-@dataclass
-class Upgrades:
-    """Weapon and armor levels of one side, by upgrade line."""
-
-    weapons: dict[str, int] = field(default_factory=dict)
-    armor: dict[str, int] = field(default_factory=dict)
-    shields: int = 0

@@ -18,7 +18,6 @@ GEYSER_GAS = 2250
 GEYSERS_PER_BASE = 2
 WORKERS_PER_GEYSER = 3
 EFFICIENT_WORKERS = 16
-MAX_MINERAL_WORKERS = 24
 
 
 def _cumulative(near: int, far: int) -> tuple[float, ...]:

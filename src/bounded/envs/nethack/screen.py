@@ -16,9 +16,6 @@ from nle import nethack
 
 from bounded.envs.nethack.vocabulary import Mode, menu_pages
 
-MAP_ROWS = slice(1, 22)
-"""The map's rows on NLE's 24 x 80 terminal (row 0 is the message line)."""
-
 DOOR_CMAPS = frozenset(range(12, 17))
 """Doorways and open or closed doors (NetHack 3.6's S_ndoor .. S_hcdoor)."""
 FEATURES = {23: "staircase up", 24: "staircase down", 25: "ladder up", 26: "ladder down"}

@@ -1229,8 +1229,6 @@ card(
 )(None)
 
 STARTER_DECK = ["Strike"] * 5 + ["Defend"] * 5 + ["Hamstring", "Duck and Roll"]
-CURSES = ["Doubt", "Injury", "Pain"]
-"""Curses that events and relics can give (Climber's Bane only comes from Ascension 10)."""
 
 
 _POOLS: dict[tuple[str, int], tuple[str, ...]] = {}

@@ -128,5 +128,3 @@ def _steel(cb: Combat, t: Enemy | None) -> None:
 
 
 potion("Steel Potion", "rare", "none", "Gain 3 Thorns and 1 Artifact.", _steel)
-
-POTION_NAMES = list(POTIONS)

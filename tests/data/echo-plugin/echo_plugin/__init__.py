@@ -2,6 +2,12 @@
 
 The game: `rounds` rounds; each shows a word and the legal actions `say:<word>` and
 `pass`. Saying the shown word scores a point; the game is won with every point.
+
+`EchoEnv` is a complete Gymnasium environment as well: it sets its spaces in `__init__`
+(`init_spaces`), seeds Gymnasium's generator in `reset` (`super().reset(seed=seed)`),
+passes each action through `resolve_action` before stepping it, and reports the legal
+actions' mask in `info` (`with_action_mask`), so `gymnasium.utils.env_checker.check_env`
+passes on it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from bounded import (
     TextEnv,
 )
 from bounded.contracts import Preset
+from bounded.envs.base import Choices, with_action_mask
 
 WORDS = ("apple", "river", "stone", "cloud", "ember")
 
@@ -35,6 +42,11 @@ class EchoEnv(TextEnv):
         self.seed = 0
         self.turn = 0
         self.points = 0
+        self.init_spaces(self.choices, kinds=("echo", "over"))
+
+    def choices(self) -> Choices:
+        """What the action space draws from and accepts: this round's legal actions."""
+        return Choices(legal=self.observe().legal)
 
     def word(self) -> str:
         return WORDS[(self.seed + self.turn) % len(WORDS)]
@@ -52,15 +64,19 @@ class EchoEnv(TextEnv):
         )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
         self.seed, self.turn, self.points = seed or 0, 0, 0
-        return self.observe(), {}
+        obs = self.observe()
+        return obs, with_action_mask({}, obs)
 
     def step(self, action):
-        chosen = action[0] if isinstance(action, list) else action
+        action = self.resolve_action(action)
+        chosen = action[0] if isinstance(action, list | tuple) else action
         self.points += chosen.id == f"say:{self.word()}"
         self.turn += 1
         done = self.turn >= self.rounds
-        return self.observe(), float(chosen.id != "pass"), done, False, {}
+        obs = self.observe()
+        return obs, float(chosen.id != "pass"), done, False, with_action_mask({}, obs)
 
     def metrics(self) -> dict[str, Any]:
         return {"points": self.points, "victory": self.points == self.rounds}

@@ -1,0 +1,155 @@
+"""A run row's totals, as the archive stores them.
+
+A run row counts its decisions and every model call of the run (`decisions`,
+`model_calls`, prompt, completion and cached tokens, `usage` per model,
+`last_prompt_tokens`). The runner adds to them as it goes and writes them in the same
+transaction as the decision they count; wherever a run is closed outside that path (a
+signal, an error, `--close-stale`, a resume, a sweep's game written whole) they are
+recomputed here from what is stored: the decisions' own and extra completions, and the
+postrun's calls, which the runner records on the row as `postrun["metered"]`.
+
+An archive written before this rule could hold a row that counts a decision whose
+transaction was rolled back; `mismatched_runs` finds rows whose decision count differs
+from their stored decisions, and the archive repairs them when it is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+
+from bounded.core import JSON, Completion, DecisionRecord, RunRecord
+
+USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
+"""What `RunRecord.usage` counts per model."""
+
+TOKEN_FIELDS = USAGE_FIELDS[1:]
+
+METERED_KEY = "metered"
+"""The key of `RunRecord.postrun` that lists the token counts of each postrun call."""
+
+
+def count_calls(run: RunRecord, completions: Iterable[Completion]) -> None:
+    """Add model calls to a run's totals (a decision's, or the contract's postrun)."""
+    for completion in completions:
+        run.model_calls += 1
+        run.prompt_tokens += completion.prompt_tokens
+        run.completion_tokens += completion.completion_tokens
+        run.cached_tokens += completion.cached_tokens
+        usage = run.usage.setdefault(completion.model, dict.fromkeys(USAGE_FIELDS, 0))
+        usage["calls"] += 1
+        for field in TOKEN_FIELDS:
+            usage[field] += getattr(completion, field)
+
+
+def metered(completions: Sequence[Completion]) -> list[JSON]:
+    """The postrun calls as the run row keeps them: model and tokens of each."""
+    return [
+        {"model": call.model, **{field: getattr(call, field) for field in TOKEN_FIELDS}}
+        for call in completions
+    ]
+
+
+def postrun_calls(postrun: JSON) -> list[Completion]:
+    """The calls a run's postrun made, from its row: `postrun["metered"]`, or (a row written
+    before that key) the calls its record keeps whole, less the placeholders of failed
+    calls (no text, no tokens)."""
+    if METERED_KEY in postrun:
+        return [Completion(text="", **call) for call in postrun[METERED_KEY]]
+    calls = [Completion.model_validate(call) for call in postrun.get("calls", [])]
+    return [c for c in calls if c.text or any(getattr(c, f) for f in TOKEN_FIELDS)]
+
+
+StoredDecision = tuple[int, Completion | None, list[Completion]]
+"""A decision as its totals see it: prompt tokens, its own completion, the contract's."""
+
+
+def stored_decision(record: DecisionRecord) -> StoredDecision:
+    return record.prompt_tokens, record.completion, record.extra_completions
+
+
+def recounted(run: RunRecord, decisions: Iterable[StoredDecision]) -> RunRecord:
+    """The run with its totals recomputed from these decisions and its postrun's calls."""
+    fresh = run.model_copy(
+        update={
+            "decisions": 0,
+            "model_calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cached_tokens": 0,
+            "last_prompt_tokens": 0,
+            "usage": {},
+        }
+    )
+    for prompt_tokens, own, extra in decisions:
+        fresh.decisions += 1
+        count_calls(fresh, ([own] if own else []) + extra)
+        if own is not None:
+            fresh.last_prompt_tokens = prompt_tokens
+    count_calls(fresh, postrun_calls(run.postrun))
+    return fresh
+
+
+def stored_decisions(db: sqlite3.Connection, run_id: str) -> list[StoredDecision]:
+    """The stored decisions of a run, as `recounted` reads them."""
+    rows = db.execute(
+        "SELECT prompt_tokens, completion, extra_completions FROM decisions "
+        "WHERE run_id = ? ORDER BY idx",
+        (run_id,),
+    ).fetchall()
+    return [
+        (
+            prompt_tokens,
+            Completion.model_validate_json(own) if own else None,
+            [Completion.model_validate(call) for call in json.loads(extra)],
+        )
+        for prompt_tokens, own, extra in rows
+    ]
+
+
+def mismatched_runs(db: sqlite3.Connection) -> list[str]:
+    """Runs recorded decision by decision (they have stored decisions or a checkpoint;
+    imported runs have neither) whose row counts other decisions than are stored."""
+    rows = db.execute(
+        "SELECT r.run_id FROM runs r "
+        "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM decisions GROUP BY run_id) d "
+        "ON d.run_id = r.run_id "
+        "WHERE r.decisions != COALESCE(d.n, 0) "
+        "AND (d.n IS NOT NULL OR r.run_id IN (SELECT run_id FROM checkpoints)) "
+        "ORDER BY r.run_id"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def corrected_runs(
+    db: sqlite3.Connection, read_run: Callable[[sqlite3.Row], RunRecord]
+) -> list[RunRecord]:
+    """The mismatched runs (`mismatched_runs`) with their totals recounted from what is
+    stored; none in an archive older than checkpoints."""
+    try:
+        wrong = mismatched_runs(db)
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return []
+        raise
+    corrected = []
+    for run_id in wrong:
+        row = db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        corrected.append(recounted(read_run(row), stored_decisions(db, run_id)))
+    return corrected
+
+
+__all__ = [
+    "METERED_KEY",
+    "USAGE_FIELDS",
+    "StoredDecision",
+    "corrected_runs",
+    "count_calls",
+    "metered",
+    "mismatched_runs",
+    "postrun_calls",
+    "recounted",
+    "stored_decision",
+    "stored_decisions",
+]

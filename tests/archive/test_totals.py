@@ -1,0 +1,121 @@
+"""A run row counts what the archive stores: recounts, repairs on open, whole games."""
+
+import hashlib
+import sqlite3
+
+from bounded.archive import Archive
+from bounded.archive.progress import Checkpoint, commit_game, record_end, record_start
+from bounded.archive.totals import recounted, stored_decision
+from bounded.core import Completion, DecisionRecord, RunRecord
+
+
+def run_record(run_id: str = "r1", **fields) -> RunRecord:
+    return RunRecord(
+        run_id=run_id, env_id="bounded/Warehouse-v0", contract="state", model="m", seed=1,
+        **fields,
+    )  # fmt: skip
+
+
+def decision(index: int, *, run_id: str = "r1", prompt: int = 10, extra: int = 0):
+    own = Completion(text="{}", prompt_tokens=prompt, completion_tokens=3, model="m")
+    extras = [Completion(text="s", prompt_tokens=extra, completion_tokens=1, model="s")]
+    return DecisionRecord(
+        run_id=run_id, index=index, t=index, kind="stream", segments=[],
+        tokens_by_layer={}, prompt_tokens=prompt, completion=own, actions=[],
+        extra_completions=extras if extra else [],
+    )  # fmt: skip
+
+
+def started(archive: Archive) -> None:
+    record_start(archive, run_record(), Checkpoint(run_id="r1", owner="", decisions=0, memory=None))
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_recount_sums_each_decisions_own_and_extra_calls_and_the_postrun():
+    decisions = [decision(0, prompt=10), decision(1, prompt=20, extra=7)]
+    postrun = {"note": "learned", "metered": [{"model": "m", "prompt_tokens": 100}]}
+    run = recounted(
+        run_record(decisions=9, prompt_tokens=999, postrun=postrun),
+        map(stored_decision, decisions),
+    )
+    assert (run.decisions, run.model_calls, run.last_prompt_tokens) == (2, 4, 20)
+    assert run.prompt_tokens == 10 + 20 + 7 + 100
+    assert run.completion_tokens == 3 + 3 + 1
+    assert run.usage == {
+        "m": {"calls": 3, "prompt_tokens": 130, "completion_tokens": 6, "cached_tokens": 0},
+        "s": {"calls": 1, "prompt_tokens": 7, "completion_tokens": 1, "cached_tokens": 0},
+    }
+
+
+def test_a_recount_of_an_older_postrun_record_skips_failed_call_placeholders():
+    calls = [Completion(text="note", prompt_tokens=50, model="m"), Completion(text="", model="m")]
+    postrun = {"calls": [call.model_dump() for call in calls]}
+    run = recounted(run_record(postrun=postrun), [])
+    assert (run.model_calls, run.prompt_tokens) == (1, 50)
+
+
+def broken_archive(path):
+    """A row that counts a decision its rolled-back transaction never stored (39 counted,
+    38 stored), as bounded before this rule could leave, beside an imported run (a row,
+    no decisions, no checkpoint) that must stay as it is."""
+    with Archive(path) as archive:
+        started(archive)
+        for index in range(38):
+            archive.add_decision(decision(index))
+        archive.save_run(run_record(status="failed", decisions=39, model_calls=39))
+        archive.save_run(run_record("imported", status="completed", decisions=120, model_calls=80))
+    return path
+
+
+def test_opening_an_archive_repairs_rows_that_disagree_with_their_decisions_once(tmp_path, capsys):
+    path = broken_archive(tmp_path / "a.sqlite")
+    with Archive(path) as archive:
+        assert archive.repaired == ["r1"]
+        run = archive.run("r1")
+        assert (run.decisions, run.model_calls, run.prompt_tokens) == (38, 38, 380)
+        assert run.status == "failed"
+        assert archive.run("imported").decisions == 120
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "1 run row counted decisions it does not store" in said
+    with Archive(path) as archive:
+        assert archive.repaired == []
+    assert capsys.readouterr().err == ""
+
+
+def test_a_read_only_open_reads_the_rows_recounted_and_writes_nothing(tmp_path, capsys):
+    path = broken_archive(tmp_path / "a.sqlite")
+    before = sha256(path)
+    with Archive(path, read_only=True) as archive:
+        assert archive.run("r1").decisions == 38
+        assert sorted(r.decisions for r in archive.runs()) == [38, 120]
+    assert sha256(path) == before
+    assert "read them recounted" in capsys.readouterr().err
+
+
+def test_a_run_closed_outside_the_normal_path_counts_what_is_stored(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        started(archive)
+        archive.add_decision(decision(0))
+        closed = record_end(archive, run_record(status="failed", decisions=2, model_calls=2))
+        assert (closed.decisions, closed.model_calls) == (1, 1)
+        assert archive.run("r1") == closed
+
+
+def test_a_game_written_whole_counts_the_decisions_written_with_it(tmp_path):
+    decisions = [decision(0), decision(1, extra=4)]
+    inflated = run_record(status="completed", decisions=3, model_calls=5, prompt_tokens=1)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        commit_game(archive, inflated, decisions)
+        stored = archive.run("r1")
+    assert (stored.decisions, stored.model_calls, stored.prompt_tokens) == (2, 3, 24)
+
+
+def test_an_archive_without_checkpoints_is_read_as_it_is(tmp_path):
+    path = broken_archive(tmp_path / "old.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE checkpoints")
+    with Archive(path, read_only=True) as archive:
+        assert archive.run("r1").decisions == 39
