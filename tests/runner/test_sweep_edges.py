@@ -83,7 +83,10 @@ def test_ctrl_c_says_what_was_kept_and_how_to_continue(tmp_path):
     again = bounded("sweep", path)
     out, err = again.communicate(timeout=120)
     assert again.returncode == 0, err
-    assert count(archive) == 6 and f"({kept} already done" in " ".join(out.split())
+    said = " ".join(out.split())
+    assert (
+        count(archive) == 6 and f"({kept} already done, {6 - kept} played now (1 resumed)" in said
+    )
 
 
 def test_a_run_stopped_by_ctrl_c_records_the_signal_by_name(tmp_path):

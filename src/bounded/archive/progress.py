@@ -23,7 +23,8 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,12 +126,14 @@ def record_decision(
 
 
 def record_end(archive: Archive, run: RunRecord) -> RunRecord:
-    """The run's final row, as written: a completed run's checkpoint goes with it; a run
+    """The run's final row, as written (never a second completed copy of a sweep's game:
+    `DuplicateGame`): a completed run's checkpoint goes with it; a run
     closed any other way (a signal, an error, closed as stale) counts what is stored, since
     its last decision may have been rolled back after the runner counted it."""
     with archive.transaction() as db:
         if run.status != "completed":
             run = recounted(run, stored_decisions(db, run.run_id))
+        check_no_twin(db, run)
         Archive.write_run(db, run)
         if run.status == "completed":
             db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run.run_id,))
@@ -212,6 +215,41 @@ def check_lease(db: sqlite3.Connection, lease: Lease) -> None:
         raise LeaseLost(f"the sweep's lease on {lease.scope} was taken over ({holder})")
 
 
+def check_no_twin(db: sqlite3.Connection, run: RunRecord) -> None:
+    """Refuse to complete a game (experiment, cell, seed) that is already completed."""
+    if run.status != "completed" or not run.experiment:
+        return
+    twin = db.execute(
+        "SELECT run_id FROM runs WHERE experiment = ? AND cell = ? AND seed = ? "
+        "AND status = 'completed' AND run_id != ?",
+        (run.experiment, run.cell, run.seed, run.run_id),
+    ).fetchone()
+    if twin is not None:
+        raise DuplicateGame(
+            f"{run.experiment} {run.cell} seed {run.seed} is already completed (run {twin[0][:12]})"
+        )
+
+
+class LeasedArchive(Archive):
+    """An archive whose every write transaction (a run's start, each decision with its
+    checkpoint, its end) first checks a sweep's lease: a sweep's game is written as `bounded
+    run` writes, and a worker whose sweep lost the lease writes nothing more."""
+
+    def __init__(self, path: str | Path, lease: Lease | None) -> None:
+        super().__init__(path)
+        self.lease = lease
+
+    @contextmanager
+    def _leased(self) -> Iterator[sqlite3.Connection]:
+        with super().transaction() as db:
+            if self.lease is not None:
+                check_lease(db, self.lease)
+            yield db
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._leased()
+
+
 def commit_game(
     archive: Archive,
     run: RunRecord,
@@ -226,17 +264,7 @@ def commit_game(
     with archive.transaction() as db:
         if lease is not None:
             check_lease(db, lease)
-        if run.status == "completed" and run.experiment:
-            twin = db.execute(
-                "SELECT run_id FROM runs WHERE experiment = ? AND cell = ? AND seed = ? "
-                "AND status = 'completed' AND run_id != ?",
-                (run.experiment, run.cell, run.seed, run.run_id),
-            ).fetchone()
-            if twin is not None:
-                raise DuplicateGame(
-                    f"{run.experiment} {run.cell} seed {run.seed} is already completed "
-                    f"(run {twin[0][:12]})"
-                )
+        check_no_twin(db, run)
         Archive.write_run(db, run)
         for record in decisions:
             Archive.write_decision(db, record)
@@ -255,6 +283,8 @@ __all__ = [
     "DuplicateGame",
     "Lease",
     "LeaseLost",
+    "LeasedArchive",
+    "check_no_twin",
     "checkpoints",
     "commit_game",
     "current_lease",

@@ -121,7 +121,8 @@ def sweep(
         raise Interrupted(f"{exc}; continue with: {again}") from None
     console.print(
         f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
-        f"({summary.skipped} already done, {summary.played} played now, "
+        f"({summary.skipped} already done, {summary.played} played now"
+        f"{f' ({summary.resumed} resumed)' if summary.resumed else ''}, "
         f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
     )
     if summary.took_over:

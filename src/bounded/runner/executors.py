@@ -21,11 +21,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from bounded.archive.progress import Lease, commit_game
-from bounded.core import ConfigError, DecisionRecord, RunRecord
+from bounded.archive.progress import Lease, LeasedArchive
+from bounded.core import BoundedError, ConfigError, DecisionRecord, RunRecord
 from bounded.runner.boot import die_with_parent, worker_boot
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
-from bounded.runner.spec import GameSpec
+from bounded.runner.spec import GameKey, GameSpec
 
 EXECUTORS = ("local", "ray")
 
@@ -41,6 +41,8 @@ class GameResult(BaseModel):
     """The decisions, when the worker did not write them to the archive itself."""
     written: bool = False
     """True when the worker saved the run and its decisions to the archive."""
+    resumed: bool = False
+    """True when the game continued an interrupted run."""
 
 
 class RecordCollector:
@@ -62,34 +64,47 @@ def play_game(
     archive_path: str | None = None,
     plugins: Registrations | None = None,
     lease: Lease | None = None,
+    resume: str | None = None,
 ) -> GameResult:
-    """Play one game; with `archive_path` the worker writes it to the archive when it ends,
-    whole (its run row in its final state, decisions and segments in one transaction, and
-    only while the sweep's `lease` is current), else it hands the records back.
+    """Play one game. With `archive_path` the game is written as `bounded run` writes it:
+    each decision with the run row that counts it and a checkpoint, in one transaction that
+    checks the sweep's `lease` (`LeasedArchive`), and its end never completes a game twice;
+    `resume` names an interrupted run of this game to continue from its last decision
+    (`bounded.runner.resume.claim`). Without `archive_path` (Ray) the worker hands the
+    records back and the driver writes the game whole.
 
     `plugins` are the names the driver registered at run time (`registrations()`), so a
     worker process knows them too. A game that fails (a model that stays unavailable, an
     engine error) comes back as a `failed` run rather than an exception, so one bad game
     does not stop a sweep.
     """
-    from bounded.archive import Archive
     from bounded.runner.build import build_game, runner_for
+    from bounded.runner.resume import claim
 
     restore_registrations(plugins or {})
     game = build_game(spec)
-    sink = RecordCollector()
-    runner = runner_for(game, archive=sink)
-    try:
-        runner.execute()
-    except Exception:  # recorded in the run row as `failed` with its error
-        pass
-    finally:
-        game.env.close()
     if archive_path is None:
+        sink = RecordCollector()
+        runner = runner_for(game, archive=sink)
+        with suppress(Exception):  # recorded in the run row as `failed` with its error
+            runner.execute()
+        game.env.close()
         return GameResult(spec=spec, run=runner.run, decisions=sink.decisions)
-    with Archive(archive_path) as archive:
-        commit_game(archive, runner.run, sink.decisions, lease)
-    return GameResult(spec=spec, run=runner.run, written=True)
+    with LeasedArchive(archive_path, lease) as archive:
+        runner = runner_for(game, archive=archive)
+        try:
+            resumption = claim(archive, resume) if resume else None
+        except BoundedError as exc:  # taken by another process since the driver looked
+            game.env.close()
+            refused = runner.run.model_copy(update={"status": "failed", "error": str(exc)})
+            return GameResult(spec=spec, run=refused, written=True)
+        try:
+            runner.execute(resume=resumption)
+        except Exception:  # recorded in the run row as `failed` with its error
+            pass
+        finally:
+            game.env.close()
+    return GameResult(spec=spec, run=runner.run, written=True, resumed=resume is not None)
 
 
 StartCallback = Callable[[int, GameSpec], None]
@@ -110,6 +125,9 @@ class Executor(Protocol):
     workers: int
     lease: Lease | None
     gate: Gate
+    resumes: dict[GameKey, str] | None
+    """Interrupted runs to continue, by game (None: this executor cannot resume: its games
+    are written whole)."""
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -125,6 +143,7 @@ class InlineExecutor:
         self.archive_path = str(archive_path)
         self.lease: Lease | None = None
         self.gate: Gate = always
+        self.resumes: dict[GameKey, str] | None = {}
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -133,7 +152,8 @@ class InlineExecutor:
             if not self.gate(spec):
                 return
             on_start(0, spec)
-            on_done(0, play_game(spec, self.archive_path, lease=self.lease))
+            resume = (self.resumes or {}).get(spec.key)
+            on_done(0, play_game(spec, self.archive_path, lease=self.lease, resume=resume))
 
 
 class SlotScheduler:
@@ -187,6 +207,7 @@ class LocalExecutor:
         self.workers = workers
         self.lease: Lease | None = None
         self.gate: Gate = always
+        self.resumes: dict[GameKey, str] | None = {}
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -213,7 +234,10 @@ class LocalExecutor:
             def refill() -> None:
                 for slot, spec in scheduler.fill():
                     on_start(slot, spec)
-                    future = pool.submit(play_game, spec, self.archive_path, None, self.lease)
+                    resume = (self.resumes or {}).get(spec.key)
+                    future = pool.submit(
+                        play_game, spec, self.archive_path, None, self.lease, resume
+                    )
                     in_flight[future] = slot
 
             try:
@@ -245,6 +269,7 @@ class RayExecutor:
         self.lease: Lease | None = None
         """Ray tasks never write: the driver commits what they return under this lease."""
         self.gate: Gate = always
+        self.resumes: dict[GameKey, str] | None = None
 
     def _init(self) -> bool:
         """Connect to Ray; returns True when this call started the instance."""

@@ -109,6 +109,8 @@ class SweepSummary(BaseModel):
     """Cells not played because the phase they read is not frozen yet."""
     took_over: str = ""
     """The stale lease this sweep took over (a killed sweep's), as `pid N (dead) since T`."""
+    resumed: int = 0
+    """Games played now that continued an interrupted run from its last decision."""
     spent: float = 0.0
     """What the games played now cost at the sweep's prices (unpriced models left out)."""
     unpriced: list[str] = Field(default_factory=list)
@@ -132,6 +134,39 @@ def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec
     done = {run_key(r) for r in existing if r.status == "completed"}
     stale = [r for r in existing if r.status != "completed" and run_key(r) in planned]
     return [spec for spec in plan if spec.key not in done], stale
+
+
+def resumable_games(
+    archive: Archive, plan: list[GameSpec], stale: list[RunRecord]
+) -> tuple[list[RunRecord], list[RunRecord]]:
+    """Of the incomplete rows of planned games, those to continue from their checkpoint
+    (an interrupted game of the same spec: `running` with its process gone, or failed by a
+    signal; one per game, the furthest) and those to delete and replay."""
+    from bounded.runner.resume import health
+
+    specs = {spec.key: spec for spec in plan}
+    best: dict[GameKey, RunRecord] = {}
+    for found in health(archive, stale):
+        run = found.run
+        interrupted = found.stale or (
+            run.status == "failed" and (run.error or "").startswith("KeyboardInterrupt")
+        )
+        if not interrupted or not found.resumable or not same_spec(run, specs.get(run_key(run))):
+            continue
+        held = best.get(run_key(run))
+        if held is None or run.decisions > held.decisions:
+            best[run_key(run)] = run
+    keep = {run.run_id for run in best.values()}
+    return list(best.values()), [run for run in stale if run.run_id not in keep]
+
+
+def same_spec(run: RunRecord, spec: GameSpec | None) -> bool:
+    if spec is None or not run.spec:
+        return False
+    try:
+        return GameSpec.model_validate(run.spec) == spec
+    except ValueError:
+        return False
 
 
 def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:
@@ -325,6 +360,8 @@ class SweepPlan(BaseModel):
     """Cell games still to play."""
     stale: list[RunRecord] = Field(default_factory=list)
     """Incomplete cell rows to delete first."""
+    resumable: list[RunRecord] = Field(default_factory=list)
+    """Interrupted cell games to continue from their last decision."""
     problems: list[str] = Field(default_factory=list)
     """One line each; any stops the sweep before its first game."""
     estimates: list[CellEstimate] = Field(default_factory=list)
@@ -341,7 +378,8 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
     (`identity_problems`). Changes nothing."""
     problems = experiment.problems()
     found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
-    found.cells, found.stale = pending_games(archive, plan.cells)
+    found.cells, stale = pending_games(archive, plan.cells)
+    found.resumable, found.stale = resumable_games(archive, plan.cells, stale)
     reading = {plan.reads.get(spec.cell) for spec in plan.cells}
     for phase in plan.phases:
         try:
@@ -406,7 +444,7 @@ class SweepInterrupted(Interrupted, KeyboardInterrupt):
     def __init__(self, reason: str, completed: int, planned: int, archive: Path) -> None:
         super().__init__(
             f"{reason}: {completed}/{planned} games completed and kept in {archive}; the "
-            "games in flight are played again by the next sweep"
+            "games in flight continue from their last decision in the next sweep"
         )
         self.completed, self.planned = completed, planned
 
@@ -518,6 +556,7 @@ class Sweep:
         if not result.written:
             write_result(self.archive, result, self.lease)
         self.summary.played += 1
+        self.summary.resumed += result.resumed
         if result.run.status != "completed":
             self.summary.failed.append(f"{result.spec.label}: {result.run.error}")
         self.budget.finished(slot, result.run)
@@ -525,7 +564,12 @@ class Sweep:
         self.display.finished(slot, result, self.budget.line())
 
     def play(self) -> None:
-        for run in self.state.stale:
+        stale = list(self.state.stale)
+        if self.runner.resumes is None:  # games written whole: interrupted ones replay
+            stale += self.state.resumable
+        else:
+            self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
+        for run in stale:
             self.archive.delete_run(run.run_id)
         with self.display:
             try:
