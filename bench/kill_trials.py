@@ -1,14 +1,20 @@
-"""Kill -9 trials: SIGKILL a sweep with 2 local workers at a random time, then rerun it.
+"""Kill -9 trials: SIGKILL a sweep mid-game, then rerun it, against an endpoint that counts.
 
 Each trial starts `bounded sweep --workers 2` on a fresh archive (warehouse, two cells of
-`--games` games of `--horizon` events each, the scripted schema-filling model), kills the
-driver alone with SIGKILL after a random delay drawn from 0 to `--span` times the time a
-whole sweep took before the trials (startup, play and the end are all hit), and counts:
+`--games` games of `--horizon` events each; the model an OpenAI-compatible endpoint on
+127.0.0.1 that this script serves and that counts every call), kills the driver alone
+with SIGKILL after a random delay drawn from `--from` to `--span` times the time a whole
+sweep took before the trials, and counts:
 
 - orphans: processes started for the killed driver still alive 2 s later;
 - duplicates: (experiment, cell, seed) keys completed more than once after the rerun;
 - stuck archives: a rerun that fails, an archive failing `PRAGMA integrity_check`, or
-  `bounded analyze` counting other than `--games` games in a cell.
+  `bounded analyze` counting other than `--games` games in a cell;
+- interrupted games: games with decisions but not completed when the driver died;
+- re-asked decisions: calls the endpoint answered beyond one per decision of the sweep
+  (a kill should cost at most the decision in flight of each interrupted game);
+- different games: games whose decisions (prompt segments, reply, actions, in order)
+  differ from those of the same game in a sweep never killed.
 
 Writes bench/results/kill_trials.json.
 
@@ -18,6 +24,7 @@ Writes bench/results/kill_trials.json.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -26,8 +33,10 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results" / "kill_trials.json"
@@ -42,7 +51,9 @@ archive = "{archive}"
 
 [defaults]
 env = "warehouse"
-model = "scripted:minimal"
+model = "openai:counted"
+base_url = "{url}"
+model_options = {{ retry = {{ attempts = 2, backoff_s = 0.01 }} }}
 games = {games}
 env_options = {{ horizon = {horizon} }}
 
@@ -54,6 +65,56 @@ contract = "state"
 tag = "transcript"
 contract = "transcript"
 """
+
+ARGS = {"occupied": 0, "shipped": 0}
+REPLY = json.dumps({"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}})
+
+
+class CountingEndpoint:
+    """An OpenAI-compatible chat endpoint on 127.0.0.1 (in a thread) that answers every
+    call with the same reply and counts the calls."""
+
+    def __init__(self) -> None:
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with endpoint.lock:
+                    endpoint.calls += 1
+                reply = {
+                    "id": "c", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": REPLY}}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                }  # fmt: skip
+                raw = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.calls = 0
+        self.lock = threading.Lock()
+
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: object, client_address: object) -> None:
+                pass  # a worker killed mid-call resets its connection: expected here
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def bounded(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -123,11 +184,64 @@ def cell_counts(archive: Path) -> dict[str, int]:
     return {row["cell"] or row["label"]: row["games"] for row in json.loads(done.stdout)["rows"]}
 
 
-def trial(directory: Path, delay: float, games: int, horizon: int) -> dict[str, object]:
-    archive = directory / "a.sqlite"
+def games_played(archive: Path) -> dict[tuple[str, int], str]:
+    """(cell, seed) -> a hash of the completed game's decisions in order: each one's prompt
+    segments, reply and actions."""
+    db = sqlite3.connect(archive)
+    try:
+        found = {}
+        runs = db.execute("SELECT run_id, cell, seed FROM runs WHERE status = 'completed'")
+        for run_id, cell, seed in runs.fetchall():
+            digest = hashlib.sha256()
+            rows = db.execute(
+                "SELECT d.idx, d.completion, d.actions, group_concat(s.text_hash, ',') "
+                "FROM decisions d LEFT JOIN segments s ON s.run_id = d.run_id AND s.idx = d.idx "
+                "WHERE d.run_id = ? GROUP BY d.idx ORDER BY d.idx",
+                (run_id,),
+            )
+            for idx, completion, actions, segments in rows:
+                text = json.loads(completion)["text"] if completion else ""
+                digest.update(json.dumps([idx, text, actions, segments]).encode())
+            found[(cell, seed)] = digest.hexdigest()
+        return found
+    finally:
+        db.close()
+
+
+def interrupted_games(archive: Path) -> int:
+    """Games with recorded decisions that are not completed."""
+    if not archive.exists():
+        return 0
+    db = sqlite3.connect(archive)
+    try:
+        query = "SELECT count(*) FROM runs WHERE status != 'completed' AND decisions > 0"
+        return int(db.execute(query).fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
+def write_experiment(directory: Path, games: int, horizon: int, url: str) -> Path:
     experiment = directory / "exp.toml"
-    experiment.write_text(EXPERIMENT.format(archive=archive, games=games, horizon=horizon))
+    experiment.write_text(
+        EXPERIMENT.format(archive=directory / "a.sqlite", games=games, horizon=horizon, url=url)
+    )
+    return experiment
+
+
+def trial(
+    directory: Path,
+    delay: float,
+    games: int,
+    horizon: int,
+    endpoint: CountingEndpoint,
+    reference: dict[tuple[str, int], str],
+) -> dict[str, object]:
+    archive = directory / "a.sqlite"
+    experiment = write_experiment(directory, games, horizon, endpoint.url)
     mark = uuid.uuid4().hex
+    calls_before = endpoint.calls
     driver = subprocess.Popen(
         [sys.executable, "-m", "bounded.cli", "sweep", str(experiment), "--workers", "2"],
         stdout=subprocess.DEVNULL,
@@ -145,16 +259,20 @@ def trial(directory: Path, delay: float, games: int, horizon: int) -> dict[str, 
     for pid in orphans:  # leave nothing behind for the next trial
         os.kill(pid, signal.SIGKILL)
     completed_before = completed(archive)
+    interrupted = interrupted_games(archive)
     rerun = bounded("sweep", str(experiment), "--workers", "2")
     counts = cell_counts(archive) if rerun.returncode == 0 else {}
     check = integrity(archive) if archive.exists() else "missing"
     stuck = (
         rerun.returncode != 0 or check != "ok" or counts != {"state": games, "transcript": games}
     )
+    played = games_played(archive) if archive.exists() else {}
+    calls = endpoint.calls - calls_before
     return {
         "delay_s": round(delay, 3),
         "killed": killed,
         "completed_before_rerun": completed_before,
+        "interrupted_games": interrupted,
         "orphans": len(orphans),
         "duplicates": duplicates(archive) if archive.exists() else 0,
         "rerun_status": rerun.returncode,
@@ -162,47 +280,74 @@ def trial(directory: Path, delay: float, games: int, horizon: int) -> dict[str, 
         "integrity": check,
         "cell_games": counts,
         "stuck": stuck,
+        "endpoint_calls": calls,
+        "re_asked": calls - 2 * games * horizon,
+        "different_games": sum(played.get(key) != value for key, value in reference.items()),
     }
 
 
-def whole_sweep_seconds(games: int, horizon: int) -> float:
+def reference_sweep(
+    games: int, horizon: int, endpoint: CountingEndpoint
+) -> tuple[float, dict[tuple[str, int], str]]:
+    """A sweep never killed: how long it takes, and its games."""
     with tempfile.TemporaryDirectory(prefix="bounded-kills-") as tmp:
-        experiment = Path(tmp) / "exp.toml"
-        experiment.write_text(
-            EXPERIMENT.format(archive=Path(tmp) / "a.sqlite", games=games, horizon=horizon)
-        )
+        experiment = write_experiment(Path(tmp), games, horizon, endpoint.url)
         started = time.perf_counter()
         done = bounded("sweep", str(experiment), "--workers", "2")
         if done.returncode != 0:
             raise SystemExit(f"the reference sweep failed: {done.stderr.strip()[-500:]}")
-        return time.perf_counter() - started
+        return time.perf_counter() - started, games_played(Path(tmp) / "a.sqlite")
+
+
+def total(rows: list[dict[str, object]], key: str) -> int:
+    return sum(int(row[key]) for row in rows)  # type: ignore[call-overload]
 
 
 def run_trials(
-    trials: int, *, games: int = 4, horizon: int = 150, seed: int = 0, span: float = 1.0
-) -> dict:
-    whole = whole_sweep_seconds(games, horizon)
-    rng = random.Random(seed)
-    rows = []
-    for _ in range(trials):
-        with tempfile.TemporaryDirectory(prefix="bounded-kills-") as tmp:
-            rows.append(trial(Path(tmp), rng.uniform(0, span * whole), games, horizon))
+    trials: int,
+    *,
+    games: int = 2,
+    horizon: int = 150,
+    seed: int = 0,
+    span: float = 1.0,
+    start: float = 0.0,
+) -> dict[str, object]:
+    endpoint = CountingEndpoint()
+    try:
+        whole, reference = reference_sweep(games, horizon, endpoint)
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(trials):
+            delay = rng.uniform(start * whole, span * whole)
+            with tempfile.TemporaryDirectory(prefix="bounded-kills-") as tmp:
+                rows.append(trial(Path(tmp), delay, games, horizon, endpoint, reference))
+    finally:
+        endpoint.close()
     killed = [r for r in rows if r["killed"]]
+    before = [int(r["completed_before_rerun"]) for r in killed]  # type: ignore[call-overload]
     return {
         "command": (
             f"python bench/kill_trials.py --trials {trials} --games {games} "
-            f"--horizon {horizon} --span {span} --seed {seed}"
+            f"--horizon {horizon} --from {start} --span {span} --seed {seed}"
         ),
         "trials": trials,
         "games_per_cell": games,
+        "decisions_per_game": horizon,
         "whole_sweep_s": round(whole, 2),
         "killed": len(killed),
-        "killed_before_any_game": sum(r["completed_before_rerun"] == 0 for r in killed),
-        "killed_mid_sweep": sum(0 < r["completed_before_rerun"] < 2 * games for r in killed),  # type: ignore[operator]
-        "killed_after_every_game": sum(r["completed_before_rerun"] == 2 * games for r in killed),
-        "orphans": sum(int(r["orphans"]) for r in rows),  # type: ignore[call-overload]
-        "duplicates": sum(int(r["duplicates"]) for r in rows),  # type: ignore[call-overload]
+        "killed_before_any_game": sum(n == 0 for n in before),
+        "killed_mid_sweep": sum(0 < n < 2 * games for n in before),
+        "killed_after_every_game": sum(n == 2 * games for n in before),
+        "interrupted_games": total(rows, "interrupted_games"),
+        "re_asked_decisions": total(rows, "re_asked"),
+        "trials_re_asking_more_than_their_interrupted_games": sum(
+            int(r["re_asked"]) > int(r["interrupted_games"])  # type: ignore[call-overload]
+            for r in rows
+        ),
+        "orphans": total(rows, "orphans"),
+        "duplicates": total(rows, "duplicates"),
         "stuck_archives": sum(bool(r["stuck"]) for r in rows),
+        "different_games": total(rows, "different_games"),
         "rows": rows,
     }
 
@@ -210,17 +355,22 @@ def run_trials(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
-    parser.add_argument("--games", type=int, default=4, help="games per cell")
+    parser.add_argument("--games", type=int, default=2, help="games per cell")
     parser.add_argument("--horizon", type=int, default=150, help="warehouse events per game")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--from", dest="start", type=float, default=0.0,
+        help="kill delays from FROM times a whole sweep",
+    )  # fmt: skip
     parser.add_argument(
         "--span", type=float, default=1.0, help="kill delays up to SPAN times a whole sweep"
     )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     result = run_trials(
-        args.trials, games=args.games, horizon=args.horizon, seed=args.seed, span=args.span
-    )
+        args.trials, games=args.games, horizon=args.horizon, seed=args.seed, span=args.span,
+        start=args.start,
+    )  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     summary = {k: v for k, v in result.items() if k != "rows"}

@@ -1,4 +1,5 @@
-"""A few of bench/kill_trials.py's trials: a sweep SIGKILLed at random times, rerun."""
+"""A few of bench/kill_trials.py's trials: a sweep against a counting endpoint SIGKILLed
+mid-game, rerun."""
 
 import importlib.util
 import sys
@@ -18,9 +19,12 @@ def load_bench():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_sweeps_killed_at_random_times_leave_no_orphan_duplicate_or_stuck_archive():
-    result = load_bench().run_trials(3, games=2, horizon=40, seed=3, span=0.5)
+def test_sweeps_killed_mid_game_lose_at_most_the_decision_in_flight():
+    result = load_bench().run_trials(3, games=1, horizon=30, seed=3, start=0.4, span=0.9)
     assert result["trials"] == 3 and result["killed"] >= 1
     assert (result["orphans"], result["duplicates"], result["stuck_archives"]) == (0, 0, 0)
+    assert result["different_games"] == 0  # every resumed game is the game never killed
+    assert result["trials_re_asking_more_than_their_interrupted_games"] == 0
     for row in result["rows"]:
-        assert row["integrity"] == "ok" and row["cell_games"] == {"state": 2, "transcript": 2}
+        assert row["integrity"] == "ok" and row["cell_games"] == {"state": 1, "transcript": 1}
+        assert 0 <= row["re_asked"] <= row["interrupted_games"]

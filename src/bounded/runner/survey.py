@@ -1,0 +1,248 @@
+"""A sweep's survey: where every game of a plan stands, and what stops the sweep.
+
+Read only: the games still to play, the interrupted ones to continue from their last
+decision, the incomplete rows to replace, every planned game's settings built once per
+distinct environment and contract (played or not), the completed games compared with the
+plan (`bounded.runner.identity`), and, for a dry run or a budget, the estimates
+(`bounded.runner.estimate`). `bounded.runner.sweep` acts on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from bounded.archive import Archive
+from bounded.core import ConfigError, RunRecord
+from bounded.runner.estimate import CellEstimate, estimate_cells
+from bounded.runner.experiment import Experiment, GameSpec, Plan, stable_key, store_use
+from bounded.runner.identity import changed_cells
+from bounded.runner.phases import (
+    PhaseResume,
+    resume_phase,
+    shared_stores,
+    snapshot_problem,
+    store_problems,
+)
+from bounded.runner.spec import GameKey, duplicates_of, run_key
+
+
+def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
+    """The games still to play, and the incomplete rows of planned games to clear first."""
+    if not plan:
+        return [], []
+    planned = {spec.key for spec in plan}
+    existing = archive.runs(experiment=plan[0].experiment)
+    done = {run_key(r) for r in existing if r.status == "completed"}
+    stale = [r for r in existing if r.status != "completed" and run_key(r) in planned]
+    return [spec for spec in plan if spec.key not in done], stale
+
+
+def resumable_games(
+    archive: Archive, plan: list[GameSpec], stale: list[RunRecord]
+) -> tuple[list[RunRecord], list[RunRecord]]:
+    """Of the incomplete rows of planned games, those to continue from their checkpoint
+    (an interrupted game of the same spec: `running` with its process gone, or failed by a
+    signal; one per game, the furthest) and those to delete and replay."""
+    from bounded.runner.resume import health
+
+    specs = {spec.key: spec for spec in plan}
+    best: dict[GameKey, RunRecord] = {}
+    for found in health(archive, stale):
+        run = found.run
+        interrupted = found.stale or (
+            run.status == "failed" and (run.error or "").startswith("KeyboardInterrupt")
+        )
+        if not interrupted or not found.resumable or not same_spec(run, specs.get(run_key(run))):
+            continue
+        held = best.get(run_key(run))
+        if held is None or run.decisions > held.decisions:
+            best[run_key(run)] = run
+    keep = {run.run_id for run in best.values()}
+    return list(best.values()), [run for run in stale if run.run_id not in keep]
+
+
+def same_spec(run: RunRecord, spec: GameSpec | None) -> bool:
+    if spec is None or not run.spec:
+        return False
+    try:
+        return GameSpec.model_validate(run.spec) == spec
+    except ValueError:
+        return False
+
+
+def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:
+    """Keys with more than one completed run: a sweep must never produce any."""
+    return duplicates_of(archive.runs(experiment=experiment, status="completed"))
+
+
+def config_key(spec: GameSpec) -> str:
+    """What building a game's environment and contract depends on."""
+    return stable_key([spec.env, spec.env_options, spec.contract, spec.contract_config])
+
+
+def inspect_settings(
+    games: list[GameSpec], plan: Plan | None = None
+) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """Build each distinct environment and contract once: a line per one that fails, naming
+    the cell or phase (from `plan`) whose settings it is, and the inputs of each one that
+    builds (`bounded.runner.identity.game_inputs`, by `config_key`)."""
+    from bounded.runner.build import check_spec
+
+    inputs: dict[str, dict[str, str]] = {}
+    checked: set[str] = set()
+    found = []
+    for spec in games:
+        key = config_key(spec)
+        if key in checked:
+            continue
+        checked.add(key)
+        try:
+            inputs[key] = check_spec(spec)
+        except ConfigError as exc:
+            entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
+            found.append(f"{entry}: {exc}" if entry else str(exc))
+    return found, inputs
+
+
+def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
+    """Build each distinct environment and contract once; a line per one that fails."""
+    return inspect_settings(games, plan)[0]
+
+
+def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
+    """Build each distinct environment and contract once, so that a misspelt name or a bad
+    option stops the sweep before any game starts (not in a worker, hours later)."""
+    problems = settings_problems(games, plan)
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
+def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, str]]) -> list[str]:
+    """A line per cell (or phase) whose completed games differ from what the file plans
+    (`bounded.runner.identity.changed_cells`)."""
+    if not plan.games:
+        return []
+    writers = [phase.name for phase in plan.phases] + [
+        spec.cell for spec in plan.cells if writes_store(spec)
+    ]
+
+    return changed_cells(
+        plan.games,
+        archive.runs(experiment=plan.games[0].experiment),
+        lambda spec: inputs.get(config_key(spec)),
+        lambda cell: cell_name(plan, cell),
+        phases=writers,
+    )
+
+
+def cell_name(plan: Plan, cell: str) -> str:
+    """A cell's name as messages show it: `cells.TAG[horizon=10]`, `phases.NAME`."""
+    entry = plan.entries.get(cell, cell)
+    return f"{entry.split('.', 1)[0]}.{cell}" if "." in entry else cell
+
+
+def writes_store(spec: GameSpec) -> bool:
+    """Whether the game's contract writes the store it reads (each game then starts from
+    what the previous one left)."""
+    use = store_use(spec.model_dump())
+    return use is not None and bool(use.writes)
+
+
+class SweepPlan(BaseModel):
+    """What a sweep (or its dry run) found before playing: every phase's state, the cell
+    games still to play, and the problems that stop it."""
+
+    plan: Plan
+    phases: list[PhaseResume] = Field(default_factory=list)
+    cells: list[GameSpec] = Field(default_factory=list)
+    """Cell games still to play."""
+    stale: list[RunRecord] = Field(default_factory=list)
+    """Incomplete cell rows to delete first."""
+    resumable: list[RunRecord] = Field(default_factory=list)
+    """Interrupted cell games to continue from their last decision."""
+    problems: list[str] = Field(default_factory=list)
+    """One line each; any stops the sweep before its first game."""
+    estimates: list[CellEstimate] = Field(default_factory=list)
+    """Per cell with games to play, when asked for (`estimate`)."""
+
+    @property
+    def pending(self) -> list[GameSpec]:
+        return [spec for phase in self.phases for spec in phase.pending] + self.cells
+
+
+def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
+    """Read where every phase and cell stands and check every setting and store of every
+    planned game, played or not, and that the completed games are the games the file plans
+    (`identity_problems`). Changes nothing."""
+    problems = experiment.problems()
+    found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
+    found.cells, stale = pending_games(archive, plan.cells)
+    found.resumable, found.stale = resumable_games(archive, plan.cells, stale)
+    reading = {plan.reads.get(spec.cell) for spec in plan.cells}
+    for phase in plan.phases:
+        try:
+            resume = resume_phase(archive, phase)
+        except ConfigError as exc:
+            found.problems.append(str(exc))
+            continue
+        found.phases.append(resume)
+        if resume.record is not None and phase.name in reading:
+            line = snapshot_problem(plan, phase, resume.record)
+            found.problems += [line] if line else []
+    wrong = {p.entry for p in problems}
+    checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
+    lines, inputs = inspect_settings(checked, plan)
+    found.problems += lines
+    found.problems += store_problems(plan, plan.cells)
+    found.problems += identity_problems(archive, plan, inputs)
+    return found
+
+
+@contextmanager
+def surveyed(path: Path) -> Iterator[Archive]:
+    """The archive at `path` opened to read (an empty one in memory when there is none
+    yet), so that a survey writes nothing anywhere."""
+    if path.is_file() and path.stat().st_size > 0:
+        with Archive(path, read_only=True) as archive:
+            yield archive
+        return
+    with Archive(":memory:") as archive:
+        yield archive
+
+
+def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
+    """Estimates of the games still to play, per cell (`bounded.runner.estimate`)."""
+    plan = state.plan
+    archived = archive.runs(experiment=plan.games[0].experiment) if plan.games else []
+    return estimate_cells(state.pending, archived, lambda cell: cell_name(plan, cell))
+
+
+def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPlan:
+    """What `bounded sweep` would do, what stops it and what it would cost, without playing
+    or writing anything (no archive, no lock file)."""
+    path = Path(archive_path or experiment.archive)
+    plan = experiment.stages(path)
+    with surveyed(path) as archive:
+        state = survey(experiment, archive, plan)
+        if not state.problems:
+            state.estimates = estimate(state, archive)
+        return state
+
+
+__all__ = [
+    "SweepPlan",
+    "cell_name",
+    "check_settings",
+    "dry_run",
+    "duplicate_games",
+    "estimate",
+    "pending_games",
+    "resumable_games",
+    "settings_problems",
+    "survey",
+    "surveyed",
+]
