@@ -2,11 +2,13 @@
 
 A worker plays one `GameSpec` with `play_game`. Local workers share the machine's
 archive file (SQLite in WAL mode takes writers from several processes) and write each
-game whole when it ends, in one transaction that checks the sweep's lease
-(`bounded.archive.progress`): a killed game leaves no row, and a worker whose sweep is
-gone can never write. Local workers die with the driver from their first instruction
-(`bounded.runner.boot`). Ray workers may run on machines without the archive: they return the
-whole game (run row and decisions) to the driver, which alone writes the archive.
+decision as it is made, with its run row and a checkpoint, in transactions that check the
+sweep's lease (`bounded.archive.progress.LeasedArchive`): a killed game keeps every
+decision but the one in flight and is continued by the next sweep, and a worker whose
+sweep is gone can never write. Local workers die with the driver from their first
+instruction (`bounded.runner.boot`). Ray workers may run on machines without the archive:
+they return the whole game (run row and decisions) to the driver, which alone writes the
+archive (a lost Ray worker's game is played again from its start).
 """
 
 from __future__ import annotations

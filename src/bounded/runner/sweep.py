@@ -5,14 +5,19 @@ is (`bounded.runner.identity`). Before playing, the driver checks every planned 
 settings, played or not, and compares each completed game with the file: a cell whose
 games were played under other settings refuses the sweep before any game, one line per
 cell (`SweepRefused`); a refused sweep, like a dry run, writes nothing (no archive, no
-lock file). Completed games are skipped, and the rows of incomplete ones (a failed
-game, or a `running` row of an older version) are deleted and the game is played again.
+lock file). Completed games are skipped; an interrupted game of the same spec (its
+process killed, or stopped by a signal) continues from its last decision
+(`bounded.runner.survey.resumable_games`); the rows of other incomplete games (a failed
+game, a `running` row of an older version) are deleted and the game is played again.
 A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
-lock file beside the archive keeps two drivers from racing, and a game is written whole,
-run row in its final state with its decisions, in one transaction that checks the lease
-and that no completed twin exists, so a killed sweep leaves no partial game, its orphans
-(if any outlived it) can write nothing once the next sweep has taken the lease over, and
-duplicates cannot exist.
+lock file beside the archive keeps two drivers from racing, and a local worker writes
+its game as `bounded run` does, each decision with its run row and a checkpoint, in
+transactions that each check the lease (`LeasedArchive`), its end refusing a second
+completed copy: a killed sweep loses at most the decision in flight of each game, its
+orphans (if any outlived it) can write nothing once the next sweep has taken the lease
+over, and duplicates cannot exist. Ray workers return whole games, written by the driver
+in one transaction under the same checks. With `budget`, games start only while the
+spend stays within it (`bounded.runner.estimate`).
 
 Learning phases are played first (`bounded.runner.phases` says how they resume and
 freeze); the cells that read a phase's store play after it is frozen.
