@@ -1,9 +1,15 @@
 """The report in a real headless Chromium: tables and plots render, a run's decisions
-can be stepped through, each prompt segment coloured by its layer."""
+can be stepped through, each prompt segment coloured by its layer, a reasoning channel
+shown beside the completion."""
 
 import threading
 
+from bounded.archive import Archive
+from bounded.contracts import make_contract
+from bounded.envs import make
+from bounded.models.scripted import ScriptedModel
 from bounded.report import ReportOptions, build_report, make_server
+from bounded.runner import run_episode
 
 
 def check_plots_render(page):
@@ -96,3 +102,31 @@ def test_view_server_in_headless_chromium(browser_page, report_archive):
     finally:
         server.shutdown()
         server.server_close()
+
+
+REPLY = '{"reasoning": "count", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}'
+THOUGHT = "Shelves first, then what shipped; this channel is never parsed."
+
+
+class ThinkingModel(ScriptedModel):
+    """A scripted reasoning model: each reply comes with a reasoning channel."""
+
+    def complete(self, *args, **kwargs):
+        completion = super().complete(*args, **kwargs)
+        return completion.model_copy(update={"reasoning": THOUGHT, "reasoning_tokens": 40})
+
+
+def test_the_prompt_viewer_shows_a_reasoning_channel(browser_page, tmp_path):
+    path = tmp_path / "thinking.sqlite"
+    with Archive(path) as archive:
+        run_episode(
+            make("warehouse", horizon=2), make_contract("state"),
+            ThinkingModel([REPLY], cycle=True), seed=1, archive=archive,
+        )  # fmt: skip
+    page = browser_page
+    page.goto(build_report(path, tmp_path / "thinking.html").as_uri())
+    page.wait_for_selector("#thinking")
+    assert THOUGHT in page.locator("#thinking").inner_text()
+    assert "40 tokens" in page.locator("#thinking .badge").inner_text()
+    assert "(40 reasoning)" in page.locator("#decision-header").inner_text()
+    assert page.errors == []

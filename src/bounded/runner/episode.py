@@ -55,6 +55,7 @@ from bounded.core import (
     Prompt,
     RunRecord,
     StepResult,
+    reasoning_chars_in_force,
     stable_hash,
 )
 from bounded.envs import canonical_env_id
@@ -62,8 +63,21 @@ from bounded.runner.meter import ClockedModel, ModelUnavailableError
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
-USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
-"""What `RunRecord.usage` counts per model."""
+USAGE_FIELDS = (
+    "calls", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens",
+)  # fmt: skip
+"""What `RunRecord.usage` counts per model (`reasoning_tokens`: of the completion tokens)."""
+
+
+def reasoning_in_force(config: JSON, model: Model) -> JSON:
+    """The reasoning budget a contract's config puts in force with this model, as the run
+    records it in `model_params`: `{"reasoning_chars": N}` (None: no cap; "off": no
+    reasoning asked for), or {} for a contract without the setting."""
+    if "reasoning_chars" not in config:
+        return {}
+    if config.get("reasoning") is False:
+        return {"reasoning_chars": "off"}
+    return {"reasoning_chars": reasoning_chars_in_force(config["reasoning_chars"], model)}
 
 
 class ResumeError(BoundedError):
@@ -172,6 +186,7 @@ class EpisodeRunner:
                 "max_tokens": max_tokens,
                 "temperature": temperature,
                 "models": {kind: tier.id for kind, tier in self.tiers.items()},
+                **reasoning_in_force(config, model),
             },
             seed=seed,
             tag=tag,
@@ -407,8 +422,8 @@ class EpisodeRunner:
             run.cached_tokens += completion.cached_tokens
             usage = run.usage.setdefault(completion.model, dict.fromkeys(USAGE_FIELDS, 0))
             usage["calls"] += 1
-            for field in USAGE_FIELDS[1:]:
-                usage[field] += getattr(completion, field)
+            for field in USAGE_FIELDS[1:]:  # a resumed run's usage may lack a newer field
+                usage[field] = usage.get(field, 0) + getattr(completion, field)
 
     def _save_run(self) -> None:
         if self.archive is not None:
