@@ -129,3 +129,18 @@ def test_the_transcript_resends_a_reply_within_its_cap_as_written():
         decision = contract.parse(Completion(text=text), OBS)
         contract.commit(OBS, decision, StepResult())
         assert contract.history[0][1] == text and "cut" not in decision.extra
+
+
+def test_the_episodic_short_exploration_reply_follows_the_model_too():
+    legal = [*LEGAL, Action(id="EMPTY ACTION", label="wait")]
+    obs = Observation(kind="macro", text="t=0", legal=legal)
+    settings = {"prompt": "short", "gating_start": "immediate"}
+    for declared, expected in (
+        (120, {"type": "string", "maxLength": 120}),
+        (None, {"type": "string"}),
+    ):
+        contract = make_contract("episodic", dict(settings))
+        contract.reset(episode(model=embedded_views.stand_in(declared)))
+        schema = contract.reply_schema(obs)
+        assert "actions" in schema["properties"]  # the exploration reply
+        assert reasoning_field(schema) == expected

@@ -27,8 +27,8 @@ class Game(BaseModel):
     contract: str
     model: str
     reasoning_chars: str = ""
-    """The reasoning cap in force (`reasoning_label`): `120`, `none`, `off`, or "" where the
-    run recorded none (older archives, contracts without reasoning)."""
+    """The reasoning cap in force (`reasoning_label`): `120`, `uncapped`, `off`, or "" where
+    the run recorded none (older archives, contracts without the setting)."""
     seed: int
     started_at: float
     victory: bool
@@ -127,12 +127,12 @@ def game_from_run(run: RunRecord) -> Game:
 
 
 def reasoning_label(run: RunRecord) -> str:
-    """The run's reasoning cap as a group value: the number, `none` (no cap), `off` (no
+    """The run's reasoning cap as a group value: the number, `uncapped`, `off` (no
     reasoning asked for), or "" where the run recorded none."""
     if "reasoning_chars" not in run.model_params:
         return ""
     value = run.model_params["reasoning_chars"]
-    return "none" if value is None else str(value)
+    return "uncapped" if value is None else str(value)
 
 
 def usage_of(run: RunRecord) -> dict[str, dict[str, int]]:
