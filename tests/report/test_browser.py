@@ -1,5 +1,6 @@
 """The report in a real headless Chromium: tables and plots render, a run's decisions
-can be stepped through, each prompt segment coloured by its layer."""
+can be stepped through, each prompt segment coloured by its layer, a reasoning channel
+shown beside the completion."""
 
 import threading
 
@@ -182,4 +183,31 @@ def test_the_report_fits_a_1400_pixel_window(browser_page, report_archive, tmp_p
     page.screenshot(path=str(shot), full_page=True)
     width, height = png_size(shot)
     assert width == 1400 and height > 900
+
+
+REPLY = '{"reasoning": "count", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}'
+THOUGHT = "Shelves first, then what shipped; this channel is never parsed."
+
+
+class ThinkingModel(ScriptedModel):
+    """A scripted reasoning model: each reply comes with a reasoning channel."""
+
+    def complete(self, *args, **kwargs):
+        completion = super().complete(*args, **kwargs)
+        return completion.model_copy(update={"reasoning": THOUGHT, "reasoning_tokens": 40})
+
+
+def test_the_prompt_viewer_shows_a_reasoning_channel(browser_page, tmp_path):
+    path = tmp_path / "thinking.sqlite"
+    with Archive(path) as archive:
+        run_episode(
+            make("warehouse", horizon=2), make_contract("state"),
+            ThinkingModel([REPLY], cycle=True), seed=1, archive=archive,
+        )  # fmt: skip
+    page = browser_page
+    page.goto(build_report(path, tmp_path / "thinking.html").as_uri())
+    page.wait_for_selector("#thinking")
+    assert THOUGHT in page.locator("#thinking").inner_text()
+    assert "40 tokens" in page.locator("#thinking .badge").inner_text()
+    assert "(40 reasoning)" in page.locator("#decision-header").inner_text()
     assert page.errors == []

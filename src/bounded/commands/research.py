@@ -250,8 +250,8 @@ CellOption = Annotated[
 ByOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="Group by: tag, cell, experiment, env_id, contract, model (repeat); with --cell, "
-        "split each cell by these."
+        help="Group by: tag, cell, experiment, env_id, contract, model, reasoning_chars (the "
+        "reasoning cap in force) (repeat); with --cell, split each cell by these."
     ),
 ]
 FirstOption = Annotated[
