@@ -15,7 +15,12 @@ from rich.console import Console
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
-from bounded.commands.options import parse_options, parse_tiers
+from bounded.commands.options import (
+    REASONING_CHARS_HELP,
+    parse_options,
+    parse_reasoning_chars,
+    parse_tiers,
+)
 from bounded.commands.output import add_counterfactual_rows, run_summary
 from bounded.core import BoundedError, ConfigError, Interrupted
 
@@ -61,6 +66,7 @@ def run(
     horizon: Annotated[int | None, typer.Option(help="Warehouse: number of events.")] = None,
     opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
     copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
+    reasoning_chars: Annotated[str | None, typer.Option(help=REASONING_CHARS_HELP)] = None,
     mopt: Annotated[
         list[str] | None,
         typer.Option(
@@ -105,9 +111,12 @@ def run(
     from bounded.runner.build import run_game
 
     model_options = parse_options(mopt or []) | (retry_options(timeout, retry or []) or {})
+    contract_config = parse_options(copt or [])
+    if reasoning_chars is not None:
+        contract_config["reasoning_chars"] = parse_reasoning_chars(reasoning_chars)
     if env in ("workbench", "bounded/Workbench-v0"):
         run_workbench(
-            task or "all", contract, parse_options(copt or []), model, base_url=base_url,
+            task or "all", contract, contract_config, model, base_url=base_url,
             multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
             seed=seed, tag=tag or contract, archive=archive, model_options=model_options or None,
         )  # fmt: skip
@@ -119,7 +128,7 @@ def run(
         env_options["horizon"] = horizon
     spec = make_spec(
         env=env, env_options=env_options, contract=contract,
-        contract_config=parse_options(copt or []), model=model,
+        contract_config=contract_config, model=model,
         models=parse_tiers(model_for or []), base_url=base_url, seed=seed, tag=tag or contract,
         max_tokens=max_tokens, model_options=model_options,
     )  # fmt: skip

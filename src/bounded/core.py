@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -148,6 +148,37 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     model: str = ""
     finish_reason: str = ""
+    reasoning: str = ""
+    """What the model wrote on a reasoning channel apart from its reply (`reasoning_content`
+    of DeepSeek-R1-style servers and vLLM's reasoning parsers): archived and shown, never
+    parsed as the reply."""
+    reasoning_tokens: int = 0
+    """Of `completion_tokens`, those the server reports as reasoning (usage's
+    `completion_tokens_details.reasoning_tokens`); 0 when it reports none."""
+
+
+EMBEDDED_REASONING_CHARS = 120
+"""The embedded model's reasoning budget (`bounded.models.local` declares it): a 135M model
+degenerates inside long free text, so its replies' reasoning is capped at 120 characters."""
+
+REASONING_BY_MODEL = "model"
+"""A contract's `reasoning_chars` that leaves the reasoning budget to the model."""
+
+ReasoningSetting = int | Literal["model"] | None
+"""A contract's `reasoning_chars`: a cap in characters, `model` (the model's own budget),
+or None (no cap)."""
+
+
+def reasoning_chars_in_force(setting: ReasoningSetting, model: Any = None) -> int | None:
+    """The cap on a reply's reasoning, in characters, that a contract's `reasoning_chars`
+    puts in force with this model; None: no cap. `model` takes the budget the model declares
+    (its optional `reasoning_chars` attribute: 120 on the embedded 135M model, which
+    degenerates inside long free text), and none where it declares none (endpoint and
+    plugin models: the reply's token limit bounds what they write)."""
+    if setting != REASONING_BY_MODEL:
+        return setting if setting is None else int(setting)
+    declared = getattr(model, "reasoning_chars", None)
+    return int(declared) if declared else None
 
 
 class Decision(BaseModel):
@@ -321,7 +352,10 @@ class Env(Protocol):
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that completes chat messages, optionally under a JSON-schema constraint."""
+    """Anything that completes chat messages, optionally under a JSON-schema constraint.
+
+    A model may also declare `reasoning_chars` (an int, or None), the reasoning budget the
+    contracts give it by default (see `reasoning_chars_in_force`); none declared: no cap."""
 
     id: str
     context_window: int | None

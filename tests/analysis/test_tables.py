@@ -225,3 +225,19 @@ def test_rows_carry_fresh_tokens_cost_and_modelled_latency():
     )  # fmt: skip
     row = cell_table([several], costs=costs).row("a")
     assert row.cost_per_game == pytest.approx((100 + 900 * 0.1 + 1000 * 2.0) / 1e6)
+
+
+def test_rows_split_by_the_reasoning_cap_in_force():
+    def capped(started, victory, cap):
+        record = run("typed", started, victory)
+        params = {} if cap == "unrecorded" else {"reasoning_chars": cap}
+        return record.model_copy(update={"run_id": f"r{started}", "model_params": params})
+
+    runs = [capped(1, True, 120), capped(2, False, None), capped(3, True, None),
+            capped(4, False, "unrecorded")]  # fmt: skip
+    table = cell_table(runs, by=["tag", "reasoning_chars"])
+    assert [(r.label, r.games, r.wins) for r in table.rows] == [
+        ("typed / (none)", 1, 0),  # an older archive's run: no cap recorded
+        ("typed / 120", 1, 1),
+        ("typed / uncapped", 2, 1),
+    ]

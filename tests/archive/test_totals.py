@@ -8,6 +8,8 @@ from bounded.archive.progress import Checkpoint, commit_game, record_end, record
 from bounded.archive.totals import recounted, stored_decision
 from bounded.core import Completion, DecisionRecord, RunRecord
 
+NONE_CACHED = {"cached_tokens": 0, "reasoning_tokens": 0}
+
 
 def run_record(run_id: str = "r1", **fields) -> RunRecord:
     return RunRecord(
@@ -45,8 +47,8 @@ def test_a_recount_sums_each_decisions_own_and_extra_calls_and_the_postrun():
     assert run.prompt_tokens == 10 + 20 + 7 + 100
     assert run.completion_tokens == 3 + 3 + 1
     assert run.usage == {
-        "m": {"calls": 3, "prompt_tokens": 130, "completion_tokens": 6, "cached_tokens": 0},
-        "s": {"calls": 1, "prompt_tokens": 7, "completion_tokens": 1, "cached_tokens": 0},
+        "m": {"calls": 3, "prompt_tokens": 130, "completion_tokens": 6, **NONE_CACHED},
+        "s": {"calls": 1, "prompt_tokens": 7, "completion_tokens": 1, **NONE_CACHED},
     }
 
 

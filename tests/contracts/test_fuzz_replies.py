@@ -27,15 +27,11 @@ from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
-    REASONING_MAX_CHARS,
     json_depth,
     parse_decision,
     scrub,
 )
-from bounded.contracts.cos_prompt import reply_text_limit
-from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.state import MAX_STATE_CHARS, PatchRejected, StateContract, merge_patch
-from bounded.contracts.summary import SummaryContract
 from bounded.contracts.typed_presets import TYPED_PRESETS
 from bounded.core import (
     Completion,
@@ -200,15 +196,16 @@ def replies(max_chars: int = 300_000) -> st.SearchStrategy[str]:
 # -- what every decision must satisfy -------------------------------------------------
 
 
-def check_decision(decision: Decision, obs: Observation, reasoning_max: int) -> None:
+def check_decision(decision: Decision, obs: Observation, reply: str) -> None:
     """A parsed decision that the runner can archive: legal actions, an object patch (or
-    none) within the depth limit, the reasoning within its limit, no lone surrogate."""
+    none) within the depth limit, the reasoning (kept whole) no longer than the reply it
+    came from, no lone surrogate."""
     assert isinstance(decision, Decision)
     legal = {action.id for action in obs.legal}
     assert all(action.id in legal for action in decision.actions)
     assert decision.state_patch is None or isinstance(decision.state_patch, dict)
     assert json_depth(decision.state_patch) <= MAX_JSON_DEPTH
-    assert len(decision.reasoning) <= reasoning_max
+    assert len(decision.reasoning) <= len(reply)
     decision.model_dump_json().encode("utf-8")  # raises on a lone surrogate
     DecisionRecord(
         run_id="r", index=0, t=obs.t, kind=obs.kind, segments=[], tokens_by_layer={},
@@ -244,16 +241,6 @@ def build(name: str, store_root: Path, *, loop: bool = False) -> Contract:
     if name == "episodic":
         contract.use_bank(EpisodicBank.empty())  # type: ignore[attr-defined]
     return contract
-
-
-def reasoning_limit(contract: Contract) -> int:
-    """The summary contract's analysis cap (Appendix B's fields flattened), episodic's cap
-    of an exploration reply, else the reply schema's reasoning cap."""
-    if isinstance(contract, SummaryContract):
-        return contract.reasoning_chars()
-    if isinstance(contract, EpisodicContract):
-        return max(REASONING_MAX_CHARS, reply_text_limit(contract.text_chars()))
-    return REASONING_MAX_CHARS
 
 
 def spire_observations(count: int = 40) -> list[Observation]:
@@ -292,7 +279,6 @@ def test_parse_survives_any_reply_on_warehouse(name, tmp_path):
     obs, _ = env.reset(seed=1)
     contract = build(name, tmp_path)
     reset_for(contract, env, "bounded/Warehouse-v0")
-    limit = reasoning_limit(contract)
     parsed = Counter()
 
     @settings(max_examples=PARSE_EXAMPLES)
@@ -302,7 +288,7 @@ def test_parse_survives_any_reply_on_warehouse(name, tmp_path):
             reset_for(contract, env, "bounded/Warehouse-v0")
         contract.assemble(obs)
         decision = contract.parse(Completion(text=text), obs)
-        check_decision(decision, obs, limit)
+        check_decision(decision, obs, text)
         contract.commit(obs, decision, StepResult())
         parsed["replies"] += 1
         parsed["errors"] += decision.parse_error is not None
@@ -329,7 +315,7 @@ def test_parse_survives_any_reply_on_spire_for_typed_and_every_preset(tmp_path):
         contract = contracts[name]
         contract.assemble(obs)
         decision = contract.parse(Completion(text=text), obs)
-        check_decision(decision, obs, REASONING_MAX_CHARS)
+        check_decision(decision, obs, text)
         contract.commit(obs, decision, StepResult())
         parsed[name] += 1
 
@@ -519,18 +505,36 @@ def test_the_state_limit_is_a_config_field(tmp_path):
 
 
 @pytest.mark.parametrize("name", [*WAREHOUSE_CONTRACTS])
-def test_a_megabyte_of_reasoning_is_cut_to_the_schema_limit_and_recorded(name, tmp_path):
+def test_a_megabyte_of_reasoning_is_archived_whole(name, tmp_path):
     text = json.dumps({"reasoning": "r" * 1_000_000, "analysis": "a" * 1_000_000,
                        "suggestions": "s" * 1_000_000, "action": "report"})  # fmt: skip
     run, decisions, _ = play_one(name, [text], tmp_path)
     assert run.status == "completed"
     first = decisions[0]
-    cut = first.info["cut"]
-    if name == "summary":  # Appendix B's 13 fields of 315 characters, flattened
-        assert len(first.reasoning) == 13 * 315 and cut["analysis"] == 1_000_000
-        assert len(first.info["suggestions"]) == 13 * 315 and cut["suggestions"] == 1_000_000
+    assert first.completion is not None and first.completion.text == text
+    if name == "summary":  # Appendix B's analysis and suggestions, flattened
+        assert first.reasoning == "a" * 1_000_000
+        assert first.info["suggestions"] == "s" * 1_000_000
     else:
-        assert len(first.reasoning) == REASONING_MAX_CHARS and cut["reasoning"] == 1_000_000
+        assert first.reasoning == "r" * 1_000_000
+    assert "cut" not in first.info
+
+
+def test_a_megabyte_of_reasoning_is_resent_cut_to_the_transcripts_cap(tmp_path):
+    text = json.dumps({"reasoning": "r" * 1_000_000, "action": "report"})
+    contract = make_contract("transcript", {"reasoning_chars": 120})
+    with Archive(tmp_path / "capped.sqlite") as archive:
+        run = run_episode(
+            make("warehouse", horizon=3), contract, ScriptedModel([text], cycle=True),
+            seed=1, archive=archive,
+        )  # fmt: skip
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "completed" and run.model_params["reasoning_chars"] == 120
+    assert decisions[0].reasoning == "r" * 1_000_000
+    assert decisions[0].info["cut"] == {"reasoning": 1_000_000}
+    resent = [s.text for s in decisions[1].segments if s.layer == "history"]
+    assert json.loads(resent[1]) == {"reasoning": "r" * 120, "action": "report"}
+    assert max(len(segment) for segment in resent) < 1_000
 
 
 def test_non_json_numbers_and_bad_args_are_parse_errors():

@@ -5,7 +5,9 @@
 (`server.play(server.status(429, retry_after="1"), server.ok())`), then the `then` fault
 (a good reply by default): an error status with or without
 `Retry-After`, a connection reset, a refusal of the json_schema form, a reply dripped one
-byte at a time, a hang, a late reply, a reply without `usage`. It records every request
+byte at a time, a hang, a late reply, a reply without `usage`, a reasoning model's reply
+(`thinking`: a `reasoning_content` beside the content, `reasoning_tokens` in its usage). It
+records every request
 (body and arrival time), so a test counts attempts and the waits between them. Every
 loop is bounded: a drip by the reply's length, a hang by its length, and both end when
 the fixture closes the server; idle keep-alive connections time out.
@@ -53,10 +55,23 @@ class Fault:
     """drip: between bytes; hang: how long; late: delay before a good reply."""
     usage: bool = True
     content: str = REPLY
+    reasoning: str = ""
+    """A `reasoning_content` beside the content (a reasoning model's channel)."""
+    reasoning_tokens: int | None = None
+    """Usage's `completion_tokens_details.reasoning_tokens` (None: not reported)."""
 
 
 def ok(*, usage: bool = True, content: str = REPLY) -> Fault:
     return Fault(usage=usage, content=content)
+
+
+def thinking(
+    reasoning: str, *, content: str = REPLY, tokens: int | None = None, usage: bool = True
+) -> Fault:
+    """A reasoning model's reply: `reasoning` on the `reasoning_content` channel, the reply
+    in the content, and (`tokens`) the reasoning tokens in its usage, which then counts
+    them in `completion_tokens` as OpenAI's does."""
+    return Fault(usage=usage, content=content, reasoning=reasoning, reasoning_tokens=tokens)
 
 
 def status(code: int, message: str = "busy", retry_after: str | None = None) -> Fault:
@@ -142,6 +157,7 @@ class FaultServer:
     drip = staticmethod(drip)
     hang = staticmethod(hang)
     late = staticmethod(late)
+    thinking = staticmethod(thinking)
 
     def play(self, *faults: Fault, then: Fault | None = None) -> None:
         """Answer the next requests with `faults`, and every one after with `then`."""
@@ -169,13 +185,20 @@ class FaultServer:
 
 
 def completion_body(model: str, fault: Fault) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": fault.content}
+    if fault.reasoning:
+        message["reasoning_content"] = fault.reasoning
     body: dict[str, Any] = {
         "id": "c1", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": fault.content}}],
+        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
     }  # fmt: skip
     if fault.usage:
-        body["usage"] = USAGE
+        body["usage"] = dict(USAGE)
+        if fault.reasoning_tokens is not None:
+            body["usage"]["completion_tokens"] += fault.reasoning_tokens
+            body["usage"]["completion_tokens_details"] = {
+                "reasoning_tokens": fault.reasoning_tokens
+            }
     return body
 
 

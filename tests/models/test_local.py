@@ -6,7 +6,7 @@ from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from bounded.contracts import make_contract
 from bounded.contracts._reply import parse_decision
-from bounded.core import Action, ConfigError, Observation
+from bounded.core import EMBEDDED_REASONING_CHARS, Action, ConfigError, Observation
 from bounded.envs import make
 from bounded.models import make_model
 from bounded.models.local import EMBEDDED, LocalModel, schema_grammar, sha256_of, verify
@@ -150,3 +150,8 @@ def test_gemma_base_model_decodes_under_the_grammar_when_installed():
     )
     decision, _ = parse_decision(completion.text, obs)
     assert decision.parse_error is None and decision.actions[0].id in {a.id for a in CHOICES}
+
+
+@pytest.mark.model
+def test_the_embedded_model_declares_todays_reasoning_budget(local_model):
+    assert local_model.reasoning_chars == EMBEDDED_REASONING_CHARS == 120

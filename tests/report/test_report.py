@@ -90,6 +90,7 @@ def test_report_pools_named_cells_and_shows_diffs_and_changes(report_archive, tm
         pool=["state"], diffs=[("state", "transcript")], changes=[("state", "transcript")]
     )
     page = build_report(report_archive, tmp_path / "r.html", options).read_text()
+    page = page.replace("<wbr>", "")  # break opportunities in headers, not text
     rows = cells_of(page, "cell-table-0")
     assert [row[0] for row in rows] == ["state", "transcript", "pooled (descriptive)"]
     assert rows[2][1] == rows[0][1]  # pooled over state alone: state's wins/n
@@ -130,7 +131,7 @@ def test_the_report_shows_fresh_tokens_and_cost_at_the_given_prices(report_archi
     args = [str(report_archive), "-o", str(out), "--price", "default=1,0.1,4"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    page = out.read_text()
+    page = out.read_text().replace("<wbr>", "")
     assert "<th>fresh tokens/game</th><th>cost/game</th><th>cost/point</th>" in page
     assert "transcript cost (prefix-cached)" in page and "cost ratio" in page
     assert "the transcript counterfactual's are computed" in page

@@ -117,3 +117,27 @@ def test_an_experiment_file_carries_prices_for_the_analysis(tmp_path):
     experiment = load_experiment(path)
     assert experiment.spec.prices["local"].cached_input == 0.05
     assert cost_model(files=[path]).prices("local") == experiment.spec.prices["local"]
+
+
+def test_a_cells_reasoning_cap_becomes_its_contracts_setting():
+    data = BASE | {
+        "defaults": BASE["defaults"] | {"reasoning_chars": 300},
+        "cells": [
+            {"tag": "capped", "contract": "state"},
+            {"tag": "free", "contract": "state", "reasoning_chars": "none"},
+            {"tag": "own", "contract": "state", "reasoning_chars": "model"},
+        ],
+    }
+    caps = {
+        spec.tag: spec.contract_config["reasoning_chars"] for spec in parse_experiment(data).plan()
+    }
+    assert caps == {"capped": 300, "free": None, "own": "model"}
+    plain = {spec.tag: spec.contract_config for spec in parse_experiment(BASE).plan()}
+    assert all("reasoning_chars" not in config for config in plain.values())
+
+
+@pytest.mark.parametrize("bad", [0, "lots"])
+def test_a_bad_reasoning_cap_names_the_field(bad):
+    data = BASE | {"cells": [{"tag": "s", "contract": "state", "reasoning_chars": bad}]}
+    with pytest.raises(ConfigError, match=r"cells\.0\.reasoning_chars"):
+        parse_experiment(data)

@@ -12,7 +12,7 @@ from bounded.core import ConfigError, RunRecord, victory_of
 
 BOSS_POINTS = 52 / 3
 """Points per boss beaten in the derived score (AgenticSTS, Eq. 1)."""
-GROUP_FIELDS = ("tag", "experiment", "cell", "env_id", "contract", "model")
+GROUP_FIELDS = ("tag", "experiment", "cell", "env_id", "contract", "model", "reasoning_chars")
 """Run fields a table may group by."""
 
 
@@ -26,6 +26,9 @@ class Game(BaseModel):
     env_id: str
     contract: str
     model: str
+    reasoning_chars: str = ""
+    """The reasoning cap in force (`reasoning_label`): `120`, `uncapped`, `off`, or "" where
+    the run recorded none (older archives, contracts without the setting)."""
     seed: int
     started_at: float
     victory: bool
@@ -107,6 +110,7 @@ def game_from_run(run: RunRecord) -> Game:
         env_id=run.env_id,
         contract=run.contract,
         model=run.model,
+        reasoning_chars=reasoning_label(run),
         seed=run.seed,
         started_at=run.started_at,
         victory=victory_of(run.outcome),
@@ -120,6 +124,15 @@ def game_from_run(run: RunRecord) -> Game:
         wall_s=run.wall_s,
         usage=usage_of(run),
     )
+
+
+def reasoning_label(run: RunRecord) -> str:
+    """The run's reasoning cap as a group value: the number, `uncapped`, `off` (no
+    reasoning asked for), or "" where the run recorded none."""
+    if "reasoning_chars" not in run.model_params:
+        return ""
+    value = run.model_params["reasoning_chars"]
+    return "uncapped" if value is None else str(value)
 
 
 def usage_of(run: RunRecord) -> dict[str, dict[str, int]]:

@@ -21,8 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 from bounded.core import JSON, Completion, DecisionRecord, RunRecord
 
-USAGE_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens")
-"""What `RunRecord.usage` counts per model."""
+USAGE_FIELDS = (
+    "calls", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens",
+)  # fmt: skip
+"""What `RunRecord.usage` counts per model (`reasoning_tokens`: of the completion tokens)."""
 
 TOKEN_FIELDS = USAGE_FIELDS[1:]
 
@@ -39,8 +41,8 @@ def count_calls(run: RunRecord, completions: Iterable[Completion]) -> None:
         run.cached_tokens += completion.cached_tokens
         usage = run.usage.setdefault(completion.model, dict.fromkeys(USAGE_FIELDS, 0))
         usage["calls"] += 1
-        for field in TOKEN_FIELDS:
-            usage[field] += getattr(completion, field)
+        for field in TOKEN_FIELDS:  # a resumed run's usage may lack a newer field
+            usage[field] = usage.get(field, 0) + getattr(completion, field)
 
 
 def metered(completions: Sequence[Completion]) -> list[JSON]:

@@ -13,12 +13,20 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import Archive
+from bounded.commands.output import folded
 from bounded.core import ConfigError
 
 console = Console()
+
+
+def print_view(view: Table) -> None:
+    """A table folded to this console's width (its first two columns on every panel)."""
+    for panel in folded(view, console.width, keys=2):
+        console.print(panel)
 
 
 def parse_replacements(values: list[str]) -> dict[str, str]:
@@ -57,10 +65,17 @@ def attribution_view(archive: Archive, run_ids: set[str]) -> Table:
 
     for row in attribution_table(rows):
         view.add_row(
-            row.label, row.kind, str(row.decisions), pct(row.change_rate), ci(row.change_ci),
-            pct(row.original_rate), ci(row.original_ci), pct(row.counterfactual_rate),
-            ci(row.counterfactual_ci), f"{row.mcnemar_p:.3g}",
-        )  # fmt: skip
+            escape(row.label),
+            escape(row.kind),
+            str(row.decisions),
+            pct(row.change_rate),
+            ci(row.change_ci),
+            pct(row.original_rate),
+            ci(row.original_ci),
+            pct(row.counterfactual_rate),
+            ci(row.counterfactual_ci),
+            f"{row.mcnemar_p:.3g}",
+        )
     return view
 
 
@@ -138,7 +153,7 @@ def attribute_command(
         )
         if dry_run or calls == 0:
             if calls == 0 and plan.tasks:
-                console.print(attribution_view(store, set(plan.sampled)))
+                print_view(attribution_view(store, set(plan.sampled)))
             return
         started = time.perf_counter()
         with console.status("asking") as status:
@@ -152,7 +167,7 @@ def attribute_command(
         console.print(f"made {made} model calls in {seconds:.1f} s; {left} left")
         if left:
             console.print("stopped at --max-calls; run the same command again to continue")
-        console.print(attribution_view(store, set(plan.sampled)))
+        print_view(attribution_view(store, set(plan.sampled)))
 
 
 COMMANDS = {"attribute": attribute_command}

@@ -3,6 +3,7 @@ prefix caching, cost per layer, and each model's fitted rates."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from bounded.analysis.audit import ContextAudit
@@ -17,9 +18,14 @@ def audit_view(result: ContextAudit) -> Table:
         view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
     for c in result.contracts:
         view.add_row(
-            c.contract, c.tag, str(c.runs), f"{c.slope:.2f}", f"{c.mean_last_prompt:.0f}",
-            f"{c.mean_counterfactual_last:.0f}", f"{100 * c.savings:.1f}%",
-        )  # fmt: skip
+            escape(c.contract),
+            escape(c.tag),
+            str(c.runs),
+            f"{c.slope:.2f}",
+            f"{c.mean_last_prompt:.0f}",
+            f"{c.mean_counterfactual_last:.0f}",
+            f"{100 * c.savings:.1f}%",
+        )
     return view
 
 
@@ -34,9 +40,15 @@ def audit_cost_view(result: ContextAudit) -> Table:
         view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
     for c in result.contracts:
         view.add_row(
-            c.contract, c.tag, f"{c.fresh:,}", f"{c.cost:.4f}", f"{c.counterfactual_fresh:,}",
-            f"{c.counterfactual_cost:.4f}", _fmt(c.raw_ratio, 2), _fmt(c.cost_ratio, 2),
-        )  # fmt: skip
+            escape(c.contract),
+            escape(c.tag),
+            f"{c.fresh:,}",
+            f"{c.cost:.4f}",
+            f"{c.counterfactual_fresh:,}",
+            f"{c.counterfactual_cost:.4f}",
+            _fmt(c.raw_ratio, 2),
+            _fmt(c.cost_ratio, 2),
+        )
     return view
 
 

@@ -22,6 +22,29 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
+REASONING_CHARS_HELP = (
+    "Cap on a reply's reasoning, in characters: N, none (no cap) or model (the default: the "
+    "model's own budget, 120 on the embedded model, none elsewhere). Sets the contract "
+    "option reasoning_chars."
+)
+
+
+def parse_reasoning_chars(raw: str) -> int | str | None:
+    """`--reasoning-chars`: a positive number of characters, `none` or `model`."""
+    word = raw.strip().lower()
+    if word in ("none", "null"):
+        return None
+    if word == "model":
+        return "model"
+    try:
+        value = int(word)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"--reasoning-chars {raw!r}: give a positive number, none or model")
+    return value
+
+
 def parse_tiers(pairs: list[str]) -> dict[str, str]:
     """`KIND=SPEC` pairs (`combat=local:fast.gguf`): the model of each decision kind."""
     tiers: dict[str, str] = {}
@@ -33,4 +56,4 @@ def parse_tiers(pairs: list[str]) -> dict[str, str]:
     return tiers
 
 
-__all__ = ["parse_options", "parse_tiers"]
+__all__ = ["REASONING_CHARS_HELP", "parse_options", "parse_reasoning_chars", "parse_tiers"]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bounded.core import DecisionRecord, RunRecord
@@ -16,6 +17,52 @@ console = Console()
 def plain(line: str) -> None:
     """Print one line as it is: no markup, never wrapped (so a problem stays one line)."""
     console.print(line, markup=False, soft_wrap=True)
+
+
+BORDER = 3
+"""Characters a column costs beside its text in a rich table: padding either side and a
+border."""
+
+
+def folded(table: Table, width: int, *, keys: int = 1) -> list[Table]:
+    """The table as panels each `width` characters wide at most, instead of one whose
+    columns rich would squeeze to ellipses: every panel repeats the first `keys` columns
+    (the row labels) and takes as many of the others, in order, as fit. A table that fits
+    is returned as it is."""
+    columns = table.columns
+    sizes = [
+        BORDER + max([len(str(column.header)), *(len(str(cell)) for cell in column.cells)])
+        for column in columns
+    ]
+    if 1 + sum(sizes) <= width or len(columns) <= keys + 1:
+        return [table]
+    groups: list[list[int]] = [[]]
+    room = width - 1 - sum(sizes[:keys])
+    used = 0
+    for index in range(keys, len(columns)):
+        if groups[-1] and used + sizes[index] > room:
+            groups.append([])
+            used = 0
+        groups[-1].append(index)
+        used += sizes[index]
+    panels = []
+    for number, group in enumerate(groups, start=1):
+        title = f"{table.title or ''} ({number}/{len(groups)})".strip()
+        panel = Table(title=title)
+        chosen = [*range(keys), *group]
+        for index in chosen:
+            column = columns[index]
+            panel.add_column(column.header, justify=column.justify, overflow="fold")
+        for row in zip(*(list(columns[i].cells) for i in chosen), strict=True):
+            panel.add_row(*row)
+        panels.append(panel)
+    return panels
+
+
+def print_folded(table: Table, *, keys: int = 1) -> None:
+    """Print a table folded to the console's width (see `folded`)."""
+    for panel in folded(table, console.width, keys=keys):
+        console.print(panel)
 
 
 def number(value: float | None, digits: int = 1) -> str:
@@ -33,7 +80,7 @@ def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecor
     """A finished run: its outcome and totals; with its decisions, also what the prompts
     held per layer, fallbacks and parse errors, and the transcript counterfactual."""
     title = f"{run.env_id} / {contract_label(run)} / {run.model} / seed {run.seed}"
-    table = Table(title=title)
+    table = Table(title=escape(title))
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in run.outcome.items():
@@ -107,7 +154,9 @@ __all__ = [
     "add_decision_rows",
     "console",
     "contract_label",
+    "folded",
     "number",
     "plain",
+    "print_folded",
     "run_summary",
 ]

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
-from bounded.commands.output import console, plain
+from bounded.commands.output import console, plain, print_folded
 from bounded.commands.output import number as _fmt
 from bounded.core import ConfigError, Interrupted
 
@@ -254,7 +255,7 @@ def cell_table_view(table: CellTable) -> Table:
             else "—"
         )
         view.add_row(
-            row.label + (" (CP)" if row.interval == "clopper-pearson" else ""),
+            escape(row.label) + (" (CP)" if row.interval == "clopper-pearson" else ""),
             f"{row.wins}/{row.games}", _fmt(100 * row.win_rate),
             f"[{_fmt(100 * row.win_low)}, {_fmt(100 * row.win_high)}]",
             _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
@@ -274,7 +275,7 @@ def diff_view(table: CellTable) -> Table:
         view.add_column(header, justify="left" if header in ("A", "B") else "right")
     for d in table.diffs:
         view.add_row(
-            d.a, d.b, f"{d.games_a}/{d.games_b}", _fmt(d.mean_a), _fmt(d.mean_b),
+            escape(d.a), escape(d.b), f"{d.games_a}/{d.games_b}", _fmt(d.mean_a), _fmt(d.mean_b),
             f"{d.difference:+.1f}", f"[{d.low:+.1f}, {d.high:+.1f}]",
         )  # fmt: skip
     return view
@@ -288,15 +289,15 @@ def change_view(table: CellTable) -> Table:
     for c in table.changes:
         change = "—" if c.change_pct is None else f"{c.change_pct:+.1f}%"
         view.add_row(
-            c.label, f"{c.a} -> {c.b}", f"{c.wins_a}/{c.games_a}", f"{c.wins_b}/{c.games_b}",
-            _fmt(c.mean_a), _fmt(c.mean_b), change,
+            escape(c.label), escape(f"{c.a} -> {c.b}"), f"{c.wins_a}/{c.games_a}",
+            f"{c.wins_b}/{c.games_b}", _fmt(c.mean_a), _fmt(c.mean_b), change,
         )  # fmt: skip
     return view
 
 
 def print_table(table: CellTable) -> None:
     """The cell table, its Fisher tests, score differences and changes."""
-    console.print(cell_table_view(table))
+    print_folded(cell_table_view(table))
     if table.pooled and table.pooled_cells:
         console.print(
             f"pooled (Clopper-Pearson, descriptive) over: {', '.join(table.pooled_cells)}"
@@ -304,9 +305,9 @@ def print_table(table: CellTable) -> None:
     for test in table.fisher:
         console.print(f"Fisher exact {test.a} vs {test.b}: p = {test.p_value:.3f}")
     if table.diffs:
-        console.print(diff_view(table))
+        print_folded(diff_view(table), keys=2)
     if table.changes:
-        console.print(change_view(table))
+        print_folded(change_view(table), keys=2)
 
 
 def table_options(
@@ -348,8 +349,8 @@ CellOption = Annotated[
 ByOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="Group by: tag, cell, experiment, env_id, contract, model (repeat); with --cell, "
-        "split each cell by these."
+        help="Group by: tag, cell, experiment, env_id, contract, model, reasoning_chars (the "
+        "reasoning cap in force) (repeat); with --cell, split each cell by these."
     ),
 ]
 FirstOption = Annotated[
@@ -482,8 +483,8 @@ def audit(
         print_rates,
     )
 
-    console.print(audit_view(result))
-    console.print(audit_cost_view(result))
+    print_folded(audit_view(result), keys=2)
+    print_folded(audit_cost_view(result), keys=2)
     print_layer_costs(result)
     plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
     if rates:

@@ -18,13 +18,22 @@ import json
 import math
 import re
 import reprlib
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import jsonschema
+from pydantic import Field
 
-from bounded.core import JSON, Action, Decision, Observation
+from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Action, Decision, Observation
 
-REASONING_MAX_CHARS = 120
+REASONING_MAX_CHARS = EMBEDDED_REASONING_CHARS
+"""The embedded model's reasoning budget, and the helpers' default cap (`reasoning_schema`,
+`decision_schema`), as before the budget became the model's."""
+
+ReasoningChars = Annotated[int, Field(ge=1)] | Literal["model"] | None
+"""The `reasoning_chars` setting of every contract that asks for reasoning: a cap in
+characters on the reply's `reasoning` (its schema's `maxLength`, so a server that decodes
+under the schema stops the model there), `model` (the default: the model's own budget, see
+`bounded.core.reasoning_chars_in_force`), or None: no cap."""
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects a reply may hold; deeper replies are parse errors."""
@@ -186,15 +195,25 @@ def actions_property(obs: Observation) -> tuple[str, JSON]:
     return "actions", {"type": "array", "items": one, "minItems": 1, "maxItems": obs.max_actions}
 
 
-def reasoning_schema(max_chars: int = REASONING_MAX_CHARS) -> JSON:
+def reasoning_schema(max_chars: int | None = REASONING_MAX_CHARS) -> JSON:
+    """The reply's reasoning field: a string of at most `max_chars` (None: any length)."""
+    if max_chars is None:
+        return {"type": "string"}
     return {"type": "string", "maxLength": max_chars}
 
 
-def decision_schema(obs: Observation, *, reasoning: bool = True, extra: JSON | None = None) -> JSON:
-    """A reply object: optional reasoning, contract-specific fields, then the action(s)."""
+def decision_schema(
+    obs: Observation,
+    *,
+    reasoning: bool = True,
+    extra: JSON | None = None,
+    reasoning_chars: int | None = REASONING_MAX_CHARS,
+) -> JSON:
+    """A reply object: optional reasoning (capped at `reasoning_chars`, None: uncapped),
+    contract-specific fields, then the action(s)."""
     properties: JSON = {}
     if reasoning:
-        properties["reasoning"] = reasoning_schema()
+        properties["reasoning"] = reasoning_schema(reasoning_chars)
     properties.update(extra or {})
     key, schema = actions_property(obs)
     properties[key] = schema
@@ -290,8 +309,8 @@ def parse_actions(reply: JSON, obs: Observation) -> list[Action]:
 def parse_decision(text: str, obs: Observation) -> tuple[Decision, JSON]:
     """Parse a reply into a Decision (never raises: problems land in `parse_error`).
 
-    Lone surrogates are replaced (`extra["surrogates_replaced"]`) and the reasoning is
-    cut to the schema's `REASONING_MAX_CHARS` (`extra["cut"]["reasoning"]`)."""
+    Lone surrogates are replaced (`extra["surrogates_replaced"]`); the reasoning is kept
+    whole, however long (what is resent of it later: `resent_reply`)."""
     try:
         reply, replaced = decode_reply(text)
     except ValueError as exc:
@@ -302,9 +321,21 @@ def parse_decision(text: str, obs: Observation) -> tuple[Decision, JSON]:
     note_scrubbed(decision, replaced)
     reasoning = reply.get("reasoning")
     if isinstance(reasoning, str):
-        decision.reasoning = cut_text(decision, "reasoning", reasoning, REASONING_MAX_CHARS)
+        decision.reasoning = reasoning
     try:
         decision.actions = parse_actions(reply, obs)
     except ValueError as exc:
         decision.parse_error = str(exc)
     return decision, reply
+
+
+def resent_reply(text: str, reply: JSON, decision: Decision, limit: int | None) -> str:
+    """A reply as a contract resends it in later prompts: `text` as the model wrote it,
+    unless its reasoning is longer than `limit`; then the reply object again with the
+    reasoning cut to `limit`, and the cut recorded (`extra["cut"]["reasoning"]` = the
+    original length). The decision's own reasoning stays whole."""
+    reasoning = reply.get("reasoning")
+    if limit is None or not isinstance(reasoning, str) or len(reasoning) <= limit:
+        return text
+    cut = dict(reply, reasoning=cut_text(decision, "reasoning", reasoning, limit))
+    return json.dumps(cut, ensure_ascii=False)

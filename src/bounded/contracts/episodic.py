@@ -51,9 +51,7 @@ from pathlib import Path
 from bounded.contracts import cos_prompt
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
-    REASONING_MAX_CHARS,
     action_schema,
-    cut_text,
     decision_schema,
     decode_reply,
     extract_json_object,
@@ -93,6 +91,7 @@ from bounded.core import (
     Observation,
     Prompt,
     StepResult,
+    reasoning_chars_in_force,
     stable_hash,
 )
 from bounded.stores.episodic import EpisodicBank, Retrieved, flatten_state
@@ -137,6 +136,8 @@ class EpisodicContract(ContractBase):
         self._plan: StepPlan | None = None
         self._injected_bank = False
         self._loaded: tuple[Path, float] | None = None
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
+        """The reasoning cap in force (the model's, once reset)."""
 
     def _history_length(self) -> int:
         return max(1, self.config.memory_interval * self.config.memory_depth)
@@ -154,6 +155,7 @@ class EpisodicContract(ContractBase):
         self.step = 0
         self.clock.reset()
         self.context_window = self.model.context_window if self.model is not None else None
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, self.model)
         self.sources = {}
         self._plan = None
 
@@ -291,14 +293,16 @@ class EpisodicContract(ContractBase):
 
     def reply_schema(self, obs: Observation) -> JSON:
         if not self.plan(obs).explore:
-            return decision_schema(obs, reasoning=self.config.reasoning)
+            return decision_schema(
+                obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
+            )
         if self.config.prompt == "paper":
             return cos_prompt.reply_schema(
                 obs.legal, self.config.explore_actions, self.text_chars()
             )
         properties: JSON = {}
         if self.config.reasoning:
-            properties["reasoning"] = reasoning_schema()
+            properties["reasoning"] = reasoning_schema(self.reasoning_chars)
         properties["actions"] = {
             "type": "array",
             "items": action_schema(obs.legal),
@@ -377,10 +381,7 @@ class EpisodicContract(ContractBase):
         decision = gated or Decision(
             parse_error=error or "no executable action", extra=self._extra(plan, "model")
         )
-        limit = REASONING_MAX_CHARS
-        if self.config.prompt == "paper":
-            limit = cos_prompt.reply_text_limit(self.text_chars())
-        decision.reasoning = cut_text(decision, "reasoning", reasoning, limit)
+        decision.reasoning = reasoning  # whole: the completion's, however long
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
         note_scrubbed(decision, replaced + decoded)

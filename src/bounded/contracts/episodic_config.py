@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._reply import ReasoningChars
 from bounded.contracts.episodic_gating import GatingStart
 from bounded.core import JSON
 from bounded.stores.episodic import DValue
@@ -101,7 +102,12 @@ class EpisodicConfig(BaseModel):
     empty_action: str = "EMPTY ACTION"
     """Id of the environment's do-nothing action, executed when nothing else is due."""
     reasoning: bool = True
-    """Ask for a short reasoning field in the model's replies."""
+    """Ask for a reasoning field in the model's replies (the `short` prompt's)."""
+    reasoning_chars: ReasoningChars = "model"
+    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
+    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
+    endpoint and plugin models). The value in force is recorded with the run
+    (`model_params["reasoning_chars"]`)."""
     description_max_tokens: int = Field(default=120, ge=16)
     """Token budget of one strategy description."""
     description_temperature: float = Field(default=0.1, ge=0.0)

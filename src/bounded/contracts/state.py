@@ -24,6 +24,7 @@ from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
+    ReasoningChars,
     clip,
     decision_schema,
     json_depth,
@@ -40,6 +41,7 @@ from bounded.core import (
     Observation,
     Prompt,
     StepResult,
+    reasoning_chars_in_force,
     stable_hash,
 )
 
@@ -120,7 +122,12 @@ class StateConfig(BaseModel):
     initial_state: JSON = Field(default_factory=dict)
     """The state before the first decision (the environment's suggestion fills keys left out)."""
     reasoning: bool = True
-    """Ask for a short reasoning field (discarded after each reply)."""
+    """Ask for a reasoning field (discarded after each reply, archived with the decision)."""
+    reasoning_chars: ReasoningChars = "model"
+    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
+    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
+    endpoint and plugin models). The value in force is recorded with the run
+    (`model_params["reasoning_chars"]`)."""
     max_state_chars: int | None = Field(default=MAX_STATE_CHARS, ge=2)
     """Largest state, in characters of the compact JSON the prompt shows; a patch whose
     result is larger is rejected and journaled. None: no limit (the state can then grow
@@ -174,9 +181,12 @@ class StateContract(ContractBase):
         self._pending_patch: Any = None
         self.decisions = 0
         self._perturbed_now = False
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
+        """The reasoning cap in force (the model's, once reset)."""
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, episode.model)
         suggested = episode.state_schema
         self.schema = (
             self.config.state_schema if self.config.state_schema is not None else suggested
@@ -199,7 +209,9 @@ class StateContract(ContractBase):
 
     def reply_schema(self, obs: Observation) -> JSON:
         extra = {"state_patch": patch_schema(self.schema)}
-        return decision_schema(obs, reasoning=self.config.reasoning, extra=extra)
+        return decision_schema(
+            obs, reasoning=self.config.reasoning, extra=extra, reasoning_chars=self.reasoning_chars
+        )
 
     def _perturb_if_due(self) -> None:
         self._perturbed_now = self.decisions == self.config.perturb_at

@@ -28,7 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts import cos_prompt
-from bounded.contracts._reply import cut_text, decode_reply, note_scrubbed, resolve_action, scrub
+from bounded.contracts._reply import decode_reply, note_scrubbed, resolve_action, scrub
 from bounded.contracts.cos_prompt import (
     decision_item_schema,
     decisions_from_text,
@@ -198,12 +198,6 @@ class SummaryContract(ContractBase):
             return SHORT_TEXT_CHARS
         return cos_prompt.field_chars(self.config.reply_tokens, self._context_window)
 
-    def reasoning_chars(self) -> int:
-        """The longest analysis (or suggestions) a decision keeps, flattened to one line."""
-        if self.config.prompt == "paper":
-            return cos_prompt.reply_text_limit(self.text_chars())
-        return self.text_chars()
-
     def reply_schema(self, obs: Observation) -> JSON:
         if self.config.prompt == "paper":
             return cos_prompt.reply_schema(obs.legal, self.config.decisions, self.text_chars())
@@ -266,11 +260,9 @@ class SummaryContract(ContractBase):
             parse_error=problems if not actions else None,
             extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
         )
-        limit = self.reasoning_chars()
-        analysis = cos_prompt.flatten_text(reply.get("analysis", ""))
-        suggestions = cos_prompt.flatten_text(reply.get("suggestions", ""))
-        decision.reasoning = cut_text(decision, "analysis", analysis, limit)
-        decision.extra["suggestions"] = cut_text(decision, "suggestions", suggestions, limit)
+        # Archived whole, flattened to one line (never resent: each call sees summaries).
+        decision.reasoning = cos_prompt.flatten_text(reply.get("analysis", ""))
+        decision.extra["suggestions"] = cos_prompt.flatten_text(reply.get("suggestions", ""))
         note_scrubbed(decision, replaced + decoded)
         return decision
 

@@ -4,7 +4,9 @@ Like the agents it stands for, it meets a full context window by dropping the ol
 each decision records how many it dropped (`history_dropped`). Each turn is resent exactly
 as it was first sent (the reply format goes with its observation, not in the system
 message), so until a turn is dropped every prompt starts with the whole previous one:
-the best case for a provider's prefix cache."""
+the best case for a provider's prefix cache. A reply whose reasoning is longer than the
+cap in force (`reasoning_chars`) is resent with the reasoning cut, the cut recorded
+(`cut`); the decision archives it whole."""
 
 from __future__ import annotations
 
@@ -15,7 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import render_observation, reply_format
-from bounded.contracts._reply import decision_schema, parse_decision, scrub
+from bounded.contracts._reply import (
+    ReasoningChars,
+    decision_schema,
+    parse_decision,
+    resent_reply,
+    scrub,
+)
 from bounded.contracts.recovery import Perturbation, corrupt_text
 from bounded.core import (
     JSON,
@@ -29,6 +37,7 @@ from bounded.core import (
     StepResult,
     TokenCounter,
     approx_tokens,
+    reasoning_chars_in_force,
     stable_hash,
 )
 
@@ -39,7 +48,12 @@ class TranscriptConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reasoning: bool = True
-    """Ask for a short reasoning field before the action."""
+    """Ask for a reasoning field before the action."""
+    reasoning_chars: ReasoningChars = "model"
+    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
+    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
+    endpoint and plugin models). The value in force is recorded with the run
+    (`model_params["reasoning_chars"]`)."""
     max_prompt_tokens: int | None = Field(default=None, ge=64)
     """Prompt budget; when the transcript outgrows it the oldest turns are dropped (and the
     number dropped recorded on the decision). None: the model's context window, if it has
@@ -79,6 +93,9 @@ class TranscriptContract(ContractBase):
         self._exact: Callable[[list[dict[str, str]]], tuple[list[int], Any]] | None = None
         self._perturbed_now = False
         self.decisions = 0
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
+        """The reasoning cap in force (the model's, once reset), in the schema and in what
+        is resent."""
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
@@ -86,6 +103,7 @@ class TranscriptContract(ContractBase):
         self._pending, self._dropped = None, 0
         self._perturbed_now, self.decisions = False, 0
         model = episode.model
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, model)
         if model is not None:
             self._count = model.count_tokens
         exact = getattr(model, "prompt_tokens", None)
@@ -99,7 +117,9 @@ class TranscriptContract(ContractBase):
         return fallback_actions(self.config.fallback, obs)
 
     def reply_schema(self, obs: Observation) -> JSON:
-        return decision_schema(obs, reasoning=self.config.reasoning)
+        return decision_schema(
+            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
+        )
 
     def _perturb_if_due(self) -> None:
         self._perturbed_now = self.decisions == self.config.perturb_at
@@ -157,8 +177,9 @@ class TranscriptContract(ContractBase):
         return kept
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        self._pending = scrub(completion.text)[0]  # resent in every later prompt
-        decision, _ = parse_decision(completion.text, obs)
+        decision, reply = parse_decision(completion.text, obs)
+        resent = scrub(completion.text)[0]  # in every later prompt, within the reasoning cap
+        self._pending = resent_reply(resent, reply, decision, self.reasoning_chars)
         if self._perturbed_now:
             decision.extra["perturbed"] = self.config.perturb
         if self._dropped:

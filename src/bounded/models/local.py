@@ -6,6 +6,10 @@ instead of `response_format`, which silently falls back to generic JSON), so the
 always parses and names a legal action. llama.cpp keeps the KV cache of the previous call and
 re-evaluates only what follows the longest common token prefix; `cached_tokens`
 reports that prefix.
+
+The embedded models declare a reasoning budget of 120 characters (`reasoning_chars`, what
+the contracts cap a reply's reasoning at by default): a 135M model degenerates inside long
+free text. A GGUF file of the user's declares none, as an endpoint's model.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bounded.core import JSON, Completion, ConfigError
+from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Completion, ConfigError
 
 
 @dataclass(frozen=True)
@@ -133,9 +137,11 @@ class LocalModel:
             model_path, expected = weights.path(), weights.sha256
             chat_format = chat_format or weights.chat_format
             self.id = f"local:{weights.name}"
+            self.reasoning_chars: int | None = EMBEDDED_REASONING_CHARS
         else:
             model_path, expected = Path(path), None
             self.id = f"local:{model_path.name}"
+            self.reasoning_chars = None
         verify(model_path, expected)
         self.path = model_path
         self.sha256 = expected or sha256_of(model_path)

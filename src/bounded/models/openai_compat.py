@@ -30,6 +30,13 @@ to the other form; any other 5xx, a 429 or a timeout leaves the choice open.
 Usage: a reply without `usage` is counted with the model's tokenizer (`tokenizer`: an
 embedded model's name or a GGUF path, whose vocabulary llama.cpp loads without the
 weights, or a function; `approx_tokens` by default) and flagged `usage_estimated`.
+
+Reasoning models: a reasoning channel beside the content (`reasoning_content` from
+DeepSeek-R1-style servers and vLLM's reasoning parsers, `reasoning` from others) is kept
+on the completion (`Completion.reasoning`), never parsed as the reply; its tokens are the
+server's `completion_tokens_details.reasoning_tokens`, else counted with the tokenizer.
+The server's `completion_tokens` include them (OpenAI's usage); an estimated count adds
+them. The model declares no reasoning budget: the contracts leave its reasoning uncapped.
 """
 
 from __future__ import annotations
@@ -509,7 +516,13 @@ class OpenAICompatModel:
             raise EndpointError(f"{self.id}: a reply without choices")
         choice = choices[0]
         text = (choice.message.content if choice.message else None) or ""
+        reasoning = reasoning_channel(choice.message)
         prompt, completion, cached, estimated = self._usage(response, messages, text)
+        thought = reasoning_tokens(response)
+        if thought is None:
+            thought = self.count_tokens(reasoning) if reasoning else 0
+        if estimated:  # the server's count includes them; ours counted the content only
+            completion += thought
         return Completion(
             text=text,
             prompt_tokens=prompt,
@@ -519,6 +532,8 @@ class OpenAICompatModel:
             latency_s=latency,
             model=self.id,
             finish_reason=choice.finish_reason or "",
+            reasoning=reasoning,
+            reasoning_tokens=thought,
         )
 
     def _usage(
@@ -534,6 +549,26 @@ class OpenAICompatModel:
             return prompt, completion, getattr(details, "cached_tokens", 0) or 0, False
         prompt = sum(self.count_tokens(message.get("content") or "") for message in messages)
         return prompt, self.count_tokens(text), 0, True
+
+
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Where servers put a reasoning channel beside the content, in the order they are read."""
+
+
+def reasoning_channel(message: Any) -> str:
+    """The reply's reasoning text apart from its content ("" when it has none)."""
+    for name in REASONING_FIELDS:
+        value = getattr(message, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def reasoning_tokens(response: Any) -> int | None:
+    """The reasoning tokens the server reports (`usage.completion_tokens_details`), or None."""
+    details = getattr(getattr(response, "usage", None), "completion_tokens_details", None)
+    value = getattr(details, "reasoning_tokens", None)
+    return value if isinstance(value, int) else None
 
 
 __all__ = ["EndpointError", "OpenAICompatModel", "RetryPolicy", "retry_policy"]

@@ -76,6 +76,8 @@ def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str,
         "segments": segments,
         "completion": completion.text if completion else None,
         "completion_tokens": completion.completion_tokens if completion else 0,
+        "thinking": completion.reasoning if completion else "",
+        "reasoning_tokens": completion.reasoning_tokens if completion else 0,
         "actions": [{"id": a.id, "args": a.args} for a in record.actions],
         "reasoning": record.reasoning,
         "parse_error": record.parse_error,
@@ -109,9 +111,22 @@ def run_summary(run: RunRecord) -> dict[str, Any]:
     }
 
 
+SCRIPT_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+"""Characters written as JSON escapes inside a <script> element: with no `<` left, no
+archived text (`</script>`, `<!--`, a reply that writes a web page) can end the element
+or change how the page parses; the line separators are escaped for older script parsers."""
+
+
 def json_for_script(value: Any) -> str:
-    """JSON safe inside a <script> element."""
-    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+    """JSON safe inside a <script> element (see `SCRIPT_ESCAPES`)."""
+    text = json.dumps(value, separators=(",", ":"))
+    return "".join(SCRIPT_ESCAPES.get(char, char) for char in text)
 
 
 def _tables(runs: Sequence[RunRecord], options: ReportOptions) -> list[CellTable]:
@@ -137,6 +152,14 @@ def _figures(runs: Sequence[RunRecord], table: CellTable, audit: ContextAudit) -
         figures["context"] = plots.context_plot(audit)
         figures["layers"] = plots.layer_plot(audit)
     return figures
+
+
+def present_layers(archive: Archive) -> list[str]:
+    """The layers the archive's prompts hold, known ones in the colour table's order (the
+    viewer's legend shows these, not every layer kind there is)."""
+    found = {row["layer"] for row in archive.execute("SELECT DISTINCT layer FROM segments")}
+    known = [layer for layer in LAYER_COLOURS if layer in found]
+    return known + sorted(found - set(known))
 
 
 def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> list[RunRecord]:
@@ -179,6 +202,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
             "browsable": len(browse),
         },
         layer_colours=LAYER_COLOURS,
+        legend_layers=present_layers(archive),
         other_colour=OTHER_LAYER_COLOUR,
         runs_json=json_for_script([run_summary(r) for r in browse]),
         decisions_json=json_for_script(decisions),

@@ -103,8 +103,9 @@ def context_plot(audit: ContextAudit) -> str:
             alpha=0.6,
         )
     axes.set_xlabel("decision index")
-    axes.set_ylabel("prompt tokens (mean over runs)")
-    if groups:
+    axes.set_ylabel("prompt tokens (mean over runs, log scale)")
+    axes.set_yscale("log", nonpositive="mask")  # a bounded contract stays visible beside
+    if groups:  # a transcript counterfactual thousands of times its size
         axes.legend(fontsize="small", title="solid: actual, dashed: transcript counterfactual")
     axes.grid(alpha=0.3)
     return to_svg(figure)

@@ -59,12 +59,24 @@ from bounded.core import (
     Prompt,
     RunRecord,
     StepResult,
+    reasoning_chars_in_force,
     stable_hash,
 )
 from bounded.envs import canonical_env_id
 from bounded.runner.meter import ClockedModel, ModelUnavailableError
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
+
+
+def reasoning_in_force(config: JSON, model: Model) -> JSON:
+    """The reasoning budget a contract's config puts in force with this model, as the run
+    records it in `model_params`: `{"reasoning_chars": N}` (None: no cap; "off": no
+    reasoning asked for), or {} for a contract without the setting."""
+    if "reasoning_chars" not in config:
+        return {}
+    if config.get("reasoning") is False:
+        return {"reasoning_chars": "off"}
+    return {"reasoning_chars": reasoning_chars_in_force(config["reasoning_chars"], model)}
 
 
 class ResumeError(BoundedError):
@@ -173,6 +185,7 @@ class EpisodeRunner:
                 "max_tokens": max_tokens,
                 "temperature": temperature,
                 "models": {kind: tier.id for kind, tier in self.tiers.items()},
+                **reasoning_in_force(config, model),
             },
             seed=seed,
             tag=tag,

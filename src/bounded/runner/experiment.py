@@ -69,7 +69,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -124,6 +124,9 @@ class CellSettings(_Strict):
     """Fixed environment settings (ascension, level, style, map, horizon, budgets)."""
     contract_config: JSON | None = None
     """Contract settings, over the preset's."""
+    reasoning_chars: Annotated[int, Field(ge=1)] | Literal["none", "model"] | None = None
+    """Cap on a reply's reasoning in characters, `none` (no cap) or `model` (the model's own
+    budget: the contracts' default); sets `contract_config.reasoning_chars`."""
     seeds: list[int] | None = None
     """Explicit seeds; exclusive with `games`."""
     games: int | None = Field(default=None, ge=1)
@@ -323,6 +326,9 @@ class Experiment(BaseModel):
                 "(set it there or in [defaults])"
             )
         config = dict(settings.get("contract_config") or {})
+        cap = settings.get("reasoning_chars")
+        if cap is not None:
+            config["reasoning_chars"] = None if cap == "none" else cap
         if store is not None:
             config["store_dir"] = str(store)
         common = {

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from bounded.contracts._render import render_legal, reply_format
-from bounded.contracts._reply import decision_schema
+from bounded.contracts._reply import REASONING_MAX_CHARS, decision_schema
 from bounded.contracts.typed.config import TypedConfig
 from bounded.core import JSON, Observation, Prompt, approx_tokens
 from bounded.stores.budget import Truncation, fit_block, fit_items
@@ -58,6 +58,10 @@ Reply with one JSON object, your decision: a short "reasoning" first, then the a
 (or, where several are allowed, an ordered list of actions, executed in that order).
 Name actions by their exact id from the legal list."""
 
+UNCAPPED_PROTOCOL = PROTOCOL.replace('a short "reasoning"', 'your "reasoning"')
+"""The protocol where the reasoning is not capped (`reasoning_chars` None): the model
+reasons as long as it needs within the reply's token limit."""
+
 LAYER_GUIDE = """\
 How to read each message:
 - "Decision" (L2) is the current state, its schema, and the legal actions now.
@@ -68,8 +72,12 @@ In a fight you see the fight's first state, then only the latest round state: pl
 from what is shown now (where a plan of several actions is allowed, give the whole turn)."""
 
 
-def instructions_text(task: str, mode: Literal["strict", "full"]) -> str:
-    parts = [task.strip(), PROTOCOL]
+def instructions_text(
+    task: str, mode: Literal["strict", "full"], *, short_reasoning: bool = True
+) -> str:
+    """L1: the task, the protocol (asking for a short reasoning only where it is capped)
+    and, in `full` mode, the layer guide."""
+    parts = [task.strip(), PROTOCOL if short_reasoning else UNCAPPED_PROTOCOL]
     if mode == "full":
         parts.append(LAYER_GUIDE)
     return "\n\n".join(p for p in parts if p)
@@ -169,10 +177,19 @@ class Fight:
 class Assembler:
     """Builds each decision's prompt from the layers; keeps the fight in progress."""
 
-    def __init__(self, config: TypedConfig, stores: StoreSet, task: str = "") -> None:
+    def __init__(
+        self,
+        config: TypedConfig,
+        stores: StoreSet,
+        task: str = "",
+        *,
+        reasoning_chars: int | None = REASONING_MAX_CHARS,
+    ) -> None:
         self.config = config
         self.stores = stores
         self.task = task
+        self.reasoning_chars = reasoning_chars
+        """The reasoning cap in force (None: uncapped, and L1 asks for no short one)."""
         self.fight: Fight | None = None
         self.last = Assembly()
         self._changing_rules: list[tuple[str, str]] = []
@@ -194,7 +211,8 @@ class Assembler:
         """The prompt for `obs`; what it was built from is in `last`."""
         self.last = Assembly()
         prompt = Prompt()
-        l1 = instructions_text(self.task, self.config.prompt)
+        capped = self.reasoning_chars is not None
+        l1 = instructions_text(self.task, self.config.prompt, short_reasoning=capped)
         prompt.add("L1", "system", l1)
         bound = approx_tokens(l1)
         parts: dict[str, Callable[[], int]] = {
@@ -239,7 +257,10 @@ class Assembler:
         legal_lines = [line for line in rendered if line.startswith("- ")]
         lines, cut = fit_items("L2.actions", legal_lines, config.actions, prefix="")
         self.last.note(cut)
-        footer = reply_format(decision_schema(obs, reasoning=self.config.reasoning))
+        schema = decision_schema(
+            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
+        )
+        footer = reply_format(schema)
         if obs.max_actions > 1:
             footer = f"You may give up to {obs.max_actions} actions, executed in order. {footer}"
         prompt.add("L2", "user", "\n".join([header, state_text, "Legal actions:", *lines, footer]))
@@ -332,6 +353,7 @@ __all__ = [
     "LAYER_GUIDE",
     "ORDERS",
     "PROTOCOL",
+    "UNCAPPED_PROTOCOL",
     "Assembler",
     "Assembly",
     "Fight",

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from bounded.contracts._reply import ReasoningChars
 from bounded.core import ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope
@@ -126,7 +127,12 @@ class TypedConfig(BaseModel):
     container; L4; L5; the rules of what changes every play; L2). Recorded with the run's
     contract config."""
     reasoning: bool = True
-    """Ask for a short reasoning field before the action(s)."""
+    """Ask for a reasoning field before the action(s) (a short one where it is capped)."""
+    reasoning_chars: ReasoningChars = "model"
+    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
+    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
+    endpoint and plugin models). The value in force is recorded with the run
+    (`model_params["reasoning_chars"]`)."""
     l2: StateLayer = Field(default_factory=StateLayer)
     l3: RulesLayer = Field(default_factory=RulesLayer)
     l4: StoreLayer = Field(default_factory=lambda: StoreLayer(budget=LayerBudget(items=3)))

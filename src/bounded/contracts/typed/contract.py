@@ -30,6 +30,7 @@ from bounded.core import (
     Outcome,
     Prompt,
     StepResult,
+    reasoning_chars_in_force,
 )
 from bounded.stores.budget import Truncation
 from bounded.stores.directory import StoreSet
@@ -60,7 +61,9 @@ class TypedContract(ContractBase):
         self.stores = StoreSet(self.game)
         self._stores_seeded = False
         """Whether `stores` was built at a reset (from that episode's knowledge)."""
-        self.assembler = Assembler(self.config, self.stores)
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
+        """The reasoning cap in force (the model's, once reset)."""
+        self.assembler = Assembler(self.config, self.stores, reasoning_chars=self.reasoning_chars)
         self.digest = Digest()
         self.read_hashes: dict[str, str] = {}
         self.written_hashes: dict[str, str] = {}
@@ -74,6 +77,7 @@ class TypedContract(ContractBase):
         self.knowledge = episode.knowledge
         self.game = self._game_for(episode)
         self.model = episode.model
+        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, self.model)
         self.run_id = episode.run_id
         path = self._store_path()
         # In memory, what earlier episodes of this object learned is kept; on disk, the
@@ -81,7 +85,9 @@ class TypedContract(ContractBase):
         if path is not None or not self._stores_seeded or self.stores.game != self.game:
             self.stores = self._open_stores(path)
             self._stores_seeded = True
-        self.assembler = Assembler(self.config, self.stores, episode.instructions)
+        self.assembler = Assembler(
+            self.config, self.stores, episode.instructions, reasoning_chars=self.reasoning_chars
+        )
         self.digest = Digest()
         self.read_hashes = {
             layer: digest
@@ -158,7 +164,9 @@ class TypedContract(ContractBase):
     # -- one decision -------------------------------------------------------------
 
     def reply_schema(self, obs: Observation) -> JSON:
-        return decision_schema(obs, reasoning=self.config.reasoning)
+        return decision_schema(
+            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
+        )
 
     def assemble(self, obs: Observation) -> Prompt:
         return self.assembler.assemble(obs, self.situation(obs))
