@@ -186,11 +186,14 @@ def cell_counts(archive: Path) -> dict[str, int]:
 
 def games_played(archive: Path) -> dict[tuple[str, int], str]:
     """(cell, seed) -> a hash of the completed game's decisions in order: each one's prompt
-    segments, reply and actions."""
+    segments, reply and actions (none when the archive has no tables)."""
     db = sqlite3.connect(archive)
     try:
         found = {}
-        runs = db.execute("SELECT run_id, cell, seed FROM runs WHERE status = 'completed'")
+        try:
+            runs = db.execute("SELECT run_id, cell, seed FROM runs WHERE status = 'completed'")
+        except sqlite3.OperationalError:
+            return {}
         for run_id, cell, seed in runs.fetchall():
             digest = hashlib.sha256()
             rows = db.execute(

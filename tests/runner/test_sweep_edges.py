@@ -166,3 +166,17 @@ def test_a_read_only_directory_is_a_one_line_error(tmp_path):
         assert list(directory.iterdir()) == []
     finally:
         directory.chmod(0o755)
+
+
+def test_an_archive_a_killed_sweep_was_still_creating_is_surveyed_as_empty(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    db = sqlite3.connect(archive)  # a driver killed right after claiming the file
+    db.execute("PRAGMA application_id = 1112425540")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+    path = write(tmp_path, games=1, horizon=3)
+    for args in (["--dry-run"], []):
+        process = bounded("sweep", path, *args)
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    assert count(archive) == 1

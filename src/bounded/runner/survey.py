@@ -9,6 +9,7 @@ plan (`bounded.runner.identity`), and, for a dry run or a budget, the estimates
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -205,13 +206,30 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
 @contextmanager
 def surveyed(path: Path) -> Iterator[Archive]:
     """The archive at `path` opened to read (an empty one in memory when there is none
-    yet), so that a survey writes nothing anywhere."""
-    if path.is_file() and path.stat().st_size > 0:
+    yet, or only the start of one that a killed sweep was creating), so that a survey
+    writes nothing anywhere."""
+    if has_runs_table(path):
         with Archive(path, read_only=True) as archive:
             yield archive
         return
     with Archive(":memory:") as archive:
         yield archive
+
+
+def has_runs_table(path: Path) -> bool:
+    """Whether `path` is an SQLite file holding a `runs` table (read without writing; a
+    file that is not SQLite answers True, so that opening it says what it is)."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'"
+            return db.execute(query).fetchone() is not None
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return True
 
 
 def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
