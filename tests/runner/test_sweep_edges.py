@@ -177,6 +177,6 @@ def test_an_archive_a_killed_sweep_was_still_creating_is_surveyed_as_empty(tmp_p
     path = write(tmp_path, games=1, horizon=3)
     for args in (["--dry-run"], []):
         process = bounded("sweep", path, *args)
-        out, err = process.communicate(timeout=120)
+        _, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
     assert count(archive) == 1
