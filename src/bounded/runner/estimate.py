@@ -21,8 +21,10 @@ list price, the estimate says so, and `--budget` refuses to start.
   play gives.
 
 **Budget** (`Budget`): a sweep with `--budget X` starts a game only while the cost of the
-games it played plus the estimates of those in flight and of the next one stay within X;
-games in flight finish; what was not started is played by the next sweep.
+games it played plus the estimates of those in flight and of the next one stay within X
+(a cell not estimated yet, one reading a phase's store before the phase is frozen, is
+taken at the dearest cell's estimate); games in flight finish; what was not started is
+played by the next sweep.
 """
 
 from __future__ import annotations
@@ -217,8 +219,12 @@ class Budget:
         """Games not started because of the limit."""
 
     def estimate(self, spec: GameSpec) -> float:
+        """A game's estimated cost; a cell without an estimate (one reading a phase's
+        store that was not frozen yet) takes the dearest of the others."""
         usage = self.per_game.get(spec.cell)
-        return self.prices.cost(usage)[0] if usage else 0.0
+        if usage is not None:
+            return self.prices.cost(usage)[0]
+        return max((self.prices.cost(u)[0] for u in self.per_game.values()), default=0.0)
 
     def may_start(self, spec: GameSpec) -> bool:
         if self.limit is None:
