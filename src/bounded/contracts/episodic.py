@@ -43,6 +43,7 @@ the runner meters: its tokens are counted with the decision it was made for.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,10 +83,12 @@ from bounded.contracts.episodic_memory import (
     render_changes,
     working_memory,
 )
+from bounded.contracts.step_protocol import check_step, step_of, with_step
 from bounded.core import (
     JSON,
     Action,
     Completion,
+    ConfigError,
     ContractBase,
     Decision,
     EpisodeContext,
@@ -95,7 +98,12 @@ from bounded.core import (
     StepResult,
     stable_hash,
 )
-from bounded.stores.episodic import EpisodicBank, Retrieved, flatten_state
+from bounded.stores.episodic import BankError, EpisodicBank, Retrieved, flatten_state
+
+log = logging.getLogger(__name__)
+
+NO_BANK = "no episodic bank: {path} does not exist and no bank is configured; every decision \
+without exploration is the empty action"
 
 
 @dataclass
@@ -137,6 +145,11 @@ class EpisodicContract(ContractBase):
         self._plan: StepPlan | None = None
         self._injected_bank = False
         self._loaded: tuple[Path, float] | None = None
+        self.no_bank: str = ""
+        """Why the contract plays with an empty bank (no bank configured, none at the
+        default path), or "" when it has one; logged at reset and kept in the run's record."""
+        if self.config.bank:
+            self._load_file(Path(self.config.bank))
 
     def _history_length(self) -> int:
         return max(1, self.config.memory_interval * self.config.memory_depth)
@@ -156,24 +169,50 @@ class EpisodicContract(ContractBase):
         self.context_window = self.model.context_window if self.model is not None else None
         self.sources = {}
         self._plan = None
+        if self.no_bank:
+            log.warning("episodic: %s", self.no_bank)
 
     def use_bank(self, bank: EpisodicBank) -> None:
         """Use an in-memory bank (tests, notebooks) instead of a file."""
         self.bank, self.bank_path = bank, None
         self._injected_bank = True
+        self.no_bank = ""
 
     def _load_bank(self, env_id: str) -> None:
-        """Load the configured (or default) bank file; reloaded only when it changed."""
+        """Load the configured (or default) bank file; reloaded only when it changed. With
+        no bank configured and none at the default path, an empty bank, said in the log."""
         if self._injected_bank:
             return
         path = Path(self.config.bank) if self.config.bank else default_bank_path(env_id)
         if not self.config.bank and not path.is_file():
             self.bank, self.bank_path, self._loaded = EpisodicBank.empty(), None, None
+            self.no_bank = NO_BANK.format(path=path)
             return
+        self.no_bank = ""
+        self._load_file(path)
+
+    def _load_file(self, path: Path) -> None:
+        """Read a bank file; a missing or unreadable one is a one-line `ConfigError`."""
         stamp = path.stat().st_mtime if path.is_file() else -1.0
-        if self._loaded != (path, stamp):
+        if self._loaded == (path, stamp):
+            return
+        try:
             self.bank = EpisodicBank.load(path)
-            self.bank_path, self._loaded = path, (path, stamp)
+        except BankError as exc:
+            raise ConfigError(str(exc)) from exc
+        self.bank_path, self._loaded = path, (path, stamp)
+
+    def env_options(self, env_id: str, options: JSON) -> JSON:
+        """The game's environment options with the bank's step filled in (the paper's step
+        for an empty bank or one that records none); a game at another step than its
+        bank's is refused with one line naming both."""
+        self._load_bank(env_id)
+        recorded = step_of(self.bank.meta.get("protocol") or {})
+        filled = with_step(env_id, options, recorded or None)
+        if recorded:
+            name = str(self.bank_path) if self.bank_path else "(in memory)"
+            check_step(step_of(filled), recorded, bank_name=name)
+        return filled
 
     # -- gating -----------------------------------------------------------
 
@@ -422,6 +461,11 @@ class EpisodicContract(ContractBase):
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()
+
+    @property
+    def postrun_record(self) -> JSON:
+        """A run without a bank says so in its record."""
+        return {"note": self.no_bank} if self.no_bank else {}
 
     def store_hashes(self) -> dict[str, str]:
         return {

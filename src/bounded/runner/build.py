@@ -43,6 +43,19 @@ def build_env(spec: GameSpec) -> tuple[str, Env]:
     return env_id, make(spec.env, **spec.env_options)
 
 
+def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
+    """The spec with the environment settings the contract plays at filled in: a contract
+    with an `env_options(env_id, options)` hook (EpicStar's and CoS's one-action step)
+    completes the spec's options or refuses them, before anything is built."""
+    hook = getattr(contract, "env_options", None)
+    if not callable(hook):
+        return spec
+    options = hook(resolve_env_id(spec.env), dict(spec.env_options))
+    if options == spec.env_options:
+        return spec
+    return spec.model_copy(update={"env_options": options})
+
+
 def build_contract(spec: GameSpec) -> Contract:
     return make_contract(spec.contract, dict(spec.contract_config))
 
@@ -64,9 +77,9 @@ def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
 def check_spec(spec: GameSpec) -> None:
     """Build the environment and the contract (not the model), so that a misspelt name or
     a bad setting is refused before any game starts."""
-    _, env = build_env(spec)
+    contract = build_contract(spec)
+    _, env = build_env(contract_spec(spec, contract))
     env.close()
-    build_contract(spec)
 
 
 def build_game(
@@ -79,6 +92,7 @@ def build_game(
     """Build everything the spec names; a `model`, `contract` or tier `models` given are used
     as they are."""
     memory = contract if contract is not None else build_contract(spec)
+    spec = contract_spec(spec, memory)
     env_id, env = build_env(spec)
     llm = model if model is not None else build_model(spec)
     tiers = dict(models) if models is not None else build_tiers(spec, llm)
@@ -138,6 +152,7 @@ __all__ = [
     "build_model",
     "build_tiers",
     "check_spec",
+    "contract_spec",
     "play",
     "run_game",
 ]
