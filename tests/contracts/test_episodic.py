@@ -250,10 +250,45 @@ def test_without_fusion_there_is_no_description_call() -> None:
     prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert len(model.calls) == 1
-    assert "executable now" in prompt.messages()[0]["content"]  # the paper removes less
+    # the paper's ablation removes contextual fusion whole: description and instruction
+    assert "executable now" not in prompt.messages()[0]["content"]
+    kept = contract_with(bank, model, **settings, fusion_ablation="description")
+    prompt, _ = explore_step(kept, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    assert not [s for s in prompt.segments if s.layer == "fusion"]
+    assert "executable now" in prompt.messages()[0]["content"]  # the description alone
     legacy = contract_with(bank, model, **settings, fusion_ablation="legacy")
     prompt, _ = explore_step(legacy, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert "executable now" not in prompt.messages()[0]["content"]
+
+
+def test_the_no_fusion_preset_drops_both_parts_of_fusion() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0))
+    model = describing_model()
+    settings = {"explore_every": 1, "gating_start": "immediate"}
+    contract = make_contract("episodic-no-fusion", settings)
+    assert isinstance(contract, EpisodicContract)
+    contract.use_bank(bank)
+    contract.reset(episode(instructions="Win.", model=model, seed=0))
+    prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    system = prompt.messages()[0]["content"]
+    assert "playing this strategy" not in system and "executable now" not in system
+    assert len(model.calls) == 1  # the exploration call; no description call
+
+
+def test_the_exploration_prompt_is_the_system_prompt_and_the_observation() -> None:
+    bank = bank_of((0, {"x": 1}, "SCOUT", 0))
+    model = describing_model()
+    settings = dict(explore_every=1, gating_start="immediate")
+    obs = observation(0, {"x": 2}, ["BUILD", EMPTY])
+    prompt, _ = explore_step(contract_with(bank, model, **settings), model, obs)
+    layers = [s.layer for s in prompt.segments]
+    assert "episodic" not in layers and "queue" not in layers
+    assert "fusion" in layers and "observation" in layers
+    assert "SCOUT" not in "".join(m["content"] for m in prompt.messages())
+    shown = contract_with(bank, model, **settings, exploration_prompt="recalled")
+    prompt, _ = explore_step(shown, model, obs)
+    assert "Recalled episodes from winning games" in prompt.messages()[1]["content"]
+    assert "SCOUT" in prompt.messages()[1]["content"]
 
 
 def test_fusion_without_a_model_skips_the_description() -> None:

@@ -26,12 +26,16 @@ Each decision:
    executable now, and the model writes a short description of the strategy behind
    the retrieved episodes, inserted where Prompt 1 puts it (after the role line);
    descriptions are cached per strategy (the set of source strategies of the retrieved
-   entries) for the episode. The no-fusion ablation (`fusion = false`) removes the
-   description alone (`fusion_ablation = "description"`, the paper's); `"legacy"` also
-   drops the executable-now instruction and replays the top hit only.
+   entries) for the episode. The no-fusion ablation (`fusion = false`) removes contextual
+   fusion whole, the description and the executable-now instruction
+   (`fusion_ablation = "fusion"`, the paper's); `"description"` removes the description
+   alone; `"legacy"` removes both and replays the top hit only.
 5. **Prompt** (`prompt = "paper"`): Appendix B's Prompt 1, the CoS prompt
    (`bounded.contracts.cos_prompt`) with the strategy description; the exploration
-   reply is its analysis, suggestions and `explore_actions` decisions. `"short"` is this
+   reply is its analysis, suggestions and `explore_actions` decisions. An exploration
+   call is LLM(S, o'_t): S, the system prompt with the description, and o'_t, the
+   observation with the working memory; `exploration_prompt = "recalled"` also shows
+   the recalled episodes and the queue. `"short"` is this
    contract's first prompt (a role paragraph and a reply of actions).
 
 Model calls: the runner asks `propose(obs)` first; a decision the gating settles
@@ -365,11 +369,13 @@ class EpisodicContract(ContractBase):
             prompt.add("instructions", "system", self._system(obs))
             if description:
                 prompt.add("fusion", "system", "Strategy of the recalled games: " + description)
-        prompt.add("episodic", "user", self.render_hits(plan))
+        recalled = not plan.explore or self.config.exploration_prompt == "recalled"
+        if recalled:
+            prompt.add("episodic", "user", self.render_hits(plan))
         memory = self.render_memory(plan)
         if memory:
             prompt.add("working_memory", "user", memory)
-        if self.queue:
+        if recalled and self.queue:
             prompt.add("queue", "user", "Queued exploration actions: " + action_text(self.queue))
         prompt.add("observation", "user", render_observation(obs))
         task = EXPLORE_TASK.format(n=self.config.explore_actions) if plan.explore else ACT_TASK
@@ -377,7 +383,7 @@ class EpisodicContract(ContractBase):
         return prompt
 
     def _executable_instruction(self) -> bool:
-        """Fusion's executable-now instruction (kept by the paper's no-fusion ablation)."""
+        """Fusion's executable-now instruction (the `description` ablation keeps it)."""
         return self.config.fusion or self.config.fusion_ablation == "description"
 
     def _system(self, obs: Observation) -> str:
