@@ -9,6 +9,7 @@ from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.step_protocol import check_step, describe_step, paper_step, with_step
 from bounded.core import ConfigError
+from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
 from bounded.runner.bank import bootstrap_craft_bank
 from bounded.runner.build import contract_spec
@@ -70,3 +71,26 @@ def test_a_game_at_another_step_than_its_bank_is_refused_before_any_write(tmp_pa
     assert run.status == "completed"
     assert run.spec["env_options"] == {"level": 3, **STEP}
     assert run.outcome["actions_per_step"] == 1.0
+
+
+def test_both_contracts_run_at_the_paper_temperature_unless_the_spec_sets_one() -> None:
+    for contract in ("summary", "episodic", "episodic-no-fusion"):
+        spec = GameSpec(env="craft", contract=contract, model="none")
+        assert contract_spec(spec, make_contract(contract, {})).temperature == 0.1
+        told = GameSpec(env="craft", contract=contract, model="none", temperature=0.0)
+        assert contract_spec(told, make_contract(contract, {})).temperature == 0.0
+    state = GameSpec(env="warehouse", contract="state", model="none")
+    assert contract_spec(state, make_contract("state", {})).temperature is None  # runs at 0
+
+
+def test_a_run_records_the_temperature_it_ran_at(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path))
+    spec = GameSpec(env="craft", contract="summary", model="none", max_decisions=2)
+    run = play(spec, model=schema_filler())
+    assert run.model_params["temperature"] == 0.1
+
+
+def test_the_bank_command_keeps_five_wins_by_default_and_stops_there(tmp_path) -> None:
+    bank, report = bootstrap_craft_bank(levels=(1,), rounds=9, seed=0)
+    assert report.kept == 5 == len(report.games)  # level 1: every game a win
+    assert len(bank.game_info) == 5

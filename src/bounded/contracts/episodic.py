@@ -84,10 +84,11 @@ from bounded.contracts.episodic_memory import (
     action_text,
     differing_keys,
     number,
+    observation_text,
     render_changes,
     working_memory,
 )
-from bounded.contracts.step_protocol import check_step, step_of, with_step
+from bounded.contracts.step_protocol import PAPER_TEMPERATURE, check_step, step_of, with_step
 from bounded.core import (
     JSON,
     Action,
@@ -205,6 +206,9 @@ class EpisodicContract(ContractBase):
         except BankError as exc:
             raise ConfigError(str(exc)) from exc
         self.bank_path, self._loaded = path, (path, stamp)
+
+    paper_temperature = PAPER_TEMPERATURE
+    """The temperature of a game whose spec sets none (the paper's, Appendix A.1)."""
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """The game's environment options with the bank's step filled in (the paper's step
@@ -461,7 +465,9 @@ class EpisodicContract(ContractBase):
         plan = self.plan(obs)
         source = str(decision.extra.get("source", "model"))
         self.sources[source] = self.sources.get(source, 0) + 1
-        self.history.append(MemoryEntry(step=self.step, t=obs.t, features=plan.features))
+        self.history.append(
+            MemoryEntry(step=self.step, t=obs.t, features=plan.features, text=obs.text)
+        )
         self.step += 1
         self._plan = None
 
@@ -484,7 +490,7 @@ class EpisodicContract(ContractBase):
         the bank is not in it: it changes only after the run (a resume checks its hash)."""
         return {
             "queue": [action.model_dump(by_alias=True) for action in self.queue],
-            "history": [[e.step, e.t, e.features] for e in self.history],
+            "history": [[e.step, e.t, e.features, e.text] for e in self.history],
             "descriptions": self.descriptions,
             "step": self.step,
             "last_explore": self.clock.last_explore,
@@ -496,9 +502,7 @@ class EpisodicContract(ContractBase):
         self.queue.clear()
         self.queue.extend(Action.model_validate(action) for action in memory["queue"])
         self.history.clear()
-        self.history.extend(
-            MemoryEntry(step, t, features) for step, t, features in memory["history"]
-        )
+        self.history.extend(MemoryEntry(*entry) for entry in memory["history"])
         self.descriptions = dict(memory["descriptions"])
         self.step = memory["step"]
         self.clock.last_explore = memory["last_explore"]
@@ -569,11 +573,12 @@ class EpisodicContract(ContractBase):
             return ""
         lines = [f"Working memory (every {config.memory_interval} decisions back):"]
         for entry in entries:
+            when = f"- {plan.step - entry.step} decisions ago (t={number(entry.t)}):"
+            if config.memory_view == "observation":
+                lines.append(f"{when}\n{observation_text(entry)}")
+                continue
             changes = differing_keys(plan.features, entry.features, config.diff_keys)
-            lines.append(
-                f"- {plan.step - entry.step} decisions ago (t={number(entry.t)}):"
-                f" then->now: {render_changes(changes)}"
-            )
+            lines.append(f"{when} then->now: {render_changes(changes)}")
         return "\n".join(lines)
 
 

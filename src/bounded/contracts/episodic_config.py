@@ -68,6 +68,10 @@ class EpisodicConfig(BaseModel):
     """L: decisions between two observations of the working memory."""
     memory_depth: int = Field(default=4, ge=0)
     """k_max: how many past observations the working memory holds (0 disables it)."""
+    memory_view: Literal["observation", "diff"] = "observation"
+    """How a prompt shows the working memory's past observations: each `observation`
+    itself (Eq. 4's o_t x Q_o(t)), or as the `diff_keys` keys that changed since it
+    (`then->now`, largest change first)."""
     exploration: bool = True
     """Ask the model for exploration actions every `explore_every` decisions."""
     explore_every: int = Field(default=20, ge=1)

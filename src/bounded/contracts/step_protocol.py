@@ -6,7 +6,8 @@ policy. On `bounded/Craft-v0` that is a decision every 3 game seconds carrying o
 this step wins 80% of level-5 games (97.5% at its own 10 s / 5 actions; docs/episodic.md
 has the measurement), and a bank of its winning games replays into wins.
 
-Both contracts fill these settings into a game's environment options where the game does
+Both contracts (`paper_temperature`, 0.1) also set the temperature of a game whose spec
+does not. Both contracts fill these settings into a game's environment options where the game does
 not set them (`env_options`, called by the runner's builder before the environment is
 built); a bank records the step it was made at, and an episodic game at another step is
 refused (`check_step`).
@@ -15,6 +16,10 @@ refused (`check_step`).
 from __future__ import annotations
 
 from bounded.core import JSON, ConfigError
+
+PAPER_TEMPERATURE = 0.1
+"""The sampling temperature of every call in the paper (Appendix A.1): a game of either
+contract runs at it unless its spec sets one (`paper_temperature`)."""
 
 STEP_KEYS = ("decision_interval", "max_actions")
 """The environment options that define one step."""
@@ -70,6 +75,7 @@ def check_step(game: JSON, bank: JSON, *, bank_name: str) -> None:
 
 __all__ = [
     "PAPER_STEPS",
+    "PAPER_TEMPERATURE",
     "STEP_KEYS",
     "check_step",
     "describe_step",

@@ -35,7 +35,7 @@ from bounded.contracts.cos_prompt import (
     resolve_decision,
     tag,
 )
-from bounded.contracts.step_protocol import with_step
+from bounded.contracts.step_protocol import PAPER_TEMPERATURE, with_step
 from bounded.core import (
     JSON,
     Action,
@@ -312,6 +312,9 @@ class SummaryContract(ContractBase):
             else:
                 self.failed.append(Failure(action_id, reason))
         self.step += 1
+
+    paper_temperature = PAPER_TEMPERATURE
+    """The temperature of a game whose spec sets none (the paper's, Appendix A.1)."""
 
     @staticmethod
     def env_options(env_id: str, options: JSON) -> JSON:

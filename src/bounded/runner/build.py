@@ -44,16 +44,20 @@ def build_env(spec: GameSpec) -> tuple[str, Env]:
 
 
 def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
-    """The spec with the environment settings the contract plays at filled in: a contract
-    with an `env_options(env_id, options)` hook (EpicStar's and CoS's one-action step)
-    completes the spec's options or refuses them, before anything is built."""
+    """The spec with the settings the contract plays at filled in: a contract with an
+    `env_options(env_id, options)` hook (EpicStar's and CoS's one-action step) completes
+    the spec's environment options or refuses them, before anything is built; one with a
+    `paper_temperature` sets the temperature of a spec that sets none."""
+    update: dict[str, Any] = {}
     hook = getattr(contract, "env_options", None)
-    if not callable(hook):
-        return spec
-    options = hook(resolve_env_id(spec.env), dict(spec.env_options))
-    if options == spec.env_options:
-        return spec
-    return spec.model_copy(update={"env_options": options})
+    if callable(hook):
+        options = hook(resolve_env_id(spec.env), dict(spec.env_options))
+        if options != spec.env_options:
+            update["env_options"] = options
+    temperature = getattr(contract, "paper_temperature", None)
+    if isinstance(temperature, float) and spec.temperature is None:
+        update["temperature"] = temperature
+    return spec.model_copy(update=update) if update else spec
 
 
 def build_contract(spec: GameSpec) -> Contract:
@@ -113,7 +117,7 @@ def runner_for(
         tag=spec.run_tag,
         archive=archive,
         max_tokens=spec.max_tokens,
-        temperature=spec.temperature,
+        temperature=spec.temperature if spec.temperature is not None else 0.0,
         max_decisions=spec.max_decisions,
         experiment=spec.experiment,
         cell=spec.cell,
