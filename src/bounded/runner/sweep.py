@@ -134,7 +134,7 @@ def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[s
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
             found.append(f"{entry}: {exc}" if entry else str(exc))
-    return found
+    return list(dict.fromkeys(found))  # a cell's games differ in options, not in problems
 
 
 def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
