@@ -33,6 +33,7 @@ CONTRACTS = Registry(
         "summary": "bounded.contracts.summary:SummaryContract",
         "typed": "bounded.contracts.typed:TypedContract",
         "episodic": "bounded.contracts.episodic:EpisodicContract",
+        "rag": "bounded.contracts.rag:RagContract",
     },
 )
 
@@ -99,4 +100,5 @@ __all__ = [
     "resolve_contract",
 ]
 from bounded.contracts import episodic_presets as _episodic_presets  # noqa: E402,F401
+from bounded.contracts import memory_presets as _memory_presets  # noqa: E402,F401
 from bounded.contracts import typed_presets as _typed_presets  # noqa: E402,F401
