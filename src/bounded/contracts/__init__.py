@@ -34,6 +34,7 @@ CONTRACTS = Registry(
         "typed": "bounded.contracts.typed:TypedContract",
         "episodic": "bounded.contracts.episodic:EpisodicContract",
         "rag": "bounded.contracts.rag:RagContract",
+        "reflexion": "bounded.contracts.reflexion:ReflexionContract",
     },
 )
 

@@ -5,6 +5,8 @@
 |---|---|---|
 | `rag-bm25` | rag | BM25 only, even where the model embeds |
 | `rag-cross-game` | rag | chunks of earlier games stay searchable |
+| `reflexion-window-only` | reflexion | no reflections: the window alone (actor only) |
+| `reflexion-frozen` | reflexion | reads a store's reflections (a phase's), never writes |
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from bounded.contracts import register_preset
 MEMORY_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "rag-bm25": ("rag", {"similarity": "bm25"}),
     "rag-cross-game": ("rag", {"cross_game": True}),
+    "reflexion-window-only": ("reflexion", {"mode": "off"}),
+    "reflexion-frozen": ("reflexion", {"mode": "frozen"}),
 }
 """Tag -> (contract, overrides of its config)."""
 
