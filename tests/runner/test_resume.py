@@ -17,7 +17,7 @@ from bounded.runner.episode import ResumeError
 from bounded.runner.resume import close_stale, health, resume_run
 from bounded.runner.spec import GameSpec
 
-CONTRACTS = ("state", "transcript", "summary", "episodic", "typed", "rag", "reflexion")
+CONTRACTS = ("state", "transcript", "summary", "episodic", "typed", "rag", "reflexion", "paged")
 ENVS = {"spire": {"acts": 1}, "warehouse": {"horizon": 12}}
 
 PLAYER = textwrap.dedent(

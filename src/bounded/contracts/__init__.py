@@ -33,6 +33,7 @@ CONTRACTS = Registry(
         "summary": "bounded.contracts.summary:SummaryContract",
         "typed": "bounded.contracts.typed:TypedContract",
         "episodic": "bounded.contracts.episodic:EpisodicContract",
+        "paged": "bounded.contracts.paged:PagedContract",
         "rag": "bounded.contracts.rag:RagContract",
         "reflexion": "bounded.contracts.reflexion:ReflexionContract",
     },

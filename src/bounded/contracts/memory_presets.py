@@ -6,6 +6,8 @@
 | `rag-bm25` | rag | BM25 only, even where the model embeds |
 | `rag-cross-game` | rag | chunks of earlier games stay searchable |
 | `reflexion-window-only` | reflexion | no reflections: the window alone (actor only) |
+| `paged-no-search` | paged | no archive search: evicted turns are gone |
+| `paged-no-core` | paged | no core memory: the queue and the archive search only |
 | `reflexion-frozen` | reflexion | reads a store's reflections (a phase's), never writes |
 """
 
@@ -18,6 +20,8 @@ from bounded.contracts import register_preset
 MEMORY_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "rag-bm25": ("rag", {"similarity": "bm25"}),
     "rag-cross-game": ("rag", {"cross_game": True}),
+    "paged-no-search": ("paged", {"search": False}),
+    "paged-no-core": ("paged", {"core": False}),
     "reflexion-window-only": ("reflexion", {"mode": "off"}),
     "reflexion-frozen": ("reflexion", {"mode": "frozen"}),
 }
