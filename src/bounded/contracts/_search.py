@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -90,7 +91,10 @@ def normalise(vector: Sequence[float]) -> list[float]:
 
 
 def dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return math.fsum(x * y for x, y in zip(a, b, strict=True))
+    """The dot product, summed left to right (the same bits on every run)."""
+    if len(a) != len(b):
+        raise ValueError(f"vectors of {len(a)} and {len(b)} dimensions")
+    return sum(map(operator.mul, a, b))
 
 
 class VectorIndex:
