@@ -38,7 +38,7 @@ from bounded.testing import episode
 
 RESULTS = Path(__file__).parent / "results"
 DIMENSIONS = 576
-"""SmolLM2-360M's embedding size (the embedded model's, `LocalModel.embed`)."""
+"""SmolLM2-135M's embedding size (the embedded model's, `LocalModel.embed`)."""
 
 
 def expert_observations(count: int) -> list[Observation]:
