@@ -30,6 +30,11 @@ to the other form; any other 5xx, a 429 or a timeout leaves the choice open.
 Usage: a reply without `usage` is counted with the model's tokenizer (`tokenizer`: an
 embedded model's name or a GGUF path, whose vocabulary llama.cpp loads without the
 weights, or a function; `approx_tokens` by default) and flagged `usage_estimated`.
+
+Embeddings: with `embedding_model`, `embed(texts)` asks the endpoint's `/v1/embeddings`
+for that model (one call, the client's timeout, no retries: `rag` makes one per decision,
+and a failure fails the decision as a failed completion does); without it the model does
+not embed (`isinstance(model, Embedder)` is False).
 """
 
 from __future__ import annotations
