@@ -129,3 +129,28 @@ def test_a_restored_snapshot_retrieves_what_the_original_would():
     query = observation("the rose garden", 20)
     assert copy.assemble(query) == original.assemble(query)
     assert copy.retrieve("anvil")[0] == original.retrieve("anvil")[0]
+
+
+class FlakyEmbedder(HashEmbedder):
+    """Fails its third embedding call."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.embeds = 0
+
+    def embed(self, texts):
+        self.embeds += 1
+        if self.embeds == 3:
+            raise ConnectionError("embeddings endpoint down")
+        return super().embed(texts)
+
+
+def test_a_failed_embedding_call_falls_back_to_bm25_for_that_decision():
+    model = FlakyEmbedder()
+    contract = make_contract("rag", {"similarity": "hybrid"})
+    contract.reset(episode(model=model))
+    decisions = [step(contract, text, t)[1] for t, text in enumerate([*ROOMS, "the forge"])]
+    assert "embedding_error" not in decisions[1].extra
+    assert decisions[2].extra["embedding_error"] == "ConnectionError: embeddings endpoint down"
+    assert [c.vector is None for c in contract.chunks] == [False, False, True, False]
+    assert decisions[3].extra["retrieved"][0] == 1  # the forge, by both scores

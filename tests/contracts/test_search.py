@@ -51,8 +51,8 @@ def test_search_ranks_the_matching_document_first_and_breaks_ties_towards_the_ne
 
 def test_cosine_and_hybrid_scores():
     vectors = VectorIndex()
-    vectors.add([1.0, 0.0])
-    vectors.add([0.0, 2.0])
+    vectors.add(0, [1.0, 0.0])
+    vectors.add(1, [0.0, 2.0])
     scores = vectors.scores([0.0, 5.0])
     assert math.isclose(scores[1], 1.0) and math.isclose(scores[0], 0.0)
     mixed = hybrid({0: 4.0}, scores, weight=0.5)

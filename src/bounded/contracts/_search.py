@@ -98,23 +98,23 @@ def dot(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 class VectorIndex:
-    """Cosine similarity over unit-normalised embeddings (ids 0, 1, 2, ... as added)."""
+    """Cosine similarity over unit-normalised embeddings, each filed under its document's id
+    (a document without an embedding is simply absent)."""
 
     def __init__(self) -> None:
-        self.vectors: list[list[float]] = []
+        self.vectors: dict[int, list[float]] = {}
 
     def __len__(self) -> int:
         return len(self.vectors)
 
-    def add(self, vector: Sequence[float]) -> int:
-        self.vectors.append(normalise(vector))
-        return len(self.vectors) - 1
+    def add(self, doc: int, vector: Sequence[float]) -> None:
+        self.vectors[doc] = normalise(vector)
 
     def scores(self, query: Sequence[float], allowed: set[int] | None = None) -> dict[int, float]:
         unit = normalise(query)
         return {
             doc: dot(unit, vector)
-            for doc, vector in enumerate(self.vectors)
+            for doc, vector in self.vectors.items()
             if allowed is None or doc in allowed
         }
 

@@ -130,6 +130,7 @@ class RagContract(ContractBase):
         self._vectors = VectorIndex()
         self._pending_reply = ""
         self._query_vector: list[float] | None = None
+        self._embed_error = ""
         self._last: JSON = {}
 
     # -- lifecycle ------------------------------------------------------------------
@@ -164,9 +165,9 @@ class RagContract(ContractBase):
             self._index(chunk)
 
     def _index(self, chunk: Chunk) -> None:
-        self._bm25.add(chunk.text())
+        doc = self._bm25.add(chunk.text())
         if chunk.vector is not None:
-            self._vectors.add(chunk.vector)
+            self._vectors.add(doc, chunk.vector)
 
     # -- one decision ---------------------------------------------------------------
 
@@ -189,6 +190,8 @@ class RagContract(ContractBase):
             kept.append(doc)
             room -= cost
         self._last = {"retrieved": kept, "chunks": len(self.chunks), "retrieval_s": seconds}
+        if self._embed_error:
+            self._last["embedding_error"], self._embed_error = self._embed_error, ""
         prompt = Prompt()
         prompt.add("instructions", "system", self.instructions.strip())
         if kept:
@@ -204,19 +207,26 @@ class RagContract(ContractBase):
         if not self.chunks:
             return [], 0.0
         started = time.perf_counter()
-        scores = self._bm25.scores(query) if self.config.similarity != "embedding" else {}
-        if vector is not None and len(self._vectors) == len(self.chunks):
-            semantic = self._vectors.scores(vector)
-            if self.config.similarity == "embedding":
-                scores = semantic
-            else:
-                scores = hybrid(scores, semantic, self.config.hybrid_weight)
+        wanted = self.config.similarity
+        if vector is None:  # no embedder, or its call failed: BM25 alone this decision
+            scores = self._bm25.scores(query)
+        elif wanted == "embedding":
+            scores = self._vectors.scores(vector)
+        else:
+            lexical = self._bm25.scores(query)
+            scores = hybrid(lexical, self._vectors.scores(vector), self.config.hybrid_weight)
         found = [doc for doc, _ in top(scores, self.config.top_k)]
         return found, time.perf_counter() - started
 
-    def _embed(self, text: str) -> list[float]:
+    def _embed(self, text: str) -> list[float] | None:
+        """The text's embedding, or None when the call failed (recorded on the decision:
+        `embedding_error`; that decision ranks by BM25, its chunk has no vector)."""
         assert self._embedder is not None
-        return self._embedder.embed([text]).vectors[0]
+        try:
+            return self._embedder.embed([text]).vectors[0]
+        except Exception as exc:  # an endpoint's failure must not end the run
+            self._embed_error = f"{type(exc).__name__}: {exc}"[:300]
+            return None
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         decision, _ = parse_decision(completion.text, obs)

@@ -32,9 +32,9 @@ embedded model's name or a GGUF path, whose vocabulary llama.cpp loads without t
 weights, or a function; `approx_tokens` by default) and flagged `usage_estimated`.
 
 Embeddings: with `embedding_model`, `embed(texts)` asks the endpoint's `/v1/embeddings`
-for that model (one call, the client's timeout, no retries: `rag` makes one per decision,
-and a failure fails the decision as a failed completion does); without it the model does
-not embed (`isinstance(model, Embedder)` is False).
+for that model (one call, the client's timeout, no retries: `rag` makes one per decision
+and ranks that decision by BM25 alone when it fails); without it the model does not embed
+(`isinstance(model, Embedder)` is False).
 """
 
 from __future__ import annotations
