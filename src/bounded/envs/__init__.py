@@ -32,6 +32,7 @@ ENV_IDS: dict[str, str] = {
     "workbench": "bounded/Workbench-v0",
     "nethack": "bounded/NetHack-v0",
     "babyai": "bounded/BabyAI-v0",
+    "crafter": "bounded/Crafter-v0",
 }
 """Short name -> Gymnasium id."""
 
@@ -42,6 +43,7 @@ _ENTRY_POINTS: dict[str, str] = {
     "bounded/Workbench-v0": "bounded.envs.workbench:WorkbenchEnv",
     "bounded/NetHack-v0": "bounded.envs.nethack:NetHackEnv",
     "bounded/BabyAI-v0": "bounded.envs.babyai:BabyAIEnv",
+    "bounded/Crafter-v0": "bounded.envs.crafter:CrafterEnv",
 }
 
 ENVS = Registry("environment", "bounded.envs")
