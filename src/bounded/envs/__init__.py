@@ -33,6 +33,7 @@ ENV_IDS: dict[str, str] = {
     "nethack": "bounded/NetHack-v0",
     "babyai": "bounded/BabyAI-v0",
     "crafter": "bounded/Crafter-v0",
+    "textworld": "bounded/TextWorld-v0",
 }
 """Short name -> Gymnasium id."""
 
@@ -44,6 +45,7 @@ _ENTRY_POINTS: dict[str, str] = {
     "bounded/NetHack-v0": "bounded.envs.nethack:NetHackEnv",
     "bounded/BabyAI-v0": "bounded.envs.babyai:BabyAIEnv",
     "bounded/Crafter-v0": "bounded.envs.crafter:CrafterEnv",
+    "bounded/TextWorld-v0": "bounded.envs.textworld:TextWorldEnv",
 }
 
 ENVS = Registry("environment", "bounded.envs")
