@@ -34,6 +34,7 @@ ENV_IDS: dict[str, str] = {
     "babyai": "bounded/BabyAI-v0",
     "crafter": "bounded/Crafter-v0",
     "textworld": "bounded/TextWorld-v0",
+    "minihack": "bounded/MiniHack-v0",
 }
 """Short name -> Gymnasium id."""
 
@@ -46,6 +47,7 @@ _ENTRY_POINTS: dict[str, str] = {
     "bounded/BabyAI-v0": "bounded.envs.babyai:BabyAIEnv",
     "bounded/Crafter-v0": "bounded.envs.crafter:CrafterEnv",
     "bounded/TextWorld-v0": "bounded.envs.textworld:TextWorldEnv",
+    "bounded/MiniHack-v0": "bounded.envs.minihack:MiniHackEnv",
 }
 
 ENVS = Registry("environment", "bounded.envs")
