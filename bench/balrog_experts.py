@@ -3,6 +3,7 @@
 table computed from the archive (`bounded.analysis.balrog`).
 
 Usage: python bench/balrog_experts.py [--archive runs/balrog-experts.sqlite] [--skip ENV]
+       [--generation-timeout 600]
 Writes bench/results/balrog_experts.json (BALROG's summary of the agent
 `scripted-expert`) and prints the table; `bounded analyze ARCHIVE --table balrog` prints
 it again and `bounded export ARCHIVE --format balrog` writes BALROG's results folder.
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bounded.envs.textworld.games as textworld_games
 from bounded.analysis.balrog import balrog_summary, balrog_table_rows
 from bounded.archive import Archive
 from bounded.contracts.expert import ExpertContract
@@ -59,7 +61,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--archive", default="runs/balrog-experts.sqlite")
     parser.add_argument("--skip", action="append", default=[])
+    parser.add_argument("--generation-timeout", type=int, default=600,
+                        help="Seconds a TextWorld game may take to generate.")  # fmt: skip
     args = parser.parse_args()
+    textworld_games.GENERATION_TIMEOUT_S = args.generation_timeout
     Path(args.archive).parent.mkdir(parents=True, exist_ok=True)
     failures = []
     started = time.perf_counter()
