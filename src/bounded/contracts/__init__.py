@@ -101,6 +101,7 @@ __all__ = [
     "register_preset",
     "resolve_contract",
 ]
+from bounded.contracts import balrog_presets as _balrog_presets  # noqa: E402,F401
 from bounded.contracts import episodic_presets as _episodic_presets  # noqa: E402,F401
 from bounded.contracts import memory_presets as _memory_presets  # noqa: E402,F401
 from bounded.contracts import typed_presets as _typed_presets  # noqa: E402,F401

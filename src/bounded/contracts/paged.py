@@ -306,11 +306,11 @@ class PagedContract(ContractBase):
         schema = decision_schema(
             obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
         )
-        again = f"{results}\n\nNow choose the action.\n\n" + reply_format(schema)
+        ask = f"{results}\n\nNow choose the action.\n\n" + reply_format(schema)
         messages = [
             *self._prompt.messages(),
             {"role": "assistant", "content": scrub(first.text)[0]},
-            {"role": "user", "content": again},
+            {"role": "user", "content": ask},
         ]
         try:
             second = self.model.complete(
