@@ -50,7 +50,10 @@ Gymnasium take any seed from 0 up."""
 def run(
     env: Annotated[
         str,
-        typer.Argument(help="Environment: warehouse, spire, craft, workbench, nethack, babyai."),
+        typer.Argument(
+            help="Environment: warehouse, spire, craft, workbench, nethack, babyai, crafter, "
+            "textworld, minihack."
+        ),
     ],
     contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = "state",
     model: ModelOption = "local",

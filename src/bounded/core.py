@@ -374,6 +374,24 @@ class Model(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
 
+class Embeddings(BaseModel):
+    """What an embedding call returned: one vector per text, and what it cost."""
+
+    vectors: list[list[float]]
+    prompt_tokens: int = 0
+    latency_s: float = 0.0
+    model: str = ""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A model that can also embed text (optional: `rag` uses it where a model has it)."""
+
+    id: str
+
+    def embed(self, texts: list[str]) -> Embeddings: ...
+
+
 @dataclass(frozen=True)
 class EpisodeContext:
     """What a contract learns when an episode starts."""

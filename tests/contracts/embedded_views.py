@@ -1,8 +1,10 @@
 """What every reasoning contract sends the embedded model over the first decisions of a few
 games: each prompt's messages and each reply schema, as SHA-256 hashes, and the decision
 parsed from a fixed reply. `tests/data/embedded_reply_schemas.json` holds them as they
-were before the reasoning budget became the model's; `python tests/contracts/embedded_views.py`
-rewrites it (only when the embedded model's prompts are meant to change)."""
+were before the reasoning budget became the model's, with the episodic contract's rewritten
+once since, when its exploration prompt and working memory became the paper's (LLM(S, o'_t),
+past observations shown whole); `python tests/contracts/embedded_views.py` rewrites it (only
+when the embedded model's prompts are meant to change)."""
 
 from __future__ import annotations
 

@@ -78,12 +78,9 @@ def test_working_memory_of_the_contract_is_bounded_and_reaches_k_max() -> None:
     assert len(contract.history) == 6
     plan = contract.plan(observation(20, {"n": 20}, [EMPTY]))
     text = contract.render_memory(plan)
-    assert [line.split(" decisions ago")[0] for line in text.splitlines()[1:]] == [
-        "- 2",
-        "- 4",
-        "- 6",
-    ]
-    assert "n 18->20" in text
+    heads = [line.split(" decisions ago")[0] for line in text.splitlines() if "ago" in line]
+    assert heads == ["- 2", "- 4", "- 6"]
+    assert "n=18" in text  # the past observation itself (no text: its numbers)
 
 
 def test_differing_keys_orders_by_size_of_change() -> None:
@@ -250,10 +247,45 @@ def test_without_fusion_there_is_no_description_call() -> None:
     prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert not [s for s in prompt.segments if s.layer == "fusion"]
     assert len(model.calls) == 1
-    assert "executable now" in prompt.messages()[0]["content"]  # the paper removes less
+    # the paper's ablation removes contextual fusion whole: description and instruction
+    assert "executable now" not in prompt.messages()[0]["content"]
+    kept = contract_with(bank, model, **settings, fusion_ablation="description")
+    prompt, _ = explore_step(kept, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    assert not [s for s in prompt.segments if s.layer == "fusion"]
+    assert "executable now" in prompt.messages()[0]["content"]  # the description alone
     legacy = contract_with(bank, model, **settings, fusion_ablation="legacy")
     prompt, _ = explore_step(legacy, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     assert "executable now" not in prompt.messages()[0]["content"]
+
+
+def test_the_no_fusion_preset_drops_both_parts_of_fusion() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0))
+    model = describing_model()
+    settings = {"explore_every": 1, "gating_start": "immediate"}
+    contract = make_contract("episodic-no-fusion", settings)
+    assert isinstance(contract, EpisodicContract)
+    contract.use_bank(bank)
+    contract.reset(episode(instructions="Win.", model=model, seed=0))
+    prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
+    system = prompt.messages()[0]["content"]
+    assert "playing this strategy" not in system and "executable now" not in system
+    assert len(model.calls) == 1  # the exploration call; no description call
+
+
+def test_the_exploration_prompt_is_the_system_prompt_and_the_observation() -> None:
+    bank = bank_of((0, {"x": 1}, "SCOUT", 0))
+    model = describing_model()
+    settings = dict(explore_every=1, gating_start="immediate")
+    obs = observation(0, {"x": 2}, ["BUILD", EMPTY])
+    prompt, _ = explore_step(contract_with(bank, model, **settings), model, obs)
+    layers = [s.layer for s in prompt.segments]
+    assert "episodic" not in layers and "queue" not in layers
+    assert "fusion" in layers and "observation" in layers
+    assert "SCOUT" not in "".join(m["content"] for m in prompt.messages())
+    shown = contract_with(bank, model, **settings, exploration_prompt="recalled")
+    prompt, _ = explore_step(shown, model, obs)
+    assert "Recalled episodes from winning games" in prompt.messages()[1]["content"]
+    assert "SCOUT" in prompt.messages()[1]["content"]
 
 
 def test_fusion_without_a_model_skips_the_description() -> None:
@@ -483,8 +515,12 @@ def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
         assert {(g.seed, stable(g.env_options)) for g in games if g.tag == tag} == {
             (g.seed, stable(g.env_options)) for g in games if g.tag == "summary"
         }
-    for game in games:
-        make_contract(game.contract, game.contract_config)
+    # one action per step, at the step the bank is recorded at
+    assert {(g.env_options["decision_interval"], g.env_options["max_actions"]) for g in games} == {
+        (3.0, 1)
+    }
+    for game in games:  # the file's bank need not exist for its settings to be valid
+        make_contract(game.contract, {k: v for k, v in game.contract_config.items() if k != "bank"})
 
 
 def stable(options: JSON) -> str:
@@ -550,3 +586,16 @@ def test_the_short_paper_protocol_acts_once_per_step_in_every_agent() -> None:
     replayed.use_bank(bank)
     run = run_episode(make("craft", **short), replayed, first_legal_model(), seed=0)
     assert run.outcome["actions_per_step"] > 1.0  # the old plan replay: several per step
+
+
+def test_the_working_memory_shows_past_observations_or_their_changes() -> None:
+    contract = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), None, memory_interval=1)
+    first = observation(0, {"x": 1}, ["BUILD", EMPTY]).model_copy(update={"text": "x is one"})
+    finish(contract, first, contract.propose(first))
+    now = observation(1, {"x": 5}, ["BUILD", EMPTY])
+    memory = contract.render_memory(contract.plan(now))
+    assert "1 decisions ago (t=0):" in memory and "x is one" in memory
+    diff = contract_with(bank_of((0, {"x": 1}, "BUILD", 0)), None, memory_interval=1,
+                         memory_view="diff")  # fmt: skip
+    finish(diff, first, diff.propose(first))
+    assert "then->now: x 1->5" in diff.render_memory(diff.plan(now))

@@ -53,7 +53,7 @@ LOOP_EXAMPLES = 20
 LOOP_DECISIONS = 50
 """20 games of 50 decisions: 1,000 replies per contract through the loop."""
 
-WAREHOUSE_CONTRACTS = ("transcript", "state", "summary", "episodic")
+WAREHOUSE_CONTRACTS = ("transcript", "state", "summary", "episodic", "rag", "reflexion", "paged")
 TYPED_CONTRACTS = ("typed", *TYPED_PRESETS)
 
 # -- generated replies --------------------------------------------------------------

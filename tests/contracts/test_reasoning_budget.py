@@ -26,7 +26,7 @@ from bounded.testing import episode
 sys.path.insert(0, str(Path(__file__).parent))
 import embedded_views
 
-REASONING_CONTRACTS = ("transcript", "state", "typed", "episodic")
+REASONING_CONTRACTS = ("transcript", "state", "typed", "episodic", "rag", "reflexion", "paged")
 LEGAL = [Action(id="go_north", label="go north"), Action(id="go_south", label="go south")]
 OBS = Observation(kind="choice", text="Where now?", legal=LEGAL)
 

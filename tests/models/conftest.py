@@ -1,7 +1,8 @@
 """A fault-injecting OpenAI-compatible server for the endpoint tests.
 
 `fault_server` is a real HTTP/1.1 server on 127.0.0.1, in a thread, serving
-`POST /v1/chat/completions`. Each request takes the next fault of its script
+`POST /v1/chat/completions` (and `POST /v1/embeddings`, always answered, for `rag`).
+Each request takes the next fault of its script
 (`server.play(server.status(429, retry_after="1"), server.ok())`), then the `then` fault
 (a good reply by default): an error status with or without
 `Retry-After`, a connection reset, a refusal of the json_schema form, a reply dripped one
@@ -130,6 +131,18 @@ def late(after_s: float, content: str = REPLY) -> Fault:
     return Fault("late", seconds=after_s, content=content)
 
 
+EMBEDDING_DIMENSIONS = 8
+
+
+def text_vector(text: str) -> list[float]:
+    """A deterministic embedding of `text`: its words hashed into `EMBEDDING_DIMENSIONS`
+    buckets, so texts sharing words point alike."""
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for word in text.lower().split():
+        vector[sum(word.encode()) % EMBEDDING_DIMENSIONS] += 1.0
+    return vector
+
+
 @dataclass
 class Received:
     body: dict[str, Any]
@@ -144,6 +157,8 @@ class FaultServer:
     script: deque[Fault] = field(default_factory=deque)
     then: Fault = field(default_factory=ok)
     requests: list[Received] = field(default_factory=list)
+    embedding_requests: list[dict[str, Any]] = field(default_factory=list)
+    """Bodies of `POST /v1/embeddings` (answered by `embeddings_body`, never faulted)."""
     stop: threading.Event = field(default_factory=threading.Event)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -158,6 +173,7 @@ class FaultServer:
     hang = staticmethod(hang)
     late = staticmethod(late)
     thinking = staticmethod(thinking)
+    text_vector = staticmethod(text_vector)
 
     def play(self, *faults: Fault, then: Fault | None = None) -> None:
         """Answer the next requests with `faults`, and every one after with `then`."""
@@ -182,6 +198,18 @@ class FaultServer:
     def forms(self) -> list[str | None]:
         """The `response_format` type of each request."""
         return [(r.body.get("response_format") or {}).get("type") for r in self.requests]
+
+
+def embeddings_body(body: dict[str, Any]) -> dict[str, Any]:
+    """`POST /v1/embeddings`: one `text_vector` per input, in order, with usage."""
+    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    data = [
+        {"object": "embedding", "index": i, "embedding": text_vector(text)}
+        for i, text in enumerate(texts)
+    ]
+    tokens = sum(len(text.split()) for text in texts)
+    usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+    return {"object": "list", "data": data, "model": body["model"], "usage": usage}
 
 
 def completion_body(model: str, fault: Fault) -> dict[str, Any]:
@@ -209,6 +237,10 @@ class FaultHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path.endswith("/embeddings"):
+            self.state.embedding_requests.append(body)
+            self._send(200, embeddings_body(body))
+            return
         fault = self.state.take(body)
         if fault.kind == "reset":
             self.close_connection = True

@@ -7,6 +7,7 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import contract_names
+from bounded.envs import ENV_IDS
 from bounded.envs.workbench import sandbox_available
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
@@ -16,6 +17,9 @@ ENVIRONMENTS = {
     "spire": {"acts": 1},
     "craft": {"level": 1},
     "workbench": {"task": "count_files", "max_turns": 2},
+    "crafter": {"max_steps": 20},
+    "textworld": {"task": "coin_collector", "settings": {"level": 3}},
+    "minihack": {"task": "mazewalk-15x15"},
 }
 STORE_READERS = {"full-frozen", "mode-b-frozen"}
 """Presets that read a store directory of earlier runs: played on a fresh, empty one."""
@@ -44,4 +48,4 @@ def test_every_contract_plays_every_environment(env, tmp_path):
             assert len(archive.decisions(run.run_id)) == run.decisions
         runs = archive.runs()
     assert sorted(r.tag for r in runs) == sorted(contract_names())
-    assert {r.env_id for r in runs} == {f"bounded/{env.capitalize()}-v0"}
+    assert {r.env_id for r in runs} == {ENV_IDS[env]}

@@ -17,7 +17,7 @@ from bounded.runner.episode import ResumeError
 from bounded.runner.resume import close_stale, health, resume_run
 from bounded.runner.spec import GameSpec
 
-CONTRACTS = ("state", "transcript", "summary", "episodic", "typed")
+CONTRACTS = ("state", "transcript", "summary", "episodic", "typed", "rag", "reflexion", "paged")
 ENVS = {"spire": {"acts": 1}, "warehouse": {"horizon": 12}}
 
 PLAYER = textwrap.dedent(
@@ -68,6 +68,10 @@ def killed_run(tmp_path, spec, kill_at, where):
     return archive
 
 
+TIMINGS = ("retrieval_s",)
+"""Wall-clock timings a contract records on its decisions (`rag`'s retrieval time)."""
+
+
 def comparable(record):
     """A decision without its timings (the only thing a resume may change)."""
     data = record.model_dump(exclude={"latency_s"})
@@ -75,6 +79,8 @@ def comparable(record):
         data["completion"].pop("latency_s")
     for call in data["extra_completions"]:
         call.pop("latency_s")
+    for timing in TIMINGS:
+        data["info"].pop(timing, None)
     return data
 
 

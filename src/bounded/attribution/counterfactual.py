@@ -155,7 +155,7 @@ def settings_of(run: RunRecord, spec: AttributionSpec) -> tuple[str, JSON]:
         "temperature": (
             spec.temperature
             if spec.temperature is not None
-            else float(params.get("temperature", game.temperature))
+            else float(params.get("temperature", game.temperature or 0.0))
         ),
         "seed": run.seed,
         "base_url": spec.base_url or game.base_url,

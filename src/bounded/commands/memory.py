@@ -18,15 +18,24 @@ bank_app = typer.Typer(help="Build and inspect episodic banks (EpicStar).", no_a
 @bank_app.command("craft")
 def bank_craft(
     levels: Annotated[list[int] | None, typer.Option(help="Built-in AI levels to play.")] = None,
-    rounds: Annotated[int, typer.Option(help="Games per level.")] = 20,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            help="Games the expert plays at most, in all (levels in turn); play stops once "
+            "--keep wins are kept."
+        ),
+    ] = 20,
     map_name: Annotated[
         str, typer.Option("--map", help="Map the bank is collected on.")
     ] = "highlands",
     seed: Annotated[int, typer.Option(help="First game seed.")] = 0,
-    keep: Annotated[int | None, typer.Option(help="Keep at most N winning games.")] = None,
+    keep: Annotated[
+        int, typer.Option(help="Winning games kept (the paper's 5); 0 keeps every win.")
+    ] = 5,
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/craft.npz"),
 ) -> None:
-    """Bootstrap the craft bank from the expert's winning games."""
+    """Bootstrap the craft bank from the expert's winning games, played at the paper's
+    one-action step (decision_interval=3, max_actions=1), which the bank records."""
     from bounded.runner.bank import build_craft_bank_command
 
     typer.echo(
@@ -36,7 +45,7 @@ def bank_craft(
             rounds=rounds,
             map_name=map_name,
             seed=seed,
-            keep=keep,
+            keep=keep or None,
         )
     )
 

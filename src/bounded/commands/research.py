@@ -392,7 +392,10 @@ def analyze(
     cell: CellOption = None,
     table: Annotated[
         str | None,
-        typer.Option(help="A published table preset: agenticsts-a0, agenticsts-backbones."),
+        typer.Option(
+            help="A published table preset: agenticsts-a0, agenticsts-backbones, or balrog "
+            "(BALROG's progression table per agent)."
+        ),
     ] = None,
     first: FirstOption = None,
     pool: PoolOption = None,
@@ -412,6 +415,9 @@ def analyze(
     """The cell table: wins, Wilson intervals, bootstrap scores, tokens, fresh tokens and
     cost, time per floor; a pooled row over named cells, Fisher tests, score differences,
     changes per group."""
+    if table == "balrog":
+        print_balrog_table(archive, experiment, as_json=as_json)
+        return
     options = table_options(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
@@ -427,6 +433,29 @@ def analyze(
         print(result.model_dump_json(indent=2))
         return
     print_table(result)
+
+
+def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) -> None:
+    """BALROG's table: progression per environment (mean ± standard error as BALROG
+    computes them) and the average over environments, one row per agent (run tag)."""
+    import json
+
+    from bounded.analysis.balrog import balrog_summary, balrog_table_rows
+
+    with Archive(archive, read_only=True) as store:
+        summaries = balrog_summary(store.runs(experiment=experiment))
+    if not summaries:
+        raise ConfigError(f"{archive} holds no completed runs of BALROG's environments")
+    if as_json:
+        print(json.dumps(summaries, indent=2))
+        return
+    header, *rows = balrog_table_rows(summaries)
+    view = Table(title="BALROG progression (%), mean ± standard error")
+    for name in header:
+        view.add_column(name)
+    for row in rows:
+        view.add_row(*row)
+    console.print(view)
 
 
 def import_runs(
@@ -547,13 +576,24 @@ def view(
 
 def export(
     archive: ArchiveArgument,
-    format: Annotated[str, typer.Option("--format", help="jsonl or parquet.")] = "jsonl",
+    format: Annotated[
+        str, typer.Option("--format", help="jsonl, parquet, or balrog (BALROG's results folder).")
+    ] = "jsonl",
     out: Annotated[Path, typer.Option("-o", "--out", help="Directory to write into.")] = Path(
         "export"
     ),
 ) -> None:
-    """Write runs and decisions (with their prompts) as JSONL or Parquet."""
+    """Write runs and decisions (with their prompts) as JSONL or Parquet, or the runs of
+    BALROG's environments as BALROG's results folder."""
     from bounded.analysis.export import export_archive
+
+    if format == "balrog":
+        from bounded.analysis.balrog import write_results
+
+        with Archive(existing_archive(archive), read_only=True) as store:
+            written = write_results(store.runs(), out)
+        console.print(f"wrote {len(written)} files under {out}")
+        return
 
     for path in export_archive(existing_archive(archive), out, format):
         console.print(f"wrote {path}")

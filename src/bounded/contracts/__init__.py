@@ -33,6 +33,9 @@ CONTRACTS = Registry(
         "summary": "bounded.contracts.summary:SummaryContract",
         "typed": "bounded.contracts.typed:TypedContract",
         "episodic": "bounded.contracts.episodic:EpisodicContract",
+        "paged": "bounded.contracts.paged:PagedContract",
+        "rag": "bounded.contracts.rag:RagContract",
+        "reflexion": "bounded.contracts.reflexion:ReflexionContract",
     },
 )
 
@@ -98,5 +101,7 @@ __all__ = [
     "register_preset",
     "resolve_contract",
 ]
+from bounded.contracts import balrog_presets as _balrog_presets  # noqa: E402,F401
 from bounded.contracts import episodic_presets as _episodic_presets  # noqa: E402,F401
+from bounded.contracts import memory_presets as _memory_presets  # noqa: E402,F401
 from bounded.contracts import typed_presets as _typed_presets  # noqa: E402,F401

@@ -7,6 +7,10 @@
   decision records the refusal.
 - `first-legal`: the first legal action as the observation lists it (this toolkit's
   original behaviour).
+- `game-default`: the game's own default action (`Env.default_action()`, BALROG's: `esc`
+  in NetHack, `Noop` in Crafter, `help` in TextWorld), as BALROG's `check_action_validity`
+  does; the runner supplies it (no actions here), the first legal action where the game
+  declares none.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Literal
 
 from bounded.core import Action, Observation
 
-FallbackPolicy = Literal["no-op", "first-legal"]
+FallbackPolicy = Literal["no-op", "first-legal", "game-default"]
 
 NOOP_ACTION = Action(id="noop", label="no action: the reply was unusable")
 
@@ -24,4 +28,6 @@ def fallback_actions(policy: FallbackPolicy, obs: Observation) -> list[Action]:
     """The actions a contract with this policy executes for an unusable reply."""
     if policy == "no-op":
         return [NOOP_ACTION]
+    if policy == "game-default":
+        return []
     return list(obs.legal[:1])

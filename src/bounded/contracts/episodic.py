@@ -26,12 +26,16 @@ Each decision:
    executable now, and the model writes a short description of the strategy behind
    the retrieved episodes, inserted where Prompt 1 puts it (after the role line);
    descriptions are cached per strategy (the set of source strategies of the retrieved
-   entries) for the episode. The no-fusion ablation (`fusion = false`) removes the
-   description alone (`fusion_ablation = "description"`, the paper's); `"legacy"` also
-   drops the executable-now instruction and replays the top hit only.
+   entries) for the episode. The no-fusion ablation (`fusion = false`) removes contextual
+   fusion whole, the description and the executable-now instruction
+   (`fusion_ablation = "fusion"`, the paper's); `"description"` removes the description
+   alone; `"legacy"` removes both and replays the top hit only.
 5. **Prompt** (`prompt = "paper"`): Appendix B's Prompt 1, the CoS prompt
    (`bounded.contracts.cos_prompt`) with the strategy description; the exploration
-   reply is its analysis, suggestions and `explore_actions` decisions. `"short"` is this
+   reply is its analysis, suggestions and `explore_actions` decisions. An exploration
+   call is LLM(S, o'_t): S, the system prompt with the description, and o'_t, the
+   observation with the working memory; `exploration_prompt = "recalled"` also shows
+   the recalled episodes and the queue. `"short"` is this
    contract's first prompt (a role paragraph and a reply of actions).
 
 Model calls: the runner asks `propose(obs)` first; a decision the gating settles
@@ -43,6 +47,7 @@ the runner meters: its tokens are counted with the decision it was made for.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -77,13 +82,16 @@ from bounded.contracts.episodic_memory import (
     action_text,
     differing_keys,
     number,
+    observation_text,
     render_changes,
     working_memory,
 )
+from bounded.contracts.step_protocol import PAPER_TEMPERATURE, check_step, step_of, with_step
 from bounded.core import (
     JSON,
     Action,
     Completion,
+    ConfigError,
     ContractBase,
     Decision,
     EpisodeContext,
@@ -94,7 +102,12 @@ from bounded.core import (
     reasoning_chars_in_force,
     stable_hash,
 )
-from bounded.stores.episodic import EpisodicBank, Retrieved, flatten_state
+from bounded.stores.episodic import BankError, EpisodicBank, Retrieved, flatten_state
+
+log = logging.getLogger(__name__)
+
+NO_BANK = "no episodic bank: {path} does not exist and no bank is configured; every decision \
+without exploration is the empty action"
 
 
 @dataclass
@@ -138,6 +151,11 @@ class EpisodicContract(ContractBase):
         self._loaded: tuple[Path, float] | None = None
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
         """The reasoning cap in force (the model's, once reset)."""
+        self.no_bank: str = ""
+        """Why the contract plays with an empty bank (no bank configured, none at the
+        default path), or "" when it has one; logged at reset and kept in the run's record."""
+        if self.config.bank:
+            self._load_file(Path(self.config.bank))
 
     def _history_length(self) -> int:
         return max(1, self.config.memory_interval * self.config.memory_depth)
@@ -158,24 +176,53 @@ class EpisodicContract(ContractBase):
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, self.model)
         self.sources = {}
         self._plan = None
+        if self.no_bank:
+            log.warning("episodic: %s", self.no_bank)
 
     def use_bank(self, bank: EpisodicBank) -> None:
         """Use an in-memory bank (tests, notebooks) instead of a file."""
         self.bank, self.bank_path = bank, None
         self._injected_bank = True
+        self.no_bank = ""
 
     def _load_bank(self, env_id: str) -> None:
-        """Load the configured (or default) bank file; reloaded only when it changed."""
+        """Load the configured (or default) bank file; reloaded only when it changed. With
+        no bank configured and none at the default path, an empty bank, said in the log."""
         if self._injected_bank:
             return
         path = Path(self.config.bank) if self.config.bank else default_bank_path(env_id)
         if not self.config.bank and not path.is_file():
             self.bank, self.bank_path, self._loaded = EpisodicBank.empty(), None, None
+            self.no_bank = NO_BANK.format(path=path)
             return
+        self.no_bank = ""
+        self._load_file(path)
+
+    def _load_file(self, path: Path) -> None:
+        """Read a bank file; a missing or unreadable one is a one-line `ConfigError`."""
         stamp = path.stat().st_mtime if path.is_file() else -1.0
-        if self._loaded != (path, stamp):
+        if self._loaded == (path, stamp):
+            return
+        try:
             self.bank = EpisodicBank.load(path)
-            self.bank_path, self._loaded = path, (path, stamp)
+        except BankError as exc:
+            raise ConfigError(str(exc)) from exc
+        self.bank_path, self._loaded = path, (path, stamp)
+
+    paper_temperature = PAPER_TEMPERATURE
+    """The temperature of a game whose spec sets none (the paper's, Appendix A.1)."""
+
+    def env_options(self, env_id: str, options: JSON) -> JSON:
+        """The game's environment options with the bank's step filled in (the paper's step
+        for an empty bank or one that records none); a game at another step than its
+        bank's is refused with one line naming both."""
+        self._load_bank(env_id)
+        recorded = step_of(self.bank.meta.get("protocol") or {})
+        filled = with_step(env_id, options, recorded or None)
+        if recorded:
+            name = str(self.bank_path) if self.bank_path else "(in memory)"
+            check_step(step_of(filled), recorded, bank_name=name)
+        return filled
 
     # -- gating -----------------------------------------------------------
 
@@ -330,11 +377,13 @@ class EpisodicContract(ContractBase):
             prompt.add("instructions", "system", self._system(obs))
             if description:
                 prompt.add("fusion", "system", "Strategy of the recalled games: " + description)
-        prompt.add("episodic", "user", self.render_hits(plan))
+        recalled = not plan.explore or self.config.exploration_prompt == "recalled"
+        if recalled:
+            prompt.add("episodic", "user", self.render_hits(plan))
         memory = self.render_memory(plan)
         if memory:
             prompt.add("working_memory", "user", memory)
-        if self.queue:
+        if recalled and self.queue:
             prompt.add("queue", "user", "Queued exploration actions: " + action_text(self.queue))
         prompt.add("observation", "user", render_observation(obs))
         task = EXPLORE_TASK.format(n=self.config.explore_actions) if plan.explore else ACT_TASK
@@ -342,7 +391,7 @@ class EpisodicContract(ContractBase):
         return prompt
 
     def _executable_instruction(self) -> bool:
-        """Fusion's executable-now instruction (kept by the paper's no-fusion ablation)."""
+        """Fusion's executable-now instruction (the `description` ablation keeps it)."""
         return self.config.fusion or self.config.fusion_ablation == "description"
 
     def _system(self, obs: Observation) -> str:
@@ -417,12 +466,19 @@ class EpisodicContract(ContractBase):
         plan = self.plan(obs)
         source = str(decision.extra.get("source", "model"))
         self.sources[source] = self.sources.get(source, 0) + 1
-        self.history.append(MemoryEntry(step=self.step, t=obs.t, features=plan.features))
+        self.history.append(
+            MemoryEntry(step=self.step, t=obs.t, features=plan.features, text=obs.text)
+        )
         self.step += 1
         self._plan = None
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()
+
+    @property
+    def postrun_record(self) -> JSON:
+        """A run without a bank says so in its record."""
+        return {"note": self.no_bank} if self.no_bank else {}
 
     def store_hashes(self) -> dict[str, str]:
         return {
@@ -435,7 +491,7 @@ class EpisodicContract(ContractBase):
         the bank is not in it: it changes only after the run (a resume checks its hash)."""
         return {
             "queue": [action.model_dump(by_alias=True) for action in self.queue],
-            "history": [[e.step, e.t, e.features] for e in self.history],
+            "history": [[e.step, e.t, e.features, e.text] for e in self.history],
             "descriptions": self.descriptions,
             "step": self.step,
             "last_explore": self.clock.last_explore,
@@ -447,9 +503,7 @@ class EpisodicContract(ContractBase):
         self.queue.clear()
         self.queue.extend(Action.model_validate(action) for action in memory["queue"])
         self.history.clear()
-        self.history.extend(
-            MemoryEntry(step, t, features) for step, t, features in memory["history"]
-        )
+        self.history.extend(MemoryEntry(*entry) for entry in memory["history"])
         self.descriptions = dict(memory["descriptions"])
         self.step = memory["step"]
         self.clock.last_explore = memory["last_explore"]
@@ -520,11 +574,12 @@ class EpisodicContract(ContractBase):
             return ""
         lines = [f"Working memory (every {config.memory_interval} decisions back):"]
         for entry in entries:
+            when = f"- {plan.step - entry.step} decisions ago (t={number(entry.t)}):"
+            if config.memory_view == "observation":
+                lines.append(f"{when}\n{observation_text(entry)}")
+                continue
             changes = differing_keys(plan.features, entry.features, config.diff_keys)
-            lines.append(
-                f"- {plan.step - entry.step} decisions ago (t={number(entry.t)}):"
-                f" then->now: {render_changes(changes)}"
-            )
+            lines.append(f"{when} then->now: {render_changes(changes)}")
         return "\n".join(lines)
 
 

@@ -69,6 +69,10 @@ class EpisodicConfig(BaseModel):
     """L: decisions between two observations of the working memory."""
     memory_depth: int = Field(default=4, ge=0)
     """k_max: how many past observations the working memory holds (0 disables it)."""
+    memory_view: Literal["observation", "diff"] = "observation"
+    """How a prompt shows the working memory's past observations: each `observation`
+    itself (Eq. 4's o_t x Q_o(t)), or as the `diff_keys` keys that changed since it
+    (`then->now`, largest change first)."""
     exploration: bool = True
     """Ask the model for exploration actions every `explore_every` decisions."""
     explore_every: int = Field(default=20, ge=1)
@@ -88,9 +92,15 @@ class EpisodicConfig(BaseModel):
     fusion: bool = True
     """Contextual fusion: the strategy description of the retrieved episodes (and, see
     `fusion_ablation`, the executable-now instruction)."""
-    fusion_ablation: Literal["description", "legacy"] = "description"
-    """What `fusion = false` removes: the description alone (the paper's ablation), or
-    (`legacy`) also the executable-now instruction and the fall-through to lower hits."""
+    fusion_ablation: Literal["fusion", "description", "legacy"] = "fusion"
+    """What `fusion = false` removes: contextual fusion whole, the strategy description and
+    the executable-now instruction (`fusion`, the paper's ablation); the description alone
+    (`description`); or (`legacy`) both and the fall-through to lower hits (top hit only)."""
+    exploration_prompt: Literal["paper", "recalled"] = "paper"
+    """What an exploration call shows: `paper`, LLM(S, o'_t): the system prompt with the
+    fusion description (S) and the observation with the working memory (o'_t), the
+    recalled episodes reaching the model only through the description; `recalled` also
+    shows the recalled episodes (actions, distances, changes) and the exploration queue."""
     prompt: Literal["paper", "short"] = "paper"
     """`paper`: Appendix B's Prompt 1 (the CoS prompt with the strategy description);
     `short`: a role paragraph and a reply of actions."""

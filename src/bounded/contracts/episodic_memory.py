@@ -15,6 +15,16 @@ class MemoryEntry:
     step: int
     t: float
     features: dict[str, float]
+    text: str = ""
+    """The observation's text as the environment rendered it then."""
+
+
+def observation_text(entry: MemoryEntry) -> str:
+    """A past observation itself: its text, or (without one) its non-zero numbers."""
+    if entry.text:
+        return entry.text
+    shown = (f"{k}={number(v)}" for k, v in sorted(entry.features.items()) if v)
+    return ", ".join(shown) or "(empty)"
 
 
 def working_memory(
@@ -56,6 +66,7 @@ __all__ = [
     "action_text",
     "differing_keys",
     "number",
+    "observation_text",
     "render_changes",
     "working_memory",
 ]

@@ -35,6 +35,7 @@ from bounded.contracts.cos_prompt import (
     resolve_decision,
     tag,
 )
+from bounded.contracts.step_protocol import PAPER_TEMPERATURE, with_step
 from bounded.core import (
     JSON,
     Action,
@@ -303,6 +304,15 @@ class SummaryContract(ContractBase):
             else:
                 self.failed.append(Failure(action_id, reason))
         self.step += 1
+
+    paper_temperature = PAPER_TEMPERATURE
+    """The temperature of a game whose spec sets none (the paper's, Appendix A.1)."""
+
+    @staticmethod
+    def env_options(env_id: str, options: JSON) -> JSON:
+        """The paper's one-action step filled into the game's environment options
+        (`bounded.contracts.step_protocol`); options the game sets are kept."""
+        return with_step(env_id, options)
 
     def config_dict(self) -> JSON:
         return self.config.model_dump()

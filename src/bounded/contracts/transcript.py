@@ -16,10 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._fallback import FallbackPolicy, fallback_actions
-from bounded.contracts._render import render_observation, reply_format
+from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     ReasoningChars,
     decision_schema,
+    decode_reply,
     parse_decision,
     resent_reply,
     scrub,
@@ -61,14 +62,42 @@ class TranscriptConfig(BaseModel):
     reply_tokens: int = Field(default=256, ge=1)
     """Room kept for the reply when the budget comes from the model's context window."""
     fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes: `first-legal`, or `no-op` as the SKILL.state
-    replication's conversational mode (see `bounded.contracts._fallback`)."""
+    """What an unusable reply executes: `first-legal`, `no-op` as the SKILL.state
+    replication's conversational mode, or `game-default` as BALROG's agents (see
+    `bounded.contracts._fallback`)."""
+    max_turns: int | None = Field(default=None, ge=0)
+    """Keep only the newest this many observation/reply turns (BALROG's
+    `max_text_history = 16`); None: every turn the budget holds."""
+    reasoning_turns: int | None = Field(default=None, ge=0)
+    """Resend the reasoning of only the newest this many replies; older replies are
+    resent as their action alone (BALROG's `max_cot_history = 1`). None: all of it."""
+    invalid_feedback: bool = False
+    """After an unusable reply, say so at the top of the next observation (BALROG's
+    `feedback_on_invalid_action`)."""
+    reply_note: str = ""
+    """A line added after the reply format (BALROG's robust agents' strict wording)."""
     perturb_at: int | None = Field(default=None, ge=0)
     """State recovery: the decision (0-based) before which the transcript is perturbed
     (see `bounded.contracts.recovery`); None: never."""
     perturb: Perturbation = "wipe"
     """How: `wipe` (every earlier turn forgotten) or `corrupt` (the integers in its own
     earlier replies off by one)."""
+
+
+INVALID_FEEDBACK = (
+    "Your previous output did not contain a valid action: the game's default action was taken."
+)
+"""BALROG's feedback on an invalid action, at the top of the next observation."""
+
+
+def without_reasoning(reply: str) -> str:
+    """A reply object resent without its `reasoning` (the text as it was where it holds no
+    object)."""
+    try:
+        parsed, _ = decode_reply(reply)
+    except ValueError:
+        return reply
+    return compact_json({k: v for k, v in parsed.items() if k != "reasoning"})
 
 
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -84,7 +113,9 @@ class TranscriptContract(ContractBase):
         self.config = TranscriptConfig.model_validate(settings)
         self.instructions = ""
         self.history: list[tuple[str, str]] = []
+        self._bare_replies: list[str] = []
         self._turn_tokens: list[int] = []
+        self._fell_back = False
         self._pending: str | None = None
         self._current = ""
         self._dropped = 0
@@ -99,8 +130,8 @@ class TranscriptContract(ContractBase):
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
-        self.history, self._turn_tokens = [], []
-        self._pending, self._dropped = None, 0
+        self.history, self._turn_tokens, self._bare_replies = [], [], []
+        self._pending, self._dropped, self._fell_back = None, 0, False
         self._perturbed_now, self.decisions = False, 0
         model = episode.model
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, model)
@@ -126,7 +157,7 @@ class TranscriptContract(ContractBase):
         if not self._perturbed_now:
             return
         if self.config.perturb == "wipe":
-            self.history, self._turn_tokens = [], []
+            self.history, self._turn_tokens, self._bare_replies = [], [], []
         else:
             self.history = [(seen, corrupt_text(reply)) for seen, reply in self.history]
 
@@ -134,8 +165,14 @@ class TranscriptContract(ContractBase):
         self._perturb_if_due()
         system = self.instructions.strip()
         current = f"{render_observation(obs)}\n\n{reply_format(self.reply_schema(obs))}"
+        if self.config.reply_note:
+            current += f"\n{self.config.reply_note}"
+        if self.config.invalid_feedback and self._fell_back:
+            current = f"{INVALID_FEEDBACK}\n\n{current}"
         self._current = current
         kept = self._turns_that_fit(system, current)
+        if self.config.max_turns is not None:
+            kept = min(kept, self.config.max_turns)
         prompt = self._prompt(system, current, kept)
         while kept and not self._fits(prompt):
             kept -= 1
@@ -147,11 +184,22 @@ class TranscriptContract(ContractBase):
         """The instructions, the newest `kept` turns and the current observation."""
         prompt = Prompt()
         prompt.add("instructions", "system", system)
-        for observation_text, reply_text in self.history[len(self.history) - kept :]:
+        start = len(self.history) - kept
+        full_from = len(self.history) - (self.config.reasoning_turns or 0)
+        for index in range(start, len(self.history)):
+            observation_text, reply_text = self.history[index]
+            if self.config.reasoning_turns is not None and index < full_from:
+                reply_text = self._bare(index)
             prompt.add("history", "user", observation_text)
             prompt.add("history", "assistant", reply_text)
         prompt.add("observation", "user", current)
         return prompt
+
+    def _bare(self, index: int) -> str:
+        """The reply of turn `index` without its reasoning (as it was, where none parsed)."""
+        if index < len(self._bare_replies):
+            return self._bare_replies[index]
+        return self.history[index][1]
 
     def _fits(self, prompt: Prompt) -> bool:
         """Whether the prompt as the model will read it (its chat template applied) fits the
@@ -189,6 +237,8 @@ class TranscriptContract(ContractBase):
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         turn = (self._current or render_observation(obs), self._pending or "")
         self.history.append(turn)
+        self._bare_replies.append(without_reasoning(turn[1]))
+        self._fell_back = not decision.actions or bool(decision.parse_error)
         self._turn_tokens.append(
             self._count(turn[0]) + self._count(turn[1]) + 2 * MESSAGE_OVERHEAD_TOKENS
         )
@@ -207,10 +257,12 @@ class TranscriptContract(ContractBase):
             "history": [list(turn) for turn in self.history],
             "turn_tokens": self._turn_tokens,
             "decisions": self.decisions,
+            "bare_replies": self._bare_replies,
         }
 
     def restore_memory(self, memory: JSON) -> None:
         self.history = [(observation, reply) for observation, reply in memory["history"]]
         self._turn_tokens = list(memory["turn_tokens"])
         self.decisions = memory["decisions"]
+        self._bare_replies = list(memory.get("bare_replies", [r for _, r in self.history]))
         self._pending, self._dropped = None, 0

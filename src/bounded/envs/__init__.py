@@ -32,6 +32,9 @@ ENV_IDS: dict[str, str] = {
     "workbench": "bounded/Workbench-v0",
     "nethack": "bounded/NetHack-v0",
     "babyai": "bounded/BabyAI-v0",
+    "crafter": "bounded/Crafter-v0",
+    "textworld": "bounded/TextWorld-v0",
+    "minihack": "bounded/MiniHack-v0",
 }
 """Short name -> Gymnasium id."""
 
@@ -42,6 +45,9 @@ _ENTRY_POINTS: dict[str, str] = {
     "bounded/Workbench-v0": "bounded.envs.workbench:WorkbenchEnv",
     "bounded/NetHack-v0": "bounded.envs.nethack:NetHackEnv",
     "bounded/BabyAI-v0": "bounded.envs.babyai:BabyAIEnv",
+    "bounded/Crafter-v0": "bounded.envs.crafter:CrafterEnv",
+    "bounded/TextWorld-v0": "bounded.envs.textworld:TextWorldEnv",
+    "bounded/MiniHack-v0": "bounded.envs.minihack:MiniHackEnv",
 }
 
 ENVS = Registry("environment", "bounded.envs")

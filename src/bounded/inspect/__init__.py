@@ -19,20 +19,36 @@ from bounded.inspect._solver import (
     transcript_solver,
     typed_solver,
 )
-from bounded.inspect.tasks import bounded_task, craft, spire, warehouse, workbench
+from bounded.inspect.tasks import (
+    babyai,
+    bounded_task,
+    craft,
+    crafter,
+    minihack,
+    nethack,
+    spire,
+    textworld,
+    warehouse,
+    workbench,
+)
 
 __all__ = [
     "InspectModel",
     "SchemaForm",
+    "babyai",
     "bounded_solver",
     "bounded_task",
     "contract_solver",
     "craft",
+    "crafter",
     "episodic_solver",
+    "minihack",
+    "nethack",
     "outcome_scorer",
     "spire",
     "state_solver",
     "summary_solver",
+    "textworld",
     "transcript_solver",
     "typed_solver",
     "warehouse",

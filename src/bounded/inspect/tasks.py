@@ -65,11 +65,13 @@ def bounded_task(
     max_decisions: int = 100_000,
     schema: SchemaForm = "json_schema",
     archive: str | None = None,
+    **env_kwargs: Any,
 ) -> Task:
     """A task over any bounded environment (a short name, Gymnasium id or plugin):
     `variants` is a list of option dicts (each played on every seed), `env_options` the
-    options they share."""
-    shared = env_options or {}
+    options they share; any other keyword is an environment option too
+    (`bounded_task("nethack", max_steps=10)`)."""
+    shared = {**(env_options or {}), **env_kwargs}
     options = [{**shared, **variant} for variant in (variants or [{}])]
     return Task(
         dataset=MemoryDataset(game_samples(env, seed_list(seeds), options), name=env),
@@ -155,4 +157,107 @@ def workbench(
     )  # fmt: skip
 
 
-__all__ = ["bounded_task", "craft", "game_samples", "seed_list", "spire", "warehouse", "workbench"]
+@task
+def nethack(
+    seeds: int | list[int] | str = 1,
+    character: str = "@",
+    max_steps: int = 10_000,
+    vocabulary: str = "balrog",
+    contract: str = "typed",
+    max_tokens: int = 256,
+    schema: SchemaForm = "json_schema",
+    archive: str | None = None,
+) -> Task:
+    """NetHack through NLE (progress: BALROG's progression)."""
+    return bounded_task(
+        "nethack", seeds=seeds,
+        env_options={"character": character, "max_steps": max_steps, "vocabulary": vocabulary},
+        contract=contract, max_tokens=max_tokens, schema=schema, archive=archive,
+    )  # fmt: skip
+
+
+@task
+def babyai(
+    seeds: int | list[int] | str = 1,
+    level: str = "goto",
+    max_steps: int | None = None,
+    contract: str = "typed",
+    max_tokens: int = 256,
+    schema: SchemaForm = "json_schema",
+    archive: str | None = None,
+) -> Task:
+    """A BabyAI mission (progress: 1 when accomplished)."""
+    return bounded_task(
+        "babyai", seeds=seeds, env_options={"level": level, "max_steps": max_steps},
+        contract=contract, max_tokens=max_tokens, schema=schema, archive=archive,
+    )  # fmt: skip
+
+
+@task
+def crafter(
+    seeds: int | list[int] | str = 1,
+    max_steps: int = 2_000,
+    area: int = 64,
+    view: int = 9,
+    contract: str = "typed",
+    max_tokens: int = 256,
+    schema: SchemaForm = "json_schema",
+    archive: str | None = None,
+) -> Task:
+    """Crafter (progress: achievements unlocked / 22)."""
+    return bounded_task(
+        "crafter", seeds=seeds, env_options={"max_steps": max_steps, "area": area, "view": view},
+        contract=contract, max_tokens=max_tokens, schema=schema, archive=archive,
+    )  # fmt: skip
+
+
+@task
+def textworld(
+    seeds: int | list[int] | str = 1,
+    game: str = "treasure_hunter",
+    max_steps: int = 80,
+    settings: dict[str, Any] | None = None,
+    contract: str = "typed",
+    max_tokens: int = 256,
+    schema: SchemaForm = "json_schema",
+    archive: str | None = None,
+) -> Task:
+    """A generated TextWorld game (progress: score / max score)."""
+    return bounded_task(
+        "textworld", seeds=seeds,
+        env_options={"task": game, "max_steps": max_steps, "settings": settings},
+        contract=contract, max_tokens=max_tokens, schema=schema, archive=archive,
+    )  # fmt: skip
+
+
+@task
+def minihack(
+    seeds: int | list[int] | str = 1,
+    level: str = "mazewalk-9x9",
+    max_steps: int = 100,
+    contract: str = "typed",
+    max_tokens: int = 256,
+    schema: SchemaForm = "json_schema",
+    archive: str | None = None,
+) -> Task:
+    """A MiniHack task (progress: 1 when the stairs down are reached)."""
+    return bounded_task(
+        "minihack", seeds=seeds, env_options={"task": level, "max_steps": max_steps},
+        contract=contract, max_tokens=max_tokens, schema=schema, archive=archive,
+    )  # fmt: skip
+
+
+__all__ = [
+    "babyai",
+    "bounded_task",
+    "craft",
+    "crafter",
+    "game_samples",
+    "minihack",
+    "nethack",
+    "seed_list",
+    "spire",
+    "textworld",
+    "warehouse",
+    "workbench",
+]

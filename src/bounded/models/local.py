@@ -10,6 +10,10 @@ reports that prefix.
 The embedded models declare a reasoning budget of 120 characters (`reasoning_chars`, what
 the contracts cap a reply's reasoning at by default): a 135M model degenerates inside long
 free text. A GGUF file of the user's declares none, as an endpoint's model.
+
+`embed` runs the same weights in llama.cpp's embedding mode (mean-pooled hidden states),
+in a second llama.cpp context loaded on the first call (the decision context's KV cache
+is left alone), for the `rag` contract's cosine similarity.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Completion, ConfigError
+from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Completion, ConfigError, Embeddings
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,10 @@ def schema_grammar(schema_json: str) -> str:
     return json_schema_to_gbnf(schema_json).replace(LOOSE_STRING_CHAR, STRICT_STRING_CHAR)
 
 
+EMBED_CONTEXT = 512
+"""Tokens of one text the embedding context reads (a longer text is cut)."""
+
+
 class LocalModel:
     """A GGUF model run in-process by llama.cpp, on all cores."""
 
@@ -151,6 +159,8 @@ class LocalModel:
         self._formatter = self._make_formatter(chat_format)
         self._grammars: dict[str, Any] = {}
         self.context_window: int | None = n_ctx
+        self._threads = n_threads or os.cpu_count() or 1
+        self._embedder: Any = None
 
     @staticmethod
     def _load(path: Path, n_ctx: int, n_threads: int, seed: int, chat_format: str | None) -> Any:
@@ -200,6 +210,30 @@ class LocalModel:
                 self._grammars.clear()
             self._grammars[key] = LlamaGrammar.from_string(schema_grammar(key), verbose=False)
         return self._grammars[key]
+
+    def embed(self, texts: list[str]) -> Embeddings:
+        """One mean-pooled embedding per text (each cut to `EMBED_CONTEXT` tokens)."""
+        if self._embedder is None:
+            from llama_cpp import LLAMA_POOLING_TYPE_MEAN, Llama
+
+            self._embedder = Llama(
+                model_path=str(self.path),
+                n_ctx=EMBED_CONTEXT,
+                n_threads=self._threads,
+                n_threads_batch=self._threads,
+                embedding=True,
+                pooling_type=LLAMA_POOLING_TYPE_MEAN,
+                verbose=False,
+            )
+        started = time.perf_counter()
+        rows, tokens = self._embedder.embed(list(texts), truncate=True, return_count=True)
+        vectors = [[float(x) for x in row] for row in rows]
+        return Embeddings(
+            vectors=vectors,
+            prompt_tokens=tokens,
+            latency_s=time.perf_counter() - started,
+            model=self.id,
+        )
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode(), add_bos=False, special=False))

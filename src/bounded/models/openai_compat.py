@@ -37,6 +37,11 @@ on the completion (`Completion.reasoning`), never parsed as the reply; its token
 server's `completion_tokens_details.reasoning_tokens`, else counted with the tokenizer.
 The server's `completion_tokens` include them (OpenAI's usage); an estimated count adds
 them. The model declares no reasoning budget: the contracts leave its reasoning uncapped.
+
+Embeddings: with `embedding_model`, `embed(texts)` asks the endpoint's `/v1/embeddings`
+for that model (one call, the client's timeout, no retries: `rag` makes one per decision
+and ranks that decision by BM25 alone when it fails); without it the model does not embed
+(`isinstance(model, Embedder)` is False).
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ import os
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
@@ -73,6 +78,7 @@ from bounded.core import (
     BoundedError,
     Completion,
     ConfigError,
+    Embeddings,
     TokenCounter,
     approx_tokens,
     first_validation_error,
@@ -384,6 +390,7 @@ class OpenAICompatModel:
         schema_mode: SchemaMode = "auto",
         retry: RetryPolicy | Mapping[str, Any] | None = None,
         tokenizer: TokenCounter | str | None = None,
+        embedding_model: str | None = None,
     ) -> None:
         if not model:
             raise ConfigError("openai model needs a name: openai:MODEL")
@@ -405,6 +412,38 @@ class OpenAICompatModel:
         """HTTP attempts since the model was built, retries included."""
         self._count = token_counter(tokenizer)
         self.client = bounded_client(base_url, api_key or "unused", self.retry.timeout_s)
+        self.embedding_model = embedding_model
+        """The model `/v1/embeddings` is asked for (`embed`); None: this model cannot embed."""
+
+    @property
+    def embed(self) -> Callable[[list[str]], Embeddings]:
+        """Embeddings from the endpoint's `/v1/embeddings` for `embedding_model`; an
+        AttributeError when none is named, so `isinstance(model, Embedder)` is False."""
+        if not self.embedding_model:
+            raise AttributeError("embed: this model names no embedding_model")
+        return self._embed
+
+    def _embed(self, texts: list[str]) -> Embeddings:
+        name = self.embedding_model or ""
+        started = time.perf_counter()
+        try:
+            response = self.client.embeddings.create(model=name, input=texts)
+        except openai.OpenAIError as exc:
+            elapsed = time.perf_counter() - started
+            raise EndpointError(self._failure(exc, 1, elapsed)) from exc
+        rows = sorted(response.data, key=lambda row: row.index)
+        if len(rows) != len(texts):
+            raise EndpointError(f"{self.id}: {len(rows)} embeddings for {len(texts)} texts")
+        usage = getattr(response, "usage", None)
+        tokens = getattr(usage, "prompt_tokens", None)
+        if not isinstance(tokens, int):
+            tokens = sum(self.count_tokens(text) for text in texts)
+        return Embeddings(
+            vectors=[list(map(float, row.embedding)) for row in rows],
+            prompt_tokens=tokens,
+            latency_s=time.perf_counter() - started,
+            model=f"openai:{name}",
+        )
 
     def count_tokens(self, text: str) -> int:
         return self._count(text)

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bounded.contracts.expert import ExpertContract
+from bounded.contracts.step_protocol import paper_step
 from bounded.core import JSON, Env, Expert, victory_of
 from bounded.models.none import NoModel
 from bounded.runner.build import play
@@ -76,6 +77,9 @@ CRAFT_BANK_MAP = "highlands"
 
 CRAFT_ENV = "bounded/Craft-v0"
 
+CRAFT_BANK_KEEP = 5
+"""Winning games a craft bank keeps (the paper's bank holds five)."""
+
 
 def bootstrap_craft_bank(
     *,
@@ -85,25 +89,33 @@ def bootstrap_craft_bank(
     styles: Sequence[str] = ("timing", "rush", "power", "macro", "air"),
     builds: Sequence[str] = ("gateway", "robo"),
     seed: int = 0,
-    keep: int | None = None,
+    keep: int | None = CRAFT_BANK_KEEP,
     archive: Any = None,
+    step: JSON | None = None,
 ) -> tuple[EpisodicBank, BootstrapReport]:
-    """EpicStar's bank: the craft expert plays `rounds` games, the wins are kept.
+    """EpicStar's bank: the craft expert plays up to `rounds` games (in all, over every
+    level), the wins are kept.
 
     Round r plays level `levels[r % len(levels)]`, style `styles[r % len(styles)]` and
     expert build `builds[(r // len(levels)) % len(builds)]` (the entries' strategy), so
-    every level meets every build, with seed `seed + r`.
-    `keep` caps the number of kept wins (the paper kept 5).
+    every level meets every build, with seed `seed + r`. Every game is played at `step`
+    (default: the paper's one-action step, `bounded.contracts.step_protocol`), which the
+    bank records as its `protocol`. `keep` caps the number of kept wins (the paper's 5;
+    None keeps every win); once `keep` wins are kept no further round is played.
     """
     from bounded.envs.craft import CraftExpert
 
+    protocol = dict(paper_step(CRAFT_ENV) if step is None else step)
     played: list[GameInfo] = []
     kept: list[tuple[GameInfo, list[BankEntry]]] = []
     for round_ in range(rounds):
+        if keep is not None and len(kept) >= keep:
+            break
         options = {
             "level": levels[round_ % len(levels)],
             "style": styles[round_ % len(styles)],
             "map": map_name,
+            **protocol,
         }
         build = builds[(round_ // len(levels)) % len(builds)]
         spec = GameSpec(
@@ -121,6 +133,7 @@ def bootstrap_craft_bank(
         "rounds": rounds,
         "map": map_name,
         "seed": seed,
+        "protocol": protocol,
     }
     bank = EpisodicBank.from_games(kept, meta=meta)
     report = BootstrapReport(
@@ -136,7 +149,7 @@ def build_craft_bank_command(
     rounds: int = 20,
     map_name: str = CRAFT_BANK_MAP,
     seed: int = 0,
-    keep: int | None = None,
+    keep: int | None = CRAFT_BANK_KEEP,
 ) -> str:
     """`bounded bank craft`: bootstrap the craft bank, save it, and describe what was kept."""
     bank, report = bootstrap_craft_bank(
@@ -157,6 +170,7 @@ def build_craft_bank_command(
 
 
 __all__ = [
+    "CRAFT_BANK_KEEP",
     "CRAFT_BANK_MAP",
     "BootstrapReport",
     "bootstrap_craft_bank",

@@ -44,6 +44,23 @@ def build_env(spec: GameSpec) -> tuple[str, Env]:
     return env_id, make(spec.env, **spec.env_options)
 
 
+def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
+    """The spec with the settings the contract plays at filled in: a contract with an
+    `env_options(env_id, options)` hook (EpicStar's and CoS's one-action step) completes
+    the spec's environment options or refuses them, before anything is built; one with a
+    `paper_temperature` sets the temperature of a spec that sets none."""
+    update: dict[str, Any] = {}
+    hook = getattr(contract, "env_options", None)
+    if callable(hook):
+        options = hook(resolve_env_id(spec.env), dict(spec.env_options))
+        if options != spec.env_options:
+            update["env_options"] = options
+    temperature = getattr(contract, "paper_temperature", None)
+    if isinstance(temperature, float) and spec.temperature is None:
+        update["temperature"] = temperature
+    return spec.model_copy(update=update) if update else spec
+
+
 def build_contract(spec: GameSpec) -> Contract:
     return make_contract(spec.contract, dict(spec.contract_config))
 
@@ -66,9 +83,10 @@ def check_spec(spec: GameSpec) -> dict[str, str]:
     """Build the environment and the contract (not the model), so that a misspelt name or
     a bad setting is refused before any game starts; returns the game's inputs
     (`bounded.runner.identity.game_inputs`)."""
-    _, env = build_env(spec)
+    contract = build_contract(spec)
+    _, env = build_env(contract_spec(spec, contract))
     try:
-        return game_inputs(env, build_contract(spec))
+        return game_inputs(env, contract)
     finally:
         env.close()
 
@@ -83,6 +101,7 @@ def build_game(
     """Build everything the spec names; a `model`, `contract` or tier `models` given are used
     as they are."""
     memory = contract if contract is not None else build_contract(spec)
+    spec = contract_spec(spec, memory)
     env_id, env = build_env(spec)
     llm = model if model is not None else build_model(spec)
     tiers = dict(models) if models is not None else build_tiers(spec, llm)
@@ -105,7 +124,7 @@ def runner_for(
         tag=spec.run_tag,
         archive=archive,
         max_tokens=spec.max_tokens,
-        temperature=spec.temperature,
+        temperature=spec.temperature if spec.temperature is not None else 0.0,
         max_decisions=spec.max_decisions,
         experiment=spec.experiment,
         cell=spec.cell,
@@ -147,6 +166,7 @@ __all__ = [
     "build_model",
     "build_tiers",
     "check_spec",
+    "contract_spec",
     "play",
     "run_game",
 ]

@@ -122,10 +122,12 @@ def fallback_action(
     obs: Observation, contract: Contract | None = None, default: Action | None = None
 ) -> list[Action]:
     """What runs when the model's reply is unusable: the contract's `fallback_actions(obs)`
-    where it has one (e.g. a no-op), else the game's `default`, else the first legal action."""
+    where it has one and names some (e.g. a no-op), else the game's `default`, else the
+    first legal action."""
     own = getattr(contract, "fallback_actions", None)
-    if callable(own):
-        return list(own(obs))
+    chosen = list(own(obs)) if callable(own) else []
+    if chosen:
+        return chosen
     return [default] if default is not None else obs.legal[:1]
 
 

@@ -485,7 +485,8 @@ class StoreUse(NamedTuple):
 
     contract: str
     typed: bool = False
-    """Whether it is the typed contract (or a preset of it), which keeps stores."""
+    """Whether it keeps stores: the typed contract (or a preset of it), or `reflexion`
+    (whose reflections are its one layer)."""
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     frozen: tuple[str, ...] = ()
@@ -508,6 +509,10 @@ def store_use(settings: dict[str, Any]) -> StoreUse | None:
         cls, preset = resolve_contract(contract)
     except ConfigError:
         return None
+    from bounded.contracts.reflexion import ReflexionContract
+
+    if issubclass(cls, ReflexionContract):
+        return reflexion_store_use(contract, {**preset, **(settings.get("contract_config") or {})})
     if not issubclass(cls, TypedContract):
         return StoreUse(contract)
     stand_in = {**preset, **(settings.get("contract_config") or {}), "store_dir": "-"}
@@ -523,6 +528,29 @@ def store_use(settings: dict[str, Any]) -> StoreUse | None:
         writes=tuple(layer for layer in LEARNED if config.layer(layer).writes),
         frozen=tuple(layer for layer in LEARNED if config.layer(layer).mode == "frozen"),
         needs_store=config.l4.mode == "frozen" or l5_needs,
+    )
+
+
+REFLECTIONS = "reflections"
+"""The store layer of the `reflexion` contract (its `reflections.json`)."""
+
+
+def reflexion_store_use(contract: str, settings: dict[str, Any]) -> StoreUse | None:
+    """How a `reflexion` contract uses a store: its reflections play the part of a typed
+    layer (written by a learning phase, read frozen by the cells)."""
+    from bounded.contracts.reflexion import ReflexionConfig
+
+    try:
+        mode = ReflexionConfig.model_validate({**settings, "store_dir": "-"}).mode
+    except ValidationError:
+        return None
+    return StoreUse(
+        contract,
+        typed=True,
+        reads=(REFLECTIONS,) if mode != "off" else (),
+        writes=(REFLECTIONS,) if mode == "writable" else (),
+        frozen=(REFLECTIONS,) if mode == "frozen" else (),
+        needs_store=mode == "frozen",
     )
 
 

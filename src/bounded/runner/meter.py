@@ -12,9 +12,10 @@ run whose model time passes the model's per-run deadline.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
-from bounded.core import JSON, BoundedError, Completion, Model
+from bounded.core import JSON, BoundedError, Completion, Embeddings, Model
 
 
 class MeteredModel:
@@ -54,6 +55,28 @@ class MeteredModel:
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
+
+    @property
+    def embed(self) -> Callable[[list[str]], Embeddings]:
+        """The inner model's `embed`, metered: each call is kept as a `Completion` with no
+        text, its input tokens and `finish_reason="embedding"`. An AttributeError when the
+        inner model cannot embed, so `isinstance(meter, Embedder)` says what the inner does."""
+        inner_embed = self.inner.embed  # type: ignore[attr-defined]
+
+        def metered(texts: list[str]) -> Embeddings:
+            result: Embeddings = inner_embed(texts)
+            self._calls.append(
+                Completion(
+                    text="",
+                    prompt_tokens=result.prompt_tokens,
+                    latency_s=result.latency_s,
+                    model=result.model or self.id,
+                    finish_reason="embedding",
+                )
+            )
+            return result
+
+        return metered
 
     def drain(self) -> list[Completion]:
         """The calls made since the last drain, oldest first."""

@@ -56,8 +56,9 @@ class GameSpec(BaseModel):
     """Cell name within the experiment."""
     max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
     """Reply token limit per model call."""
-    temperature: float = Field(default=0.0, ge=0)
-    """Sampling temperature."""
+    temperature: float | None = Field(default=None, ge=0)
+    """Sampling temperature; None: the contract's (`paper_temperature`: 0.1 for EpicStar
+    and CoS), else 0."""
     max_decisions: int = Field(default=DEFAULT_MAX_DECISIONS, ge=1)
     """Decision budget."""
 

@@ -106,7 +106,7 @@ def inspect_settings(
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
             found.append(f"{entry}: {exc}" if entry else str(exc))
-    return found, inputs
+    return list(dict.fromkeys(found)), inputs  # a cell's games differ in options, not problems
 
 
 def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:

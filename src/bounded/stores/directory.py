@@ -28,8 +28,12 @@ _Book = TypeVar("_Book", RulesBook, SummaryBook, SkillLibrary)
 
 LAYER_FILES = {"L3": "rules.json", "L4": "summaries.json", "L5": "skills.json"}
 
-STORE_FILES = frozenset([*LAYER_FILES.values(), JOURNAL])
-"""Every file a `StoreSet` writes into its directory."""
+REFLECTIONS_FILE = "reflections.json"
+"""The `reflexion` contract's store (its reflections), which a learning phase writes as it
+writes the typed layers."""
+
+STORE_FILES = frozenset([*LAYER_FILES.values(), JOURNAL, REFLECTIONS_FILE])
+"""Every file a `StoreSet` (or the `reflexion` contract) writes into its directory."""
 
 
 def canonical_bytes(model: BaseModel) -> bytes:
@@ -135,5 +139,6 @@ def clear_store(path: Path) -> None:
 
 
 def has_content(path: Path) -> bool:
-    """Whether a store directory holds any layer file."""
-    return path.is_dir() and any((path / name).is_file() for name in LAYER_FILES.values())
+    """Whether a store directory holds any layer file (or reflections)."""
+    names = [*LAYER_FILES.values(), REFLECTIONS_FILE]
+    return path.is_dir() and any((path / name).is_file() for name in names)

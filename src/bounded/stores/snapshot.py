@@ -35,7 +35,12 @@ MANIFEST = ".snapshot.json"
 """A frozen snapshot's manifest: the hash its content had when it was frozen (hidden, so
 not content)."""
 
-ENTRY_LISTS = {"rules.json": "rules", "summaries.json": "summaries", "skills.json": "skills"}
+ENTRY_LISTS = {
+    "rules.json": "rules",
+    "summaries.json": "summaries",
+    "skills.json": "skills",
+    "reflections.json": "reflections",
+}
 """Store file -> the key of its list of entries (each with an `id`)."""
 
 

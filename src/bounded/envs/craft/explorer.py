@@ -1,0 +1,51 @@
+"""A scripted explorer for craft: a model that proposes what the craft expert would do.
+
+EpicStar's and Chain of Summarization's mechanisms ask a model for a few decisions at a
+time (exploration actions, CoS's action queue). To test the mechanisms rather than a
+model, `ExpertExplorer` answers every such call with the craft expert's plan for the
+current observation (up to `decisions` actions, `<ACTION NAME>` form) and any other reply
+with the simplest value its schema accepts. It reads the observation the runner shows the
+contract, through the runner's observer hook, not the prompt: it stands for a model that
+reads the game well, and is only a test and benchmark device. A call before the observer
+has seen an observation (CoS's call at decision 0) gets the simplest reply.
+
+    explorer = ExpertExplorer()
+    run = play(spec, model=explorer.model, observer=explorer.see)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bounded.core import JSON, Observation
+from bounded.envs.craft.expert import CraftExpert
+from bounded.models.scripted import ScriptedModel, minimal_instance
+
+STRATEGY = "replay the winning build, then keep producing and attack when ahead"
+
+
+class ExpertExplorer:
+    """`model` answers decisions with `CraftExpert(build)`'s plan for the last observation."""
+
+    def __init__(self, build: str = "gateway", decisions: int = 3) -> None:
+        self.expert = CraftExpert(build)
+        self.decisions = decisions
+        self.obs: Observation | None = None
+        self.model = ScriptedModel(self.reply, id=f"expert-explorer:{build}")
+
+    def see(self, record: Any, obs: Observation) -> None:
+        """The runner's observer: the observation the next decision (and call) is about."""
+        self.obs = obs
+
+    def reply(self, messages: list[dict[str, str]], constraint: JSON | None) -> JSON:
+        properties = (constraint or {}).get("properties", {})
+        if "strategy" in properties:
+            return {"strategy": STRATEGY}
+        reply = minimal_instance(constraint or {"type": "object"})
+        if "decisions" in properties and self.obs is not None and self.obs.legal:
+            plan = self.obs.model_copy(update={"max_actions": self.decisions})
+            reply["decisions"] = [f"<{a.id}>" for a in self.expert.act(plan)][: self.decisions]
+        return dict(reply)
+
+
+__all__ = ["ExpertExplorer"]

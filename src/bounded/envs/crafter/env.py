@@ -1,0 +1,282 @@
+"""`bounded/Crafter-v0`: Crafter (Hafner, 2021) as text, with BALROG's settings (a 64 x 64
+world, a 9 x 9 view, 2,000 steps), its 17 actions by name, and its progression: the share
+of Crafter's 22 achievements unlocked, read from Crafter's own `info["achievements"]`.
+
+Two departures from the `crafter` package as it ships, both for determinism: the image
+is never rendered (at night Crafter's renderer draws its noise from the world's random
+stream, so rendering would change the game; nothing here needs the image), and the
+creature a chunk despawns is drawn from its creatures in the order they were created
+(Crafter draws it from a set ordered by memory address, which differs between runs).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import crafter
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError
+
+from bounded.core import (
+    JSON,
+    Action,
+    ConfigError,
+    IllegalActionError,
+    Observation,
+    Outcome,
+    first_validation_error,
+)
+from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.crafter.describe import VITALS, describe, inventory_items, nearest_things
+from bounded.envs.crafter.knowledge import crafter_knowledge
+from bounded.stores.knowledge import GameKnowledge
+
+ENV_VERSION = "1"
+
+ACTIONS: dict[str, str] = {
+    "Noop": "do nothing",
+    "Move West": "move west on flat ground (or turn to face west)",
+    "Move East": "move east on flat ground (or turn to face east)",
+    "Move North": "move north on flat ground (or turn to face north)",
+    "Move South": "move south on flat ground (or turn to face south)",
+    "Do": "collect the material in front, drink water, eat a cow or ripe plant, hit a creature",
+    "Sleep": "sleep while energy is below maximum",
+    "Place Stone": "place a stone in front",
+    "Place Table": "place a table in front (needs wood)",
+    "Place Furnace": "place a furnace in front (needs stone, a table nearby)",
+    "Place Plant": "plant a sapling on the grass in front",
+    "Make Wood Pickaxe": "craft a wood pickaxe (a table nearby, wood)",
+    "Make Stone Pickaxe": "craft a stone pickaxe (a table nearby, wood and stone)",
+    "Make Iron Pickaxe": "craft an iron pickaxe (a table and a furnace nearby, wood, coal, iron)",
+    "Make Wood Sword": "craft a wood sword (a table nearby, wood)",
+    "Make Stone Sword": "craft a stone sword (a table nearby, wood and stone)",
+    "Make Iron Sword": "craft an iron sword (a table and a furnace nearby, wood, coal, iron)",
+}
+"""BALROG's names for Crafter's 17 actions, in Crafter's order (index = position)."""
+
+ACHIEVEMENTS: tuple[str, ...] = tuple(crafter.constants.achievements)
+"""Crafter's 22 achievements (BALROG's progression divides by their number)."""
+
+INSTRUCTIONS = """\
+You are playing Crafter, a two-dimensional survival game in the spirit of Minecraft.
+Your goal is to unlock as many of its 22 achievements as you can: {achievements}.
+Each turn you see the nearest thing of each kind around you (with its direction and
+distance), what you face, your vitals (health, food, drink, energy, each out of 9) and
+your inventory, and you choose one action:
+{actions}
+Moving towards something that blocks you turns you to face it; `Do` acts on what you
+face. Drink water and eat to keep food and drink up, sleep when energy is low, and
+avoid lava. Crafting needs a table nearby (an iron tool also a furnace)."""
+
+
+class _Crafter(crafter.Env):
+    """Crafter without its image, with a creation-ordered despawn draw (module docstring)."""
+
+    def _obs(self) -> np.ndarray:
+        return np.zeros((1, 1, 3), np.uint8)
+
+    def _balance_object(self, chunk: Any, objs: Any, *args: Any) -> None:
+        index = self._world._obj_map
+        ordered = sorted(objs, key=lambda obj: int(index[tuple(obj.pos)]))
+        super()._balance_object(chunk, ordered, *args)
+
+
+@lru_cache(maxsize=8)
+def _fresh_world(area: int, view: int, seed: int) -> _Crafter:
+    """A freshly generated world (generation takes a second or two; a load replays from a
+    copy of it)."""
+    game = _Crafter(area=(area, area), view=(view, view), size=(view, view), length=None, seed=seed)
+    game.reset()
+    return game
+
+
+class CrafterConfig(BaseModel):
+    """Settings of a Crafter game (BALROG's by default)."""
+
+    area: int = Field(default=64, ge=16, le=256)
+    """The world's width and height in cells."""
+    view: int = Field(default=9, ge=5, le=17)
+    """The view's width and height (the text describes its top `view - 2` rows, as the
+    image shows them)."""
+    max_steps: int = Field(default=2_000, ge=1, le=100_000)
+    """Steps before the episode is truncated (`ended_by = "step-limit"`)."""
+
+
+class CrafterEnv(TextEnv):
+    """`bounded/Crafter-v0`: one Crafter world per episode, one action per decision.
+
+    Outcome: `victory` when all 22 achievements are unlocked; `score` the number
+    unlocked; `progress` BALROG's progression (that number / 22); `ended_by` `death`,
+    `step-limit` or `running`.
+    """
+
+    version = ENV_VERSION
+
+    def __init__(self, area: int = 64, view: int = 9, max_steps: int = 2_000) -> None:
+        try:
+            self.config = CrafterConfig(area=area, view=view, max_steps=max_steps)
+        except ValidationError as exc:
+            raise ConfigError(f"bad Crafter settings: {first_validation_error(exc)}") from exc
+        self._game: Any = None
+        self._seed: int | None = None
+        self._actions: list[int] = []
+        self._info: dict[str, Any] = {}
+        self._reward = 0.0
+        self._ended_by = ""
+        self.instructions = INSTRUCTIONS.format(
+            achievements=", ".join(a.replace("_", " ") for a in ACHIEVEMENTS),
+            actions="\n".join(f"- {k}: {v}" for k, v in ACTIONS.items()),
+        )
+        self.init_spaces(self.choices, kinds=("play",))
+
+    # -- Gymnasium API ------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            raise ConfigError(f"bounded/Crafter-v0 takes no reset options, got {sorted(options)}")
+        self._start(0 if seed is None else int(seed))
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed}, obs)
+
+    def step(
+        self, action: Action | Sequence[Action]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
+        if self._ended_by:
+            raise IllegalActionError("the episode is over: call reset()")
+        actions = [action] if isinstance(action, Action) else list(action)
+        if len(actions) != 1 or actions[0].id not in ACTIONS:
+            raise IllegalActionError(f"one of {', '.join(ACTIONS)} per decision")
+        reward = self._act(list(ACTIONS).index(actions[0].id))
+        obs = self._observe()
+        truncated = self._ended_by == "step-limit"
+        terminated = self._ended_by == "death"
+        info = {"achievements": dict(self._info["achievements"]), "ended_by": self._ended_by}
+        return obs, reward, terminated, truncated, with_action_mask(info, obs)
+
+    def choices(self) -> Choices:
+        legal = [] if self._ended_by else [Action(id=k, label=v) for k, v in ACTIONS.items()]
+        return Choices(legal=legal, max_actions=1)
+
+    def default_action(self) -> Action:
+        """BALROG's default action for Crafter: `Noop`."""
+        return Action(id="Noop", label=ACTIONS["Noop"])
+
+    def game_knowledge(self) -> GameKnowledge:
+        """Crafter's L3 rules, L5 seed skills and situation reader (`knowledge`)."""
+        return crafter_knowledge()
+
+    @property
+    def world(self) -> Any:
+        """Crafter's world (for the scripted player)."""
+        return self._game._world
+
+    @property
+    def player(self) -> Any:
+        """Crafter's player object (for the scripted player)."""
+        return self._game._player
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _start(self, seed: int) -> None:
+        self._game = copy.deepcopy(_fresh_world(self.config.area, self.config.view, seed))
+        self._seed, self._actions, self._reward, self._ended_by = seed, [], 0.0, ""
+        self._info = {
+            "achievements": dict(self.player.achievements),
+            "inventory": dict(self.player.inventory),
+        }
+
+    def _act(self, index: int) -> float:
+        _, reward, _, info = self._game.step(index)
+        self._info = info
+        self._actions.append(index)
+        self._reward += float(reward)
+        if self.player.health <= 0:
+            self._ended_by = "death"
+        elif len(self._actions) >= self.config.max_steps:
+            self._ended_by = "step-limit"
+        return float(reward)
+
+    def unlocked(self) -> list[str]:
+        """The achievements unlocked so far, from Crafter's `info["achievements"]`."""
+        return [name for name, count in self._info["achievements"].items() if count > 0]
+
+    def _observe(self) -> Observation:
+        player = self.player
+        view = (self.config.view, self.config.view)
+        text = describe(self.world, player, view)
+        if self._ended_by:
+            text = f"The game is over: {self._ended_by}.\n\n{text}"
+        seen = nearest_things(self.world, player, view)
+        state = {
+            "step": len(self._actions),
+            "position": [int(player.pos[0]), int(player.pos[1])],
+            "facing": [int(v) for v in player.facing],
+            "sleeping": bool(player.sleeping),
+            "daylight": round(float(self.world.daylight), 3),
+            **{v: int(player.inventory[v]) for v in VITALS},
+            "inventory": inventory_items(player.inventory),
+            "seen": [{"name": name, "dx": dx, "dy": dy} for name, dx, dy in seen],
+            "achievements": self.unlocked(),
+            "progression": self._progression(),
+        }
+        return Observation(
+            kind="play", state=state, text=text, legal=list(self.choices().legal),
+            t=len(self._actions),
+        )  # fmt: skip
+
+    # -- reports, save and load ---------------------------------------------------------
+
+    def _progression(self) -> float:
+        return len(self.unlocked()) / len(ACHIEVEMENTS)
+
+    def metrics(self) -> dict[str, Any]:
+        unlocked = self.unlocked()
+        return {
+            "progression": self._progression(),
+            "achievements": unlocked,
+            "score": len(unlocked),
+            "reward": self._reward,
+            "steps": len(self._actions),
+            "health": int(self.player.health),
+            "ended_by": self._ended_by or "running",
+            "victory": len(unlocked) == len(ACHIEVEMENTS),
+        }
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        metrics = self.metrics()
+        return Outcome(
+            victory=bool(metrics["victory"]), score=float(metrics["score"]),
+            progress=metrics["progression"], ended_by=metrics["ended_by"],
+        )  # fmt: skip
+
+    def save(self) -> JSON:
+        """The settings, seed and actions taken (a load replays them)."""
+        return {
+            "version": ENV_VERSION,
+            "config": self.config.model_dump(),
+            "seed": self._seed,
+            "actions": list(self._actions),
+        }
+
+    def load(self, data: JSON) -> None:
+        try:
+            self.config = CrafterConfig(**data["config"])
+            seed, actions = int(data["seed"] or 0), [int(a) for a in data["actions"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"not a Crafter save: {exc}") from exc
+        self._start(seed)
+        for number, index in enumerate(actions):
+            if not 0 <= index < len(ACTIONS) or self._ended_by:
+                raise ConfigError(f"the save's action {number} ({index!r}) does not replay")
+            self._act(index)
+
+
+__all__ = ["ACHIEVEMENTS", "ACTIONS", "CrafterConfig", "CrafterEnv"]

@@ -1,0 +1,299 @@
+"""`bounded/MiniHack-v0`: BALROG's MiniHack tasks that need no downloaded data, as text,
+with NetHack's rendering and vocabulary (`bounded.envs.nethack`), BALROG's step limit
+(100) and its progression: 1 when the task is accomplished (the stairs down reached),
+else 0.
+
+BALROG also plays MiniHack's Boxoban (Medium, Hard); those levels are a separate download
+(`minihack/scripts/download_boxoban_levels.py`, from GitHub), so they are refused here
+with that reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from bounded.core import (
+    JSON,
+    Action,
+    ConfigError,
+    IllegalActionError,
+    Observation,
+    Outcome,
+    first_validation_error,
+)
+from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.minihack.game import MiniHackGame
+from bounded.envs.minihack.knowledge import minihack_knowledge
+from bounded.envs.nethack.render import observation_state, observation_text
+from bounded.envs.nethack.screen import message, screen_lines
+from bounded.envs.nethack.vocabulary import BALROG_COMMANDS, MODES, MORE, Mode, Word, words_for
+from bounded.stores.knowledge import GameKnowledge
+
+ENV_VERSION = "1"
+
+TASKS: dict[str, str] = {
+    "mazewalk-9x9": "MiniHack-MazeWalk-9x9-v0",
+    "mazewalk-15x15": "MiniHack-MazeWalk-15x15-v0",
+    "corridor-r3": "MiniHack-Corridor-R3-v0",
+    "corridorbattle-dark": "MiniHack-CorridorBattle-Dark-v0",
+    "quest-easy": "MiniHack-Quest-Easy-v0",
+    "quest-medium": "MiniHack-Quest-Medium-v0",
+}
+"""BALROG's MiniHack tasks that play offline: short name -> MiniHack id."""
+NEEDS_DOWNLOAD = {
+    "MiniHack-Boxoban-Medium-v0": "boxoban-medium",
+    "MiniHack-Boxoban-Hard-v0": "boxoban-hard",
+}
+"""BALROG's MiniHack tasks whose levels are a separate download."""
+
+BALROG_WORDS = frozenset(
+    {"north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest"}
+    | {f"far {d}" for d in ("north", "east", "south", "west")}
+    | {f"far {d}" for d in ("northeast", "southeast", "southwest", "northwest")}
+    | {"up", "down", "wait", "more", "apply", "close", "open", "eat", "force", "kick"}
+    | {"loot", "pickup", "pray", "puton", "quaff", "search", "zap"}
+)
+"""BALROG's MiniHack action words (those of its NetHack words it offers MiniHack)."""
+COMMAND_WORDS: tuple[Word, ...] = tuple(w for w in (*BALROG_COMMANDS, MORE) if w.id in BALROG_WORDS)
+
+GOALS = {
+    "corridor": "Your goal is to explore the level and reach the stairs down `>`.",
+    "quest": (
+        "Your goal is to explore the level, fight monsters, and find your way through "
+        "rooms and mazes to the stairs down `>`. A river of lava `}` bars the way: an item "
+        "you find (a wand of cold, a ring or potion of levitation) gets you across."
+    ),
+    "mazewalk": "Your goal is to find your way through the maze to the stairs down `>`.",
+}
+
+INSTRUCTIONS = """\
+You are playing MiniHack, small NetHack levels, as the hero `@`. {goal}
+The episode ends with success when you stand on `>`. The map uses NetHack's symbols: `.`
+floor, `#` corridor, `|` and `-` walls, `+` a closed door, `}}` water or lava, letters are
+monsters, `@` is you. North is up. Move into a monster to attack it.
+The actions you can take:
+{actions}
+Tip: there is no point in repeating an action that changes nothing."""
+
+
+def question_mode(obs: dict[str, Any]) -> Mode:
+    """What the game waits for, read from the screen (MiniHack's observations have no
+    NLE `misc` flags; menus and typed text never reach the agent)."""
+    text = message(obs).strip()
+    if "--More--" in "\n".join(screen_lines(obs)):
+        return "more"
+    if "direction" in text.lower() and text.endswith("?"):
+        return "direction"
+    if text.endswith("]") and "[" in text:
+        return "choice"
+    return "command"
+
+
+class MiniHackConfig(BaseModel):
+    """Settings of a MiniHack episode (BALROG's by default)."""
+
+    task: str = "mazewalk-9x9"
+    """One of BALROG's tasks (`mazewalk-9x9`, `mazewalk-15x15`, `corridor-r3`,
+    `corridorbattle-dark`, `quest-easy`, `quest-medium`) or its MiniHack id."""
+    max_steps: int = Field(default=100, ge=1, le=100_000)
+    """Actions before the episode is truncated (BALROG's MiniHack limit: 100)."""
+    full_map: bool = False
+    """Show the whole map instead of the part around the hero."""
+
+    @field_validator("task")
+    @classmethod
+    def _known(cls, task: str) -> str:
+        task_id = TASKS.get(task, task)
+        if task_id in NEEDS_DOWNLOAD or task.lower().startswith("boxoban"):
+            raise ValueError(
+                f"{task} needs MiniHack's Boxoban level files, a separate download "
+                "(python -m minihack.scripts.download_boxoban_levels): not available offline"
+            )
+        if task_id not in TASKS.values():
+            raise ValueError(f"unknown MiniHack task {task!r} (tasks: {', '.join(TASKS)})")
+        return task
+
+    @property
+    def task_id(self) -> str:
+        return TASKS.get(self.task, self.task)
+
+
+class MiniHackEnv(TextEnv):
+    """`bounded/MiniHack-v0`: one MiniHack level per episode, one action per decision.
+
+    Outcome: `victory` when the task is accomplished; `score` MiniHack's reward; `progress`
+    BALROG's progression (1 on success, else 0); `ended_by` `victory`, `death`,
+    `step-limit`, `aborted`, `nle-error: ...` or `running`.
+    """
+
+    version = ENV_VERSION
+
+    def __init__(self, task: str = "mazewalk-9x9", max_steps: int = 100, full_map: bool = False):
+        try:
+            self.config = MiniHackConfig(task=task, max_steps=max_steps, full_map=full_map)
+        except ValidationError as exc:
+            raise ConfigError(f"bad MiniHack settings: {first_validation_error(exc)}") from exc
+        self.game = MiniHackGame(self.config.task_id)
+        self._seed: int | None = None
+        self._actions: list[str] = []
+        self._reward = 0.0
+        self._ended_by = ""
+        self._legal: dict[str, Word] = {}
+        self._mode: Mode = "command"
+        self.init_spaces(self.choices, kinds=MODES)
+
+    # -- Gymnasium API ------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            raise ConfigError(f"bounded/MiniHack-v0 takes no reset options, got {sorted(options)}")
+        self._start(0 if seed is None else int(seed))
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed, "task": self.config.task_id}, obs)
+
+    def step(
+        self, action: Action | Sequence[Action]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        action = self.resolve_action(action)
+        if self._ended_by:
+            raise IllegalActionError("the episode is over: call reset()")
+        actions = [action] if isinstance(action, Action) else list(action)
+        if len(actions) != 1:
+            raise IllegalActionError(f"one action per decision, got {len(actions)}")
+        word = self._legal.get(actions[0].id)
+        if word is None:
+            raise IllegalActionError(
+                f"{actions[0].id!r} is not legal now (legal: {', '.join(self._legal)})"
+            )
+        reward = self._act(word)
+        obs = self._observe()
+        truncated = self._ended_by == "step-limit"
+        terminated = bool(self._ended_by) and not truncated
+        info = {"mode": self._mode, "ended_by": self._ended_by}
+        return obs, reward, terminated, truncated, with_action_mask(info, obs)
+
+    def choices(self) -> Choices:
+        return Choices(legal=[w.action() for w in self._legal.values()], max_actions=1)
+
+    def default_action(self) -> Action:
+        """BALROG's default action for MiniHack: `north`."""
+        return Action(id="north", label="move north")
+
+    def game_knowledge(self) -> GameKnowledge:
+        """MiniHack's L3 rules, L5 seed skills and situation reader (`knowledge`)."""
+        return minihack_knowledge()
+
+    def close(self) -> None:
+        self.game.close()
+        super().close()
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _start(self, seed: int) -> None:
+        self.game = MiniHackGame(self.config.task_id)
+        self.game.start(seed)
+        self._seed, self._actions, self._reward, self._ended_by = seed, [], 0.0, ""
+        self._read()
+        self.instructions = INSTRUCTIONS.format(
+            goal=self._goal(),
+            actions="\n".join(f"- {w.id}: {w.label}" for w in self._command_words()),
+        )
+
+    def _goal(self) -> str:
+        name = self.config.task_id.lower()
+        return next((text for key, text in GOALS.items() if key in name), GOALS["corridor"])
+
+    def _command_words(self) -> list[Word]:
+        return [w for w in COMMAND_WORDS if self.game.accepts(w.keys) and w.id != "more"]
+
+    def _act(self, word: Word) -> float:
+        result = self.game.press(word.keys)
+        self._actions.append(word.id)
+        self._reward += result.reward
+        self._read()
+        if result.over:
+            self._end(result.end_reason)
+        elif len(self._actions) >= self.config.max_steps:
+            self._end("step-limit")
+        return result.reward
+
+    def _read(self) -> None:
+        """The mode and legal actions: the task's own keys in NetHack's words."""
+        obs = self.game.obs
+        self._mode = question_mode(obs)
+        words: list[Word] = self._command_words()
+        if self._mode != "command":
+            lines = screen_lines(obs)
+            answers = words_for(self._mode, "balrog", message(obs), lines, "\n".join(lines))
+            words = [w for w in answers if self.game.accepts(w.keys)] or words
+        self._legal = {w.id: w for w in words}
+
+    def _end(self, reason: str) -> None:
+        self._ended_by = reason
+        self._legal = {}
+
+    def _observe(self) -> Observation:
+        obs = self.game.obs
+        text = observation_text(obs, self._mode, full_map=self.config.full_map)
+        if self._ended_by:
+            text = f"The episode is over: {self._ended_by}.\n\n{text}"
+        state = observation_state(obs, self._mode, self._progression())
+        state["task"] = self.config.task_id
+        return Observation(
+            kind=self._mode, state=state, text=text,
+            legal=[w.action() for w in self._legal.values()], t=len(self._actions),
+        )  # fmt: skip
+
+    # -- reports, save and load ---------------------------------------------------------
+
+    def _progression(self) -> float:
+        return 1.0 if self._ended_by == "victory" else 0.0
+
+    def metrics(self) -> dict[str, Any]:
+        return {
+            "progression": self._progression(),
+            "reward": self._reward,
+            "steps": len(self._actions),
+            "task": self.config.task_id,
+            "ended_by": self._ended_by or "running",
+            "victory": self._ended_by == "victory",
+        }
+
+    def outcome(self) -> Outcome:
+        """See the class docstring."""
+        metrics = self.metrics()
+        return Outcome(
+            victory=bool(metrics["victory"]), score=float(metrics["reward"]),
+            progress=metrics["progression"], ended_by=metrics["ended_by"],
+        )  # fmt: skip
+
+    def save(self) -> JSON:
+        """The task, seed and actions taken (a load replays them)."""
+        return {
+            "version": ENV_VERSION,
+            "config": self.config.model_dump(),
+            "seed": self._seed,
+            "actions": list(self._actions),
+        }
+
+    def load(self, data: JSON) -> None:
+        try:
+            self.config = MiniHackConfig(**data["config"])
+            seed, actions = int(data["seed"] or 0), list(data["actions"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"not a MiniHack save: {exc}") from exc
+        self._start(seed)
+        for number, action_id in enumerate(actions):
+            word = self._legal.get(action_id)
+            if word is None or self._ended_by:
+                raise ConfigError(f"the save's action {number} ({action_id!r}) does not replay")
+            self._act(word)
+
+
+__all__ = ["NEEDS_DOWNLOAD", "TASKS", "MiniHackConfig", "MiniHackEnv"]
