@@ -23,6 +23,7 @@ from typing import Any
 import jsonschema
 
 from bounded.core import JSON, Action, Decision, Observation
+from bounded.validation import validate
 
 REASONING_MAX_CHARS = 120
 
@@ -267,7 +268,7 @@ def resolve_action(raw: Any, obs: Observation) -> Action:
         raise ValueError(f"args for {legal.id!r} must be an object, got {type(args).__name__}")
     if legal.schema_:
         try:
-            jsonschema.validate(args, legal.schema_)
+            validate(args, legal.schema_)
         except jsonschema.ValidationError as exc:
             raise ValueError(f"bad args for {legal.id!r}: {clip(exc.message)}") from exc
     return legal.with_args(args)

@@ -55,6 +55,7 @@ from bounded.core import (
     Prompt,
     RunRecord,
     StepResult,
+    memory_logs,
     stable_hash,
 )
 from bounded.envs import canonical_env_id
@@ -280,6 +281,7 @@ class EpisodeRunner:
             memory=snapshot() if snapshot is not None else None,
             runner=self._counters(),
             store_hashes=self.contract.store_hashes(),
+            logs=memory_logs(self.contract),
         )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
