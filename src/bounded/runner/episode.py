@@ -59,7 +59,7 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.meter import ClockedModel, ModelUnavailableError
+from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
@@ -155,6 +155,7 @@ class EpisodeRunner:
         self.tiers = {kind: meters[id(tier)] for kind, tier in (models or {}).items()}
         """The model of each decision kind that has its own; the others use `model`."""
         self._meters = list(meters.values())
+        self._prompt_tokens = PromptCounter(self.model.count_tokens)
         self.archive = archive
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
@@ -362,7 +363,7 @@ class EpisodeRunner:
         result: StepResult,
         extra_completions: list[Completion],
     ) -> DecisionRecord:
-        by_layer = prompt.tokens_by_layer(self.model.count_tokens)
+        by_layer = self._prompt_tokens.by_layer(prompt)
         prompt_tokens = completion.prompt_tokens if completion else sum(by_layer.values())
         info = {k: v for k, v in result.info.items() if k != "action_mask"}  # = obs.legal
         info.update(decision.extra)
