@@ -13,9 +13,11 @@ with the decision index: the bar is decision 10,000 within 10% of decision 100
     .venv/bin/python bench/harness_scaling.py [--decisions 10000] [--runs 3]
         [--contracts state,typed,summary,episodic,transcript] [--nethack-decisions 2000]
 
-Writes bench/results/harness_scaling.json. Warehouse games have `horizon` = `--decisions`
-events; the NetHack game (`bounded/NetHack-v0`, the first legal action each turn as
-`scripted:minimal` picks it) runs until it ends or reaches `--nethack-decisions`.
+Whole spire games (`--spire-contracts`) report the mean over the game instead: they end
+long before 1,000 decisions. Writes bench/results/harness_scaling.json. Warehouse games
+have `horizon` = `--decisions` events; the NetHack game (`bounded/NetHack-v0`, the first
+legal action each turn as `scripted:minimal` picks it) runs until it ends or reaches
+`--nethack-decisions`.
 """
 
 from __future__ import annotations
@@ -124,6 +126,21 @@ def measure(spec: GameSpec, points: list[int], window: int, runs: int) -> dict[s
     return result
 
 
+def whole_game(spec: GameSpec, runs: int) -> dict[str, Any]:
+    """Harness ms per decision over a whole game (its first decision left out), median run."""
+    played = [play_timed(spec) for _ in range(runs)]
+
+    def mean_ms(marks: list[tuple[float, float]], part: int) -> float:
+        return 1000 * (marks[-1][part] - marks[0][part]) / max(1, len(marks) - 1)
+
+    return {
+        "decisions": statistics.median(len(marks) for marks in played),
+        "runs": runs,
+        "cpu_ms": statistics.median(mean_ms(marks, 1) for marks in played),
+        "wall_ms": statistics.median(mean_ms(marks, 0) for marks in played),
+    }
+
+
 def row(name: str, result: dict[str, Any]) -> str:
     cells = "  ".join(
         f"@{point}: {value['cpu_ms']:.3f} cpu / {value['wall_ms']:.3f} wall"
@@ -141,13 +158,16 @@ def main() -> None:
     parser.add_argument("--contracts", default=",".join(CONTRACTS))
     parser.add_argument("--nethack-decisions", type=int, default=2_000, help="0: no NetHack")
     parser.add_argument("--nethack-contract", default="state")
+    parser.add_argument(
+        "--spire-contracts", default=",".join(BOUNDED), help="whole spire games; '' for none"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     points = [p for p in (100, 1_000, 10_000, 100_000) if p <= args.decisions]
     if args.decisions not in points:
         points.append(args.decisions)
     games: dict[str, Any] = {}
-    for contract in args.contracts.split(","):
+    for contract in filter(None, args.contracts.split(",")):
         spec = GameSpec(
             env="warehouse",
             env_options={"horizon": args.decisions},
@@ -168,6 +188,14 @@ def main() -> None:
         name = f"nethack/{args.nethack_contract}"
         games[name] = result = measure(spec, nethack_points, args.window, args.runs)
         print(row(name, result), flush=True)
+    for contract in filter(None, args.spire_contracts.split(",")):
+        spec = GameSpec(env="spire", contract=contract, model="scripted:minimal")
+        games[f"spire/{contract}"] = result = whole_game(spec, args.runs)
+        print(
+            f"spire/{contract:<16} {result['decisions']:>6} decisions  whole game: "
+            f"{result['cpu_ms']:.3f} cpu / {result['wall_ms']:.3f} wall ms per decision",
+            flush=True,
+        )
     flat = {
         name: result["ratio_cpu"] <= 1.10
         for name, result in games.items()
