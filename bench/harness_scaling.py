@@ -184,7 +184,8 @@ def main() -> None:
             model="scripted:minimal",
             max_decisions=args.nethack_decisions,
         )
-        nethack_points = [p for p in points if p <= args.nethack_decisions]
+        nethack_points = [p for p in points if p < args.nethack_decisions]
+        nethack_points.append(args.nethack_decisions)
         name = f"nethack/{args.nethack_contract}"
         games[name] = result = measure(spec, nethack_points, args.window, args.runs)
         print(row(name, result), flush=True)
