@@ -254,11 +254,18 @@ class TranscriptContract(ContractBase):
     def memory_snapshot(self) -> JSON:
         """The turns kept so far and their token counts (`bounded resume`)."""
         return {
-            "history": [list(turn) for turn in self.history],
+            "history": self.history,  # tuples: JSON arrays, as the archive keeps them
             "turn_tokens": self._turn_tokens,
             "decisions": self.decisions,
             "bare_replies": self._bare_replies,
         }
+
+    def memory_logs(self) -> tuple[str, ...]:
+        """The turns and their counts only grow (a wipe starts them over, which a log
+        survives), except under a `corrupt` perturbation, which rewrites earlier turns."""
+        if self.config.perturb_at is not None and self.config.perturb == "corrupt":
+            return ()
+        return ("history", "turn_tokens", "bare_replies")
 
     def restore_memory(self, memory: JSON) -> None:
         self.history = [(observation, reply) for observation, reply in memory["history"]]
