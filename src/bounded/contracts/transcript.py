@@ -261,9 +261,10 @@ class TranscriptContract(ContractBase):
         }
 
     def memory_logs(self) -> tuple[str, ...]:
-        """The turns and their counts only grow (a wipe starts them over, which a log
-        survives), except under a `corrupt` perturbation, which rewrites earlier turns."""
-        if self.config.perturb_at is not None and self.config.perturb == "corrupt":
+        """The turns and their counts only grow, except under a perturbation: `corrupt`
+        rewrites earlier turns, and a `wipe` that leaves as many turns as were stored (one
+        turn wiped, one added) could not be told from growth."""
+        if self.config.perturb_at is not None:
             return ()
         return ("history", "turn_tokens", "bare_replies")
 
