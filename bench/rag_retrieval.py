@@ -11,7 +11,8 @@ the contract stores them. At each size the index is filled through the contract'
 without embeddings gets), and, with vectors of the embedded model's dimension (576,
 deterministic stand-ins: the cosine's cost does not depend on their values), cosine and
 the hybrid score. Also reported: the time to commit one chunk at that size, and the size
-of the contract's memory snapshot (saved with each decision, for `bounded resume`).
+of the contract's memory snapshot, and what a checkpoint writes after a decision (the
+chunks are a memory log: only the newest is written).
 
 `--embed N` also times N embedding calls of the embedded model on real observations (the
 one embedding call a decision makes when the model embeds), to set beside the index's
@@ -129,6 +130,14 @@ def embed_calls(observations: list[Observation], n: int) -> dict[str, float]:
     return {"calls": n, **describe(seconds)}
 
 
+def checkpoint_bytes(snapshot: dict, logs: tuple[str, ...]) -> int:
+    """What an archive's checkpoint writes after a decision: the snapshot less its memory
+    logs, and each log's newest item (`bounded.archive.progress.write_checkpoint`)."""
+    rest = {key: value for key, value in snapshot.items() if key not in logs}
+    newest = [snapshot[key][-1] for key in logs if snapshot[key]]
+    return len(json.dumps(rest)) + sum(len(json.dumps(item)) for item in newest)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
@@ -143,12 +152,13 @@ def main() -> None:
     results = []
     for size in args.sizes:
         bm25, commit_s = filled("bm25", observations, size)
-        snapshot = len(json.dumps(bm25.memory_snapshot()))
+        snapshot = bm25.memory_snapshot()
         row = {
             "chunks": size,
             "bm25": describe(time_retrieval(bm25, queries)),
             "commit_ms": round(1000 * commit_s, 3),
-            "snapshot_bytes": snapshot,
+            "snapshot_bytes": len(json.dumps(snapshot)),
+            "checkpoint_bytes": checkpoint_bytes(snapshot, bm25.memory_logs()),
         }
         for similarity in ("embedding", "hybrid"):
             contract, _ = filled(similarity, observations, size)

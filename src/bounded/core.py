@@ -421,7 +421,7 @@ class Contract(Protocol):
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
     (`propose`, `postrun`, `postrun_record`, `store_hashes`, `memory_snapshot`,
-    `restore_memory`) their defaults."""
+    `memory_logs`, `restore_memory`) their defaults."""
 
     name: str
 
@@ -456,6 +456,13 @@ class Contract(Protocol):
         give (the run cannot be resumed)."""
         ...
 
+    def memory_logs(self) -> tuple[str, ...]:
+        """The keys of `memory_snapshot()` whose values are append-only lists (a journal):
+        an archive's checkpoint stores only the items added since the last one, so that
+        saving a checkpoint costs the same at every decision; `restore_memory` gets the
+        whole lists back. A list under such a key may only grow between two `reset`s."""
+        ...
+
     def restore_memory(self, memory: JSON) -> None:
         """Put a `memory_snapshot()` back, after `reset` of the same episode."""
         ...
@@ -486,6 +493,10 @@ class ContractBase:
     def memory_snapshot(self) -> JSON | None:
         """Default: no snapshot, so a killed run of this contract cannot be resumed."""
         return None
+
+    def memory_logs(self) -> tuple[str, ...]:
+        """Default: the whole snapshot is saved at every checkpoint."""
+        return ()
 
     def restore_memory(self, memory: JSON) -> None:
         """Default: refused (there is no snapshot to restore)."""
@@ -541,8 +552,17 @@ class ContractWrapper:
     def memory_snapshot(self) -> JSON | None:
         return self.inner.memory_snapshot()
 
+    def memory_logs(self) -> tuple[str, ...]:
+        return memory_logs(self.inner)
+
     def restore_memory(self, memory: JSON) -> None:
         self.inner.restore_memory(memory)
+
+
+def memory_logs(contract: Contract) -> tuple[str, ...]:
+    """A contract's `memory_logs()`; none for a contract written before the hook."""
+    declared = getattr(contract, "memory_logs", None)
+    return tuple(declared()) if callable(declared) else ()
 
 
 @runtime_checkable

@@ -146,3 +146,18 @@ def test_an_archive_without_the_spec_column_gains_it(tmp_path):
         assert run.spec == {}
         archive.save_run(run.model_copy(update={"spec": {"env": "warehouse"}}))
         assert archive.run("r1").spec == {"env": "warehouse"}
+
+
+@pytest.mark.parametrize(("setting", "level"), [("", 1), ("normal", 1), ("FULL", 2)])
+def test_commits_wait_for_the_disk_only_when_bounded_sync_says_full(
+    tmp_path, monkeypatch, setting, level
+):
+    monkeypatch.setenv("BOUNDED_SYNC", setting)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        assert archive._db.execute("PRAGMA synchronous").fetchone()[0] == level
+
+
+def test_a_bad_bounded_sync_is_refused_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("BOUNDED_SYNC", "sometimes")
+    with pytest.raises(ArchiveError, match="BOUNDED_SYNC must be one of normal, full"):
+        Archive(tmp_path / "a.sqlite")

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -180,3 +182,18 @@ def test_an_unusable_reply_degrades_to_the_configured_fallback(fallback, execute
 
 def test_the_state_contracts_default_fallback_is_the_replications_no_op() -> None:
     assert StateContract().config.fallback == "no-op"
+
+
+def test_the_journal_is_a_memory_log_its_snapshot_restores_whole():
+    contract = StateContract()
+    contract.reset(episode())
+    for patch in ({"a": 1}, [1], {"b": {"$append": [2]}}):
+        contract.apply(patch)
+    snapshot = contract.memory_snapshot()
+    assert contract.memory_logs() == ("journal",)
+    assert snapshot["journal"] == [entry.model_dump() for entry in contract.journal]
+    again = StateContract()
+    again.reset(episode())
+    again.restore_memory(json.loads(json.dumps(snapshot)))  # as the archive keeps it
+    assert again.journal == contract.journal and again.state == contract.state
+    assert again.memory_snapshot() == snapshot

@@ -705,3 +705,22 @@ def test_mode_a_shows_the_hand_skill_for_brute_nob():
     assert "Brute Nob: attacks only" in l5
     l3 = "\n".join(s.text for s in c.assemble(obs).segments if s.layer == "L3")
     assert "Brute Nob (enemy): elite enemy" in l3
+
+
+def test_the_digests_facts_are_a_memory_log_restored_in_each_episode():
+    from bounded.contracts.typed.learning import Digest, Episode
+
+    digest = Digest(episodes={"fight: a": Episode(category="fight", key="a")})
+    digest.episodes["fight: b"] = Episode(category="fight", key="b")
+    for name, fact in [("fight: a", "1"), ("fight: b", "2"), ("fight: a", "3")]:
+        digest.episodes[name].facts.append(fact)
+        digest.fact_log.append([name, fact])
+    snapshot = json.loads(json.dumps({"digest": digest.without_facts(), "facts": digest.fact_log}))
+    assert "facts" not in json.dumps(snapshot["digest"])
+    restored = Digest.model_validate(snapshot["digest"])
+    restored.restore_facts(snapshot["facts"])
+    assert restored == digest and restored.fact_log == digest.fact_log
+    older = Digest.model_validate(digest.model_dump(mode="json"))  # facts inside, no log
+    older.restore_facts(None)
+    assert older.episodes == digest.episodes
+    assert sorted(older.fact_log) == sorted(digest.fact_log)  # each episode in its order

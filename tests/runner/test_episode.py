@@ -253,3 +253,25 @@ def test_tiers_of_one_model_share_its_clock():
         run_episode(make("warehouse", horizon=20), ProposingContract(), model, seed=1,
                     models={"stream": model})  # fmt: skip
     assert [call["constraint"] is not None for call in model.calls] == [True, False, True]
+
+
+def test_a_wrapped_contracts_memory_logs_are_checkpointed_as_its_own(tmp_path):
+    wrapped = ContractWrapper(make_contract("state"))
+    assert wrapped.memory_logs() == ("journal",)
+    seen = []
+
+    def stop(record, obs):
+        if record.index == 9:
+            seen.append(wrapped.memory_snapshot()["journal"][:])
+            raise KeyboardInterrupt
+
+    with Archive(tmp_path / "a.sqlite") as archive:
+        with pytest.raises(KeyboardInterrupt):
+            run_episode(
+                make("warehouse", horizon=25), wrapped, ScriptedModel(honest_reply), seed=3,
+                archive=archive, observer=stop,
+            )  # fmt: skip
+        (run,) = archive.runs()
+        rows = archive.execute("SELECT pos FROM checkpoint_logs WHERE run_id = ?", (run.run_id,))
+        memory = archive.execute("SELECT memory FROM checkpoints")[0]["memory"]
+    assert len(rows) == len(seen[0]) == 10 and '"journal"' not in memory

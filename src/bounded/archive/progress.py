@@ -4,8 +4,12 @@
 transaction with the decision and its run row, a checkpoint: who plays it (`owner`, a
 process on a host), how many decisions are recorded, a snapshot of the contract's memory
 (`Contract.memory_snapshot`), the runner's own counters, and the store hashes the
-contract had. The checkpoint of a completed run is deleted with its final state; a
-killed run keeps it, and `bounded resume` continues from it.
+contract had. The lists a contract names in `memory_logs()` (the state contract's patch
+journal) are stored item by item in `checkpoint_logs`, each checkpoint adding only the
+items new since the last one and recording each log's length: a checkpoint costs the same
+at the 10,000th decision as at the first. The checkpoint of a completed run is deleted with
+its final state (and its logs); a killed run keeps it, and `bounded resume` continues
+from it.
 
 **Leases.** A sweep leases the games of its experiment in an archive: a row in `leases`
 (visible to anyone reading the archive) names the holder and carries a token, and a
@@ -91,20 +95,55 @@ class Checkpoint:
     calls)."""
     store_hashes: dict[str, str] = field(default_factory=dict)
     """The contract's `store_hashes()` at the checkpoint (a resume checks them)."""
+    logs: tuple[str, ...] = ()
+    """The keys of `memory` that are append-only lists (`Contract.memory_logs`), stored
+    item by item."""
 
 
 def write_checkpoint(db: sqlite3.Connection, point: Checkpoint) -> None:
+    memory, lengths = point.memory, {}
+    if memory is not None and point.logs:
+        for key in point.logs:
+            lengths[key] = append_log(db, point.run_id, key, memory[key])
+        memory = {key: value for key, value in memory.items() if key not in point.logs}
     db.execute(
-        "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO checkpoints "
+        "(run_id, owner, decisions, memory, runner, store_hashes, logs) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             point.run_id,
             point.owner,
             point.decisions,
-            None if point.memory is None else json.dumps(point.memory, sort_keys=True),
+            None if memory is None else json.dumps(memory, sort_keys=True),
             json.dumps(point.runner, sort_keys=True),
             json.dumps(point.store_hashes, sort_keys=True),
+            json.dumps(lengths, sort_keys=True),
         ),
     )
+
+
+def append_log(db: sqlite3.Connection, run_id: str, log: str, items: Sequence[JSON]) -> int:
+    """Store the items of one memory log that are not stored yet; returns its length. A
+    log shorter than what is stored was started over: it is stored again whole."""
+    where = "FROM checkpoint_logs WHERE run_id = ? AND log = ?"
+    last = db.execute(f"SELECT MAX(pos) {where}", (run_id, log)).fetchone()[0]
+    stored = 0 if last is None else last + 1
+    if len(items) < stored:
+        db.execute(f"DELETE {where}", (run_id, log))
+        stored = 0
+    db.executemany(
+        "INSERT INTO checkpoint_logs VALUES (?, ?, ?, ?)",
+        [
+            (run_id, log, pos, json.dumps(items[pos], sort_keys=True))
+            for pos in range(stored, len(items))
+        ],
+    )
+    return len(items)
+
+
+def delete_checkpoint(db: sqlite3.Connection, run_id: str) -> None:
+    db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run_id,))
+    db.execute("DELETE FROM checkpoint_logs WHERE run_id = ?", (run_id,))
 
 
 def record_start(archive: Archive, run: RunRecord, point: Checkpoint) -> None:
@@ -136,7 +175,7 @@ def record_end(archive: Archive, run: RunRecord) -> RunRecord:
         check_no_twin(db, run)
         Archive.write_run(db, run)
         if run.status == "completed":
-            db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run.run_id,))
+            delete_checkpoint(db, run.run_id)
     return run
 
 
@@ -154,15 +193,39 @@ def checkpoints(archive: Archive, run_ids: Sequence[str] | None = None) -> dict[
     for row in rows:
         if wanted is not None and row["run_id"] not in wanted:
             continue
+        older = "logs" not in row.keys()  # noqa: SIM118 (a row iterates its values)
+        lengths = {} if older else json.loads(row["logs"])
+        memory = None if row["memory"] is None else json.loads(row["memory"])
+        if memory is not None:
+            memory.update(read_logs(archive, row["run_id"], lengths))
         found[row["run_id"]] = Checkpoint(
             run_id=row["run_id"],
             owner=row["owner"],
             decisions=row["decisions"],
-            memory=None if row["memory"] is None else json.loads(row["memory"]),
+            memory=memory,
             runner=json.loads(row["runner"]),
             store_hashes=json.loads(row["store_hashes"]),
+            logs=tuple(lengths),
         )
     return found
+
+
+def read_logs(archive: Archive, run_id: str, lengths: dict[str, int]) -> JSON:
+    """Each memory log of a checkpoint, its first `length` items."""
+    logs = {}
+    for log, length in lengths.items():
+        rows = archive.execute(
+            "SELECT item FROM checkpoint_logs WHERE run_id = ? AND log = ? AND pos < ? "
+            "ORDER BY pos",
+            (run_id, log, length),
+        )
+        if len(rows) != length:
+            raise ArchiveError(
+                f"checkpoint of run {run_id[:12]}: log {log!r} holds {len(rows)} items, "
+                f"the checkpoint counts {length}"
+            )
+        logs[log] = [json.loads(row["item"]) for row in rows]
+    return logs
 
 
 # -- leases ---------------------------------------------------------------------------
@@ -268,7 +331,7 @@ def commit_game(
         Archive.write_run(db, run)
         for record in decisions:
             Archive.write_decision(db, record)
-        db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run.run_id,))
+        delete_checkpoint(db, run.run_id)
 
 
 def lease_holder_line(lease: Lease) -> str:

@@ -9,6 +9,13 @@ byte-identical. Read-only opens (`Archive(path, read_only=True)`) go through SQL
 write-ahead log's files, the archive is read as an immutable snapshot of its main file
 (`immutable=1`: decisions still in an un-checkpointed `-wal` file are then not seen).
 Lock waits last `BOUNDED_LOCK_TIMEOUT` seconds (default 30) and end in an `ArchiveError`.
+
+Commits are written to the write-ahead log without waiting for the disk
+(`PRAGMA synchronous=NORMAL`, `BOUNDED_SYNC`): a killed process loses nothing it
+committed, and the archive stays consistent through a power cut, which may lose the
+latest commits (a run then resumes from the checkpoint before them). Waiting for the disk
+at every commit (`BOUNDED_SYNC=full`) cost about 5 ms per decision on a busy machine, five
+times the rest of the harness.
 """
 
 from __future__ import annotations
@@ -50,6 +57,11 @@ LOCK_TIMEOUT_ENV = "BOUNDED_LOCK_TIMEOUT"
 """Seconds to wait for another process's lock on the archive before giving up."""
 
 DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+SYNC_ENV = "BOUNDED_SYNC"
+"""SQLite's `synchronous` setting for writes: `normal` (the default) or `full`."""
+
+SYNC_MODES = ("normal", "full")
 
 UNTOUCHED = "; refused, left untouched"
 
@@ -138,7 +150,15 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     decisions INTEGER NOT NULL,
     memory TEXT,
     runner TEXT NOT NULL DEFAULT '{}',
-    store_hashes TEXT NOT NULL DEFAULT '{}'
+    store_hashes TEXT NOT NULL DEFAULT '{}',
+    logs TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS checkpoint_logs (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    log TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    item TEXT NOT NULL,
+    PRIMARY KEY (run_id, log, pos)
 );
 CREATE TABLE IF NOT EXISTS leases (
     scope TEXT PRIMARY KEY,
@@ -168,6 +188,7 @@ ADDED_COLUMNS = {
         "usage": "TEXT NOT NULL DEFAULT '{}'",
     },
     "decisions": {"model": "TEXT NOT NULL DEFAULT ''"},
+    "checkpoints": {"logs": "TEXT NOT NULL DEFAULT '{}'"},
 }
 """Columns added after format 1 first shipped, per table: an older archive gains them on
 open."""
@@ -215,6 +236,14 @@ def lock_timeout() -> float:
     if not 0 <= seconds < float("inf"):
         raise ArchiveError(f"{LOCK_TIMEOUT_ENV} must be a number of seconds >= 0, got {raw!r}")
     return seconds
+
+
+def sync_mode() -> str:
+    """`$BOUNDED_SYNC` (`normal` or `full`), else `normal`."""
+    mode = os.environ.get(SYNC_ENV, "").strip().lower() or SYNC_MODES[0]
+    if mode not in SYNC_MODES:
+        raise ArchiveError(f"{SYNC_ENV} must be one of {', '.join(SYNC_MODES)}, got {mode!r}")
+    return mode
 
 
 def _read_only_uri(path: Path, *, immutable: bool) -> str:
@@ -378,6 +407,7 @@ class Archive:
         if kind != "ours":  # claim it first: a half-created archive is still recognised
             self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={sync_mode()}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA + COUNTERFACTUAL_SCHEMA)
         self._check_version()

@@ -24,6 +24,7 @@ import jsonschema
 from pydantic import Field
 
 from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Action, Decision, Observation
+from bounded.validation import validate
 
 REASONING_MAX_CHARS = EMBEDDED_REASONING_CHARS
 """The embedded model's reasoning budget, and the helpers' default cap (`reasoning_schema`,
@@ -286,7 +287,7 @@ def resolve_action(raw: Any, obs: Observation) -> Action:
         raise ValueError(f"args for {legal.id!r} must be an object, got {type(args).__name__}")
     if legal.schema_:
         try:
-            jsonschema.validate(args, legal.schema_)
+            validate(args, legal.schema_)
         except jsonschema.ValidationError as exc:
             raise ValueError(f"bad args for {legal.id!r}: {clip(exc.message)}") from exc
     return legal.with_args(args)

@@ -142,6 +142,8 @@ class PagedContract(ContractBase):
         self.core = ""
         self.queue: deque[Turn] = deque()
         self.archive: list[Turn] = []
+        self._archived: list[JSON] = []
+        """Each evicted turn as dumped once (the snapshot's append-only log)."""
         self.archive_hash = ""
         self.decisions = 0
         self.model: Model | None = None
@@ -160,7 +162,7 @@ class PagedContract(ContractBase):
         self._count = self.model.count_tokens if self.model is not None else approx_tokens
         self.core, self.archive_hash, self.decisions = "", "", 0
         self.queue.clear()
-        self.archive = []
+        self.archive, self._archived = [], []
         self._index = BM25Index()
         self._clear_pending()
 
@@ -239,6 +241,7 @@ class PagedContract(ContractBase):
 
     def _archive(self, turn: Turn) -> None:
         self.archive.append(turn)
+        self._archived.append(turn.model_dump())
         self._index.add(f"{turn.seen}\n{turn.reply}")
         blob = (self.archive_hash + turn.model_dump_json()).encode()
         self.archive_hash = hashlib.sha256(blob).hexdigest()
@@ -368,18 +371,23 @@ class PagedContract(ContractBase):
         return {"core": stable_hash(self.core), "archive": self.archive_hash}
 
     def memory_snapshot(self) -> JSON:
-        """The core memory, the queue and the archive (the index is rebuilt from it)."""
+        """The core memory, the queue and the archive (the index is rebuilt from it; the
+        archive is a memory log, stored a turn at a time)."""
         return {
             "core": self.core,
             "queue": [turn.model_dump() for turn in self.queue],
-            "archive": [turn.model_dump() for turn in self.archive],
+            "archive": self._archived,
             "decisions": self.decisions,
         }
+
+    def memory_logs(self) -> tuple[str, ...]:
+        return ("archive",)
 
     def restore_memory(self, memory: JSON) -> None:
         self.core, self.decisions = memory["core"], memory["decisions"]
         self.queue = deque(Turn.model_validate(turn) for turn in memory["queue"])
-        self.archive, self.archive_hash, self._index = [], "", BM25Index()
+        self.archive, self._archived, self.archive_hash = [], [], ""
+        self._index = BM25Index()
         for turn in memory["archive"]:
             self._archive(Turn.model_validate(turn))
         self._clear_pending()

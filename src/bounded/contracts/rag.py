@@ -129,6 +129,8 @@ class RagContract(ContractBase):
         """The reasoning cap in force (the model's, once reset)."""
         self.instructions = ""
         self.chunks: list[Chunk] = []
+        self._dumped: list[JSON] = []
+        """Each chunk as dumped once, when it was added (the snapshot's append-only log)."""
         self.game = -1
         self.chunks_hash = ""
         self._count: TokenCounter = approx_tokens
@@ -150,7 +152,7 @@ class RagContract(ContractBase):
         self._embedder = self._embedder_of(model)
         self.game += 1
         if not self.config.cross_game:
-            self.chunks, self.chunks_hash = [], ""
+            self.chunks, self.chunks_hash, self._dumped = [], "", []
         self._rebuild()
         self._pending_reply, self._last, self._query_vector = "", {}, None
 
@@ -256,6 +258,7 @@ class RagContract(ContractBase):
             vector=self._query_vector,
         )
         self.chunks.append(chunk)
+        self._dumped.append(chunk.model_dump())
         self.chunks_hash = chain(self.chunks_hash, chunk)
         self._index(chunk)
         self._pending_reply, self._last, self._query_vector = "", {}, None
@@ -271,15 +274,20 @@ class RagContract(ContractBase):
 
     def memory_snapshot(self) -> JSON:
         """Every chunk (embeddings included) and the game counter; the indexes are rebuilt
-        from the chunks on restore."""
+        from the chunks on restore. The chunks are a memory log: a checkpoint stores only
+        the ones added since the last, so it costs the same at every decision."""
         return {
-            "chunks": [chunk.model_dump() for chunk in self.chunks],
+            "chunks": self._dumped,
             "game": self.game,
             "chunks_hash": self.chunks_hash,
         }
 
+    def memory_logs(self) -> tuple[str, ...]:
+        return ("chunks",)
+
     def restore_memory(self, memory: JSON) -> None:
-        self.chunks = [Chunk.model_validate(chunk) for chunk in memory["chunks"]]
+        self._dumped = list(memory["chunks"])
+        self.chunks = [Chunk.model_validate(chunk) for chunk in self._dumped]
         self.game = memory["game"]
         self.chunks_hash = memory["chunks_hash"]
         self._rebuild()

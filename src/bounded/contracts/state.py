@@ -44,6 +44,7 @@ from bounded.core import (
     reasoning_chars_in_force,
     stable_hash,
 )
+from bounded.validation import validate, validator
 
 APPEND = "$append"
 
@@ -151,7 +152,7 @@ class StateConfig(BaseModel):
         at the first merge."""
         if schema:
             try:
-                jsonschema.validators.validator_for(schema).check_schema(schema)
+                validator(schema)  # checked once, and compiled for the merges
             except jsonschema.SchemaError as exc:
                 raise ValueError(f"not a valid JSON schema: {clip(exc.message)}") from exc
         return schema
@@ -178,6 +179,8 @@ class StateContract(ContractBase):
         self.schema: JSON | None = None
         self.state: JSON = {}
         self.journal: list[JournalEntry] = []
+        self._journal_json: list[JSON] = []
+        """`journal` as JSON, each entry dumped once (the checkpoints read it)."""
         self._pending_patch: Any = None
         self.decisions = 0
         self._perturbed_now = False
@@ -192,7 +195,7 @@ class StateContract(ContractBase):
             self.config.state_schema if self.config.state_schema is not None else suggested
         )
         self.state = {**(episode.initial_state or {}), **self.config.initial_state}
-        self.journal = []
+        self.journal, self._journal_json = [], []
         self._pending_patch = None
         self.decisions = 0
         self._perturbed_now = False
@@ -248,7 +251,7 @@ class StateContract(ContractBase):
             merged = merge_patch(self.state, patch, max_depth=self.config.max_patch_depth)
             self._check_size(merged)
             if self.schema:
-                jsonschema.validate(merged, self.schema)
+                validate(merged, self.schema)
         except PatchRejected as exc:
             entry = self._journal(t, patch, accepted=False, reason=str(exc))
         except jsonschema.ValidationError as exc:
@@ -275,6 +278,7 @@ class StateContract(ContractBase):
             t=t, patch=patch, accepted=accepted, reason=reason, state_hash=stable_hash(self.state)
         )
         self.journal.append(entry)
+        self._journal_json.append(entry.model_dump())
         return entry
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
@@ -293,16 +297,17 @@ class StateContract(ContractBase):
         return {"state": stable_hash(self.state)}
 
     def memory_snapshot(self) -> JSON:
-        """The state and its patch journal (`bounded resume`)."""
-        return {
-            "state": self.state,
-            "journal": [entry.model_dump() for entry in self.journal],
-            "decisions": self.decisions,
-        }
+        """The state and its patch journal (`bounded resume`): the journal, a log, is not
+        copied (`memory_logs`), so a snapshot costs the same at every decision."""
+        return {"state": self.state, "journal": self._journal_json, "decisions": self.decisions}
+
+    def memory_logs(self) -> tuple[str, ...]:
+        return ("journal",)
 
     def restore_memory(self, memory: JSON) -> None:
         self.state = copy.deepcopy(memory["state"])
         self.journal = [JournalEntry.model_validate(entry) for entry in memory["journal"]]
+        self._journal_json = [entry.model_dump() for entry in self.journal]
         self.decisions = memory["decisions"]
         self._pending_patch = None
 

@@ -254,11 +254,19 @@ class TranscriptContract(ContractBase):
     def memory_snapshot(self) -> JSON:
         """The turns kept so far and their token counts (`bounded resume`)."""
         return {
-            "history": [list(turn) for turn in self.history],
+            "history": self.history,  # tuples: JSON arrays, as the archive keeps them
             "turn_tokens": self._turn_tokens,
             "decisions": self.decisions,
             "bare_replies": self._bare_replies,
         }
+
+    def memory_logs(self) -> tuple[str, ...]:
+        """The turns and their counts only grow, except under a perturbation: `corrupt`
+        rewrites earlier turns, and a `wipe` that leaves as many turns as were stored (one
+        turn wiped, one added) could not be told from growth."""
+        if self.config.perturb_at is not None:
+            return ()
+        return ("history", "turn_tokens", "bare_replies")
 
     def restore_memory(self, memory: JSON) -> None:
         self.history = [(observation, reply) for observation, reply in memory["history"]]

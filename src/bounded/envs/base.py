@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gymnasium
-import jsonschema
 import numpy as np
 
 from bounded.core import JSON, Action, Observation, Outcome
+from bounded.validation import is_valid
 
 if TYPE_CHECKING:
     from bounded.stores.knowledge import GameKnowledge
@@ -158,7 +158,7 @@ def args_fit(args: JSON, schema: JSON | None) -> bool:
     """Whether `args` are valid arguments under an action's schema (None: no arguments)."""
     if schema is None:
         return not args
-    return bool(jsonschema.validators.validator_for(schema)(schema).is_valid(args))
+    return is_valid(args, schema)
 
 
 def draw_action(legal: Sequence[Action], draw: int, weights: np.ndarray | None = None) -> Action:

@@ -29,6 +29,7 @@ from bounded.core import (
     Outcome,
 )
 from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.validation import validate
 
 FINISH = "finish"
 TIME_LIMIT = "time_limit"
@@ -369,7 +370,7 @@ class ToolEnv(TextEnv):
         if chosen is None:
             return ToolResult(tool=action.id, args=args, ok=False, output="no such tool")
         try:
-            jsonschema.validate(args, chosen.parameters)
+            validate(args, chosen.parameters)
         except jsonschema.ValidationError as exc:
             return ToolResult(
                 tool=action.id, args=args, ok=False, output=f"bad args: {exc.message}"

@@ -59,11 +59,12 @@ from bounded.core import (
     Prompt,
     RunRecord,
     StepResult,
+    memory_logs,
     reasoning_chars_in_force,
     stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.meter import ClockedModel, ModelUnavailableError
+from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
@@ -169,6 +170,7 @@ class EpisodeRunner:
         self.tiers = {kind: meters[id(tier)] for kind, tier in (models or {}).items()}
         """The model of each decision kind that has its own; the others use `model`."""
         self._meters = list(meters.values())
+        self._prompt_tokens = PromptCounter(self.model.count_tokens)
         self.archive = archive
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
@@ -306,6 +308,7 @@ class EpisodeRunner:
             memory=snapshot() if snapshot is not None else None,
             runner=self._counters(),
             store_hashes=self.contract.store_hashes(),
+            logs=memory_logs(self.contract),
         )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
@@ -386,7 +389,7 @@ class EpisodeRunner:
         result: StepResult,
         extra_completions: list[Completion],
     ) -> DecisionRecord:
-        by_layer = prompt.tokens_by_layer(self.model.count_tokens)
+        by_layer = self._prompt_tokens.by_layer(prompt)
         prompt_tokens = completion.prompt_tokens if completion else sum(by_layer.values())
         info = {k: v for k, v in result.info.items() if k != "action_mask"}  # = obs.legal
         info.update(decision.extra)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bounded.core import JSON, BoundedError, Completion, Embeddings, Model
+from bounded.core import JSON, BoundedError, Completion, Embeddings, Model, Prompt, TokenCounter
 
 
 class MeteredModel:
@@ -84,6 +84,32 @@ class MeteredModel:
         return calls
 
 
+class PromptCounter:
+    """Token counts of prompts by layer, each segment text counted once while prompts keep
+    resending it: the counts of the latest prompt's texts are kept for the next one (a
+    transcript resends every earlier turn; counting them all again made its decisions cost
+    more than their prompts' growth), and only those, so what is kept stays one prompt's."""
+
+    def __init__(self, count: TokenCounter) -> None:
+        self._count = count
+        self._latest: dict[str, int] = {}
+
+    def by_layer(self, prompt: Prompt) -> dict[str, int]:
+        counted: dict[str, int] = {}
+        totals: dict[str, int] = {}
+        for segment in prompt.segments:
+            text = segment.text
+            tokens = counted.get(text)
+            if tokens is None:
+                tokens = self._latest.get(text)
+                if tokens is None:
+                    tokens = self._count(text)
+                counted[text] = tokens
+            totals[segment.layer] = totals.get(segment.layer, 0) + tokens
+        self._latest = counted
+        return totals
+
+
 class ModelUnavailableError(BoundedError, RuntimeError):
     """The model failed several decisions in a row, or never answered: the run stops as
     `failed`."""
@@ -145,4 +171,10 @@ class ClockedModel(MeteredModel):
             ) from cause
 
 
-__all__ = ["ClockedModel", "MeteredModel", "ModelDeadlineError", "ModelUnavailableError"]
+__all__ = [
+    "ClockedModel",
+    "MeteredModel",
+    "ModelDeadlineError",
+    "ModelUnavailableError",
+    "PromptCounter",
+]

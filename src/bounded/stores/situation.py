@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -26,6 +27,7 @@ OfferedReader = Callable[[Mapping[str, Any]], list[str]]
 """Names of what a state offers now (rewards, shop stock), in the order they matter."""
 
 
+@lru_cache(maxsize=4096)  # a game's names are few and compared hundreds of times a decision
 def norm(name: str) -> str:
     """The form names are compared in: lower case, single spaces, no upgrade mark (`+`)."""
     return " ".join(name.lower().replace("_", " ").split()).rstrip("+").rstrip()

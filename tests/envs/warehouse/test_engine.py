@@ -125,3 +125,17 @@ def test_a_noop_makes_no_report_and_counts_wrong() -> None:
     assert reward == 0.0 and info["correct"] is False and info["no_report"] is True
     assert info["reported"] == [None, None]
     assert env.metrics()["reports"] == 2 and env.metrics()["correct"] == 1
+
+
+def test_the_counts_after_each_step_are_those_of_the_stream_so_far():
+    env = WarehouseEnv(horizon=200)
+    env.reset(seed=5)
+    for step in range(0, 201, 7):
+        occupied, shipped = set(), 0
+        for kind, shelf in env._events[:step]:
+            if kind == "STORE":
+                occupied.add(shelf)
+            elif kind == "SHIP":
+                occupied.discard(shelf)
+                shipped += 1
+        assert env.counts_after(step) == (len(occupied), shipped)

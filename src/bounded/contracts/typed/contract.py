@@ -199,8 +199,12 @@ class TypedContract(ContractBase):
                 "text": fight.text,
                 "cut": None if fight.cut is None else fight.cut.model_dump(mode="json"),
             },
-            "digest": self.digest.model_dump(mode="json"),
+            "digest": self.digest.without_facts(),
+            "facts": self.digest.fact_log,
         }
+
+    def memory_logs(self) -> tuple[str, ...]:
+        return ("facts",)
 
     def restore_memory(self, memory: JSON) -> None:
         fight = memory["fight"]
@@ -211,6 +215,7 @@ class TypedContract(ContractBase):
             )
         self.assembler.fight = fight
         self.digest = Digest.model_validate(memory["digest"])
+        self.digest.restore_facts(memory.get("facts"))
 
     # -- postrun learning ---------------------------------------------------------
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from bounded.contracts._reply import closed_object, extract_json_object
 from bounded.contracts.typed.config import PostrunSettings
@@ -58,6 +58,28 @@ class Digest(BaseModel):
     last: Situation | None = None
     outcome: str = ""
     """How the run ended (`outcome_word`), set when postrun starts."""
+    _fact_log: list[list[str]] = PrivateAttr(default_factory=list)
+    """Every fact as it was added, `[episode name, fact]`: the facts grow by one each
+    decision, so a checkpoint stores them as a log (`memory_logs`), not in each dump."""
+
+    def without_facts(self) -> JSON:
+        """The digest as JSON with its episodes' facts left out (they are in `fact_log`)."""
+        return self.model_dump(mode="json", exclude={"episodes": {"__all__": {"facts"}}})
+
+    @property
+    def fact_log(self) -> list[list[str]]:
+        return self._fact_log
+
+    def restore_facts(self, log: Iterable[list[str]] | None) -> None:
+        """Put the facts of a `fact_log` back into a digest read `without_facts`; None: the
+        facts are in the episodes already (an older snapshot), the log is rebuilt."""
+        if log is None:
+            episodes = self.episodes.items()
+            self._fact_log = [[name, fact] for name, ep in episodes for fact in ep.facts]
+            return
+        for name, fact in log:
+            self.episodes[name].facts.append(fact)
+            self._fact_log.append([name, fact])
 
     def episode(self, category: str, key: str) -> Episode:
         name = f"{category}: {key}"
@@ -79,7 +101,9 @@ class Digest(BaseModel):
         if episode.hp_start is None:
             episode.hp_start = situation.hp
         episode.hp_end = situation.hp
-        episode.facts.append(choice_fact(situation, obs, decision))
+        fact = choice_fact(situation, obs, decision)
+        episode.facts.append(fact)
+        self._fact_log.append([f"{category}: {key}", fact])
 
 
 def outcome_word(outcome: Outcome) -> str:

@@ -88,6 +88,7 @@ class WarehouseEnv(TextEnv):
         )
         self.instructions = INSTRUCTIONS.format(shelves=self.config.shelves)
         self._events: list[tuple[str, int]] = []
+        self._counts: list[tuple[int, int]] = [(0, 0)]
         self._step = 0
         self._correct = 0
         self._seed: int | None = None
@@ -122,17 +123,29 @@ class WarehouseEnv(TextEnv):
                 events.append(("STORE", shelf))
         return events
 
-    def counts_after(self, step: int) -> tuple[int, int]:
-        """(occupied, shipped) after the first `step` events."""
+    @staticmethod
+    def running_counts(events: list[tuple[str, int]]) -> list[tuple[int, int]]:
+        """(occupied, shipped) after each prefix of the stream, the empty one first."""
         occupied: set[int] = set()
         shipped = 0
-        for kind, shelf in self._events[:step]:
+        counts = [(0, 0)]
+        for kind, shelf in events:
             if kind == "STORE":
                 occupied.add(shelf)
             elif kind == "SHIP":
                 occupied.discard(shelf)
                 shipped += 1
-        return len(occupied), shipped
+            counts.append((len(occupied), shipped))
+        return counts
+
+    def counts_after(self, step: int) -> tuple[int, int]:
+        """(occupied, shipped) after the first `step` events (counted once per stream, so a
+        step costs the same at any point of a long one)."""
+        return self._counts[min(step, len(self._events))]
+
+    def _start_stream(self) -> None:
+        self._events = self.generate(self.config, self._seed or 0)
+        self._counts = self.running_counts(self._events)
 
     # -- Gymnasium API ------------------------------------------------------
 
@@ -141,7 +154,7 @@ class WarehouseEnv(TextEnv):
     ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         self._seed = 0 if seed is None else seed
-        self._events = self.generate(self.config, self._seed)
+        self._start_stream()
         self._step = 0
         self._correct = 0
         obs = self._observe()
@@ -211,7 +224,7 @@ class WarehouseEnv(TextEnv):
         self.instructions = INSTRUCTIONS.format(shelves=self.config.shelves)
         self._apply_state_hint()
         self._seed = data["seed"]
-        self._events = self.generate(self.config, self._seed or 0)
+        self._start_stream()
         self._step = data["step"]
         self._correct = data["correct"]
 
