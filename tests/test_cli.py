@@ -46,6 +46,19 @@ def test_run_prints_a_summary_and_archives_the_run(capsys, tmp_path, replies):
     assert code == 0 and run.run_id[:12] in out
 
 
+def test_run_takes_the_temperature_and_a_decision_limit(capsys, tmp_path):
+    archive = tmp_path / "runs.sqlite"
+    code, _, _ = call(
+        capsys, "run", "warehouse", "--model", "scripted:minimal", "--horizon", "20",
+        "--temperature", "0.7", "--max-decisions", "5", "--archive", str(archive),
+    )  # fmt: skip
+    assert code == 0
+    with Archive(archive) as store:
+        [run] = store.runs()
+    assert run.decisions == 5 and run.model_params["temperature"] == 0.7
+    assert run.spec["max_decisions"] == 5
+
+
 def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(capsys, tmp_path):
     archive = tmp_path / "runs.sqlite"
     code, out, _ = call(

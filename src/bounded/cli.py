@@ -83,6 +83,17 @@ def run(
         int | None,
         typer.Option(help="Reply token limit (default 256; workbench 2048).", min=1),
     ] = None,
+    temperature: Annotated[
+        float | None,
+        typer.Option(
+            help="Sampling temperature (default: the contract's, 0.1 for episodic and summary "
+            "as their papers; else 0).",
+            min=0.0,
+        ),
+    ] = None,
+    max_decisions: Annotated[
+        int | None, typer.Option(help="Stop the game after this many decisions.", min=1)
+    ] = None,
     archive: ArchiveOption = DEFAULT_ARCHIVE,
     task: Annotated[
         str | None, typer.Option(help="Workbench: all, or task names separated by commas.")
@@ -133,7 +144,8 @@ def run(
         env=env, env_options=env_options, contract=contract,
         contract_config=contract_config, model=model,
         models=parse_tiers(model_for or []), base_url=base_url, seed=seed, tag=tag or contract,
-        max_tokens=max_tokens, model_options=model_options,
+        max_tokens=max_tokens, model_options=model_options, temperature=temperature,
+        max_decisions=max_decisions,
     )  # fmt: skip
     game = build_game(spec)  # a bad name or setting is refused before the archive is opened
     with Archive(archive) as store:
