@@ -46,6 +46,22 @@ def test_run_prints_a_summary_and_archives_the_run(capsys, tmp_path, replies):
     assert code == 0 and run.run_id[:12] in out
 
 
+def test_runs_and_resume_take_the_archive_as_an_argument_like_the_other_commands(capsys, tmp_path):
+    archive = tmp_path / "runs.sqlite"
+    code, _, _ = call(
+        capsys, "run", "warehouse", "--model", "scripted:minimal", "--horizon", "3",
+        "--archive", str(archive),
+    )  # fmt: skip
+    with Archive(archive) as store:
+        [run] = store.runs()
+    code, out, _ = call(capsys, "runs", str(archive))
+    assert code == 0 and run.run_id[:12] in out
+    code, _, err = call(capsys, "runs", str(archive), "--archive", str(tmp_path / "other.sqlite"))
+    assert code == 2 and "two archives given" in err
+    code, _, err = call(capsys, "resume", run.run_id[:8], str(archive))
+    assert code == 2 and "cannot be resumed: it is completed" in err
+
+
 def test_run_takes_the_temperature_and_a_decision_limit(capsys, tmp_path):
     archive = tmp_path / "runs.sqlite"
     code, _, _ = call(

@@ -17,6 +17,7 @@ from rich.table import Table
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.commands.options import (
     REASONING_CHARS_HELP,
+    archive_path,
     parse_options,
     parse_reasoning_chars,
     parse_tiers,
@@ -207,7 +208,12 @@ def run_workbench(
 
 @app.command()
 def runs(
-    archive: ArchiveOption = DEFAULT_ARCHIVE,
+    path: Annotated[
+        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
+    ] = None,
+    archive: Annotated[Path, typer.Option("--archive", help="The archive, as an option.")] = (
+        DEFAULT_ARCHIVE
+    ),
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     limit: Annotated[int, typer.Option(help="Show the newest N runs.", min=1)] = 50,
     close_stale: Annotated[
@@ -227,6 +233,7 @@ def runs(
     from bounded.runner.resume import close_stale as close
     from bounded.runner.resume import health
 
+    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
     if resumable and not close_stale:
         raise ConfigError("--resumable goes with --close-stale")
     if close_stale:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from bounded.core import ConfigError
@@ -43,6 +44,14 @@ def parse_reasoning_chars(raw: str) -> int | str | None:
     if value < 1:
         raise ConfigError(f"--reasoning-chars {raw!r}: give a positive number, none or model")
     return value
+
+
+def archive_path(given: Path | None, option: Path, default: Path) -> Path:
+    """The archive a command reads, given as its argument (as `analyze`, `report`, ... take
+    it) or as `--archive`: the two must agree when both are given."""
+    if given is not None and option != default and given != option:
+        raise ConfigError(f"two archives given: {given} and --archive {option}")
+    return given if given is not None else option
 
 
 def parse_tiers(pairs: list[str]) -> dict[str, str]:

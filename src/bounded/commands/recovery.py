@@ -16,14 +16,19 @@ console = Console()
 
 def resume(
     run_id: Annotated[str, typer.Argument(help="The run's id (or a unique prefix of it).")],
-    archive: Annotated[Path, typer.Option(help="SQLite run archive.")] = DEFAULT_ARCHIVE,
+    path: Annotated[
+        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
+    ] = None,
+    archive: Annotated[Path, typer.Option(help="The archive, as an option.")] = DEFAULT_ARCHIVE,
 ) -> None:
     """Continue a killed run: the environment replayed from the seed, the contract's memory
     restored from the snapshot saved with its last decision; the run keeps its id."""
+    from bounded.commands.options import archive_path
     from bounded.commands.output import run_summary
     from bounded.core import ConfigError
     from bounded.runner.resume import resume_run
 
+    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
     if not archive.is_file():
         raise ConfigError(f"no archive at {archive}")
     record = resume_run(archive, run_id)

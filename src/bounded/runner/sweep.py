@@ -146,6 +146,11 @@ def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileExistsError as exc:  # mkdir met a file where a directory should be
+        raise ArchiveError(
+            f"cannot write the archive's lock file {lock_path}: {lock_path.parent} is not a "
+            "directory"
+        ) from exc
     except OSError as exc:
         raise ArchiveError(
             f"cannot write the archive's lock file {lock_path}: {exc.strerror or exc}"
