@@ -90,6 +90,7 @@ def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(ca
     assert f"fallback actions {sum(d.fallback for d in decisions)}" in text
     assert "parse errors" in text and "L1" in text and "L2" in text
     assert "a transcript would have sent" in text and "served from the cache" in text
+    assert "its cost under prefix caching" in text
 
 
 @pytest.mark.parametrize(

@@ -134,8 +134,10 @@ def add_counterfactual_rows(
     (docs/cost.md) against this run's, and how much of this run's prompts the cache
     served."""
     from bounded.analysis.audit import audit_run
+    from bounded.analysis.cost import DEFAULT_PRICES, CostModel
 
-    audit = audit_run(run, decisions)
+    listed = CostModel(models=dict.fromkeys({run.model, *run.usage}, DEFAULT_PRICES))
+    audit = audit_run(run, decisions, listed)  # a ratio at list prices, a free model's too
     if not audit.total_prompt:
         return
     ratio = audit.counterfactual_total / audit.total_prompt
