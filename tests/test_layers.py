@@ -13,11 +13,12 @@ SOURCE = Path(__file__).parents[1] / "src" / "bounded"
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "registry": {"core"},
+    "validation": {"core"},
     "testing": {"core"},
     "stores": {"core"},
     "models": {"core", "registry"},
-    "contracts": {"core", "registry", "stores"},
-    "envs": {"core", "registry", "stores", "models"},
+    "contracts": {"core", "registry", "stores", "validation"},
+    "envs": {"core", "registry", "stores", "models", "validation"},
     "archive": {"core", "envs"},
     # the runner may read the analysis: an experiment file carries the cost columns' prices
     "runner": {
