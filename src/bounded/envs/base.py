@@ -336,6 +336,17 @@ class TextEnv(gymnasium.Env[Observation, Action]):
         return None
 
 
+def progression_outcome(metrics: dict[str, Any], score_key: str = "score") -> Outcome:
+    """The `Outcome` of a wrapper scored as BALROG scores it, from its `metrics()`: its
+    `victory`, the score under `score_key`, BALROG's `progression`, and why it ended."""
+    return Outcome(
+        victory=bool(metrics["victory"]),
+        score=float(metrics[score_key]),
+        progress=metrics["progression"],
+        ended_by=metrics["ended_by"],
+    )
+
+
 __all__ = [
     "Choices",
     "LegalActionSpace",
@@ -344,6 +355,7 @@ __all__ = [
     "args_fit",
     "draw_action",
     "legal_mask",
+    "progression_outcome",
     "sample_args",
     "sample_value",
     "with_action_mask",

@@ -22,7 +22,7 @@ from bounded.core import (
     first_validation_error,
 )
 from bounded.envs.babyai.describe import describe
-from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
 
 ENV_VERSION = "2"
 
@@ -207,11 +207,7 @@ class BabyAIEnv(TextEnv):
 
     def outcome(self) -> Outcome:
         """See the class docstring."""
-        metrics = self.metrics()
-        return Outcome(
-            victory=bool(metrics["victory"]), score=metrics["reward"],
-            progress=metrics["progression"], ended_by=metrics["ended_by"],
-        )  # fmt: skip
+        return progression_outcome(self.metrics(), score_key="reward")
 
     def save(self) -> JSON:
         """The level, seed and actions taken (a load replays them)."""

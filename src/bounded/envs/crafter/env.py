@@ -29,7 +29,7 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
 from bounded.envs.crafter.describe import VITALS, describe, inventory_items, nearest_things
 from bounded.envs.crafter.knowledge import crafter_knowledge
 from bounded.stores.knowledge import GameKnowledge
@@ -251,11 +251,7 @@ class CrafterEnv(TextEnv):
 
     def outcome(self) -> Outcome:
         """See the class docstring."""
-        metrics = self.metrics()
-        return Outcome(
-            victory=bool(metrics["victory"]), score=float(metrics["score"]),
-            progress=metrics["progression"], ended_by=metrics["ended_by"],
-        )  # fmt: skip
+        return progression_outcome(self.metrics())
 
     def save(self) -> JSON:
         """The settings, seed and actions taken (a load replays them)."""

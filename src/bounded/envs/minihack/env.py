@@ -24,7 +24,7 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
 from bounded.envs.minihack.game import MiniHackGame
 from bounded.envs.minihack.knowledge import minihack_knowledge
 from bounded.envs.nethack.render import observation_state, observation_text
@@ -267,11 +267,7 @@ class MiniHackEnv(TextEnv):
 
     def outcome(self) -> Outcome:
         """See the class docstring."""
-        metrics = self.metrics()
-        return Outcome(
-            victory=bool(metrics["victory"]), score=float(metrics["reward"]),
-            progress=metrics["progression"], ended_by=metrics["ended_by"],
-        )  # fmt: skip
+        return progression_outcome(self.metrics(), score_key="reward")
 
     def save(self) -> JSON:
         """The task, seed and actions taken (a load replays them)."""

@@ -29,7 +29,7 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
 from bounded.envs.textworld.games import CHALLENGES, cache_dir, ensure_game, game_settings
 from bounded.envs.textworld.knowledge import textworld_knowledge
 from bounded.stores.knowledge import GameKnowledge
@@ -315,11 +315,7 @@ class TextWorldEnv(TextEnv):
 
     def outcome(self) -> Outcome:
         """See the class docstring."""
-        metrics = self.metrics()
-        return Outcome(
-            victory=bool(metrics["victory"]), score=float(metrics["score"]),
-            progress=metrics["progression"], ended_by=metrics["ended_by"],
-        )  # fmt: skip
+        return progression_outcome(self.metrics())
 
     def save(self) -> JSON:
         """The settings, seed and commands typed (a load replays them)."""
