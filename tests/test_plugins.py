@@ -35,7 +35,8 @@ def plugin_path(tmp_path_factory) -> Path:
 
 
 def bounded(plugin_path: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(plugin_path)}
+    path = os.pathsep.join(filter(None, [str(plugin_path), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
     return subprocess.run(
         [str(BOUNDED), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
     )

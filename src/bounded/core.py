@@ -360,6 +360,9 @@ class Model(Protocol):
     id: str
     context_window: int | None
     """Tokens the model can read at once (prompt and reply), or None when unknown."""
+    run_deadline_s: float | None
+    """The model time one run may spend on it, in seconds (a run past it ends `failed`),
+    or None: no budget."""
 
     def complete(
         self,
@@ -372,6 +375,15 @@ class Model(Protocol):
     ) -> Completion: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+
+class ModelBase:
+    """Defaults for a model's optional members; subclass it or declare them yourself."""
+
+    context_window: int | None = None
+    """Default: unknown."""
+    run_deadline_s: float | None = None
+    """Default: no budget of model time per run."""
 
 
 class Embeddings(BaseModel):
@@ -415,15 +427,55 @@ class EpisodeContext:
     """The archive's id of this run."""
 
 
+FallbackPolicy = Literal["no-op", "first-legal", "game-default"]
+"""What a decision executes when the model's reply is unusable (see `fallback_actions`)."""
+
+NOOP_ACTION = Action(id="noop", label="no action: the reply was unusable")
+
+
+def fallback_actions(
+    obs: Observation, policy: FallbackPolicy, default: Action | None = None
+) -> list[Action]:
+    """The one fallback rule: what runs when the model's reply is unusable (malformed, or
+    no action), under the contract's `fallback_policy()`; `default` is the game's own
+    (`Env.default_action()`).
+
+    - `no-op` (the SKILL.state replication's `parse_response`, which "degrades to a no-op
+      with a recorded parse_error"): the `noop` action, which an environment that supports
+      it takes as doing nothing this decision (the warehouse: no report for the event,
+      counted wrong). An environment that refuses it gets the `game-default` fallback
+      instead, and the decision records the refusal.
+    - `first-legal`: the first legal action as the observation lists it (this toolkit's
+      original behaviour).
+    - `game-default`: the game's default action (BALROG's: `esc` in NetHack, `Noop` in
+      Crafter, `help` in TextWorld), as BALROG's `check_action_validity` does; the first
+      legal action where the game declares none.
+    """
+    if policy == "no-op":
+        return [NOOP_ACTION]
+    if policy == "first-legal" and obs.legal:
+        return list(obs.legal[:1])
+    return [default] if default is not None else list(obs.legal[:1])
+
+
 @runtime_checkable
 class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`propose`, `postrun`, `postrun_record`, `store_hashes`, `memory_snapshot`,
-    `memory_logs`, `restore_memory`) their defaults."""
+    (`paper_temperature`, `env_options`, `propose`, `fallback_policy`, `postrun`,
+    `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
+    their defaults."""
 
     name: str
+    paper_temperature: float | None
+    """The sampling temperature the contract's paper plays at, for a game whose spec sets
+    none; None: the spec's (or 0)."""
+
+    def env_options(self, env_id: str, options: JSON) -> JSON:
+        """The environment options the contract plays at, completed from the spec's (or a
+        `ConfigError` refusing them), asked before the environment is built."""
+        ...
 
     def reset(self, episode: EpisodeContext) -> None: ...
 
@@ -436,6 +488,10 @@ class Contract(Protocol):
     def reply_schema(self, obs: Observation) -> JSON: ...
 
     def parse(self, completion: Completion, obs: Observation) -> Decision: ...
+
+    def fallback_policy(self) -> FallbackPolicy:
+        """What a decision whose reply is unusable executes (`fallback_actions`)."""
+        ...
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None: ...
 
@@ -472,10 +528,19 @@ class ContractBase:
     """Defaults for a contract's optional hooks; subclass it or implement them yourself."""
 
     name: str = "contract"
+    paper_temperature: float | None = None
+
+    def env_options(self, env_id: str, options: JSON) -> JSON:
+        """Default: the spec's options as they are."""
+        return options
 
     def propose(self, obs: Observation) -> Decision | None:
         """Default: every decision asks the model."""
         return None
+
+    def fallback_policy(self) -> FallbackPolicy:
+        """Default: the game's default action, else the first legal one."""
+        return "game-default"
 
     def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
         """Default: nothing is learned after the episode."""
@@ -512,17 +577,24 @@ class ContractWrapper:
     def __init__(self, inner: Contract) -> None:
         self.inner = inner
         self.name = inner.name
+        self.paper_temperature = inner.paper_temperature
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "inner":  # not yet set (copy, unpickling): never recurse
             raise AttributeError(attr)
         return getattr(self.inner, attr)
 
+    def env_options(self, env_id: str, options: JSON) -> JSON:
+        return self.inner.env_options(env_id, options)
+
     def reset(self, episode: EpisodeContext) -> None:
         self.inner.reset(episode)
 
     def propose(self, obs: Observation) -> Decision | None:
         return self.inner.propose(obs)
+
+    def fallback_policy(self) -> FallbackPolicy:
+        return self.inner.fallback_policy()
 
     def assemble(self, obs: Observation) -> Prompt:
         return self.inner.assemble(obs)
@@ -553,16 +625,10 @@ class ContractWrapper:
         return self.inner.memory_snapshot()
 
     def memory_logs(self) -> tuple[str, ...]:
-        return memory_logs(self.inner)
+        return self.inner.memory_logs()
 
     def restore_memory(self, memory: JSON) -> None:
         self.inner.restore_memory(memory)
-
-
-def memory_logs(contract: Contract) -> tuple[str, ...]:
-    """A contract's `memory_logs()`; none for a contract written before the hook."""
-    declared = getattr(contract, "memory_logs", None)
-    return tuple(declared()) if callable(declared) else ()
 
 
 @runtime_checkable

@@ -61,7 +61,7 @@ def test_cot_keeps_the_reasoning_of_the_previous_turn_only() -> None:
 
 def test_an_unusable_reply_runs_the_games_default_and_the_next_turn_says_so() -> None:
     contract = play("balrog-naive", 1, replies=lambda i: "I would go, maybe")
-    assert contract.fallback_actions(observation(1)) == []  # the runner's game default
+    assert contract.fallback_policy() == "game-default"
     text = contract.assemble(observation(1)).messages()[-1]["content"]
     assert text.startswith(INVALID_FEEDBACK)
     contract.commit(observation(1), Decision(actions=[Action(id="go")]), StepResult())

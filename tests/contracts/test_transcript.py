@@ -101,9 +101,10 @@ def test_each_prompt_starts_with_the_whole_previous_one():
 
 def test_the_fallback_is_the_first_legal_action_unless_no_op_is_asked() -> None:
     from bounded.contracts.transcript import TranscriptContract
-    from bounded.core import Action, Observation
+    from bounded.core import Action, Observation, fallback_actions
 
     obs = Observation(kind="stream", state={}, legal=[Action(id="report"), Action(id="x")])
-    assert [a.id for a in TranscriptContract().fallback_actions(obs)] == ["report"]
-    no_op = TranscriptContract(fallback="no-op").fallback_actions(obs)
+    default = TranscriptContract().fallback_policy()
+    assert [a.id for a in fallback_actions(obs, default, Action(id="x"))] == ["report"]
+    no_op = fallback_actions(obs, TranscriptContract(fallback="no-op").fallback_policy())
     assert [a.id for a in no_op] == ["noop"]

@@ -3,12 +3,21 @@ import time
 import pytest
 
 from bounded.archive import Archive
-from bounded.contracts import make_contract
-from bounded.core import ContractWrapper, Decision, Outcome
-from bounded.envs import make
+from bounded.contracts import make_contract, register_contract
+from bounded.core import (
+    Action,
+    ContractBase,
+    ContractWrapper,
+    Decision,
+    Observation,
+    Outcome,
+    Prompt,
+)
+from bounded.envs import TextEnv, make, register_env
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
-from bounded.runner import ModelUnavailableError, run_episode
+from bounded.runner import GameSpec, ModelUnavailableError, run_episode
+from bounded.runner.build import build_game, runner_for
 from bounded.runner.meter import ModelDeadlineError
 
 
@@ -275,3 +284,70 @@ def test_a_wrapped_contracts_memory_logs_are_checkpointed_as_its_own(tmp_path):
         rows = archive.execute("SELECT pos FROM checkpoint_logs WHERE run_id = ?", (run.run_id,))
         memory = archive.execute("SELECT memory FROM checkpoints")[0]["memory"]
     assert len(rows) == len(seen[0]) == 10 and '"journal"' not in memory
+
+
+class Counter(TextEnv):
+    """A plugin game with only `bounded.core.Env`'s required members: count to three."""
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.count = 0
+        return self.observe(), {}
+
+    def observe(self):
+        legal = [Action(id="up"), Action(id="down")] if self.count < 3 else []
+        return Observation(kind="count", t=self.count, text=f"at {self.count}", legal=legal)
+
+    def step(self, action):
+        self.count += 1
+        return self.observe(), 1.0, self.count >= 3, False, {}
+
+    def save(self):
+        return {"count": self.count}
+
+    def load(self, data):
+        self.count = data["count"]
+
+
+class Plain(ContractBase):
+    """A plugin contract with only `bounded.core.Contract`'s required hooks."""
+
+    name = "plain"
+
+    def reset(self, episode):
+        return None
+
+    def assemble(self, obs):
+        return Prompt().add("observation", "user", obs.text)
+
+    def reply_schema(self, obs):
+        return {"type": "object"}
+
+    def parse(self, completion, obs):
+        chosen = obs.legal_action(completion.text.strip())
+        return Decision(actions=[chosen] if chosen else [], parse_error=None if chosen else "?")
+
+    def commit(self, obs, decision, result):
+        return None
+
+    def config_dict(self):
+        return {}
+
+
+def test_a_plugin_without_the_optional_hooks_plays_with_the_base_classes_defaults(tmp_path):
+    """No `default_action`, `fallback_policy`, `env_options`, `paper_temperature`,
+    `memory_snapshot` or model `run_deadline_s` of its own: the bases' defaults play it,
+    an unusable reply executes the first legal action, and its checkpoints save no memory."""
+    register_env("plugin/Counter-v0", Counter)
+    register_contract("plain", Plain)
+    spec = GameSpec(env="plugin/Counter-v0", contract="plain", model="scripted", seed=1)
+    game = build_game(spec, model=ScriptedModel(["down", "no idea"], cycle=True))
+    with Archive(tmp_path / "a.sqlite") as archive:
+        runner = runner_for(game, archive=archive)
+        run = runner.execute()
+        decisions = archive.decisions(run.run_id)
+    assert run.status == "completed" and run.decisions == 3
+    assert [d.actions[0].id for d in decisions] == ["down", "up", "down"]
+    assert [d.fallback for d in decisions] == [False, True, False]
+    assert run.model_params["temperature"] == 0.0
+    assert runner.checkpoint().memory is None and runner.checkpoint().logs == ()

@@ -37,10 +37,10 @@ from bounded.core import (
     Model,
     RunRecord,
     approx_tokens,
+    fallback_actions,
     stable_hash,
 )
 from bounded.runner.build import build_contract, build_env, build_model
-from bounded.runner.episode import fallback_action, game_default
 
 CONTROL = "(control)"
 """The layer name of a control: the archived prompt asked again unchanged."""
@@ -275,7 +275,7 @@ class Asker:
         game = spec_of(run)
         self.contract: Contract = build_contract(game)
         _, env = build_env(game)
-        self.default = game_default(env)
+        self.default = env.default_action()
         try:
             self.contract.reset(
                 EpisodeContext(
@@ -317,7 +317,8 @@ class Asker:
         decision = self.contract.parse(completion, obs)
         actions, fallback = decision.actions, False
         if not actions:
-            actions, fallback = fallback_action(obs, self.contract, self.default), True
+            policy = self.contract.fallback_policy()
+            actions, fallback = fallback_actions(obs, policy, self.default), True
         original = task.record.actions
         expert = action_key(state.expert_actions)
         return Counterfactual(

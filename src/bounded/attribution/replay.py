@@ -33,7 +33,6 @@ from bounded.core import (
 from bounded.registry import Registry
 from bounded.runner import GameSpec
 from bounded.runner.build import build_env
-from bounded.runner.episode import game_default
 
 ExpertFactory = Callable[[], Expert]
 
@@ -160,7 +159,7 @@ def _walk(
 ) -> dict[int, ReplayedDecision]:
     replayed: dict[int, ReplayedDecision] = {}
     obs, _ = env.reset(seed=run.seed)
-    default = game_default(env)
+    default = env.default_action()
     last = max(targets)
     for record in records[: last + 1]:
         _check_same(run, record, obs, default)

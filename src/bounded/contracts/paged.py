@@ -37,17 +37,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import ReasoningChars, decision_schema, parse_decision, scrub
 from bounded.contracts._search import BM25Index
 from bounded.core import (
     JSON,
-    Action,
     Completion,
     ContractBase,
     Decision,
     EpisodeContext,
+    FallbackPolicy,
     Model,
     Observation,
     Prompt,
@@ -102,7 +101,7 @@ class PagedConfig(BaseModel):
     None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
     endpoint and plugin models); recorded with the run (`model_params["reasoning_chars"]`)."""
     fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes (see `bounded.contracts._fallback`)."""
+    """What an unusable reply executes (see `bounded.core.fallback_actions`)."""
 
 
 class Turn(BaseModel):
@@ -195,8 +194,8 @@ class PagedContract(ContractBase):
             reasoning_chars=self.reasoning_chars,
         )
 
-    def fallback_actions(self, obs: Observation) -> list[Action]:
-        return fallback_actions(self.config.fallback, obs)
+    def fallback_policy(self) -> FallbackPolicy:
+        return self.config.fallback
 
     # -- one decision -------------------------------------------------------------------
 

@@ -32,7 +32,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import ReasoningChars, decision_schema, parse_decision, scrub
 from bounded.contracts._search import BM25Index, VectorIndex, hybrid, top
@@ -45,6 +44,7 @@ from bounded.core import (
     Decision,
     Embedder,
     EpisodeContext,
+    FallbackPolicy,
     Model,
     Observation,
     Prompt,
@@ -84,7 +84,7 @@ class RagConfig(BaseModel):
     None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
     endpoint and plugin models); recorded with the run (`model_params["reasoning_chars"]`)."""
     fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes (see `bounded.contracts._fallback`)."""
+    """What an unusable reply executes (see `bounded.core.fallback_actions`)."""
     bm25_k1: float = Field(default=1.5, gt=0)
     bm25_b: float = Field(default=0.75, ge=0, le=1)
 
@@ -181,8 +181,8 @@ class RagContract(ContractBase):
 
     # -- one decision ---------------------------------------------------------------
 
-    def fallback_actions(self, obs: Observation) -> list[Action]:
-        return fallback_actions(self.config.fallback, obs)
+    def fallback_policy(self) -> FallbackPolicy:
+        return self.config.fallback
 
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(

@@ -33,7 +33,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
     ReasoningChars,
@@ -45,13 +44,13 @@ from bounded.contracts._reply import (
 )
 from bounded.core import (
     JSON,
-    Action,
     Completion,
     ConfigError,
     ContractBase,
     Decision,
     DecisionRecord,
     EpisodeContext,
+    FallbackPolicy,
     Model,
     Observation,
     Outcome,
@@ -103,7 +102,7 @@ class ReflexionConfig(BaseModel):
     None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
     endpoint and plugin models); recorded with the run (`model_params["reasoning_chars"]`)."""
     fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes (see `bounded.contracts._fallback`)."""
+    """What an unusable reply executes (see `bounded.core.fallback_actions`)."""
 
 
 class Reflection(BaseModel):
@@ -212,8 +211,8 @@ class ReflexionContract(ContractBase):
 
     # -- one decision ----------------------------------------------------------------
 
-    def fallback_actions(self, obs: Observation) -> list[Action]:
-        return fallback_actions(self.config.fallback, obs)
+    def fallback_policy(self) -> FallbackPolicy:
+        return self.config.fallback
 
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(

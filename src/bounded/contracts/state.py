@@ -20,7 +20,6 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
@@ -33,11 +32,11 @@ from bounded.contracts._reply import (
 from bounded.contracts.recovery import Perturbation, corrupt_value
 from bounded.core import (
     JSON,
-    Action,
     Completion,
     ContractBase,
     Decision,
     EpisodeContext,
+    FallbackPolicy,
     Observation,
     Prompt,
     StepResult,
@@ -138,7 +137,7 @@ class StateConfig(BaseModel):
     and journaled."""
     fallback: FallbackPolicy = "no-op"
     """What an unusable reply executes: `no-op` (the SKILL.state replication's) or
-    `first-legal` (see `bounded.contracts._fallback`)."""
+    `first-legal` (see `bounded.core.fallback_actions`)."""
     perturb_at: int | None = Field(default=None, ge=0)
     """State recovery: the decision (0-based) before which the state is perturbed
     (see `bounded.contracts.recovery`); None: never."""
@@ -207,8 +206,8 @@ class StateContract(ContractBase):
         parts.append(reply_format(self.reply_schema(obs)))
         return "\n\n".join(p for p in parts if p)
 
-    def fallback_actions(self, obs: Observation) -> list[Action]:
-        return fallback_actions(self.config.fallback, obs)
+    def fallback_policy(self) -> FallbackPolicy:
+        return self.config.fallback
 
     def reply_schema(self, obs: Observation) -> JSON:
         extra = {"state_patch": patch_schema(self.schema)}

@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.contracts._fallback import FallbackPolicy, fallback_actions
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     ReasoningChars,
@@ -28,11 +27,11 @@ from bounded.contracts._reply import (
 from bounded.contracts.recovery import Perturbation, corrupt_text
 from bounded.core import (
     JSON,
-    Action,
     Completion,
     ContractBase,
     Decision,
     EpisodeContext,
+    FallbackPolicy,
     Observation,
     Prompt,
     StepResult,
@@ -64,7 +63,7 @@ class TranscriptConfig(BaseModel):
     fallback: FallbackPolicy = "first-legal"
     """What an unusable reply executes: `first-legal`, `no-op` as the SKILL.state
     replication's conversational mode, or `game-default` as BALROG's agents (see
-    `bounded.contracts._fallback`)."""
+    `bounded.core.fallback_actions`)."""
     max_turns: int | None = Field(default=None, ge=0)
     """Keep only the newest this many observation/reply turns (BALROG's
     `max_text_history = 16`); None: every turn the budget holds."""
@@ -144,8 +143,8 @@ class TranscriptContract(ContractBase):
         if self._budget is None and window:
             self._budget = int(window) - self.config.reply_tokens
 
-    def fallback_actions(self, obs: Observation) -> list[Action]:
-        return fallback_actions(self.config.fallback, obs)
+    def fallback_policy(self) -> FallbackPolicy:
+        return self.config.fallback
 
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(

@@ -20,7 +20,7 @@ from inspect_ai.model import (
 from inspect_ai.model import Model as InspectApiModel
 from inspect_ai.util import JSONSchema
 
-from bounded.core import JSON, Completion, approx_tokens
+from bounded.core import JSON, Completion, ModelBase, approx_tokens
 
 SchemaForm = Literal["json_schema", "json_object", "none"]
 """How the contract's reply schema reaches the provider: inspect's `ResponseSchema`
@@ -49,7 +49,7 @@ def schema_config(constraint: JSON | None, form: SchemaForm) -> dict[str, Any]:
     return {"response_schema": ResponseSchema(name="decision", json_schema=schema, strict=False)}
 
 
-class InspectModel:
+class InspectModel(ModelBase):
     """Completes prompts through an inspect model from a thread started by
     `anyio.to_thread.run_sync` (the solver's), whose event loop makes the call."""
 

@@ -134,8 +134,12 @@ def make_model(spec: str, *, base_url: str | None = None, **options: Any) -> Mod
         model = factory(*args, **options)
     except TypeError as exc:
         raise ConfigError(f"bad options for model {spec!r}: {exc}") from exc
-    if not callable(getattr(model, "complete", None)):
-        raise ConfigError(f"model {spec!r} does not implement bounded.core.Model: {model!r}")
+    if not isinstance(model, Model):
+        raise ConfigError(
+            f"model {spec!r} does not implement bounded.core.Model (id, context_window, "
+            f"run_deadline_s, complete, count_tokens; bounded.ModelBase gives the optional "
+            f"members their defaults): {model!r}"
+        )
     return model
 
 

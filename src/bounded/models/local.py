@@ -28,7 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Completion, ConfigError, Embeddings
+from bounded.core import (
+    EMBEDDED_REASONING_CHARS,
+    JSON,
+    Completion,
+    ConfigError,
+    Embeddings,
+    ModelBase,
+)
 
 
 @dataclass(frozen=True)
@@ -123,7 +130,7 @@ EMBED_CONTEXT = 512
 """Tokens of one text the embedding context reads (a longer text is cut)."""
 
 
-class LocalModel:
+class LocalModel(ModelBase):
     """A GGUF model run in-process by llama.cpp, on all cores."""
 
     def __init__(

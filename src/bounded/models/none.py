@@ -4,10 +4,10 @@ Asking it anything is a bug in the game's setup, said in one line."""
 
 from __future__ import annotations
 
-from bounded.core import JSON, Completion, ConfigError, approx_tokens
+from bounded.core import JSON, Completion, ConfigError, ModelBase, approx_tokens
 
 
-class NoModel:
+class NoModel(ModelBase):
     """Refuses every call: for games played by a scripted player."""
 
     id = "none"

@@ -79,6 +79,7 @@ from bounded.core import (
     Completion,
     ConfigError,
     Embeddings,
+    ModelBase,
     TokenCounter,
     approx_tokens,
     first_validation_error,
@@ -378,7 +379,7 @@ def one_line(text: str, limit: int = 300) -> str:
 # -- the model ---------------------------------------------------------------------------
 
 
-class OpenAICompatModel:
+class OpenAICompatModel(ModelBase):
     """A chat model behind an OpenAI-compatible HTTP API."""
 
     def __init__(

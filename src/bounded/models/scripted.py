@@ -6,13 +6,13 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bounded.core import JSON, Completion, approx_tokens
+from bounded.core import JSON, Completion, ModelBase, approx_tokens
 
 Reply = str | JSON
 ReplyFunction = Callable[[list[dict[str, str]], JSON | None], Reply]
 
 
-class ScriptedModel:
+class ScriptedModel(ModelBase):
     """Returns the given replies in order (dicts are sent as JSON), cycling when `cycle` is set.
 
     With a function instead of a list, each reply is `fn(messages, constraint)`, which

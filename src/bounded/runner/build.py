@@ -45,19 +45,17 @@ def build_env(spec: GameSpec) -> tuple[str, Env]:
 
 
 def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
-    """The spec with the settings the contract plays at filled in: a contract with an
-    `env_options(env_id, options)` hook (EpicStar's and CoS's one-action step) completes
-    the spec's environment options or refuses them, before anything is built; one with a
-    `paper_temperature` sets the temperature of a spec that sets none."""
+    """The spec with the settings the contract plays at filled in: its `env_options` hook
+    (EpicStar's and CoS's one-action step) completes the spec's environment options or
+    refuses them, before anything is built; its `paper_temperature` sets the temperature of
+    a spec that sets none."""
     update: dict[str, Any] = {}
-    hook = getattr(contract, "env_options", None)
-    if callable(hook):
-        options = hook(resolve_env_id(spec.env), dict(spec.env_options))
-        if options != spec.env_options:
-            update["env_options"] = options
-    temperature = getattr(contract, "paper_temperature", None)
-    if isinstance(temperature, float) and spec.temperature is None:
-        update["temperature"] = temperature
+    options = contract.env_options(resolve_env_id(spec.env), dict(spec.env_options))
+    if options != spec.env_options:
+        update["env_options"] = options
+    temperature = contract.paper_temperature
+    if temperature is not None and spec.temperature is None:
+        update["temperature"] = float(temperature)
     return spec.model_copy(update=update) if update else spec
 
 

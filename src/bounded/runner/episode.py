@@ -59,7 +59,7 @@ from bounded.core import (
     Prompt,
     RunRecord,
     StepResult,
-    memory_logs,
+    fallback_actions,
     reasoning_chars_in_force,
     stable_hash,
 )
@@ -119,25 +119,6 @@ def outcome_dict(env: Env, outcome: Outcome) -> JSON:
     return {**env.metrics(), **outcome.model_dump(include={"victory", "score", "progress"})}
 
 
-def fallback_action(
-    obs: Observation, contract: Contract | None = None, default: Action | None = None
-) -> list[Action]:
-    """What runs when the model's reply is unusable: the contract's `fallback_actions(obs)`
-    where it has one and names some (e.g. a no-op), else the game's `default`, else the
-    first legal action."""
-    own = getattr(contract, "fallback_actions", None)
-    chosen = list(own(obs)) if callable(own) else []
-    if chosen:
-        return chosen
-    return [default] if default is not None else obs.legal[:1]
-
-
-def game_default(env: Env) -> Action | None:
-    """The game's `default_action()` (BALROG's), where it declares one."""
-    declared = getattr(env, "default_action", None)
-    return declared() if callable(declared) else None
-
-
 class EpisodeRunner:
     """Runs one episode and writes it to the archive as it goes."""
 
@@ -161,7 +142,7 @@ class EpisodeRunner:
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
     ) -> None:
         self.env, self.contract = env, contract
-        self._default = game_default(env)
+        self._default = env.default_action()
         meters = {id(model): ClockedModel(model)}  # one meter and one clock per model object
         for tier in (models or {}).values():
             if id(tier) not in meters:
@@ -298,17 +279,16 @@ class EpisodeRunner:
             meter.answered, meter.failed, meter.spent_s, meter.last_error = saved
 
     def checkpoint(self) -> Checkpoint:
-        """Where the run stands after its latest decision, for a resume (a contract that
-        does not implement `memory_snapshot` at all saves none)."""
-        snapshot = getattr(self.contract, "memory_snapshot", None)
+        """Where the run stands after its latest decision, for a resume (a contract whose
+        `memory_snapshot()` gives none saves none)."""
         return Checkpoint(
             run_id=self.run.run_id,
             owner=self._owner,
             decisions=self.run.decisions,
-            memory=snapshot() if snapshot is not None else None,
+            memory=self.contract.memory_snapshot(),
             runner=self._counters(),
             store_hashes=self.contract.store_hashes(),
-            logs=memory_logs(self.contract),
+            logs=self.contract.memory_logs(),
         )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
@@ -316,12 +296,13 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            actions, fallback = fallback_action(obs, self.contract, self._default), True
+            policy = self.contract.fallback_policy()
+            actions, fallback = fallback_actions(obs, policy, self._default), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         except IllegalActionError as exc:
             decision.parse_error = decision.parse_error or f"refused by env: {exc}"
-            actions, fallback = fallback_action(obs, default=self._default), True
+            actions, fallback = fallback_actions(obs, "game-default", self._default), True
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
         result = StepResult(reward=reward, terminated=terminated, truncated=truncated, info=info)
         self.contract.commit(obs, decision, result)

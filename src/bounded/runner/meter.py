@@ -24,7 +24,8 @@ class MeteredModel:
     def __init__(self, inner: Model) -> None:
         self.inner = inner
         self.id = inner.id
-        self.context_window: int | None = getattr(inner, "context_window", None)
+        self.context_window = inner.context_window
+        self.run_deadline_s = inner.run_deadline_s
         self._calls: list[Completion] = []
 
     def __getattr__(self, attr: str) -> Any:
@@ -122,13 +123,11 @@ class ModelDeadlineError(ModelUnavailableError):
 class ClockedModel(MeteredModel):
     """A metered model that also keeps the run's time with it (every call, failed ones and
     retries included) and how many calls it answered or failed, and stops the run once the
-    model's budget of model time per run (its `run_deadline_s`, when it declares one) is
+    model's budget of model time per run (its `run_deadline_s`, when it is not None) is
     spent."""
 
     def __init__(self, inner: Model) -> None:
         super().__init__(inner)
-        budget = getattr(inner, "run_deadline_s", None)
-        self.run_deadline_s: float | None = float(budget) if budget else None
         self.spent_s = 0.0
         self.answered = 0
         self.failed = 0

@@ -21,6 +21,7 @@ from bounded import (
     ContractBase,
     Decision,
     EpisodeContext,
+    ModelBase,
     Observation,
     Outcome,
     Prompt,
@@ -135,10 +136,8 @@ class EchoContract(ContractBase):
 TERSE = Preset("echo", {"greeting": "Hi."})
 
 
-class EchoModel:
+class EchoModel(ModelBase):
     """Says the word in the latest message (`mode="echo"`), or always passes."""
-
-    context_window = None
 
     def __init__(self, mode: str = "echo", **options: Any) -> None:
         self.id = f"echo:{mode}"
