@@ -22,7 +22,8 @@ from bounded.core import (
     first_validation_error,
 )
 from bounded.envs.babyai.describe import describe
-from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
+from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.replayed import ReplayedEnv
 
 ENV_VERSION = "2"
 
@@ -79,7 +80,7 @@ class BabyAIConfig(BaseModel):
         return TASKS.get(self.level, self.level)
 
 
-class BabyAIEnv(TextEnv):
+class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
     """`bounded/BabyAI-v0`: one BabyAI mission per episode, one action per decision.
 
     Outcome: `victory` when the mission is accomplished (BALROG's progression 1, else 0);
@@ -88,6 +89,8 @@ class BabyAIEnv(TextEnv):
     """
 
     version = ENV_VERSION
+    env_id = "bounded/BabyAI-v0"
+    game_name = "BabyAI"
 
     def __init__(self, level: str = "goto", max_steps: int | None = None) -> None:
         try:
@@ -119,23 +122,17 @@ class BabyAIEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
-        if options:
-            raise ConfigError(f"bounded/BabyAI-v0 takes no reset options, got {sorted(options)}")
-        self._start(0 if seed is None else int(seed))
+        self._start(self.start_seed(seed, options))
         obs = self._observe()
         return obs, with_action_mask({"seed": self._seed, "mission": self.mission}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        action = self.resolve_action(action)
-        if self._done:
-            raise IllegalActionError("the episode is over: call reset()")
-        actions = [action] if isinstance(action, Action) else list(action)
-        if len(actions) != 1 or actions[0].id not in ACTIONS:
+        chosen = self.one_move(action, over=bool(self._done))
+        if chosen.id not in ACTIONS:
             raise IllegalActionError(f"one of {', '.join(ACTIONS)} per decision")
-        reward = self._act(actions[0].id)
+        reward = self._act(chosen.id)
         obs = self._observe()
         terminated = self._done and not self._truncated
         return obs, reward, terminated, self._truncated, with_action_mask({}, obs)
@@ -211,25 +208,16 @@ class BabyAIEnv(TextEnv):
 
     def save(self) -> JSON:
         """The level, seed and actions taken (a load replays them)."""
-        return {
-            "version": ENV_VERSION,
-            "config": self.config.model_dump(),
-            "seed": self._seed,
-            "actions": list(self._actions),
-        }
+        return self.replay_save(self._actions)
 
     def load(self, data: JSON) -> None:
-        try:
-            self.config = BabyAIConfig(**data["config"])
-            seed, actions = int(data["seed"] or 0), list(data["actions"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"not a BabyAI save: {exc}") from exc
+        self.config, seed, actions = self.read_save(data, BabyAIConfig, str)
         self._env = self._make()
         self._start(seed)
-        for action_id in actions:
-            if action_id not in ACTIONS or self._done:
-                raise ConfigError(f"the save's action {action_id!r} does not replay")
-            self._act(action_id)
+        self.replay(actions, self._playable, self._act)
+
+    def _playable(self, action_id: str) -> str | None:
+        return action_id if action_id in ACTIONS and not self._done else None
 
 
 __all__ = ["ACTIONS", "TASKS", "BabyAIConfig", "BabyAIEnv"]

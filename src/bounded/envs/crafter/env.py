@@ -29,9 +29,10 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
+from bounded.envs.base import Choices, progression_outcome, with_action_mask
 from bounded.envs.crafter.describe import VITALS, describe, inventory_items, nearest_things
 from bounded.envs.crafter.knowledge import crafter_knowledge
+from bounded.envs.replayed import ReplayedEnv
 from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "1"
@@ -105,7 +106,7 @@ class CrafterConfig(BaseModel):
     """Steps before the episode is truncated (`ended_by = "step-limit"`)."""
 
 
-class CrafterEnv(TextEnv):
+class CrafterEnv(ReplayedEnv[CrafterConfig]):
     """`bounded/Crafter-v0`: one Crafter world per episode, one action per decision.
 
     Outcome: `victory` when all 22 achievements are unlocked; `score` the number
@@ -114,6 +115,8 @@ class CrafterEnv(TextEnv):
     """
 
     version = ENV_VERSION
+    env_id = "bounded/Crafter-v0"
+    game_name = "Crafter"
 
     def __init__(self, area: int = 64, view: int = 9, max_steps: int = 2_000) -> None:
         try:
@@ -137,23 +140,17 @@ class CrafterEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
-        if options:
-            raise ConfigError(f"bounded/Crafter-v0 takes no reset options, got {sorted(options)}")
-        self._start(0 if seed is None else int(seed))
+        self._start(self.start_seed(seed, options))
         obs = self._observe()
         return obs, with_action_mask({"seed": self._seed}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        action = self.resolve_action(action)
-        if self._ended_by:
-            raise IllegalActionError("the episode is over: call reset()")
-        actions = [action] if isinstance(action, Action) else list(action)
-        if len(actions) != 1 or actions[0].id not in ACTIONS:
+        chosen = self.one_move(action, over=bool(self._ended_by))
+        if chosen.id not in ACTIONS:
             raise IllegalActionError(f"one of {', '.join(ACTIONS)} per decision")
-        reward = self._act(list(ACTIONS).index(actions[0].id))
+        reward = self._act(list(ACTIONS).index(chosen.id))
         obs = self._observe()
         truncated = self._ended_by == "step-limit"
         terminated = self._ended_by == "death"
@@ -255,24 +252,15 @@ class CrafterEnv(TextEnv):
 
     def save(self) -> JSON:
         """The settings, seed and actions taken (a load replays them)."""
-        return {
-            "version": ENV_VERSION,
-            "config": self.config.model_dump(),
-            "seed": self._seed,
-            "actions": list(self._actions),
-        }
+        return self.replay_save(self._actions)
 
     def load(self, data: JSON) -> None:
-        try:
-            self.config = CrafterConfig(**data["config"])
-            seed, actions = int(data["seed"] or 0), [int(a) for a in data["actions"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"not a Crafter save: {exc}") from exc
+        self.config, seed, actions = self.read_save(data, CrafterConfig, int)
         self._start(seed)
-        for number, index in enumerate(actions):
-            if not 0 <= index < len(ACTIONS) or self._ended_by:
-                raise ConfigError(f"the save's action {number} ({index!r}) does not replay")
-            self._act(index)
+        self.replay(actions, self._playable, self._act)
+
+    def _playable(self, index: int) -> int | None:
+        return index if 0 <= index < len(ACTIONS) and not self._ended_by else None
 
 
 __all__ = ["ACHIEVEMENTS", "ACTIONS", "CrafterConfig", "CrafterEnv"]

@@ -24,12 +24,13 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
+from bounded.envs.base import Choices, progression_outcome, with_action_mask
 from bounded.envs.minihack.game import MiniHackGame
 from bounded.envs.minihack.knowledge import minihack_knowledge
 from bounded.envs.nethack.render import observation_state, observation_text
 from bounded.envs.nethack.screen import message, screen_lines
 from bounded.envs.nethack.vocabulary import BALROG_COMMANDS, MODES, MORE, Mode, Word, words_for
+from bounded.envs.replayed import ReplayedEnv
 from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "1"
@@ -121,7 +122,7 @@ class MiniHackConfig(BaseModel):
         return TASKS.get(self.task, self.task)
 
 
-class MiniHackEnv(TextEnv):
+class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
     """`bounded/MiniHack-v0`: one MiniHack level per episode, one action per decision.
 
     Outcome: `victory` when the task is accomplished; `score` MiniHack's reward; `progress`
@@ -130,6 +131,8 @@ class MiniHackEnv(TextEnv):
     """
 
     version = ENV_VERSION
+    env_id = "bounded/MiniHack-v0"
+    game_name = "MiniHack"
 
     def __init__(self, task: str = "mazewalk-9x9", max_steps: int = 100, full_map: bool = False):
         try:
@@ -150,26 +153,18 @@ class MiniHackEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
-        if options:
-            raise ConfigError(f"bounded/MiniHack-v0 takes no reset options, got {sorted(options)}")
-        self._start(0 if seed is None else int(seed))
+        self._start(self.start_seed(seed, options))
         obs = self._observe()
         return obs, with_action_mask({"seed": self._seed, "task": self.config.task_id}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        action = self.resolve_action(action)
-        if self._ended_by:
-            raise IllegalActionError("the episode is over: call reset()")
-        actions = [action] if isinstance(action, Action) else list(action)
-        if len(actions) != 1:
-            raise IllegalActionError(f"one action per decision, got {len(actions)}")
-        word = self._legal.get(actions[0].id)
+        chosen = self.one_move(action, over=bool(self._ended_by))
+        word = self._legal.get(chosen.id)
         if word is None:
             raise IllegalActionError(
-                f"{actions[0].id!r} is not legal now (legal: {', '.join(self._legal)})"
+                f"{chosen.id!r} is not legal now (legal: {', '.join(self._legal)})"
             )
         reward = self._act(word)
         obs = self._observe()
@@ -271,25 +266,15 @@ class MiniHackEnv(TextEnv):
 
     def save(self) -> JSON:
         """The task, seed and actions taken (a load replays them)."""
-        return {
-            "version": ENV_VERSION,
-            "config": self.config.model_dump(),
-            "seed": self._seed,
-            "actions": list(self._actions),
-        }
+        return self.replay_save(self._actions)
 
     def load(self, data: JSON) -> None:
-        try:
-            self.config = MiniHackConfig(**data["config"])
-            seed, actions = int(data["seed"] or 0), list(data["actions"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"not a MiniHack save: {exc}") from exc
+        self.config, seed, actions = self.read_save(data, MiniHackConfig, str)
         self._start(seed)
-        for number, action_id in enumerate(actions):
-            word = self._legal.get(action_id)
-            if word is None or self._ended_by:
-                raise ConfigError(f"the save's action {number} ({action_id!r}) does not replay")
-            self._act(word)
+        self.replay(actions, self._playable, self._act)
+
+    def _playable(self, action_id: str) -> Word | None:
+        return None if self._ended_by else self._legal.get(action_id)
 
 
 __all__ = ["NEEDS_DOWNLOAD", "TASKS", "MiniHackConfig", "MiniHackEnv"]

@@ -16,13 +16,14 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, with_action_mask
+from bounded.envs.base import Choices, with_action_mask
 from bounded.envs.nethack.game import NetHackGame
 from bounded.envs.nethack.knowledge import nethack_knowledge
 from bounded.envs.nethack.progress import Progress
 from bounded.envs.nethack.render import INSTRUCTIONS, observation_state, observation_text
 from bounded.envs.nethack.screen import Stats, message, read_mode, screen_lines
 from bounded.envs.nethack.vocabulary import ESCAPE, MODES, Mode, Word, words_for
+from bounded.envs.replayed import ReplayedEnv
 from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "2"
@@ -47,7 +48,7 @@ class NetHackConfig(BaseModel):
     """Show the whole 21 x 79 map instead of the part seen so far."""
 
 
-class NetHackEnv(TextEnv):
+class NetHackEnv(ReplayedEnv[NetHackConfig]):
     """`bounded/NetHack-v0`: one NetHack game per episode, one decision per action.
 
     Outcome: `victory` only on an ascension; `score` NetHack's own in-game score;
@@ -57,6 +58,8 @@ class NetHackEnv(TextEnv):
     """
 
     version = ENV_VERSION
+    env_id = "bounded/NetHack-v0"
+    game_name = "NetHack"
     instructions = INSTRUCTIONS
 
     def __init__(
@@ -96,28 +99,20 @@ class NetHackEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
-        if options:
-            raise ConfigError(f"bounded/NetHack-v0 takes no reset options, got {sorted(options)}")
-        self._start(0 if seed is None else int(seed))
+        self._start(self.start_seed(seed, options))
         obs = self._observe()
         return obs, with_action_mask({"seed": self._seed}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        action = self.resolve_action(action)
-        if self._ended_by:
-            raise IllegalActionError("the game is over: call reset()")
-        actions = [action] if isinstance(action, Action) else list(action)
-        if len(actions) != 1:
-            raise IllegalActionError(f"one action per decision, got {len(actions)}")
-        word = self._legal.get(actions[0].id)
-        if word is None and actions[0].id == ESCAPE.id:
+        chosen = self.one_move(action, over=bool(self._ended_by))
+        word = self._legal.get(chosen.id)
+        if word is None and chosen.id == ESCAPE.id:
             word = ESCAPE  # the default action, accepted in every mode as BALROG's is
         if word is None:
             raise IllegalActionError(
-                f"{actions[0].id!r} is not legal now (legal: {', '.join(self._legal)})"
+                f"{chosen.id!r} is not legal now (legal: {', '.join(self._legal)})"
             )
         reward = self._act(word)
         obs = self._observe()
@@ -240,26 +235,16 @@ class NetHackEnv(TextEnv):
 
     def save(self) -> JSON:
         """The seed and the actions taken: NLE has no snapshot, so a load replays them."""
-        return {
-            "version": ENV_VERSION,
-            "config": self.config.model_dump(),
-            "seed": self._seed,
-            "actions": list(self._actions),
-        }
+        return self.replay_save(self._actions)
 
     def load(self, data: JSON) -> None:
-        try:
-            self.config = NetHackConfig(**data["config"])
-            seed, actions = data["seed"], list(data["actions"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"not a NetHack save: {exc}") from exc
+        self.config, seed, actions = self.read_save(data, NetHackConfig, str)
         self.game = NetHackGame(character=self.config.character)
-        self._start(int(seed or 0))
-        for number, action_id in enumerate(actions):
-            word = self._legal.get(action_id)
-            if word is None or self._ended_by:
-                raise ConfigError(f"the save's action {number} ({action_id!r}) does not replay")
-            self._act(word)
+        self._start(seed)
+        self.replay(actions, self._playable, self._act)
+
+    def _playable(self, action_id: str) -> Word | None:
+        return None if self._ended_by else self._legal.get(action_id)
 
 
 __all__ = ["ENV_VERSION", "NetHackConfig", "NetHackEnv"]

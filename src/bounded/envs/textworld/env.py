@@ -29,7 +29,8 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, TextEnv, progression_outcome, with_action_mask
+from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.replayed import ReplayedEnv
 from bounded.envs.textworld.games import CHALLENGES, cache_dir, ensure_game, game_settings
 from bounded.envs.textworld.knowledge import textworld_knowledge
 from bounded.stores.knowledge import GameKnowledge
@@ -104,7 +105,7 @@ class TextWorldConfig(BaseModel):
         return task
 
 
-class TextWorldEnv(TextEnv):
+class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
     """`bounded/TextWorld-v0`: one generated TextWorld game per episode, one command per
     decision.
 
@@ -114,6 +115,9 @@ class TextWorldEnv(TextEnv):
     """
 
     version = ENV_VERSION
+    env_id = "bounded/TextWorld-v0"
+    game_name = "TextWorld"
+    move_name = "command"
 
     def __init__(
         self,
@@ -152,24 +156,16 @@ class TextWorldEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
-        if options:
-            raise ConfigError(f"bounded/TextWorld-v0 takes no reset options, got {sorted(options)}")
-        self._start(0 if seed is None else int(seed))
+        self._start(self.start_seed(seed, options))
         obs = self._observe()
         return obs, with_action_mask({"seed": self._seed, "task": self.config.task}, obs)
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        action = self.resolve_action(action)
-        if self._ended_by:
-            raise IllegalActionError("the game is over: call reset()")
-        actions = [action] if isinstance(action, Action) else list(action)
-        if len(actions) != 1:
-            raise IllegalActionError(f"one command per decision, got {len(actions)}")
+        chosen = self.one_move(action, over=bool(self._ended_by))
         before = self._score()
-        self._act(self._command(actions[0]))
+        self._act(self._command(chosen))
         obs = self._observe()
         info = {"score": self._score(), "ended_by": self._ended_by}
         truncated = self._ended_by == "step-limit"
@@ -319,28 +315,19 @@ class TextWorldEnv(TextEnv):
 
     def save(self) -> JSON:
         """The settings, seed and commands typed (a load replays them)."""
-        return {
-            "version": ENV_VERSION,
-            "config": self.config.model_dump(),
-            "seed": self._seed,
-            "commands": list(self._commands),
-        }
+        return self.replay_save(self._commands)
 
     def load(self, data: JSON) -> None:
-        try:
-            config = TextWorldConfig(**data["config"])
-            seed, commands = int(data["seed"] or 0), [str(c) for c in data["commands"]]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"not a TextWorld save: {exc}") from exc
+        config, seed, commands = self.read_save(data, TextWorldConfig, str)
         if config != self.config:
             self.close()
             self._path = None
         self.config = config
         self._start(seed)
-        for number, command in enumerate(commands):
-            if self._ended_by:
-                raise ConfigError(f"the save's command {number} ({command!r}) does not replay")
-            self._act(command)
+        self.replay(commands, self._playable, self._act)
+
+    def _playable(self, command: str) -> str | None:
+        return None if self._ended_by else command
 
 
 @contextlib.contextmanager
