@@ -23,7 +23,9 @@ from bounded.commands.options import (
     parse_tiers,
 )
 from bounded.commands.output import add_counterfactual_rows, run_summary
-from bounded.core import BoundedError, ConfigError, Interrupted
+from bounded.core import DEFAULT_MAX_TOKENS, BoundedError, ConfigError, Interrupted
+from bounded.runner.spec import DEFAULT_CONTRACT, DEFAULT_MODEL, DEFAULT_SEED
+from bounded.runner.workbench import WORKBENCH_MAX_TOKENS
 
 app = typer.Typer(
     add_completion=False,
@@ -56,8 +58,8 @@ def run(
             "textworld, minihack."
         ),
     ],
-    contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = "state",
-    model: ModelOption = "local",
+    contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = DEFAULT_CONTRACT,
+    model: ModelOption = DEFAULT_MODEL,
     model_for: Annotated[
         list[str] | None,
         typer.Option(
@@ -66,7 +68,7 @@ def run(
             "(e.g. combat=local:fast.gguf); the rest, and the contract's own calls, to --model.",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Episode seed.", min=0, max=MAX_SEED)] = 1,
+    seed: Annotated[int, typer.Option(help="Episode seed.", min=0, max=MAX_SEED)] = DEFAULT_SEED,
     horizon: Annotated[int | None, typer.Option(help="Warehouse: number of events.")] = None,
     opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
     copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
@@ -82,7 +84,11 @@ def run(
     base_url: BaseUrlOption = None,
     max_tokens: Annotated[
         int | None,
-        typer.Option(help="Reply token limit (default 256; workbench 2048).", min=1),
+        typer.Option(
+            help=f"Reply token limit (default {DEFAULT_MAX_TOKENS}; workbench "
+            f"{WORKBENCH_MAX_TOKENS}).",
+            min=1,
+        ),
     ] = None,
     temperature: Annotated[
         float | None,
@@ -276,7 +282,7 @@ def demo(
     seed: Annotated[
         int,
         typer.Option(help="Episode seed (shared by all warehouse runs).", min=0, max=MAX_SEED),
-    ] = 1,
+    ] = DEFAULT_SEED,
     acts: Annotated[int, typer.Option(help="spire: acts to play (1-3).", min=1, max=3)] = 1,
     contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
     horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",

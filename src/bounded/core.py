@@ -25,6 +25,9 @@ FORMAT_VERSION = 1
 
 JSON = dict[str, Any]
 
+DEFAULT_MAX_TOKENS = 256
+"""The reply token limit of a model call that names none (every model, every game)."""
+
 
 class BoundedError(Exception):
     """A user-facing error whose message is complete on one line."""
@@ -369,7 +372,7 @@ class Model(Protocol):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion: ...

@@ -29,7 +29,7 @@ def test_plan_crosses_cells_matrix_and_seeds():
         "state",
         "state",
         {"horizon": 5},
-        0,
+        1,
     )
     assert len({spec.key for spec in plan}) == len(plan)
 

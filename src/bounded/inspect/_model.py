@@ -20,7 +20,7 @@ from inspect_ai.model import (
 from inspect_ai.model import Model as InspectApiModel
 from inspect_ai.util import JSONSchema
 
-from bounded.core import JSON, Completion, ModelBase, approx_tokens
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ModelBase, approx_tokens
 
 SchemaForm = Literal["json_schema", "json_object", "none"]
 """How the contract's reply schema reaches the provider: inspect's `ResponseSchema`
@@ -67,7 +67,7 @@ class InspectModel(ModelBase):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:

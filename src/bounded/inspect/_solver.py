@@ -15,6 +15,7 @@ from bounded.archive import Archive
 from bounded.core import JSON, DecisionRecord, Observation, RunRecord
 from bounded.inspect._model import InspectModel, SchemaForm
 from bounded.runner import GameSpec, play
+from bounded.runner.spec import DEFAULT_CONTRACT
 
 
 class LayerTokens:
@@ -57,22 +58,22 @@ def sample_spec(state: TaskState, contract: str, settings: JSON) -> GameSpec:
 
 @solver
 def bounded_solver(
-    contract: str = "state",
+    contract: str = DEFAULT_CONTRACT,
     contract_config: dict[str, Any] | None = None,
-    max_tokens: int = 256,
-    temperature: float = 0.0,
-    max_decisions: int = 100_000,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    max_decisions: int | None = None,
     schema: SchemaForm = "json_schema",
     archive: str | None = None,
 ) -> Solver:
     """Play the sample's game under `contract` (a name, preset or import path, as anywhere
     in bounded), each decision asked of the evaluation's model; the run's outcome and its
-    prompt tokens per layer go into the sample's metadata for the scorer."""
+    prompt tokens per layer go into the sample's metadata for the scorer. A setting left
+    None takes `GameSpec`'s default (the temperature: the contract's, else 0)."""
+    given = {"max_tokens": max_tokens, "temperature": temperature, "max_decisions": max_decisions}
     settings = {
         "contract_config": contract_config or {},
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-        "max_decisions": max_decisions,
+        **{name: value for name, value in given.items() if value is not None},
     }
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bounded.core import (
+    DEFAULT_MAX_TOKENS,
     EMBEDDED_REASONING_CHARS,
     JSON,
     Completion,
@@ -258,7 +259,7 @@ class LocalModel(ModelBase):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:

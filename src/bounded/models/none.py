@@ -4,7 +4,7 @@ Asking it anything is a bug in the game's setup, said in one line."""
 
 from __future__ import annotations
 
-from bounded.core import JSON, Completion, ConfigError, ModelBase, approx_tokens
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ConfigError, ModelBase, approx_tokens
 
 
 class NoModel(ModelBase):
@@ -18,7 +18,7 @@ class NoModel(ModelBase):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:

@@ -74,6 +74,7 @@ from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
 from bounded.core import (
+    DEFAULT_MAX_TOKENS,
     JSON,
     BoundedError,
     Completion,
@@ -454,7 +455,7 @@ class OpenAICompatModel(ModelBase):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:

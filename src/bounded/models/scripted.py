@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bounded.core import JSON, Completion, ModelBase, approx_tokens
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ModelBase, approx_tokens
 
 Reply = str | JSON
 ReplyFunction = Callable[[list[dict[str, str]], JSON | None], Reply]
@@ -53,7 +53,7 @@ class ScriptedModel(ModelBase):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:

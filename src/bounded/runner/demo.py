@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bounded.core import DecisionRecord, Model, Observation, RunRecord
+from bounded.envs.spire import REPLY_TOKENS
 from bounded.runner.build import build_model, play
 from bounded.runner.spec import GameSpec, make_spec
 
@@ -107,9 +108,8 @@ def demo_table(rows: list[DemoRow]) -> Table:
     return table
 
 
-SPIRE_REPLY_TOKENS = 640
-"""A combat plan of up to 12 plays, with reasoning, does not fit 256 tokens; a reply cut
-short by the limit is invalid JSON even under the grammar."""
+SPIRE_REPLY_TOKENS = REPLY_TOKENS
+"""The spire game's reply token limit (`bounded.envs.spire.REPLY_TOKENS`)."""
 
 SPIRE_FLOORS_PER_ACT = 16
 """15 rooms and a boss; the floor counter in spire observations runs across acts."""

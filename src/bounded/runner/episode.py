@@ -43,6 +43,7 @@ from bounded.archive.progress import (
 from bounded.archive.sqlite import Archive
 from bounded.archive.totals import count_calls, metered, recounted, stored_decision
 from bounded.core import (
+    DEFAULT_MAX_TOKENS,
     JSON,
     Action,
     BoundedError,
@@ -132,7 +133,7 @@ class EpisodeRunner:
         env_id: str,
         tag: str = "",
         archive: Any = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         max_decisions: int = 100_000,
         models: Mapping[str, Model] | None = None,

@@ -71,11 +71,11 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from bounded.analysis.cost import Prices
-from bounded.core import JSON, ConfigError
-from bounded.runner.spec import GameSpec
+from bounded.core import ConfigError
+from bounded.runner.spec import GameSpec, seed_range
 
 Scalar = str | int | float | bool
 
@@ -104,26 +104,38 @@ class ExperimentMeta(_Strict):
     `runs/NAME.stores/EXPERIMENT/` for `runs/NAME.sqlite`)."""
 
 
-class CellSettings(_Strict):
-    """Settings a cell may set itself or inherit from `[defaults]`."""
+SPEC_SETTINGS = (
+    "env",
+    "contract",
+    "model",
+    "models",
+    "base_url",
+    "model_options",
+    "env_options",
+    "contract_config",
+    "max_tokens",
+    "temperature",
+    "max_decisions",
+)
+"""The `GameSpec` fields a cell (or `[defaults]`) may set; one it leaves unset takes the
+spec's default."""
 
-    env: str | None = None
-    """Environment short name or Gymnasium id (`warehouse`, `bounded/Spire-v0`)."""
-    contract: str | None = None
-    """Memory contract or preset name (`state`, `typed`, `episodic-no-fusion`)."""
-    model: str | None = None
-    """Model spec: `local`, `local:PATH.gguf`, `openai:MODEL`, `scripted:FILE.jsonl`."""
-    models: dict[str, str] | None = None
-    """Model tiers: decision kind -> model spec (`{ combat = "local:fast.gguf" }`); other
-    kinds and the contract's own calls go to `model`."""
-    base_url: str | None = None
-    """Endpoint of an OpenAI-compatible server, for `openai:` models."""
-    model_options: JSON | None = None
-    """Options for the cell's models (`model_options = { retry = { timeout_s = 60 } }`)."""
-    env_options: JSON | None = None
-    """Fixed environment settings (ascension, level, style, map, horizon, budgets)."""
-    contract_config: JSON | None = None
-    """Contract settings, over the preset's."""
+
+def unset_field(name: str) -> tuple[Any, Any]:
+    """A `GameSpec` field as a cell's setting: its type and constraints, None when unset."""
+    info = GameSpec.model_fields[name]
+    kind: Any = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    return kind | None, Field(default=None, description=info.description)
+
+
+_SPEC_FIELDS: dict[str, Any] = {name: unset_field(name) for name in SPEC_SETTINGS}
+_SpecSettings: type[BaseModel] = create_model("_SpecSettings", __base__=_Strict, **_SPEC_FIELDS)
+
+
+class CellSettings(_SpecSettings):  # type: ignore[misc,valid-type]
+    """Settings a cell may set itself or inherit from `[defaults]`: the `GameSpec` fields
+    of `SPEC_SETTINGS` (unset: the spec's defaults), the reasoning cap and the seeds."""
+
     reasoning_chars: Annotated[int, Field(ge=1)] | Literal["none", "model"] | None = None
     """Cap on a reply's reasoning in characters, `none` (no cap) or `model` (the model's own
     budget: the contracts' default); sets `contract_config.reasoning_chars`."""
@@ -132,13 +144,7 @@ class CellSettings(_Strict):
     games: int | None = Field(default=None, ge=1)
     """Number of games: seeds `first_seed` .. `first_seed + games - 1`."""
     first_seed: int | None = None
-    """First seed when `games` is given (default 0)."""
-    max_tokens: int | None = Field(default=None, ge=1)
-    """Reply token limit per model call (default 256)."""
-    temperature: float | None = Field(default=None, ge=0)
-    """Sampling temperature (default 0)."""
-    max_decisions: int | None = Field(default=None, ge=1)
-    """Decision budget per game (default 100,000)."""
+    """First seed when `games` is given (default `spec.DEFAULT_SEED`, 1)."""
 
     @model_validator(mode="after")
     def _seeds_or_games(self) -> CellSettings:
@@ -557,8 +563,7 @@ def reflexion_store_use(contract: str, settings: dict[str, Any]) -> StoreUse | N
 def cell_seeds(settings: dict[str, Any]) -> list[int]:
     if settings.get("seeds") is not None:
         return list(settings["seeds"])
-    first = settings.get("first_seed") or 0
-    return list(range(first, first + (settings.get("games") or 1)))
+    return seed_range(settings.get("games") or 1, settings.get("first_seed"))
 
 
 def matrix_points(matrix: dict[str, list[Scalar]]) -> list[dict[str, Scalar]]:

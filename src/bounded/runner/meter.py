@@ -15,7 +15,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bounded.core import JSON, BoundedError, Completion, Embeddings, Model, Prompt, TokenCounter
+from bounded.core import (
+    DEFAULT_MAX_TOKENS,
+    JSON,
+    BoundedError,
+    Completion,
+    Embeddings,
+    Model,
+    Prompt,
+    TokenCounter,
+)
 
 
 class MeteredModel:
@@ -38,7 +47,7 @@ class MeteredModel:
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:
@@ -138,7 +147,7 @@ class ClockedModel(MeteredModel):
         messages: list[dict[str, str]],
         *,
         constraint: JSON | None = None,
-        max_tokens: int = 256,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:

@@ -4,6 +4,15 @@ Every path that plays a game (`bounded run`, sweeps and their workers, the demo,
 ladder, the bank bootstrap, the Python API) describes it with a `GameSpec` and plays it
 with `bounded.runner.play`, so a game is built one way only and its archived row says
 the same things whichever path made it. The spec is stored with the run.
+
+It is also the one settings model: an experiment's cells (`CellSettings`), `bounded run`'s
+options and inspect's tasks and solver take their fields and defaults from it, and leave
+an environment's options that they do not set to the environment's own defaults.
+
+Seeds, one rule: a lone game plays `DEFAULT_SEED` (1), and N games play the seeds
+`DEFAULT_SEED` .. `DEFAULT_SEED + N - 1` (a sweep cell's `games = N` without `first_seed`,
+inspect's `seeds=N`), so `bounded run`, the demo and the first game of a sweep or an
+inspect task are the same game.
 """
 
 from __future__ import annotations
@@ -14,26 +23,36 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bounded.core import JSON, BoundedError, ConfigError, RunRecord, first_validation_error
+from bounded.core import (
+    DEFAULT_MAX_TOKENS,
+    JSON,
+    BoundedError,
+    ConfigError,
+    RunRecord,
+    first_validation_error,
+)
 
-DEFAULT_MAX_TOKENS = 256
 DEFAULT_MAX_DECISIONS = 100_000
+DEFAULT_SEED = 1
+DEFAULT_CONTRACT = "state"
+DEFAULT_MODEL = "local"
+"""The seed of a game that names none, and the first of N games (see the module docstring)."""
 
 
 class GameSpec(BaseModel):
     """One game: environment, contract, model, seed, and the generation settings."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     env: str
     """Environment: short name (`spire`), Gymnasium id, `module:Env-v0`, or a plugin's name."""
     env_options: JSON = Field(default_factory=dict)
     """Environment constructor settings (ascension, level, horizon, task, ...)."""
-    contract: str = "state"
+    contract: str = DEFAULT_CONTRACT
     """Contract, preset, import path (`pkg.mod:Mine`) or a plugin's name."""
     contract_config: JSON = Field(default_factory=dict)
     """Contract settings, over the preset's."""
-    model: str = "local"
+    model: str = DEFAULT_MODEL
     """Model spec: `local`, `local:PATH.gguf`, `openai:MODEL`, `scripted:FILE`, a plugin's
     `kind:REST`, or an import path."""
     models: dict[str, str] = Field(default_factory=dict)
@@ -46,7 +65,7 @@ class GameSpec(BaseModel):
     """Options for every model the spec builds (`make_model(spec, **model_options)`), e.g.
     `{"retry": {"timeout_s": 60, "attempts": 3}}` for `openai:` models (see
     `bounded.models.openai_compat.RetryPolicy`); in-process models ignore `retry`."""
-    seed: int = 1
+    seed: int = DEFAULT_SEED
     """Episode seed."""
     tag: str = ""
     """Condition tag stored with the run (default: the contract's name)."""
@@ -103,6 +122,12 @@ def check_no_duplicates(runs: Iterable[RunRecord]) -> None:
         )
 
 
+def seed_range(games: int, first: int | None = None) -> list[int]:
+    """The seeds of `games` games from `first` (default `DEFAULT_SEED`)."""
+    start = DEFAULT_SEED if first is None else first
+    return list(range(start, start + games))
+
+
 def make_spec(**fields: Any) -> GameSpec:
     """A `GameSpec` from a user's settings; a bad one is a one-line error naming the field.
     Fields given as None take their defaults."""
@@ -113,12 +138,16 @@ def make_spec(**fields: Any) -> GameSpec:
 
 
 __all__ = [
+    "DEFAULT_CONTRACT",
     "DEFAULT_MAX_DECISIONS",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_MODEL",
+    "DEFAULT_SEED",
     "GameKey",
     "GameSpec",
     "check_no_duplicates",
     "duplicates_of",
     "make_spec",
     "run_key",
+    "seed_range",
 ]

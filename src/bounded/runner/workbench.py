@@ -19,6 +19,9 @@ from bounded.envs.workbench.tasks import select_tasks
 from bounded.runner.build import play
 from bounded.runner.spec import GameSpec
 
+WORKBENCH_MAX_TOKENS = 2048
+"""A workbench turn's reply token limit: a turn writes files and commands, not one action."""
+
 ENV_ID = "bounded/Workbench-v0"
 
 
@@ -60,7 +63,7 @@ def task_spec(
     max_actions: int = 8,
     seed: int = 0,
     tag: str = "",
-    max_tokens: int = 2048,
+    max_tokens: int = WORKBENCH_MAX_TOKENS,
 ) -> GameSpec:
     """The game of one task's episode."""
     return GameSpec(

@@ -1,7 +1,15 @@
 """`bounded/Spire-v0`: a headless, seeded deck-building roguelike with an expert player."""
 
-from bounded.envs.spire.env import SpireConfig, SpireEnv
+from bounded.envs.spire.env import REPLY_TOKENS, SpireConfig, SpireEnv
 from bounded.envs.spire.expert import SpireExpert
 from bounded.envs.spire.players import GameResult, RandomPlayer, play_game
 
-__all__ = ["GameResult", "RandomPlayer", "SpireConfig", "SpireEnv", "SpireExpert", "play_game"]
+__all__ = [
+    "REPLY_TOKENS",
+    "GameResult",
+    "RandomPlayer",
+    "SpireConfig",
+    "SpireEnv",
+    "SpireExpert",
+    "play_game",
+]

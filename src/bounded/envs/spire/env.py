@@ -60,6 +60,12 @@ _set_attribute = object.__setattr__
 """Bypasses pydantic's `__setattr__` (validation, frozen models)."""
 
 
+REPLY_TOKENS = 640
+"""The reply token limit a spire game wants: a combat plan of up to 12 plays, with
+reasoning, does not fit `core.DEFAULT_MAX_TOKENS` (256), and a reply cut short by the limit
+is invalid JSON even under the grammar (the demo and inspect's spire task use it)."""
+
+
 class SpireConfig(BaseModel):
     """Settings of one Spire run."""
 
