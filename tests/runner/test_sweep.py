@@ -82,7 +82,7 @@ def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
     second = run_sweep(experiment, console=quiet())
     assert (second.played, second.skipped) == (0, 6)
     assert completed_keys(experiment.archive, "sw") == sorted(
-        (cell, seed) for cell in ("state", "transcript") for seed in range(3)
+        (cell, seed) for cell in ("state", "transcript") for seed in range(1, 4)
     )
 
 
@@ -143,7 +143,7 @@ def test_sweep_command_dry_run_and_exit_status(tmp_path):
     app.command()(sweep)
     result = CliRunner().invoke(app, [str(experiment.source), "--dry-run"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    assert "2 planned, 2 to play" in result.output and "transcript seed 0" in result.output
+    assert "2 planned, 2 to play" in result.output and "transcript seed 1" in result.output
     result = CliRunner().invoke(app, [str(experiment.source)], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "2/2 games completed" in result.output

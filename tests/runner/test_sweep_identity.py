@@ -88,7 +88,7 @@ def archive_bytes(tmp_path):
         ({"contract": "transcript"}, "contract ('state' -> 'transcript')"),
         ({"horizon": 5}, "env_options.horizon (4 -> 5)"),
         ({"model": "scripted:other.jsonl"}, "model ("),
-        ({"seeds": "games = 2\nfirst_seed = 5"}, "seeds (archived 0, 1 not planned"),
+        ({"seeds": "games = 2\nfirst_seed = 5"}, "seeds (archived 1, 2 not planned"),
         (
             {"extra": "contract_config = { max_state_chars = 900 }"},
             "contract_config.max_state_chars",
