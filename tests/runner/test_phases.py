@@ -158,19 +158,19 @@ def test_the_a0_protocol_learns_freezes_and_evaluates_end_to_end(tmp_path):
 def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatch):
     path = small_a0(tmp_path, phase_games=4)
     experiment = load_experiment(path)
-    real_play = sweep_module.play_game
+    real_play = sweep_module.play_in_archive
     played = []
 
-    def dies_after_five(spec, archive_path, **options):
+    def dies_after_five(spec, archive_path, *args):
         if len(played) == 5:  # the driver dies before the second phase's second game
             raise KeyboardInterrupt
         played.append(spec.key)
-        return real_play(spec, archive_path, **options)
+        return real_play(spec, archive_path, *args)
 
-    monkeypatch.setattr(sweep_module, "play_game", dies_after_five)
+    monkeypatch.setattr(sweep_module, "play_in_archive", dies_after_five)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(experiment, console=quiet())
-    monkeypatch.setattr(sweep_module, "play_game", real_play)
+    monkeypatch.setattr(sweep_module, "play_in_archive", real_play)
     with Archive(experiment.archive) as archive:
         assert phase_record(archive, "spire-a0", "learn-mode-b") is not None
         assert phase_record(archive, "spire-a0", "learn-self-evolve") is None
@@ -188,19 +188,19 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
 
 def test_a_phase_whose_store_moved_on_is_replayed_from_a_clean_store(tmp_path, monkeypatch):
     experiment = load_experiment(small_a0(tmp_path, phase_games=3))
-    real_play = sweep_module.play_game
+    real_play = sweep_module.play_in_archive
     calls = []
 
-    def dies_after_two(spec, archive_path, **options):
+    def dies_after_two(spec, archive_path, *args):
         if len(calls) == 2:
             raise KeyboardInterrupt
         calls.append(spec.key)
-        return real_play(spec, archive_path, **options)
+        return real_play(spec, archive_path, *args)
 
-    monkeypatch.setattr(sweep_module, "play_game", dies_after_two)
+    monkeypatch.setattr(sweep_module, "play_in_archive", dies_after_two)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(experiment, console=quiet())
-    monkeypatch.setattr(sweep_module, "play_game", real_play)
+    monkeypatch.setattr(sweep_module, "play_in_archive", real_play)
     first = {run.run_id for run in runs_by_cell(experiment.archive)["learn-mode-b"]}
     assert len(first) == 2
     # A postrun wrote the store, and the driver died before the run was marked completed.

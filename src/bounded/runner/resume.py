@@ -19,13 +19,14 @@ from pathlib import Path
 from bounded.archive import Archive
 from bounded.archive.progress import (
     Checkpoint,
+    Lease,
     checkpoints,
     owner_alive,
     owner_pid,
-    record_end,
     this_owner,
     write_checkpoint,
 )
+from bounded.archive.sink import ArchiveSink
 from bounded.core import ConfigError, Model, RunRecord
 from bounded.runner.episode import ResumeError, Resumption
 from bounded.runner.spec import GameSpec
@@ -96,9 +97,13 @@ def find_run(archive: Archive, run_id: str) -> RunRecord:
     raise ConfigError(f"{what} with id {run_id!r} in {archive.path}")
 
 
-def claim(archive: Archive, run_id: str) -> Resumption:
-    """The run to resume, made ours (its checkpoint names this process) in one transaction,
-    so that two resumes of one run cannot both play it."""
+def claim(
+    archive: Archive, run_id: str, lease: Lease | None = None, *, owner_lost: bool = False
+) -> Resumption:
+    """The run to resume, made ours (its checkpoint names this process) in one transaction
+    under a sweep's `lease`, so that two resumes of one run cannot both play it.
+    `owner_lost`: the caller knows the run's owner is gone (a Ray worker that Ray reported
+    dead, whose pid cannot be checked from here)."""
     run = find_run(archive, run_id)
     if run.status not in ("running", "failed"):
         raise ResumeError(f"run {run.run_id[:12]} cannot be resumed: it is {run.status}")
@@ -106,7 +111,7 @@ def claim(archive: Archive, run_id: str) -> Resumption:
     reason = blocker(run, point)
     if reason is not None or point is None:
         raise ResumeError(f"run {run.run_id[:12]} cannot be resumed: {reason}")
-    if run.status == "running" and owner_alive(point.owner) is not False:
+    if run.status == "running" and not owner_lost and owner_alive(point.owner) is not False:
         where = f"pid {owner_pid(point.owner)}" + (
             "" if owner_alive(point.owner) else " on another host"
         )
@@ -117,7 +122,7 @@ def claim(archive: Archive, run_id: str) -> Resumption:
             f"run {run.run_id[:12]} has {len(decisions)} decisions, its checkpoint "
             f"{point.decisions}"
         )
-    with archive.transaction() as db:
+    with ArchiveSink(archive, lease).transaction() as db:
         mine = Checkpoint(**{**point.__dict__, "owner": this_owner()})
         write_checkpoint(db, mine)
     return Resumption(run=run, decisions=decisions, checkpoint=mine)
@@ -148,7 +153,7 @@ def close_stale(archive: Archive, *, resumable_too: bool = False) -> list[RunHea
         owner = f"its process (pid {owner_pid(point.owner)}) is gone" if point else "no owner"
         why = found.blocker or "closed though resumable (bounded runs --close-stale --resumable)"
         error = f"stale: {owner} after {run.decisions} decisions; {why}"
-        record_end(archive, run.model_copy(update={"status": "failed", "error": error}))
+        ArchiveSink(archive).end(run.model_copy(update={"status": "failed", "error": error}))
         closed.append(found)
     return closed
 
