@@ -29,7 +29,7 @@ from bounded.archive.progress import (
 from bounded.archive.sink import ArchiveSink
 from bounded.core import ConfigError, Model, RunRecord
 from bounded.runner.episode import ResumeError, Resumption
-from bounded.runner.spec import GameSpec
+from bounded.runner.spec import GameKey, GameSpec, run_key
 
 
 @dataclass
@@ -142,6 +142,37 @@ def resume_run(archive_path: str | Path, run_id: str, *, model: Model | None = N
             game.env.close()
 
 
+def resumable_games(
+    archive: Archive, plan: list[GameSpec], stale: list[RunRecord]
+) -> tuple[list[RunRecord], list[RunRecord]]:
+    """Of the incomplete rows of planned games, those to continue from their checkpoint
+    (an interrupted game of the same spec: `running` with its process gone, or failed by a
+    signal; one per game, the furthest) and those to delete and replay."""
+    specs = {spec.key: spec for spec in plan}
+    best: dict[GameKey, RunRecord] = {}
+    for found in health(archive, stale):
+        run = found.run
+        interrupted = found.stale or (
+            run.status == "failed" and (run.error or "").startswith("KeyboardInterrupt")
+        )
+        if not interrupted or not found.resumable or not same_spec(run, specs.get(run_key(run))):
+            continue
+        held = best.get(run_key(run))
+        if held is None or run.decisions > held.decisions:
+            best[run_key(run)] = run
+    keep = {run.run_id for run in best.values()}
+    return list(best.values()), [run for run in stale if run.run_id not in keep]
+
+
+def same_spec(run: RunRecord, spec: GameSpec | None) -> bool:
+    if spec is None or not run.spec:
+        return False
+    try:
+        return GameSpec.model_validate(run.spec) == spec
+    except ValueError:
+        return False
+
+
 def close_stale(archive: Archive, *, resumable_too: bool = False) -> list[RunHealth]:
     """Mark stale runs `failed` with the reason (resumable ones only when asked); returns
     those closed."""
@@ -167,5 +198,7 @@ __all__ = [
     "find_run",
     "health",
     "is_stale",
+    "resumable_games",
     "resume_run",
+    "same_spec",
 ]

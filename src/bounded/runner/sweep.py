@@ -7,7 +7,7 @@ games were played under other settings refuses the sweep before any game, one li
 cell (`SweepRefused`); a refused sweep, like a dry run, writes nothing (no archive, no
 lock file). Completed games are skipped; an interrupted game of the same spec (its
 process killed, or stopped by a signal) continues from its last decision
-(`bounded.runner.survey.resumable_games`); the rows of other incomplete games (a failed
+(`bounded.runner.resume.resumable_games`); the rows of other incomplete games (a failed
 game, a `running` row of an older version) are deleted and the game is played again.
 A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
 lock file beside the archive keeps two drivers from racing, and a local worker writes
@@ -394,7 +394,8 @@ class Sweep:
                 if not self.budget.may_start(spec):
                     return
                 self.started(0, spec)
-                result = play_in_archive(spec, str(self.path), self.lease)
+                resumed = resume.interrupted if spec == resume.pending[0] else None
+                result = play_in_archive(spec, str(self.path), self.lease, resumed)
                 self.done(0, result)
                 if result.run.status != "completed":
                     return  # the next games would learn from a store that missed this one
