@@ -33,7 +33,7 @@ def test_a_lost_workers_rows_are_refused_and_its_game_is_claimed_by_the_next(tmp
     writer = ArchiveWriter(str(path), lease)
     writer.start(run_row(), point("host:1:1", 0))
     writer.decision(decision(0), run_row(1), point("host:1:1", 1))
-    assert writer.lost(("x", "c", 1)) == "r"
+    assert writer.lost(("x", "c", 1)) == ("r", None)
     with pytest.raises(LeaseLost, match="no longer played by this worker"):
         writer.decision(decision(1), run_row(2), point("host:1:1", 2))
     resumed = writer.claim("r")  # its player is gone: Ray said so
@@ -42,8 +42,10 @@ def test_a_lost_workers_rows_are_refused_and_its_game_is_claimed_by_the_next(tmp
     writer.decision(decision(1), run_row(2), point("host:2:2", 2))
     with pytest.raises(LeaseLost):  # the first worker, had it lived on, writes nothing
         writer.end(run_row(2, "completed"), "host:1:1")
-    assert writer.end(run_row(2, "completed"), "host:2:2").status == "completed"
-    assert writer.lost(("x", "c", 2)) is None  # a game it never saw started
+    ended = writer.end(run_row(2, "completed"), "host:2:2")
+    assert ended.status == "completed"
+    assert writer.lost(("x", "c", 1)) == ("r", ended)  # died after its end: that is its row
+    assert writer.lost(("x", "c", 2)) == (None, None)  # a game it never saw started
     with Archive(path) as archive:
         assert [d.index for d in archive.decisions("r")] == [0, 1]
         assert archive.run("r").status == "completed" and checkpoints(archive) == {}

@@ -315,51 +315,63 @@ class RayExecutor:
             return
         import ray
 
-        from bounded.runner.ray_stream import play_streamed
-
         started_here = self._init()
         writer = None
         try:
             writer = self._writer()
-            remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_streamed)
-            plugins = registrations()
-            scheduler = SlotScheduler(games, self.workers, self.gate)
-            in_flight: dict[Any, tuple[int, GameSpec]] = {}
-            lost: dict[GameKey, int] = {}
-
-            def submit(slot: int, spec: GameSpec, resume: str | None) -> None:
-                in_flight[remote_play.remote(spec, writer, plugins, resume)] = (slot, spec)
-
-            def refill() -> None:
-                for slot, spec in scheduler.fill():
-                    on_start(slot, spec)
-                    submit(slot, spec, self.resumes.get(spec.key))
-
-            refill()
-            while in_flight:
-                done, _ = ray.wait(list(in_flight), num_returns=1)
-                for ref in done:
-                    slot, spec = in_flight.pop(ref)
-                    try:
-                        result = ray.get(ref)
-                    except ray.exceptions.RayTaskError:
-                        raise
-                    except ray.exceptions.RayError as exc:  # its worker died
-                        run_id = ray.get(writer.lost.remote(spec.key))
-                        lost[spec.key] = lost.get(spec.key, 0) + 1
-                        if lost[spec.key] < MAX_LOST_WORKERS:
-                            submit(slot, spec, run_id)  # from its checkpoint, elsewhere
-                            continue
-                        result = gave_up(spec, lost[spec.key], exc)
-                    on_done(slot, result)
-                    scheduler.release(slot)
-                refill()
+            self._play(games, writer, on_start, on_done)
         finally:
             if writer is not None:
                 with suppress(Exception):
                     ray.kill(writer)
             if started_here:
                 ray.shutdown()
+
+    def _play(
+        self, games: list[GameSpec], writer: Any, on_start: StartCallback, on_done: DoneCallback
+    ) -> None:
+        import ray
+
+        from bounded.runner.ray_stream import play_streamed
+
+        remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_streamed)
+        plugins = registrations()
+        scheduler = SlotScheduler(games, self.workers, self.gate)
+        in_flight: dict[Any, tuple[int, GameSpec]] = {}
+        losses: dict[GameKey, int] = {}
+
+        def submit(slot: int, spec: GameSpec, resume: str | None) -> None:
+            in_flight[remote_play.remote(spec, writer, plugins, resume)] = (slot, spec)
+
+        def refill() -> None:
+            for slot, spec in scheduler.fill():
+                on_start(slot, spec)
+                submit(slot, spec, self.resumes.get(spec.key))
+
+        refill()
+        while in_flight:
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in done:
+                slot, spec = in_flight.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayTaskError:  # play_game's own failure: a bug
+                    raise
+                except ray.exceptions.RayError as exc:  # its worker died
+                    run_id, ended = ray.get(writer.lost.remote(spec.key))
+                    losses[spec.key] = losses.get(spec.key, 0) + 1
+                    if ended is not None:  # it died after writing its end
+                        again = losses[spec.key] > 1 or spec.key in self.resumes
+                        result = GameResult(spec=spec, run=ended, resumed=again)
+                    elif losses[spec.key] < MAX_LOST_WORKERS:
+                        resume = run_id or self.resumes.get(spec.key)
+                        submit(slot, spec, resume)  # on from its checkpoint, elsewhere
+                        continue
+                    else:
+                        result = gave_up(spec, losses[spec.key], exc)
+                on_done(slot, result)
+                scheduler.release(slot)
+            refill()
 
 
 def gave_up(spec: GameSpec, losses: int, error: Exception) -> GameResult:

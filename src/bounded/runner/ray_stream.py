@@ -38,6 +38,8 @@ class ArchiveWriter:
         """Run id -> the owner (`host:pid:start`) of the worker playing it now."""
         self.runs: dict[GameKey, str] = {}
         """Game -> the run it is played under."""
+        self.ended: dict[GameKey, RunRecord] = {}
+        """Game -> its final row, once written."""
 
     def start(self, run: RunRecord, point: Checkpoint) -> None:
         self.sink.start(run, point)
@@ -52,6 +54,7 @@ class ArchiveWriter:
         self._check_player(run.run_id, owner)
         ended = self.sink.end(run)
         del self.players[run.run_id]
+        self.ended[run_key(ended)] = ended
         return ended
 
     def claim(self, run_id: str) -> Resumption:
@@ -62,13 +65,15 @@ class ArchiveWriter:
         self.players.pop(run_id, None)
         return claim(self.archive, run_id, self.lease, owner_lost=True)
 
-    def lost(self, key: GameKey) -> str | None:
+    def lost(self, key: GameKey) -> tuple[str | None, RunRecord | None]:
         """The driver saw the worker playing this game die: refuse anything more from it,
-        and say which run to resume (None: it had not started one)."""
+        and say which run to resume (None: it had not started one), or the game's final
+        row when the worker died after writing it."""
         run_id = self.runs.get(key)
         if run_id is not None:
             self.players.pop(run_id, None)
-        return run_id
+        ended = self.ended.get(key)
+        return run_id, ended if ended is not None and ended.run_id == run_id else None
 
     def _check_player(self, run_id: str, owner: str) -> None:
         player = self.players.get(run_id)
