@@ -30,6 +30,7 @@ from bounded.core import BoundedError, ConfigError, RunRecord
 from bounded.runner.boot import die_with_parent, worker_boot
 from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
+from bounded.runner.ray_stream import ArchiveWriter, StreamSink
 from bounded.runner.spec import GameKey, GameSpec
 
 EXECUTORS = ("local", "ray")
@@ -109,6 +110,15 @@ def play_in_archive(
             resume=resume,
             plugins=plugins,
         )
+
+
+def play_streamed(
+    spec: GameSpec, writer: Any, plugins: Registrations, resume: str | None = None
+) -> GameResult:
+    """Play one game on a Ray worker (continuing run `resume`), streaming its rows to the
+    driver's `writer` (`bounded.runner.ray_stream`)."""
+    sink = StreamSink(writer)
+    return play_game(spec, sink, claim=sink.claim, resume=resume, plugins=plugins)
 
 
 StartCallback = Callable[[int, GameSpec], None]
@@ -299,8 +309,6 @@ class RayExecutor:
         import ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from bounded.runner.ray_stream import ArchiveWriter
-
         if not self.archive_path:
             raise ConfigError("the ray executor needs the sweep's archive")
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
@@ -331,8 +339,6 @@ class RayExecutor:
         self, games: list[GameSpec], writer: Any, on_start: StartCallback, on_done: DoneCallback
     ) -> None:
         import ray
-
-        from bounded.runner.ray_stream import play_streamed
 
         remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_streamed)
         plugins = registrations()

@@ -22,8 +22,7 @@ from bounded.archive.progress import Checkpoint, Lease, LeaseLost
 from bounded.archive.sink import ArchiveSink
 from bounded.core import BoundedError, DecisionRecord, RunRecord
 from bounded.runner.episode import Resumption
-from bounded.runner.plugins import Registrations
-from bounded.runner.spec import GameKey, GameSpec, run_key
+from bounded.runner.spec import GameKey, run_key
 
 
 class ArchiveWriter:
@@ -117,14 +116,4 @@ class StreamSink:
             raise
 
 
-def play_streamed(
-    spec: GameSpec, writer: Any, plugins: Registrations, resume: str | None = None
-) -> Any:
-    """The Ray task: play one game (continuing run `resume`), streaming it to `writer`."""
-    from bounded.runner.executors import play_game
-
-    sink = StreamSink(writer)
-    return play_game(spec, sink, claim=sink.claim, resume=resume, plugins=plugins)
-
-
-__all__ = ["ArchiveWriter", "StreamSink", "play_streamed"]
+__all__ = ["ArchiveWriter", "StreamSink"]
