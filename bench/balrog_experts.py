@@ -3,7 +3,7 @@
 table computed from the archive (`bounded.analysis.balrog`).
 
 Usage: python bench/balrog_experts.py [--archive runs/balrog-experts.sqlite] [--skip ENV]
-       [--generation-timeout 1800]
+       [--generation-timeout 3600]
 Writes bench/results/balrog_experts.json (BALROG's summary of the agent
 `scripted-expert`) and prints the table; `bounded analyze ARCHIVE --table balrog` prints
 it again and `bounded export ARCHIVE --format balrog` writes BALROG's results folder.

@@ -1,6 +1,7 @@
-"""Generating TextWorld games: a treasure hunt whose quest search passes its budget is
-passed over for the episode's next generator seed, the same way in any process, and an
-episode none of whose generator seeds gives a quest is refused in one line."""
+"""Generating TextWorld games: a treasure hunt whose quest search passes its budget, or
+whose walkthrough is shorter than its quest, is passed over for the episode's next
+generator seed, the same way in any process, and an episode none of whose generator
+seeds gives one is refused in one line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bounded.core import BoundedError
+from bounded.envs.textworld import games
 from bounded.envs.textworld.games import (
     QUEST_SEARCH_BUDGET,
     SEED_STRIDE,
@@ -54,9 +56,20 @@ def test_the_budget_is_part_of_a_cached_games_name(tmp_path, monkeypatch):
 
 def test_an_episode_without_a_quest_within_the_budget_is_refused_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setitem(QUEST_SEARCH_BUDGET, "treasure_hunter", 1)
+    monkeypatch.setattr(games, "GENERATOR_SEEDS", 2)
     with pytest.raises(BoundedError) as raised:
         ensure_game("treasure_hunter", 3, HUNT, tmp_path)
     message = str(raised.value)
     assert message.startswith("TextWorld could not generate treasure_hunter seed 3: ")
-    assert "no quest found within 1 search steps" in message and "\n" not in message
+    assert "no quest found within 1 search steps with a walkthrough" in message
+    assert "of its 2 generator seeds (3, 100003)" in message and "\n" not in message
     assert not list((tmp_path / "treasure_hunter").glob("*.z8"))
+
+
+def test_a_hunt_whose_walkthrough_is_shorter_than_its_quest_is_passed_over(tmp_path):
+    """Level 20 (10 rooms, a 10-step quest): seed 0's map lets a 5-step walkthrough win;
+    its next generator seed's walkthrough is the whole quest."""
+    path = ensure_game("treasure_hunter", 0, {"level": 20}, tmp_path)
+    found = metadata(path)
+    assert found["generator_seed"] == SEED_STRIDE
+    assert len(found["walkthrough"]) == found["quest_length"] == 10

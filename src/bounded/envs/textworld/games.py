@@ -18,7 +18,10 @@ drew random seeds and kept those that generated a 20-step quest; here the search
 budget (`QUEST_SEARCH_BUDGET` node expansions over all starting rooms) and a seed whose
 quest is not found within it is passed over for the next of the episode's generator
 seeds (`generator_seeds`): counted in expansions, not seconds, so the same episode seed
-is the same game on any machine. The generator seed used is in the game's metadata
+is the same game on any machine. IGE also kept only games whose walkthrough is as long
+as the quest (20 steps): a map with cycles can make TextWorld's winning policy shorter
+than the chain it generated (3 to 15 steps here), and such a game is passed over too
+(`FULL_LENGTH_QUESTS`). The generator seed used is in the game's metadata
 (`generator_seed`).
 """
 
@@ -62,21 +65,25 @@ WITHOUT_SOLUTION = frozenset({"treasure_hunter", "coin_collector"})
 spells out every move."""
 GENERATOR_VERSION = "1"
 """Part of a cached game's name: bump when the way games are generated changes."""
-GENERATION_TIMEOUT_S = 1800
+GENERATION_TIMEOUT_S = 3600
 """A safety net only: the search budget bounds every generation (treasure hunter's worst
-case is `GENERATOR_SEEDS` x `QUEST_SEARCH_BUDGET` expansions, about 0.2 s each)."""
+case is `GENERATOR_SEEDS` x `QUEST_SEARCH_BUDGET` expansions, about 0.2 s each; a
+typical episode takes 1-3 generator seeds)."""
 QUEST_SEARCH_BUDGET: dict[str, int] = {"treasure_hunter": 300}
 """Node expansions TextWorld's quest search may take for one generator seed, per task
 (treasure hunter's games that generate take 50-160; a task not named has no budget).
 Part of the cached game's name."""
-GENERATOR_SEEDS = 8
+FULL_LENGTH_QUESTS = frozenset({"treasure_hunter"})
+"""Tasks whose game is kept only when its walkthrough is as long as its quest (IGE's
+filter, so every hunt is BALROG's 20 steps); part of the cached game's name."""
+GENERATOR_SEEDS = 32
 """Generator seeds tried for one episode seed before generation is refused."""
 SEED_STRIDE = 100_000
 """Generator seed k of episode seed s is s + k * SEED_STRIDE (k = 0 first: the seed itself)."""
 
 
 def generator_seeds(seed: int) -> list[int]:
-    """The generator seeds tried, in order, for an episode seed."""
+    """The generator seeds tried, in order, for an episode seed (`GENERATOR_SEEDS` of them)."""
     return [seed + k * SEED_STRIDE for k in range(GENERATOR_SEEDS)]
 
 
@@ -104,6 +111,8 @@ def game_path(task: str, seed: int, settings: dict[str, Any], games_dir: Path) -
     parts: list[Any] = [GENERATOR_VERSION, settings]
     if budget:
         parts.append({"quest_search_budget": budget})
+    if task in FULL_LENGTH_QUESTS:
+        parts.append({"full_length_quest": True})
     key = json.dumps(parts, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     return games_dir / task / f"{task}-seed{seed}-{digest}.z8"
@@ -125,6 +134,7 @@ def ensure_game(task: str, seed: int, settings: dict[str, Any], games_dir: Path)
                 "settings": settings,
                 "path": str(target),
                 "budget": budget,
+                "seeds": generator_seeds(seed),
             }
         )
         env = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -179,7 +189,8 @@ def _generate(spec: dict[str, Any]) -> None:
     budget = QuestSearchBudget(int(spec["budget"])) if spec.get("budget") else None
     if budget is not None:
         budget.install()
-    for seed in generator_seeds(int(spec["seed"])):
+    seeds = [int(seed) for seed in spec["seeds"]]
+    for seed in seeds:
         options = _options(spec, seed)
         if budget is not None:
             budget.restart()
@@ -187,13 +198,23 @@ def _generate(spec: dict[str, Any]) -> None:
             game = make(spec["settings"], options)
         except QuestGenerationError:
             continue
+        if spec["task"] in FULL_LENGTH_QUESTS and not full_length(game):
+            continue
         game.metadata["generator_seed"] = seed
         textworld.generator.compile_game(game, options)
         return
     limit = f" within {budget.steps} search steps" if budget is not None else ""
+    full = " with a walkthrough as long as the quest" if spec["task"] in FULL_LENGTH_QUESTS else ""
     raise SystemExit(
-        f"no quest found{limit} for any of generator seeds {generator_seeds(int(spec['seed']))}"
+        f"no quest found{limit}{full} for any of its {len(seeds)} generator seeds "
+        f"({', '.join(map(str, seeds[:3]))}{', ...' if len(seeds) > 3 else ''})"
     )
+
+
+def full_length(game: Any) -> bool:
+    """Whether the game's walkthrough is as long as the quest it was generated with."""
+    walkthrough = game.metadata.get("walkthrough") or []
+    return len(walkthrough) == int(game.metadata.get("quest_length", len(walkthrough)))
 
 
 def _options(spec: dict[str, Any], seed: int) -> Any:
@@ -215,6 +236,7 @@ if __name__ == "__main__":
 __all__ = [
     "BALROG_SETTINGS",
     "CHALLENGES",
+    "FULL_LENGTH_QUESTS",
     "QUEST_SEARCH_BUDGET",
     "QuestSearchBudget",
     "cache_dir",
