@@ -29,8 +29,10 @@ A search extends the decision's prompt (the one `assemble` returned, which the r
 archives) with what the second call was sent: the reply that asked (layer `search`,
 assistant), the results (layer `archive`) and the request for the action (layer
 `search`). The archived decision is then the prompt of the call whose action was
-executed, its layers counted like any other's, and `bounded attribute --layer archive`
-re-asks it without the results, under that call's schema (`counterfactual_schema`).
+executed, its layers counted like any other's (its `prompt_tokens` stay those of its
+`completion`, the first call; the second's are on its `extra_completions` entry), and
+`bounded attribute --layer archive` re-asks it without the results, under that call's
+schema (`counterfactual_schema`).
 
 The prompt is bounded by |instructions| + `core_chars` + `queue_tokens` + |observation|
 (+ the search results on a search's second call).
