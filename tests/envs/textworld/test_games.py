@@ -48,10 +48,13 @@ def test_a_seed_past_the_search_budget_is_passed_over_the_same_way_in_any_cache(
 
 
 def test_the_budget_is_part_of_a_cached_games_name(tmp_path, monkeypatch):
-    before = game_path("treasure_hunter", 2, HUNT, tmp_path)
+    hunt, coins = (
+        game_path("treasure_hunter", 2, HUNT, tmp_path),
+        game_path("coin_collector", 2, {"level": 3}, tmp_path),
+    )
     monkeypatch.setitem(QUEST_SEARCH_BUDGET, "treasure_hunter", 4)
-    assert game_path("treasure_hunter", 2, HUNT, tmp_path) != before
-    assert game_path("coin_collector", 2, {"level": 3}, tmp_path).name.startswith("coin_")
+    assert game_path("treasure_hunter", 2, HUNT, tmp_path) != hunt
+    assert game_path("coin_collector", 2, {"level": 3}, tmp_path) == coins  # no budget
 
 
 def test_an_episode_without_a_quest_within_the_budget_is_refused_in_one_line(tmp_path, monkeypatch):
