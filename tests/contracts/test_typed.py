@@ -12,7 +12,7 @@ from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.typed import TypedContract, game_of
 from bounded.contracts.typed.assembly import CHANGING_RULES_HEADER
-from bounded.contracts.typed_presets import TYPED_PRESETS
+from bounded.contracts.typed.presets import TYPED_PRESETS
 from bounded.core import (
     Action,
     Completion,

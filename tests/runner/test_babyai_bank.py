@@ -41,7 +41,7 @@ def test_every_contract_plays_a_babyai_mission(tmp_path, contract) -> None:
 
 def test_bank_babyai_command_writes_the_bank(tmp_path, capsys) -> None:
     from bounded.cli import main
-    from bounded.stores.episodic import EpisodicBank
+    from bounded.contracts.episodic.bank import EpisodicBank
 
     out = tmp_path / "babyai.npz"
     main(["bank", "babyai", "--rounds", "2", "--seed", "0", "--out", str(out)])

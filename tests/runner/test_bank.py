@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 
 from bounded.archive import Archive
+from bounded.contracts.episodic.bank import EpisodicBank, GameInfo, describe_bank
 from bounded.core import victory_of
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
 from bounded.runner.bank import bootstrap_craft_bank, build_craft_bank_command, record_game
-from bounded.stores.episodic import EpisodicBank, GameInfo, describe_bank
 
 
 def test_record_game_keeps_one_entry_per_decision() -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from bounded.archive import Archive
+from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.envs import make
 from bounded.envs.nethack import NetHackExpert
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
 from bounded.runner.nethack_bank import build_nethack_bank_command, nethack_bank
-from bounded.stores.episodic import EpisodicBank
 
 CONTRACTS = ["state", "transcript", "summary", "episodic", "typed"]
 

@@ -81,7 +81,7 @@ def bank_babyai(
 @bank_app.command("show")
 def bank_show(path: Annotated[Path, typer.Argument(help="A bank file.")]) -> None:
     """A bank's size, provenance and content hash (verified on load)."""
-    from bounded.stores.episodic import describe_bank
+    from bounded.contracts.episodic.bank import describe_bank
 
     typer.echo(describe_bank(path))
 

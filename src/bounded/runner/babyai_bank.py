@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.core import victory_of
 from bounded.envs import make
 from bounded.envs.babyai.env import TASKS, BabyAIEnv
 from bounded.envs.babyai.expert import BabyAIExpert
 from bounded.runner.bank import record_game
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 
 BABYAI_ENV = "bounded/BabyAI-v0"
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.contracts.expert import ExpertContract
 from bounded.contracts.step_protocol import paper_step
 from bounded.core import JSON, Env, Expert, victory_of
@@ -20,7 +21,6 @@ from bounded.models.none import NoModel
 from bounded.runner.build import play
 from bounded.runner.episode import run_episode
 from bounded.runner.spec import GameSpec
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 
 
 def game_info(run_outcome: JSON, *, seed: int, options: JSON, strategy: str) -> GameInfo:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.envs import make
 from bounded.envs.nethack.expert import NetHackExpert
 from bounded.runner.bank import record_game
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 
 NETHACK_ENV = "bounded/NetHack-v0"
 

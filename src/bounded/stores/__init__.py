@@ -5,7 +5,7 @@ writes L4 and L5 through a write gate; a store directory is plain JSON files who
 SHA-256 snapshot hash changes exactly when an entry changes. The stores know no game: an
 environment supplies its rules book, seed skills and situation reader as a
 `GameKnowledge` (spire's lives in `bounded.envs.spire.knowledge`). (The episodic bank of
-the `episodic` contract lives in `bounded.stores.episodic`.)
+the `episodic` contract lives in `bounded.contracts.episodic.bank`.)
 """
 
 from bounded.stores.budget import LayerBudget, Truncation, clip_text, fit_block, fit_items
