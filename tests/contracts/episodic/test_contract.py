@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bounded.apps.craft_bank import record_game
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.episodic import (
     EpisodicContract,
@@ -20,7 +21,6 @@ from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
 from bounded.models.scripted import ScriptedModel, first_option, minimal_instance
 from bounded.runner import run_episode
-from bounded.runner.bank import record_game
 from bounded.runner.meter import MeteredModel
 from bounded.testing import episode
 
