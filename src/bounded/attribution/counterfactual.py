@@ -96,7 +96,7 @@ def action_key(actions: Sequence[Action]) -> tuple[str, str] | None:
 
 
 @dataclass(frozen=True)
-class Task:
+class Reask:
     """One model call to make: a decision with one layer removed or replaced."""
 
     run: RunRecord
@@ -125,7 +125,7 @@ class Task:
 
 
 @dataclass
-class Plan:
+class AttributionPlan:
     """The calls an attribution makes, before it makes them."""
 
     spec: AttributionSpec
@@ -134,12 +134,12 @@ class Plan:
     """Run id -> every archived decision of the run (the replay needs them all)."""
     sampled: dict[str, list[int]]
     """Run id -> the sampled decision indices."""
-    tasks: list[Task]
+    tasks: list[Reask]
     """Every call (done or not), in run and decision order."""
     done: set[Key] = field(default_factory=set)
 
     @property
-    def pending(self) -> list[Task]:
+    def pending(self) -> list[Reask]:
         return [task for task in self.tasks if task.key not in self.done]
 
     def estimate(self) -> tuple[int, int, int]:
@@ -202,7 +202,7 @@ def draw(pool: list[tuple[str, int]], spec: AttributionSpec) -> list[tuple[str, 
     return [pool[i] for i in picked]
 
 
-def plan_attribution(archive: Archive, spec: AttributionSpec) -> Plan:
+def plan_attribution(archive: Archive, spec: AttributionSpec) -> AttributionPlan:
     """Sample the decisions and list the calls (nothing is asked yet)."""
     unknown = sorted(set(spec.replacements) - set(spec.layers))
     if unknown:
@@ -229,16 +229,16 @@ def plan_attribution(archive: Archive, spec: AttributionSpec) -> Plan:
             for layer in spec.layers:
                 if layer in present:
                     replacement = spec.replacements.get(layer)
-                    tasks.append(Task(run, records[index], layer, replacement, model, settings))
-    return Plan(spec, runs, decisions, sampled, tasks, done_keys(archive))
+                    tasks.append(Reask(run, records[index], layer, replacement, model, settings))
+    return AttributionPlan(spec, runs, decisions, sampled, tasks, done_keys(archive))
 
 
-Progress = Callable[[Task, Counterfactual], None]
+Progress = Callable[[Reask, Counterfactual], None]
 
 
 def attribute(
     archive: Archive,
-    plan: Plan,
+    plan: AttributionPlan,
     *,
     model: Model | None = None,
     max_calls: int | None = None,
@@ -297,7 +297,7 @@ class Asker:
         self._given = model
         self._built: dict[tuple[str, str | None], Model] = {}
 
-    def model_for(self, task: Task) -> Model:
+    def model_for(self, task: Reask) -> Model:
         if self._given is not None:
             return self._given
         base_url = task.settings.get("base_url")
@@ -316,7 +316,7 @@ class Asker:
             return cast(JSON, hook(obs, record.segments))
         return self.contract.reply_schema(obs)
 
-    def ask(self, task: Task, state: ReplayedDecision) -> Counterfactual:
+    def ask(self, task: Reask, state: ReplayedDecision) -> Counterfactual:
         obs = state.obs
         prompt = counterfactual_prompt(task.record.segments, task.layer, task.replacement)
         model = self.model_for(task)
@@ -357,9 +357,9 @@ class Asker:
 
 __all__ = [
     "CONTROL",
+    "AttributionPlan",
     "AttributionSpec",
-    "Plan",
-    "Task",
+    "Reask",
     "action_key",
     "attribute",
     "plan_attribution",
