@@ -466,7 +466,8 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`paper_temperature`, `env_options`, `propose`, `fallback_policy`, `postrun`,
+    (`paper_temperature`, `env_options`, `propose`, `fallback_policy`,
+    `counterfactual_schema`, `postrun`,
     `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
     their defaults."""
 
@@ -494,6 +495,12 @@ class Contract(Protocol):
 
     def fallback_policy(self) -> FallbackPolicy:
         """What a decision whose reply is unusable executes (`fallback_actions`)."""
+        ...
+
+    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
+        """The schema an archived decision (its prompt's `segments`) was answered under,
+        which attribution re-asks under: a contract that asks again within a decision
+        under another schema says which."""
         ...
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None: ...
@@ -544,6 +551,14 @@ class ContractBase:
     def fallback_policy(self) -> FallbackPolicy:
         """Default: the game's default action, else the first legal one."""
         return "game-default"
+
+    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
+        """Default: the reply schema (one call per decision)."""
+        return self.reply_schema(obs)
+
+    def reply_schema(self, obs: Observation) -> JSON:
+        """Required: every contract gives its own (declared here for the default above)."""
+        raise NotImplementedError(f"contract {self.name!r} has no reply_schema")
 
     def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
         """Default: nothing is learned after the episode."""
@@ -598,6 +613,9 @@ class ContractWrapper:
 
     def fallback_policy(self) -> FallbackPolicy:
         return self.inner.fallback_policy()
+
+    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
+        return self.inner.counterfactual_schema(obs, segments)
 
     def assemble(self, obs: Observation) -> Prompt:
         return self.inner.assemble(obs)

@@ -2,11 +2,11 @@
 
 from bounded.envs.spire.env import REPLY_TOKENS, SpireConfig, SpireEnv
 from bounded.envs.spire.expert import SpireExpert
-from bounded.envs.spire.players import GameResult, RandomPlayer, play_game
+from bounded.envs.spire.players import PlayedGame, RandomPlayer, play_game
 
 __all__ = [
     "REPLY_TOKENS",
-    "GameResult",
+    "PlayedGame",
     "RandomPlayer",
     "SpireConfig",
     "SpireEnv",
