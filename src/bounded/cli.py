@@ -24,8 +24,8 @@ from bounded.commands.options import (
 )
 from bounded.commands.output import add_counterfactual_rows, run_summary
 from bounded.core import DEFAULT_MAX_TOKENS, BoundedError, ConfigError, Interrupted
+from bounded.envs.workbench import REPLY_TOKENS as WORKBENCH_MAX_TOKENS
 from bounded.runner.spec import DEFAULT_CONTRACT, DEFAULT_MODEL, DEFAULT_SEED
-from bounded.runner.workbench import WORKBENCH_MAX_TOKENS
 
 app = typer.Typer(
     add_completion=False,

@@ -15,12 +15,13 @@ from pydantic import BaseModel
 
 from bounded.contracts.journal import JournaledStateContract
 from bounded.core import JSON, Contract, Model
+from bounded.envs.workbench import REPLY_TOKENS
 from bounded.envs.workbench.tasks import select_tasks
 from bounded.runner.build import play
 from bounded.runner.spec import GameSpec
 
-WORKBENCH_MAX_TOKENS = 2048
-"""A workbench turn's reply token limit: a turn writes files and commands, not one action."""
+WORKBENCH_MAX_TOKENS = REPLY_TOKENS
+"""A workbench turn's reply token limit (`bounded.envs.workbench.REPLY_TOKENS`)."""
 
 ENV_ID = "bounded/Workbench-v0"
 

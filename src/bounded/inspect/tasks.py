@@ -23,11 +23,11 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from bounded.core import ConfigError
 from bounded.envs import resolve_env_id
 from bounded.envs.spire import REPLY_TOKENS
+from bounded.envs.workbench import REPLY_TOKENS as WORKBENCH_MAX_TOKENS
 from bounded.inspect._model import SchemaForm
 from bounded.inspect._scorer import outcome_scorer
 from bounded.inspect._solver import bounded_solver
 from bounded.runner.spec import DEFAULT_CONTRACT, seed_range
-from bounded.runner.workbench import WORKBENCH_MAX_TOKENS
 
 
 def seed_list(seeds: int | list[int] | str) -> list[int]:

@@ -1,6 +1,6 @@
 """`bounded/Workbench-v0`: coding tasks with tools in a real sandbox, judged by strict oracles."""
 
-from bounded.envs.workbench.engine import WorkbenchEnv
+from bounded.envs.workbench.engine import REPLY_TOKENS, WorkbenchEnv
 from bounded.envs.workbench.expert import WorkbenchExpert, expert_model
 from bounded.envs.workbench.sandbox import (
     ExecResult,
@@ -13,6 +13,7 @@ from bounded.envs.workbench.sandbox import (
 from bounded.envs.workbench.tasks import OracleVerdict, Task, load_task, select_tasks, task_names
 
 __all__ = [
+    "REPLY_TOKENS",
     "ExecResult",
     "OracleVerdict",
     "Sandbox",

@@ -72,6 +72,11 @@ def _schema(properties: JSON, required: list[str]) -> JSON:
     }
 
 
+REPLY_TOKENS = 2048
+"""The reply token limit a workbench turn wants: a turn writes files and commands, not one
+action (the suite and inspect's workbench task use it)."""
+
+
 class WorkbenchEnv(ToolEnv):
     """`bounded/Workbench-v0`: one task per episode (`task=`, or `options={"task": ...}`).
 
