@@ -35,3 +35,18 @@ def test_the_bases_give_every_optional_hook_a_default() -> None:
     assert contract.env_options("bounded/Warehouse-v0", {"horizon": 3}) == {"horizon": 3}
     assert contract.paper_temperature is None and contract.memory_snapshot() is None
     assert (ModelBase.context_window, ModelBase.run_deadline_s) == (None, None)
+
+
+def test_the_runner_calls_every_hook_and_probes_none() -> None:
+    """Every hook the runner calls is declared on the protocols above, so it reads none of
+    them with `getattr` (a plugin without a hook gets the base classes' default)."""
+    from pathlib import Path
+
+    runner = Path(__file__).parents[1] / "src" / "bounded" / "runner"
+    probes = [
+        f"{path.name}:{number}"
+        for path in sorted(runner.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if any(f"getattr({name}" in line for name in ("contract", "env", "model", "self.contract"))
+    ]
+    assert probes == []

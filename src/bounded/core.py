@@ -312,7 +312,7 @@ class Env(Protocol):
 
     Every member is declared here; `bounded.envs.TextEnv` gives the optional ones their
     defaults (no state schema, no initial state, version "0", no game knowledge, no
-    default action)."""
+    default action; `gymnasium.Env` gives `spec`)."""
 
     instructions: str
     """The fixed task description a contract shows the model."""
@@ -322,6 +322,9 @@ class Env(Protocol):
     """A JSON schema for an agent's own state (the `state` contract), or None."""
     initial_state: JSON | None
     """A suggested initial agent state, or None."""
+    spec: Any
+    """Gymnasium's `EnvSpec` (its `id`) where `gymnasium.make` built the environment, else
+    None (`gymnasium.Env`'s default)."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

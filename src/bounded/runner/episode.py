@@ -430,8 +430,8 @@ def run_episode(
 ) -> RunRecord:
     """Play one episode; with an archive (or a sink), every decision is saved as soon as it
     is made."""
-    registered = getattr(env, "spec", None)  # set by gymnasium.make
-    env_id = canonical_env_id(env_id or getattr(registered, "id", None) or type(env).__name__)
+    registered = env.spec.id if env.spec is not None else None  # set by gymnasium.make
+    env_id = canonical_env_id(env_id or registered or type(env).__name__)
     runner = EpisodeRunner(
         env, contract, model, seed=seed, env_id=env_id, tag=tag, archive=archive, **options
     )
