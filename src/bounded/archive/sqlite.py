@@ -34,7 +34,6 @@ from typing import Any, Literal
 
 from pydantic_core import PydanticSerializationError
 
-from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
 from bounded.archive.totals import corrected_runs
 from bounded.core import (
     FORMAT_VERSION,
@@ -167,6 +166,35 @@ CREATE TABLE IF NOT EXISTS leases (
     taken_at REAL NOT NULL
 );
 """
+
+COUNTERFACTUAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS counterfactuals (
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    layer TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    model TEXT NOT NULL,
+    settings_hash TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    replacement TEXT,
+    kind TEXT NOT NULL,
+    original_actions TEXT NOT NULL,
+    actions TEXT NOT NULL,
+    fallback INTEGER NOT NULL,
+    parse_error TEXT,
+    completion TEXT,
+    expert_actions TEXT NOT NULL,
+    changed INTEGER NOT NULL,
+    original_agrees INTEGER NOT NULL,
+    counterfactual_agrees INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run_id, idx, layer, variant, model, settings_hash),
+    FOREIGN KEY (run_id, idx) REFERENCES decisions (run_id, idx) ON DELETE CASCADE
+);
+"""
+"""Attribution's re-asked decisions (`bounded.archive.counterfactuals` writes and reads
+them), created with the rest of the schema."""
+
 
 _RUN_JSON_FIELDS = (
     "contract_config",
