@@ -6,7 +6,9 @@ counts the model calls and tokens it would take; `attribute` makes those calls, 
 written to the archive as soon as it is answered (a killed attribution continues where it
 stopped: rows already there are skipped). The prompt is the archived one, segment for
 segment, less the layer; the model is any model spec, built by the project's one builder,
-asked under the contract's own reply schema with the run's generation settings.
+asked under the contract's own reply schema (the schema of the call that decided, for a
+contract that asks again within a decision: `counterfactual_schema`) with the run's
+generation settings.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,6 +38,7 @@ from bounded.core import (
     DecisionRecord,
     EpisodeContext,
     Model,
+    Observation,
     RunRecord,
     approx_tokens,
     stable_hash,
@@ -303,13 +307,22 @@ class Asker:
             self._built[key] = build_model(game)
         return self._built[key]
 
+    def schema_for(self, obs: Observation, record: DecisionRecord) -> JSON:
+        """The schema the archived decision's deciding call was answered under: the
+        contract's `counterfactual_schema(obs, segments)` where it has one (a contract that
+        asks again within a decision, under another schema), else its reply schema."""
+        hook = getattr(self.contract, "counterfactual_schema", None)
+        if callable(hook):
+            return cast(JSON, hook(obs, record.segments))
+        return self.contract.reply_schema(obs)
+
     def ask(self, task: Reask, state: ReplayedDecision) -> Counterfactual:
         obs = state.obs
         prompt = counterfactual_prompt(task.record.segments, task.layer, task.replacement)
         model = self.model_for(task)
         completion = model.complete(
             prompt.messages(),
-            constraint=self.contract.reply_schema(obs),
+            constraint=self.schema_for(obs, task.record),
             max_tokens=int(task.settings["max_tokens"]),
             temperature=float(task.settings["temperature"]),
             seed=int(task.settings["seed"]),
