@@ -5,8 +5,9 @@ An OpenAI-compatible chat endpoint on 127.0.0.1 (a process of its own, threads, 
 reply every `--latency` seconds per request, whatever the load) serves sweeps of the
 warehouse (`state` contract, `--decisions` decisions a game). Each row is one `bounded
 sweep` command of N games, all in flight at once: `--workers W --concurrency N/W` (the
-default; one game: neither), and, for comparison, worker processes alone (`--workers N`,
-the only way before `--concurrency`). The ideal wall time is a game's decisions times
+default; one game: neither), and, for comparison, the driver's process alone (`--workers 1
+--concurrency N`, `--one-process`) and worker processes alone (`--workers N`, the only way
+before `--concurrency`, `--baseline`). The ideal wall time is a game's decisions times
 the latency (every game in flight from the start); CPU is the sweep's processes' user
 and system time (the endpoint's excluded) over the decisions it played.
 
@@ -245,6 +246,10 @@ def main() -> None:
         help="game counts also swept with worker processes alone (--workers N)",
     )  # fmt: skip
     parser.add_argument("--no-baseline", dest="baseline", action="store_const", const=[])
+    parser.add_argument(
+        "--one-process", type=int, nargs="*", default=[32],
+        help="game counts also swept from the driver's process alone (--workers 1)",
+    )  # fmt: skip
     parser.add_argument("--startup-workers", type=int, default=5)
     parser.add_argument(
         "--startup-src", type=Path, default=None,
@@ -275,6 +280,7 @@ def main() -> None:
         for games in args.games:
             workers = 1 if games == 1 else min(args.workers, games)
             plans.append((games, workers, -(-games // workers)))
+        plans += [(games, 1, games) for games in args.one_process]
         plans += [(games, games, 1) for games in args.baseline]
         for games, workers, concurrency in plans:
             row = sweep_row(endpoint.url, games, args.decisions, workers, concurrency,

@@ -30,6 +30,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import signal
 import threading
 import time
 from collections.abc import Iterable
@@ -122,6 +123,8 @@ class GameThreads:
         self.archive_path, self.lease = archive_path, lease
         self._playing: dict[int, int] = {}
         """Thread ident -> the slot it plays, while it plays."""
+        self._stopped = ""
+        """Why the games were interrupted (a game taken after that is not started)."""
         self._lock = threading.Lock()
         self.threads = [
             threading.Thread(target=self.serve, name=f"bounded-game-{i}", daemon=True)
@@ -140,6 +143,8 @@ class GameThreads:
             slot, spec, resume = task
             try:
                 with self._lock:
+                    if self._stopped:
+                        raise interrupt_named(self._stopped)()
                     self._playing[threading.get_ident()] = slot
                 try:
                     result = play_game(spec, self.archive_path, lease=self.lease, resume=resume)
@@ -155,6 +160,7 @@ class GameThreads:
         """Raise the interrupt in every thread playing a game; how many were."""
         stop = ctypes.py_object(interrupt_named(reason))
         with self._lock:
+            self._stopped = reason
             for ident in self._playing:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), stop)
             return len(self._playing)
@@ -174,8 +180,11 @@ def serve_process(
     lease: Lease | None,
     concurrency: int,
 ) -> None:
-    """A worker process: its game threads, until the driver says there is no more."""
+    """A worker process: its game threads, until the driver says there is no more. Ctrl-C
+    reaches the driver's whole process group: the driver alone decides (it terminates
+    its workers)."""
     die_with_parent(driver)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     restore_registrations(plugins)
     threads = GameThreads(inbox, outbox, archive_path, lease, concurrency)
     threads.start()
