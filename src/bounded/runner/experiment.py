@@ -274,6 +274,11 @@ class Experiment(BaseModel):
         return self.spec.experiment.name
 
     @property
+    def concurrency(self) -> int:
+        """Games each sweep worker plays at once (`[experiment] concurrency`, else 1)."""
+        return self.spec.experiment.concurrency or 1
+
+    @property
     def archive(self) -> Path:
         return self.spec.experiment.archive or Path("runs") / f"{self.name}.sqlite"
 

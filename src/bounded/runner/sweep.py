@@ -295,7 +295,7 @@ def run_sweep(
     check_plan(experiment, plan)
     costs = SweepPrices.of(experiment.spec.prices, prices or [])
     check_budget(budget, costs, game_models(plan.games))
-    games_at_once = concurrency or experiment.spec.experiment.concurrency or 1
+    games_at_once = concurrency if concurrency is not None else experiment.concurrency
     check_concurrency(games_at_once, game_models(plan.games))
     if not isinstance(executor, str):
         runner = executor
