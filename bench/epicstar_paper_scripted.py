@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from bounded.analysis.craft_table import craft_table, render_craft_table
+from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.core import RunRecord
 from bounded.envs.craft.explorer import ExpertExplorer
 from bounded.runner import play
-from bounded.runner.bank import bootstrap_craft_bank
 from bounded.runner.experiment import load_experiment
 
 EXPERIMENT = Path(__file__).parents[1] / "experiments" / "epicstar_paper.toml"

@@ -20,14 +20,14 @@ import json
 import time
 from pathlib import Path
 
+from bounded.apps.craft_bank import CRAFT_ENV, bootstrap_craft_bank, record_spec
 from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
+from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.contracts.step_protocol import paper_step
 from bounded.core import JSON
 from bounded.envs.craft import CraftExpert
 from bounded.runner import GameSpec, play
-from bounded.runner.bank import CRAFT_ENV, bootstrap_craft_bank, record_spec
-from bounded.stores.episodic import EpisodicBank
 
 STYLES = ("timing", "rush", "power", "macro", "air")
 MAPS = ("crossroads", "longbridge")

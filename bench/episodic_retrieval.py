@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bounded.contracts.episodic.bank import EpisodicBank, encode_actions
 from bounded.core import Action
-from bounded.stores.episodic import EpisodicBank, encode_actions
 
 SIZES = (4_592, 10_000, 100_000, 1_000_000)
 ENTRIES_PER_GAME = 918  # 4,592 entries over 5 games in the paper

@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 from bounded.analysis.craft_table import craft_table, render_craft_table
+from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.core import JSON, Model, RunRecord
 from bounded.models.scripted import ScriptedModel, first_option
 from bounded.runner import GameSpec, play
-from bounded.runner.bank import bootstrap_craft_bank
 from bounded.runner.build import build_model
 
 TAGS = ("episodic", "episodic-no-exploration", "episodic-no-fusion", "summary")

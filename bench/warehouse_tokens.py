@@ -19,8 +19,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from bounded.apps.demo import DEMO_CONTRACTS, DemoRow, demo_table, run_warehouse
 from bounded.models import make_model
-from bounded.runner.demo import DEMO_CONTRACTS, DemoRow, demo_table, run_warehouse
 
 RESULTS = Path(__file__).parent / "results" / "warehouse_tokens.json"
 

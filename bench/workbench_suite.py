@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bounded.apps.workbench import SuiteRow, format_table, run_suite
 from bounded.core import Model
 from bounded.envs.workbench import expert_model
 from bounded.models import make_model
-from bounded.runner.workbench import SuiteRow, format_table, run_suite
 
 RESULTS = Path(__file__).parent / "results"
 

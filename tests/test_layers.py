@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
         "archive",
         "analysis",
     },
+    "apps": {"core", "registry", "stores", "models", "contracts", "envs", "archive", "runner"},
     "agent": {"core", "contracts", "envs", "runner"},
     "importers": {"core", "archive"},
     "analysis": {"core", "archive", "stores"},

@@ -179,10 +179,10 @@ def run_workbench(
     model_options: dict[str, Any] | None = None,
 ) -> None:
     """The workbench suite: each task in a fresh sandboxed copy, judged by its oracle."""
+    from bounded.apps.workbench import ENV_ID, format_table, run_suite
     from bounded.envs.workbench import select_tasks
     from bounded.runner.build import build_contract, build_model
     from bounded.runner.spec import make_spec
-    from bounded.runner.workbench import ENV_ID, format_table, run_suite
 
     select_tasks(tasks)  # refuse an unknown task or a bad contract before loading a model
     spec = make_spec(
@@ -285,7 +285,7 @@ def demo(
 ) -> None:
     """The main job: a spire game under the typed contract on the embedded model
     (`demo warehouse`: transcript vs state at several horizons)."""
-    from bounded.runner import demo as demos
+    from bounded.apps import demo as demos
 
     if which not in ("spire", "warehouse"):
         raise ConfigError(f"unknown demo {which!r} (spire or warehouse)")

@@ -9,10 +9,10 @@ import pytest
 
 from bounded.contracts import cos_prompt, make_contract
 from bounded.contracts.episodic import EpisodicContract
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.contracts.summary import SummaryContract
 from bounded.core import Action, Completion, Observation
 from bounded.models.scripted import ScriptedModel, minimal_instance
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 from bounded.testing import episode
 
 EMPTY = "EMPTY ACTION"

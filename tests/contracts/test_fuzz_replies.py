@@ -31,8 +31,9 @@ from bounded.contracts._reply import (
     parse_decision,
     scrub,
 )
+from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.contracts.state import MAX_STATE_CHARS, PatchRejected, StateContract, merge_patch
-from bounded.contracts.typed_presets import TYPED_PRESETS
+from bounded.contracts.typed.presets import TYPED_PRESETS
 from bounded.core import (
     Completion,
     Contract,
@@ -45,7 +46,6 @@ from bounded.core import (
 from bounded.envs import make
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
-from bounded.stores.episodic import EpisodicBank
 from bounded.testing import episode
 
 PARSE_EXAMPLES = int(os.environ.get("FUZZ_N", 1_000))

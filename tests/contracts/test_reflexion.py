@@ -3,12 +3,12 @@ import json
 
 import pytest
 
+from bounded.apps.ladder import run_ladder
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.core import Action, Completion, ConfigError, Observation, Outcome, StepResult
 from bounded.models.scripted import ScriptedModel, minimal_instance
 from bounded.runner import GameSpec, play
-from bounded.runner.ladder import run_ladder
 from bounded.stores.snapshot import directory_hash, freeze_to
 from bounded.testing import episode
 

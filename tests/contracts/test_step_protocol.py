@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.step_protocol import check_step, describe_step, paper_step, with_step
 from bounded.core import ConfigError
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
-from bounded.runner.bank import bootstrap_craft_bank
 from bounded.runner.build import contract_spec
 
 CRAFT = "bounded/Craft-v0"

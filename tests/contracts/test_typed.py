@@ -12,7 +12,7 @@ from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.typed import TypedContract, game_of
 from bounded.contracts.typed.assembly import CHANGING_RULES_HEADER
-from bounded.contracts.typed_presets import TYPED_PRESETS
+from bounded.contracts.typed.presets import TYPED_PRESETS
 from bounded.core import (
     Action,
     Completion,
@@ -30,10 +30,10 @@ from bounded.envs.warehouse import WarehouseEnv
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
 from bounded.runner.episode import EpisodeRunner
+from bounded.stores.case_notes import CaseNote
 from bounded.stores.directory import StoreSet
 from bounded.stores.skills import Skill, Trigger
 from bounded.stores.snapshot import directory_hash, freeze_to
-from bounded.stores.summaries import Summary
 
 # -- hand-made spire-shaped observations --------------------------------------------
 
@@ -319,8 +319,8 @@ def end_turn(obs):
 
 def test_l3_l4_l5_retrieve_what_matches_this_decision():
     c = contract(l4={"mode": "on"}, l5={"mode": "on"})
-    c.stores.summaries.add(Summary(id="n1", category="combat", key="cultist", text="Rush it."))
-    c.stores.summaries.add(Summary(id="n2", category="combat", key="jaw grub", text="Block."))
+    c.stores.summaries.add(CaseNote(id="n1", category="combat", key="cultist", text="Rush it."))
+    c.stores.summaries.add(CaseNote(id="n2", category="combat", key="jaw grub", text="Block."))
     c.stores.skills.put(
         Skill(id="low-hp", title="Low HP", text="Defend first.", trigger=Trigger(hp_max=0.5))
     )
@@ -362,7 +362,7 @@ def test_budgets_cut_and_record():
     )
     for i in range(3):
         c.stores.summaries.add(
-            Summary(id=f"n{i}", category="combat", key="cultist", text="word " * 40, seq=i)
+            CaseNote(id=f"n{i}", category="combat", key="cultist", text="word " * 40, seq=i)
         )
     obs = combat_obs(0)
     obs = obs.model_copy(update={"text": "long state " * 200})
@@ -397,7 +397,7 @@ def test_prompt_never_exceeds_its_bound(text, notes, k, s):
         combat={"start_tokens": 100},
     )
     for i, note in enumerate(notes):
-        c.stores.summaries.add(Summary(id=f"n{i}", category="combat", key="cultist", text=note))
+        c.stores.summaries.add(CaseNote(id=f"n{i}", category="combat", key="cultist", text=note))
         c.stores.skills.put(Skill(id=f"s{i}", title="t", text=note))
     obs = combat_obs(0).model_copy(update={"text": text})
     prompt = c.assemble(obs)
@@ -478,7 +478,7 @@ def test_full_frozen_is_mode_a_plus_what_self_evolve_learned_from_the_hand_seed(
     assert {s.id for s in learner.stores.skills.skills} == hand  # learning starts from it
     learner.stores.skills.put(Skill(id="learned-x", title="x", text="Rest before the boss."))
     learner.stores.summaries.add(
-        Summary(id="n1", category="combat", key="cultist", text="Block the first hits.")
+        CaseNote(id="n1", category="combat", key="cultist", text="Block the first hits.")
     )
     learner.stores.save()
     frozen = make_contract("full-frozen", {"store_dir": str(tmp_path)})

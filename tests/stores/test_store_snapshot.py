@@ -5,6 +5,7 @@ import os
 import pytest
 
 from bounded.core import ConfigError
+from bounded.stores.case_notes import CaseNote
 from bounded.stores.directory import StoreSet, clear_store
 from bounded.stores.gate import GateVerdict
 from bounded.stores.skills import Skill
@@ -20,12 +21,11 @@ from bounded.stores.snapshot import (
     thaw,
     verify_snapshot,
 )
-from bounded.stores.summaries import Summary
 
 
 def make_store(path, game="spire"):
     stores = StoreSet(game, path)
-    stores.summaries.add(Summary(id="n1", category="combat", key="cultist", text="Block."))
+    stores.summaries.add(CaseNote(id="n1", category="combat", key="cultist", text="Block."))
     stores.save()
     return stores
 

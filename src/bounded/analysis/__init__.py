@@ -4,7 +4,7 @@ audit and export to DataFrames."""
 
 from bounded.analysis.audit import ContextAudit, audit_run, context_audit
 from bounded.analysis.compare import ScoreChange, ScoreDifference
-from bounded.analysis.games import Game, completed_games, derived_score, first_by_start
+from bounded.analysis.games import CompletedGame, completed_games, derived_score, first_by_start
 from bounded.analysis.options import TableOptions
 from bounded.analysis.published import PUBLISHED_TABLES, PublishedTable, published_table
 from bounded.analysis.stats import (
@@ -21,8 +21,8 @@ __all__ = [
     "PUBLISHED_TABLES",
     "CellRow",
     "CellTable",
+    "CompletedGame",
     "ContextAudit",
-    "Game",
     "PublishedTable",
     "ScoreChange",
     "ScoreDifference",

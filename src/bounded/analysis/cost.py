@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bounded.core import JSON, ConfigError, first_validation_error
+from bounded.core import ConfigError, first_validation_error
 
 PER_MILLION = 1_000_000
 
@@ -245,16 +245,6 @@ def fit_latency(calls: Iterable[tuple[int, int, float]], measured: str = "") -> 
     )
 
 
-def cost_record(costs: CostModel, model: str, prompt: int, cached: int, completion: int) -> JSON:
-    """Fresh tokens, cost and modelled latency of one call (or a sum of calls)."""
-    latency = costs.latency_of(model)
-    return {
-        "fresh_tokens": prompt - cached + completion,
-        "cost": costs.cost(model, prompt, cached, completion),
-        "latency_s": latency.seconds(prompt - cached, completion) if latency else None,
-    }
-
-
 __all__ = [
     "DEFAULT_PRICES",
     "EMBEDDED_LATENCY",
@@ -266,7 +256,6 @@ __all__ = [
     "Prices",
     "cached_by_layer",
     "cost_model",
-    "cost_record",
     "fit_latency",
     "is_free",
     "load_prices",

@@ -16,7 +16,7 @@ GROUP_FIELDS = ("tag", "experiment", "cell", "env_id", "contract", "model", "rea
 """Run fields a table may group by."""
 
 
-class Game(BaseModel):
+class CompletedGame(BaseModel):
     """One completed game."""
 
     run_id: str
@@ -101,8 +101,8 @@ def floor_reached(outcome: Mapping[str, Any]) -> int | None:
     return None
 
 
-def game_from_run(run: RunRecord) -> Game:
-    return Game(
+def game_from_run(run: RunRecord) -> CompletedGame:
+    return CompletedGame(
         run_id=run.run_id,
         tag=run.tag,
         experiment=run.experiment,
@@ -146,25 +146,25 @@ def usage_of(run: RunRecord) -> dict[str, dict[str, int]]:
     return {run.model: {key: int(getattr(run, key)) for key in keys}}
 
 
-def completed_games(runs: Iterable[RunRecord]) -> list[Game]:
+def completed_games(runs: Iterable[RunRecord]) -> list[CompletedGame]:
     """Only completed games enter statistics; aborted and failed runs never do."""
     return [game_from_run(run) for run in runs if run.status == "completed"]
 
 
 def group_games(
-    games: Iterable[Game], fields: tuple[str, ...]
-) -> dict[tuple[str, ...], list[Game]]:
+    games: Iterable[CompletedGame], fields: tuple[str, ...]
+) -> dict[tuple[str, ...], list[CompletedGame]]:
     """Games by the values of `fields`, each group ordered by start time."""
     unknown = [f for f in fields if f not in GROUP_FIELDS]
     if unknown:
         raise ConfigError(f"cannot group by {', '.join(unknown)} (use {', '.join(GROUP_FIELDS)})")
-    groups: dict[tuple[str, ...], list[Game]] = {}
+    groups: dict[tuple[str, ...], list[CompletedGame]] = {}
     for game in games:
         groups.setdefault(tuple(game.group_value(f) for f in fields), []).append(game)
     return {key: first_by_start(group) for key, group in sorted(groups.items())}
 
 
-def first_by_start(games: Iterable[Game], n: int | None = None) -> list[Game]:
+def first_by_start(games: Iterable[CompletedGame], n: int | None = None) -> list[CompletedGame]:
     """The first `n` games by start time (all when n is None): the rule that balances
     cells without choosing which games count."""
     ordered = sorted(games, key=lambda g: (g.started_at, g.run_id))
@@ -173,7 +173,7 @@ def first_by_start(games: Iterable[Game], n: int | None = None) -> list[Game]:
 
 __all__ = [
     "GROUP_FIELDS",
-    "Game",
+    "CompletedGame",
     "completed_games",
     "derived_score",
     "first_by_start",

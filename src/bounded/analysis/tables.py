@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.cost import CostModel
-from bounded.analysis.games import Game, completed_games, first_by_start, group_games
+from bounded.analysis.games import CompletedGame, completed_games, first_by_start, group_games
 from bounded.analysis.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -132,7 +132,7 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def _score_stats(row: CellRow, games: Sequence[Game], resamples: int, seed: int) -> None:
+def _score_stats(row: CellRow, games: Sequence[CompletedGame], resamples: int, seed: int) -> None:
     """Mean score, its bootstrap interval and the per-game scores, when every game has one."""
     scores = [g.score for g in games if g.score is not None]
     if not scores or len(scores) != len(games):
@@ -142,7 +142,7 @@ def _score_stats(row: CellRow, games: Sequence[Game], resamples: int, seed: int)
     row.score_low, row.score_high = bootstrap_mean_interval(scores, resamples=resamples, seed=seed)
 
 
-def _floor_stats(row: CellRow, games: Sequence[Game]) -> None:
+def _floor_stats(row: CellRow, games: Sequence[CompletedGame]) -> None:
     """Mean floor and wall minutes per floor reached, when every game has a floor."""
     floors = [g.floor for g in games if g.floor is not None]
     if not floors or len(floors) != len(games):
@@ -153,7 +153,7 @@ def _floor_stats(row: CellRow, games: Sequence[Game]) -> None:
         row.minutes_per_floor = wall_s / 60 / sum(floors)
 
 
-def _token_stats(row: CellRow, games: Sequence[Game], costs: CostModel) -> None:
+def _token_stats(row: CellRow, games: Sequence[CompletedGame], costs: CostModel) -> None:
     """Tokens per game and per score point, raw and fresh (not served from a cache), and
     what they cost."""
     tokens = [g.tokens for g in games]
@@ -175,7 +175,7 @@ def _token_stats(row: CellRow, games: Sequence[Game], costs: CostModel) -> None:
 
 def cell_row(
     label: str,
-    games: Sequence[Game],
+    games: Sequence[CompletedGame],
     *,
     interval: str = "wilson",
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -207,7 +207,7 @@ def cell_row(
     return row
 
 
-Selection = list[tuple[str, dict[str, str], list[Game]]]
+Selection = list[tuple[str, dict[str, str], list[CompletedGame]]]
 """(cell, grouping values, games) per row, in table order."""
 
 
@@ -215,14 +215,14 @@ def _label(cell: str, group: dict[str, str]) -> str:
     return " / ".join(value or "(none)" for value in (cell, *group.values()))
 
 
-def _split(cell: str, games: Iterable[Game], fields: Sequence[str]) -> Selection:
+def _split(cell: str, games: Iterable[CompletedGame], fields: Sequence[str]) -> Selection:
     """A cell's games by the values of `fields` (one group when there are none)."""
     groups = group_games(games, tuple(fields))
     return [(cell, dict(zip(fields, key, strict=True)), group) for key, group in groups.items()]
 
 
 def _explicit_cells(
-    games: Sequence[Game], cells: Sequence[CellSpec], by: Sequence[str]
+    games: Sequence[CompletedGame], cells: Sequence[CellSpec], by: Sequence[str]
 ) -> Selection:
     """Rows of explicit cells, each holding the games of its tags, split by `by`."""
     labels = [label for label, _ in cells]
@@ -238,7 +238,7 @@ def _explicit_cells(
     return selected
 
 
-def _grouped_cells(games: Sequence[Game], by: Sequence[str]) -> Selection:
+def _grouped_cells(games: Sequence[CompletedGame], by: Sequence[str]) -> Selection:
     """Rows of the groups of `by`: the first field names the cell, the rest split it."""
     selected: Selection = []
     for key, group in group_games(games, tuple(by)).items():
@@ -250,7 +250,7 @@ def _grouped_cells(games: Sequence[Game], by: Sequence[str]) -> Selection:
 def _pooled_row(
     table: CellTable,
     names: Sequence[str],
-    games: Sequence[Game],
+    games: Sequence[CompletedGame],
     resamples: int,
     seed: int,
     costs: CostModel | None = None,
@@ -329,7 +329,7 @@ def cell_table(
 
 def add_comparisons(
     table: CellTable,
-    games: Sequence[Game],
+    games: Sequence[CompletedGame],
     *,
     pool: Sequence[str] = (),
     fisher: Sequence[tuple[str, str]] = (),

@@ -11,9 +11,9 @@ from bounded.analysis.attribution import AttributionRow, attribution_table, mcne
 from bounded.archive.counterfactuals import Counterfactual, counterfactual_prompt, counterfactuals
 from bounded.attribution.counterfactual import (
     CONTROL,
+    AttributionPlan,
     AttributionSpec,
-    Plan,
-    Task,
+    Reask,
     action_key,
     attribute,
     plan_attribution,
@@ -29,13 +29,13 @@ from bounded.attribution.replay import (
 __all__ = [
     "CONTROL",
     "EXPERTS",
+    "AttributionPlan",
     "AttributionRow",
     "AttributionSpec",
     "Counterfactual",
-    "Plan",
+    "Reask",
     "ReplayError",
     "ReplayedDecision",
-    "Task",
     "action_key",
     "attribute",
     "attribution_table",

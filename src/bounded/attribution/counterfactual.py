@@ -6,7 +6,9 @@ counts the model calls and tokens it would take; `attribute` makes those calls, 
 written to the archive as soon as it is answered (a killed attribution continues where it
 stopped: rows already there are skipped). The prompt is the archived one, segment for
 segment, less the layer; the model is any model spec, built by the project's one builder,
-asked under the contract's own reply schema with the run's generation settings.
+asked under the contract's own reply schema (the schema of the call that decided, for a
+contract that asks again within a decision: `counterfactual_schema`) with the run's
+generation settings.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,6 +38,7 @@ from bounded.core import (
     DecisionRecord,
     EpisodeContext,
     Model,
+    Observation,
     RunRecord,
     approx_tokens,
     stable_hash,
@@ -92,7 +96,7 @@ def action_key(actions: Sequence[Action]) -> tuple[str, str] | None:
 
 
 @dataclass(frozen=True)
-class Task:
+class Reask:
     """One model call to make: a decision with one layer removed or replaced."""
 
     run: RunRecord
@@ -121,7 +125,7 @@ class Task:
 
 
 @dataclass
-class Plan:
+class AttributionPlan:
     """The calls an attribution makes, before it makes them."""
 
     spec: AttributionSpec
@@ -130,12 +134,12 @@ class Plan:
     """Run id -> every archived decision of the run (the replay needs them all)."""
     sampled: dict[str, list[int]]
     """Run id -> the sampled decision indices."""
-    tasks: list[Task]
+    tasks: list[Reask]
     """Every call (done or not), in run and decision order."""
     done: set[Key] = field(default_factory=set)
 
     @property
-    def pending(self) -> list[Task]:
+    def pending(self) -> list[Reask]:
         return [task for task in self.tasks if task.key not in self.done]
 
     def estimate(self) -> tuple[int, int, int]:
@@ -198,7 +202,7 @@ def draw(pool: list[tuple[str, int]], spec: AttributionSpec) -> list[tuple[str, 
     return [pool[i] for i in picked]
 
 
-def plan_attribution(archive: Archive, spec: AttributionSpec) -> Plan:
+def plan_attribution(archive: Archive, spec: AttributionSpec) -> AttributionPlan:
     """Sample the decisions and list the calls (nothing is asked yet)."""
     unknown = sorted(set(spec.replacements) - set(spec.layers))
     if unknown:
@@ -225,16 +229,16 @@ def plan_attribution(archive: Archive, spec: AttributionSpec) -> Plan:
             for layer in spec.layers:
                 if layer in present:
                     replacement = spec.replacements.get(layer)
-                    tasks.append(Task(run, records[index], layer, replacement, model, settings))
-    return Plan(spec, runs, decisions, sampled, tasks, done_keys(archive))
+                    tasks.append(Reask(run, records[index], layer, replacement, model, settings))
+    return AttributionPlan(spec, runs, decisions, sampled, tasks, done_keys(archive))
 
 
-Progress = Callable[[Task, Counterfactual], None]
+Progress = Callable[[Reask, Counterfactual], None]
 
 
 def attribute(
     archive: Archive,
-    plan: Plan,
+    plan: AttributionPlan,
     *,
     model: Model | None = None,
     max_calls: int | None = None,
@@ -293,7 +297,7 @@ class Asker:
         self._given = model
         self._built: dict[tuple[str, str | None], Model] = {}
 
-    def model_for(self, task: Task) -> Model:
+    def model_for(self, task: Reask) -> Model:
         if self._given is not None:
             return self._given
         base_url = task.settings.get("base_url")
@@ -303,13 +307,22 @@ class Asker:
             self._built[key] = build_model(game)
         return self._built[key]
 
-    def ask(self, task: Task, state: ReplayedDecision) -> Counterfactual:
+    def schema_for(self, obs: Observation, record: DecisionRecord) -> JSON:
+        """The schema the archived decision's deciding call was answered under: the
+        contract's `counterfactual_schema(obs, segments)` where it has one (a contract that
+        asks again within a decision, under another schema), else its reply schema."""
+        hook = getattr(self.contract, "counterfactual_schema", None)
+        if callable(hook):
+            return cast(JSON, hook(obs, record.segments))
+        return self.contract.reply_schema(obs)
+
+    def ask(self, task: Reask, state: ReplayedDecision) -> Counterfactual:
         obs = state.obs
         prompt = counterfactual_prompt(task.record.segments, task.layer, task.replacement)
         model = self.model_for(task)
         completion = model.complete(
             prompt.messages(),
-            constraint=self.contract.reply_schema(obs),
+            constraint=self.schema_for(obs, task.record),
             max_tokens=int(task.settings["max_tokens"]),
             temperature=float(task.settings["temperature"]),
             seed=int(task.settings["seed"]),
@@ -344,9 +357,9 @@ class Asker:
 
 __all__ = [
     "CONTROL",
+    "AttributionPlan",
     "AttributionSpec",
-    "Plan",
-    "Task",
+    "Reask",
     "action_key",
     "attribute",
     "plan_attribution",

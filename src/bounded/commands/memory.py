@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bounded.commands.options import parse_options
 from bounded.core import ConfigError
+
+if TYPE_CHECKING:
+    from bounded.contracts.episodic.bank import EpisodicBank
 
 bank_app = typer.Typer(help="Build and inspect episodic banks (EpicStar).", no_args_is_help=True)
 
@@ -36,18 +39,29 @@ def bank_craft(
 ) -> None:
     """Bootstrap the craft bank from the expert's winning games, played at the paper's
     one-action step (decision_interval=3, max_actions=1), which the bank records."""
-    from bounded.runner.bank import build_craft_bank_command
+    from bounded.apps.craft_bank import bootstrap_craft_bank
 
-    typer.echo(
-        build_craft_bank_command(
-            out,
-            levels=tuple(levels or (6, 7)),
-            rounds=rounds,
-            map_name=map_name,
-            seed=seed,
-            keep=keep or None,
+    bank, report = bootstrap_craft_bank(
+        levels=tuple(levels or (6, 7)), rounds=rounds, map_name=map_name, seed=seed,
+        keep=keep or None,
+    )  # fmt: skip
+    save_bank(bank, out)
+    lines = [f"{'round':>5}  {'level':>5}  {'style':<7} {'build':<8} {'outcome':<8} {'entries':>7}"]
+    for game in report.games:
+        lines.append(
+            f"{game.game:>5}  {game.options['level']:>5}  {game.options['style']:<7} "
+            f"{game.strategy:<8} {game.outcome.get('outcome', '?'):<8} {game.entries:>7}"
         )
+    lines.append(
+        f"kept {report.kept} of {len(report.games)} games, {report.entries} entries -> {out}"
+        f" (sha256 {report.content_hash})"
     )
+    typer.echo("\n".join(lines))
+
+
+def save_bank(bank: EpisodicBank, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    bank.save(out)
 
 
 @bank_app.command("nethack")
@@ -59,11 +73,22 @@ def bank_nethack(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/nethack.npz"),
 ) -> None:
     """Build the NetHack bank from the explore-and-descend player's best games."""
-    from bounded.runner.nethack_bank import build_nethack_bank_command
+    from bounded.apps.nethack_bank import nethack_bank
 
-    typer.echo(
-        build_nethack_bank_command(out, games=games, keep=keep, max_steps=max_steps, seed=seed)
+    bank, infos = nethack_bank(games=games, keep=keep, max_steps=max_steps, seed=seed)
+    save_bank(bank, out)
+    lines = [f"{'seed':>5}  {'progression':>11}  {'depth':>5}  {'xl':>3}  {'score':>6}  ended by"]
+    for info in infos:
+        o = info.outcome
+        lines.append(
+            f"{info.seed:>5}  {o.get('progression', 0):>11.4f}  {o.get('max_depth', 1):>5}  "
+            f"{o.get('max_experience_level', 1):>3}  {o.get('score', 0):>6}  {o.get('ended_by')}"
+        )
+    lines.append(
+        f"kept the best {min(keep, len(infos))} of {len(infos)} games, {len(bank)} entries "
+        f"-> {out} (sha256 {bank.content_hash})"
     )
+    typer.echo("\n".join(lines))
 
 
 @bank_app.command("babyai")
@@ -73,15 +98,22 @@ def bank_babyai(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/babyai.npz"),
 ) -> None:
     """Build the BabyAI bank from minigrid's bot's winning games on BALROG's tasks."""
-    from bounded.runner.babyai_bank import build_babyai_bank_command
+    from bounded.apps.babyai_bank import babyai_bank
+    from bounded.core import victory_of
 
-    typer.echo(build_babyai_bank_command(out, rounds=rounds, seed=seed))
+    bank, played = babyai_bank(rounds=rounds, seed=seed)
+    save_bank(bank, out)
+    wins = sum(victory_of(game.outcome) for game in played)
+    typer.echo(
+        f"kept {wins} winning games of {len(played)}, {len(bank)} entries -> {out} "
+        f"(sha256 {bank.content_hash})"
+    )
 
 
 @bank_app.command("show")
 def bank_show(path: Annotated[Path, typer.Argument(help="A bank file.")]) -> None:
     """A bank's size, provenance and content hash (verified on load)."""
-    from bounded.stores.episodic import describe_bank
+    from bounded.contracts.episodic.bank import describe_bank
 
     typer.echo(describe_bank(path))
 
@@ -164,9 +196,9 @@ def ladder(
     ),
 ) -> None:
     """Ascension ladder: after a victory the next run is one level up, after a defeat the same."""
+    from bounded.apps.ladder import LadderStep, run_ladder
     from bounded.archive import Archive
     from bounded.runner.build import build_model, check_spec
-    from bounded.runner.ladder import LadderStep, run_ladder
     from bounded.runner.spec import make_spec
 
     if not 0 <= start <= top:

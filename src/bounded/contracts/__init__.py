@@ -13,6 +13,10 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from bounded.contracts.balrog_presets import BALROG_PRESETS
+from bounded.contracts.episodic.presets import EPISODIC_PRESETS
+from bounded.contracts.memory_presets import MEMORY_PRESETS
+from bounded.contracts.typed.presets import TYPED_PRESETS
 from bounded.core import ConfigError, Contract, first_validation_error
 from bounded.registry import Registry
 
@@ -101,7 +105,19 @@ __all__ = [
     "register_preset",
     "resolve_contract",
 ]
-from bounded.contracts import balrog_presets as _balrog_presets  # noqa: E402,F401
-from bounded.contracts import episodic_presets as _episodic_presets  # noqa: E402,F401
-from bounded.contracts import memory_presets as _memory_presets  # noqa: E402,F401
-from bounded.contracts import typed_presets as _typed_presets  # noqa: E402,F401
+
+
+def _register_our_presets() -> None:
+    """Our presets: each method's condition tags (data in the preset modules, which
+    import nothing from this one, so there is no cycle)."""
+    for tag, overrides in BALROG_PRESETS.items():
+        register_preset(tag, "transcript", overrides)
+    for tag, overrides in EPISODIC_PRESETS.items():
+        register_preset(tag, "episodic", overrides)
+    for tag, (contract, overrides) in MEMORY_PRESETS.items():
+        register_preset(tag, contract, overrides)
+    for tag, overrides in TYPED_PRESETS.items():
+        register_preset(tag, "typed", overrides)
+
+
+_register_our_presets()

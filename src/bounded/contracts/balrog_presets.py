@@ -34,8 +34,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bounded.contracts import register_preset
-
 BALROG_HISTORY = 16
 """BALROG's `max_text_history`."""
 BALROG_COT_HISTORY = 1
@@ -62,9 +60,6 @@ BALROG_PRESETS: dict[str, dict[str, Any]] = {
     },
 }  # fmt: skip
 """Tag -> overrides of `TranscriptConfig`."""
-
-for _tag, _overrides in BALROG_PRESETS.items():
-    register_preset(_tag, "transcript", _overrides)
 
 
 __all__ = ["BALROG_HISTORY", "BALROG_PRESETS", "STRICT_NOTE"]

@@ -8,6 +8,8 @@ features, actions), which is how a bank is built from an expert's winning games.
 
 from __future__ import annotations
 
+from bounded.contracts._features import flatten_state
+from bounded.contracts.episodic.bank import BankEntry
 from bounded.core import (
     JSON,
     Action,
@@ -20,7 +22,6 @@ from bounded.core import (
     Prompt,
     StepResult,
 )
-from bounded.stores.episodic import BankEntry, flatten_state
 
 
 class ExpertContract(ContractBase):

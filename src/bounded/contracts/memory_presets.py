@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bounded.contracts import register_preset
-
 MEMORY_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "rag-bm25": ("rag", {"similarity": "bm25"}),
     "rag-cross-game": ("rag", {"cross_game": True}),
@@ -27,7 +25,5 @@ MEMORY_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 """Tag -> (contract, overrides of its config)."""
 
-for _tag, (_contract, _overrides) in MEMORY_PRESETS.items():
-    register_preset(_tag, _contract, _overrides)
 
 __all__ = ["MEMORY_PRESETS"]

@@ -21,9 +21,18 @@ agent searches with a function call whose result comes back before it answers (a
   every model call is the decision's own or a search's);
 - **archive**: every evicted turn, searchable by BM25 (`bounded.contracts._search`) with
   a `search` operation. A search costs a decision's call: the reply's action is set aside,
-  the results (layer `archive`, the top `search_k`) are shown after the reply, and a second
-  call, metered and archived with the decision (`extra_completions`), gives the action
-  executed. One search per decision; the second call cannot search again.
+  the results (the top `search_k`) are shown after the reply, and a second call, metered
+  and archived with the decision (`extra_completions`), gives the action executed. One
+  search per decision; the second call cannot search again.
+
+A search extends the decision's prompt (the one `assemble` returned, which the runner
+archives) with what the second call was sent: the reply that asked (layer `search`,
+assistant), the results (layer `archive`) and the request for the action (layer
+`search`). The archived decision is then the prompt of the call whose action was
+executed, its layers counted like any other's (its `prompt_tokens` stay those of its
+`completion`, the first call; the second's are on its `extra_completions` entry), and
+`bounded attribute --layer archive` re-asks it without the results, under that call's
+schema (`counterfactual_schema`).
 
 The prompt is bounded by |instructions| + `core_chars` + `queue_tokens` + |observation|
 (+ the search results on a search's second call).
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,6 +61,7 @@ from bounded.core import (
     Model,
     Observation,
     Prompt,
+    Segment,
     StepResult,
     TokenCounter,
     approx_tokens,
@@ -195,6 +206,19 @@ class PagedContract(ContractBase):
             reasoning_chars=self.reasoning_chars,
         )
 
+    def action_schema(self, obs: Observation) -> JSON:
+        """The schema of a search's second call: the action, no memory operations."""
+        return decision_schema(
+            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
+        )
+
+    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
+        """The schema an archived decision was answered under (attribution re-asks under
+        it): a search's second call had no memory operations."""
+        if any(segment.layer == "search" for segment in segments):
+            return self.action_schema(obs)
+        return self.reply_schema(obs)
+
     def fallback_actions(self, obs: Observation) -> list[Action]:
         return fallback_actions(self.config.fallback, obs)
 
@@ -305,23 +329,19 @@ class PagedContract(ContractBase):
         if self.model is None:  # replayed outside a run (attribution): the first action stands
             decision.extra["search"] = {**record, "asked_again": False}
             return decision
-        results = self.results_text(query, hits)
-        schema = decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
-        ask = f"{results}\n\nNow choose the action.\n\n" + reply_format(schema)
-        messages = [
-            *self._prompt.messages(),
-            {"role": "assistant", "content": scrub(first.text)[0]},
-            {"role": "user", "content": ask},
-        ]
+        schema = self.action_schema(obs)
+        asked = Prompt(segments=list(self._prompt.segments))
+        asked.add("search", "assistant", scrub(first.text)[0])
+        asked.add("archive", "user", self.results_text(query, hits))
+        asked.add("search", "user", "Now choose the action.\n\n" + reply_format(schema))
         try:
             second = self.model.complete(
-                messages, constraint=schema, max_tokens=self.config.search_reply_tokens
+                asked.messages(), constraint=schema, max_tokens=self.config.search_reply_tokens
             )
         except Exception as exc:  # the search's call failed: the first action stands
             decision.extra["search"] = {**record, "asked_again": False, "error": str(exc)[:200]}
             return decision
+        self._prompt.segments[:] = asked.segments  # the decision's prompt: the call that decided
         again, _ = parse_decision(second.text, obs)
         again.extra.update(decision.extra)
         again.extra["search"] = {**record, "asked_again": True}

@@ -28,6 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts import cos_prompt
+from bounded.contracts._features import flatten_state
 from bounded.contracts._reply import decode_reply, note_scrubbed, resolve_action, scrub
 from bounded.contracts.cos_prompt import (
     decision_item_schema,
@@ -48,7 +49,6 @@ from bounded.core import (
     StepResult,
     stable_hash,
 )
-from bounded.stores.episodic import flatten_state
 
 ROLE = """\
 You play by Chain of Summarization. Every few decisions you read the summaries of the

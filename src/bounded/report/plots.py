@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from bounded.analysis.audit import ContextAudit, RunAudit
-from bounded.analysis.games import Game
+from bounded.analysis.games import CompletedGame
 from bounded.analysis.tables import CellTable
 
 WIDTH = 7.5
@@ -153,7 +153,7 @@ def tokens_per_point_plot(table: CellTable) -> str:
     return to_svg(figure)
 
 
-def scores_by_row(table: CellTable, games: Sequence[Game]) -> list[list[float]]:
+def scores_by_row(table: CellTable, games: Sequence[CompletedGame]) -> list[list[float]]:
     by_id = {game.run_id: game for game in games}
     return [
         [by_id[i].score for i in row.run_ids if i in by_id and by_id[i].score is not None]  # type: ignore[misc]

@@ -5,10 +5,11 @@ writes L4 and L5 through a write gate; a store directory is plain JSON files who
 SHA-256 snapshot hash changes exactly when an entry changes. The stores know no game: an
 environment supplies its rules book, seed skills and situation reader as a
 `GameKnowledge` (spire's lives in `bounded.envs.spire.knowledge`). (The episodic bank of
-the `episodic` contract lives in `bounded.stores.episodic`.)
+the `episodic` contract lives in `bounded.contracts.episodic.bank`.)
 """
 
 from bounded.stores.budget import LayerBudget, Truncation, clip_text, fit_block, fit_items
+from bounded.stores.case_notes import CaseNote, CaseNoteBook, keys_for
 from bounded.stores.directory import StoreSet
 from bounded.stores.gate import GateVerdict, WriteGate, similarity
 from bounded.stores.knowledge import GameKnowledge
@@ -16,9 +17,10 @@ from bounded.stores.rules import Rule, RulesBook, RulesPatch
 from bounded.stores.situation import Situation, StateKeys, read_situation, situation_of
 from bounded.stores.skills import Skill, SkillLibrary, Trigger
 from bounded.stores.snapshot import StoreDiff, describe, diff, directory_hash, freeze, thaw
-from bounded.stores.summaries import Summary, SummaryBook, keys_for
 
 __all__ = [
+    "CaseNote",
+    "CaseNoteBook",
     "GameKnowledge",
     "GateVerdict",
     "LayerBudget",
@@ -31,8 +33,6 @@ __all__ = [
     "StateKeys",
     "StoreDiff",
     "StoreSet",
-    "Summary",
-    "SummaryBook",
     "Trigger",
     "Truncation",
     "WriteGate",

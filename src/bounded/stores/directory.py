@@ -18,13 +18,13 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from bounded.core import ConfigError
+from bounded.stores.case_notes import CaseNoteBook
 from bounded.stores.gate import GateVerdict
 from bounded.stores.rules import RulesBook
 from bounded.stores.skills import SkillLibrary
 from bounded.stores.snapshot import JOURNAL, MANIFEST, hash_files, sha256
-from bounded.stores.summaries import SummaryBook
 
-_Book = TypeVar("_Book", RulesBook, SummaryBook, SkillLibrary)
+_Book = TypeVar("_Book", RulesBook, CaseNoteBook, SkillLibrary)
 
 LAYER_FILES = {"L3": "rules.json", "L4": "summaries.json", "L5": "skills.json"}
 
@@ -65,7 +65,7 @@ class StoreSet:
         self.game = game
         self.path = path
         self.rules = self._load("L3", RulesBook) or seeded(rules, RulesBook, game)
-        self.summaries = self._load("L4", SummaryBook) or SummaryBook(game=game)
+        self.summaries = self._load("L4", CaseNoteBook) or CaseNoteBook(game=game)
         self.skills = self._load("L5", SkillLibrary) or seeded(skills, SkillLibrary, game)
 
     def _load(self, layer: str, cls: type[_Book]) -> _Book | None:

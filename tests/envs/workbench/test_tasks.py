@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.apps.workbench import run_task_episode
 from bounded.core import Action
 from bounded.envs.workbench import (
     WorkbenchEnv,
@@ -13,7 +14,6 @@ from bounded.envs.workbench import (
     sandbox_available,
     task_names,
 )
-from bounded.runner.workbench import run_task_episode
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot run here")
 

@@ -1,6 +1,6 @@
 """The typed contract's settings: the prompt, each layer's mode and budget, postrun learning.
 
-Presets (`bounded.contracts.typed_presets`) set several of these at once; a user's
+Presets (`bounded.contracts.typed.presets`) set several of these at once; a user's
 config overrides them field by field. Game content is no setting: the rules book and
 the seed skills come from the environment's `GameKnowledge` (`skill_seed` only picks
 which of its libraries seeds L5).

@@ -20,11 +20,11 @@ from bounded.contracts._reply import closed_object, extract_json_object
 from bounded.contracts.typed.config import PostrunSettings
 from bounded.core import JSON, Completion, Decision, Model, Observation, Outcome
 from bounded.stores.budget import fit_block
+from bounded.stores.case_notes import CaseNote, keys_for
 from bounded.stores.directory import StoreSet
 from bounded.stores.gate import GateVerdict, WriteGate
 from bounded.stores.situation import Situation, norm
 from bounded.stores.skills import Skill, SkillLibrary, Trigger
-from bounded.stores.summaries import Summary, keys_for
 
 # -- the run digest postrun learning reads ------------------------------------------
 
@@ -245,7 +245,7 @@ class Learner:
             same_key = [(s.id, s.text) for s in book.summaries if s.key == episode.key]
             if self._admit("L4", entry_id, text, same_key):
                 book.add(
-                    Summary(
+                    CaseNote(
                         id=entry_id,
                         category=episode.category,
                         key=episode.key,

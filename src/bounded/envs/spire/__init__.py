@@ -2,6 +2,6 @@
 
 from bounded.envs.spire.env import SpireConfig, SpireEnv
 from bounded.envs.spire.expert import SpireExpert
-from bounded.envs.spire.players import GameResult, RandomPlayer, play_game
+from bounded.envs.spire.players import PlayedGame, RandomPlayer, play_game
 
-__all__ = ["GameResult", "RandomPlayer", "SpireConfig", "SpireEnv", "SpireExpert", "play_game"]
+__all__ = ["PlayedGame", "RandomPlayer", "SpireConfig", "SpireEnv", "SpireExpert", "play_game"]

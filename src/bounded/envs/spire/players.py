@@ -33,14 +33,16 @@ class RandomPlayer:
 
 
 @dataclass
-class GameResult:
+class PlayedGame:
+    """One run a scripted player played to the end: its metrics and its action log."""
+
     metrics: dict[str, Any]
     log: list[list[str]]
 
 
 def play_game(
     player: Expert, *, seed: int, ascension: int = 0, max_decisions: int = 20_000
-) -> GameResult:
+) -> PlayedGame:
     """Play one run to the end with `player`; returns the metrics and the action log."""
     env = SpireEnv(ascension=ascension, max_decisions=max_decisions)
     obs, _ = env.reset(seed=seed)
@@ -48,4 +50,4 @@ def play_game(
     while not done:
         obs, _, terminated, truncated, _ = env.step(player.act(obs))
         done = terminated or truncated
-    return GameResult(env.metrics(), env.log)
+    return PlayedGame(env.metrics(), env.log)

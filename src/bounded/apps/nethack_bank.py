@@ -8,12 +8,10 @@ progression (then deepest level, then in-game score) enter the bank.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from bounded.apps.craft_bank import record_game
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.envs import make
 from bounded.envs.nethack.expert import NetHackExpert
-from bounded.runner.bank import record_game
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 
 NETHACK_ENV = "bounded/NetHack-v0"
 
@@ -51,30 +49,4 @@ def nethack_bank(
     return bank, [info for info, _ in played]
 
 
-def build_nethack_bank_command(
-    out: str | Path = "runs/banks/nethack.npz",
-    *,
-    games: int = 8,
-    keep: int = 3,
-    max_steps: int = 1_000,
-    seed: int = 0,
-) -> str:
-    """`bounded bank nethack`: build the bank, save it, and describe the games played."""
-    bank, infos = nethack_bank(games=games, keep=keep, max_steps=max_steps, seed=seed)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    bank.save(out)
-    lines = [f"{'seed':>5}  {'progression':>11}  {'depth':>5}  {'xl':>3}  {'score':>6}  ended by"]
-    for info in infos:
-        o = info.outcome
-        lines.append(
-            f"{info.seed:>5}  {o.get('progression', 0):>11.4f}  {o.get('max_depth', 1):>5}  "
-            f"{o.get('max_experience_level', 1):>3}  {o.get('score', 0):>6}  {o.get('ended_by')}"
-        )
-    lines.append(
-        f"kept the best {min(keep, len(infos))} of {len(infos)} games, {len(bank)} entries "
-        f"-> {out} (sha256 {bank.content_hash})"
-    )
-    return "\n".join(lines)
-
-
-__all__ = ["NETHACK_ENV", "build_nethack_bank_command", "nethack_bank"]
+__all__ = ["NETHACK_ENV", "nethack_bank"]

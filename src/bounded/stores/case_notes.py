@@ -1,4 +1,4 @@
-"""L4: episodic summaries, case notes from earlier runs, keyed by category and key.
+"""L4: case notes from earlier runs, keyed by category and key (not the `summary` contract).
 
 Retrieval is by key, never by text similarity: two states that look alike can differ
 strategically, so a note about a fight is shown when the same enemies are present,
@@ -29,7 +29,7 @@ CATEGORY_OF_KIND: dict[str, str] = {
 """Decision kind -> note category; kinds not listed use their own name."""
 
 
-class Summary(BaseModel):
+class CaseNote(BaseModel):
     """One case note."""
 
     model_config = ConfigDict(extra="forbid")
@@ -73,17 +73,17 @@ def keys_for(situation: Situation) -> list[tuple[str, str]]:
     return [(category, norm(situation.kind))]
 
 
-class SummaryBook(BaseModel):
+class CaseNoteBook(BaseModel):
     """The L4 file: a game's case notes."""
 
     model_config = ConfigDict(extra="forbid")
 
     game: str = ""
-    summaries: list[Summary] = Field(default_factory=list)
+    summaries: list[CaseNote] = Field(default_factory=list)
 
-    def retrieve(self, situation: Situation) -> list[Summary]:
+    def retrieve(self, situation: Situation) -> list[CaseNote]:
         """Notes filed under this decision's keys: most specific key first, newest first."""
-        chosen: dict[str, Summary] = {}
+        chosen: dict[str, CaseNote] = {}
         for category, key in keys_for(situation):
             hits = [s for s in self.summaries if s.category == category and s.key == key]
             for note in sorted(hits, key=lambda s: -s.seq):
@@ -93,5 +93,5 @@ class SummaryBook(BaseModel):
     def next_seq(self) -> int:
         return max((s.seq for s in self.summaries), default=0) + 1
 
-    def add(self, summary: Summary) -> None:
+    def add(self, summary: CaseNote) -> None:
         self.summaries.append(summary)

@@ -35,8 +35,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bounded.contracts import register_preset
-
 TYPED_PRESETS: dict[str, dict[str, Any]] = {
     "baseline-strict": {
         "prompt": "strict",
@@ -90,8 +88,7 @@ TYPED_PRESETS: dict[str, dict[str, Any]] = {
 }
 """Preset name -> typed settings."""
 
-for _name, _settings in TYPED_PRESETS.items():
+for _settings in TYPED_PRESETS.values():
     _settings.setdefault("order", "paper")
-    register_preset(_name, "typed", _settings)
 
 __all__ = ["TYPED_PRESETS"]

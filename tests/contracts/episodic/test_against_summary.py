@@ -4,9 +4,9 @@ both acting once per step."""
 
 from __future__ import annotations
 
+from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.envs.craft.explorer import ExpertExplorer
 from bounded.runner import GameSpec, play
-from bounded.runner.bank import bootstrap_craft_bank
 
 STYLES = ("timing", "rush", "power", "macro", "air")
 MAPS = ("crossroads", "longbridge")

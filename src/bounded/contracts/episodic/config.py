@@ -9,9 +9,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._reply import ReasoningChars
-from bounded.contracts.episodic_gating import GatingStart
+from bounded.contracts.episodic.bank import DValue
+from bounded.contracts.episodic.gating import GatingStart
 from bounded.core import JSON
-from bounded.stores.episodic import DValue
 
 BANK_DIR_VARIABLE = "BOUNDED_BANK_DIR"
 DEFAULT_BANK_DIR = "runs/banks"

@@ -2,12 +2,12 @@
 
 import pytest
 
+from bounded.apps.ladder import WithoutPostrun, next_level, run_ladder, won
 from bounded.contracts.transcript import TranscriptContract
 from bounded.core import EpisodeContext, Outcome
 from bounded.envs.warehouse import WarehouseEnv
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import GameSpec
-from bounded.runner.ladder import WithoutPostrun, next_level, run_ladder, won
 
 SPEC = GameSpec(env="warehouse", contract="transcript", model="scripted", seed=0)
 

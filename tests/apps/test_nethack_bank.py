@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.apps.nethack_bank import nethack_bank
 from bounded.archive import Archive
+from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.envs import make
 from bounded.envs.nethack import NetHackExpert
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
-from bounded.runner.nethack_bank import build_nethack_bank_command, nethack_bank
-from bounded.stores.episodic import EpisodicBank
 
 CONTRACTS = ["state", "transcript", "summary", "episodic", "typed"]
 
@@ -19,7 +19,7 @@ CONTRACTS = ["state", "transcript", "summary", "episodic", "typed"]
 @pytest.fixture(scope="module")
 def bank_file(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("bank") / "nethack.npz"
-    build_nethack_bank_command(path, games=3, keep=2, max_steps=150, seed=0)
+    nethack_bank(games=3, keep=2, max_steps=150, seed=0)[0].save(path)
     return str(path)
 
 

@@ -7,14 +7,13 @@ Game r plays task `tasks[r % len(tasks)]` with seed `seed + r`; every game the b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
+from bounded.apps.craft_bank import record_game
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.core import victory_of
 from bounded.envs import make
 from bounded.envs.babyai.env import TASKS, BabyAIEnv
 from bounded.envs.babyai.expert import BabyAIExpert
-from bounded.runner.bank import record_game
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 
 BABYAI_ENV = "bounded/BabyAI-v0"
 
@@ -43,18 +42,4 @@ def babyai_bank(
     return EpisodicBank.from_games(kept, meta=meta), played
 
 
-def build_babyai_bank_command(
-    out: str | Path = "runs/banks/babyai.npz", *, rounds: int = 10, seed: int = 1_000
-) -> str:
-    """`bounded bank babyai`: build the bank, save it, and say what was kept."""
-    bank, played = babyai_bank(rounds=rounds, seed=seed)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    bank.save(out)
-    wins = sum(victory_of(game.outcome) for game in played)
-    return (
-        f"kept {wins} winning games of {len(played)}, {len(bank)} entries -> {out} "
-        f"(sha256 {bank.content_hash})"
-    )
-
-
-__all__ = ["BABYAI_ENV", "babyai_bank", "build_babyai_bank_command"]
+__all__ = ["BABYAI_ENV", "babyai_bank"]

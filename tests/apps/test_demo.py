@@ -1,7 +1,7 @@
 import bounded
+from bounded.apps.demo import player_hp, run_demo, run_spire_demo, spire_summary
 from bounded.archive import Archive
 from bounded.models.scripted import schema_filler
-from bounded.runner.demo import player_hp, run_demo, run_spire_demo, spire_summary
 
 
 def test_spire_demo_plays_act_one_under_the_typed_contract(tmp_path):

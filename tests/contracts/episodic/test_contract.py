@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bounded.apps.craft_bank import record_game
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.episodic import (
     EpisodicContract,
@@ -14,14 +15,13 @@ from bounded.contracts.episodic import (
     differing_keys,
     working_memory,
 )
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.core import JSON, Action, Completion, Observation, StepResult
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
 from bounded.models.scripted import ScriptedModel, first_option, minimal_instance
 from bounded.runner import run_episode
-from bounded.runner.bank import record_game
 from bounded.runner.meter import MeteredModel
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 from bounded.testing import episode
 
 EMPTY = "EMPTY ACTION"
@@ -505,7 +505,7 @@ def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
 
     from bounded.runner.experiment import load_experiment
 
-    path = Path(__file__).parents[2] / "experiments" / "epicstar_paper.toml"
+    path = Path(__file__).parents[3] / "experiments" / "epicstar_paper.toml"
     games = load_experiment(path).plan()
     per_cell = Counter((g.tag, g.env_options["level"]) for g in games)
     tags = ("episodic", "episodic-no-exploration", "episodic-no-fusion", "summary")
@@ -558,7 +558,7 @@ def test_the_short_paper_protocol_acts_once_per_step_in_every_agent() -> None:
     from bounded.envs.craft import CraftExpert
     from bounded.runner.experiment import load_experiment
 
-    path = Path(__file__).parents[2] / "experiments" / "epicstar_paper.toml"
+    path = Path(__file__).parents[3] / "experiments" / "epicstar_paper.toml"
     games = load_experiment(path).plan()
     short = {**CRAFT, "time_limit": 200}
     bank = EpisodicBank.from_games(

@@ -2,7 +2,7 @@
 
 Each decision:
 
-1. **Retrieval** (Eq. 1-3, `bounded.stores.episodic`): the bank's entries within
+1. **Retrieval** (Eq. 1-3, `bounded.contracts.episodic.bank`): the bank's entries within
    `t_delta` of the current game time, ranked by min-max normalised D_item and D_value
    against the current observation; the top `n`. The retrieved action is the best
    ExtractAction: the first action of the best entry whose first action is executable
@@ -10,7 +10,7 @@ Each decision:
    once per step like CoS); `replay = "plan"` replays the entry's whole decision (up to
    the observation's `max_actions`). No entry, or a best executable entry whose first
    action is the empty action, is the EmptyAction.
-2. **Gating** (Algorithms 1 and 2, `bounded.contracts.episodic_gating`): the retrieved
+2. **Gating** (Algorithms 1 and 2, `bounded.contracts.episodic.gating`): the retrieved
    action is executed when there is one. When t >= l_e + d_e (`explore_every`) the
    model is asked for `explore_actions` exploration actions, pushed on the queue Q_a.
    When the retrieved action is EmptyAction, the queue is not empty and
@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bounded.contracts import cos_prompt
+from bounded.contracts._features import flatten_state
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
     action_schema,
@@ -66,7 +67,8 @@ from bounded.contracts._reply import (
     resolve_action,
     scrub,
 )
-from bounded.contracts.episodic_config import (
+from bounded.contracts.episodic.bank import BankError, EpisodicBank, Retrieved
+from bounded.contracts.episodic.config import (
     ACT_TASK,
     DESCRIBE_SYSTEM,
     DESCRIPTION_SCHEMA,
@@ -76,8 +78,8 @@ from bounded.contracts.episodic_config import (
     EpisodicConfig,
     default_bank_path,
 )
-from bounded.contracts.episodic_gating import GatingClock
-from bounded.contracts.episodic_memory import (
+from bounded.contracts.episodic.gating import GatingClock
+from bounded.contracts.episodic.memory import (
     MemoryEntry,
     action_text,
     differing_keys,
@@ -102,7 +104,6 @@ from bounded.core import (
     reasoning_chars_in_force,
     stable_hash,
 )
-from bounded.stores.episodic import BankError, EpisodicBank, Retrieved, flatten_state
 
 log = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ and judged by its environment's own `Outcome`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.contracts.expert import ExpertContract
 from bounded.contracts.step_protocol import paper_step
 from bounded.core import JSON, Env, Expert, victory_of
@@ -20,7 +20,6 @@ from bounded.models.none import NoModel
 from bounded.runner.build import play
 from bounded.runner.episode import run_episode
 from bounded.runner.spec import GameSpec
-from bounded.stores.episodic import BankEntry, EpisodicBank, GameInfo
 
 
 def game_info(run_outcome: JSON, *, seed: int, options: JSON, strategy: str) -> GameInfo:
@@ -142,39 +141,11 @@ def bootstrap_craft_bank(
     return bank, report
 
 
-def build_craft_bank_command(
-    out: str | Path = "runs/banks/craft.npz",
-    *,
-    levels: Sequence[int] = (6, 7),
-    rounds: int = 20,
-    map_name: str = CRAFT_BANK_MAP,
-    seed: int = 0,
-    keep: int | None = CRAFT_BANK_KEEP,
-) -> str:
-    """`bounded bank craft`: bootstrap the craft bank, save it, and describe what was kept."""
-    bank, report = bootstrap_craft_bank(
-        levels=levels, rounds=rounds, map_name=map_name, seed=seed, keep=keep
-    )
-    bank.save(out)
-    lines = [f"{'round':>5}  {'level':>5}  {'style':<7} {'build':<8} {'outcome':<8} {'entries':>7}"]
-    for game in report.games:
-        lines.append(
-            f"{game.game:>5}  {game.options['level']:>5}  {game.options['style']:<7} "
-            f"{game.strategy:<8} {game.outcome.get('outcome', '?'):<8} {game.entries:>7}"
-        )
-    lines.append(
-        f"kept {report.kept} of {len(report.games)} games, {report.entries} entries -> {out}"
-        f" (sha256 {report.content_hash})"
-    )
-    return "\n".join(lines)
-
-
 __all__ = [
     "CRAFT_BANK_KEEP",
     "CRAFT_BANK_MAP",
     "BootstrapReport",
     "bootstrap_craft_bank",
-    "build_craft_bank_command",
     "record_game",
     "record_spec",
 ]

@@ -20,17 +20,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
+from bounded.contracts.episodic.scan import MIN_CANDIDATES, ByteColumns, candidates
 from bounded.core import JSON, Action, BoundedError
-from bounded.stores.episodic_scan import MIN_CANDIDATES, ByteColumns, candidates
 
 BANK_FORMAT_VERSION = 1
 FEATURE_DTYPE = np.float32
@@ -41,28 +40,6 @@ DValue = Literal["sum", "count"]
 
 class BankError(BoundedError):
     """A bank file that is missing, malformed or whose content hash does not match."""
-
-
-def flatten_state(state: Mapping[str, Any], prefix: str = "") -> dict[str, float]:
-    """The numeric features of an observation's state, as one flat dict.
-
-    Numbers and booleans are kept; nested dicts become dotted keys (`hero.hp`); a list
-    contributes its length (`deck.len`); strings, None and other values are left out
-    (D_value has no meaning for them).
-    """
-    flat: dict[str, float] = {}
-    for key, value in state.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, bool):
-            flat[name] = float(value)
-        elif isinstance(value, int | float):
-            if math.isfinite(value):
-                flat[name] = float(value)
-        elif isinstance(value, Mapping):
-            flat.update(flatten_state(value, prefix=f"{name}."))
-        elif isinstance(value, list | tuple):
-            flat[f"{name}.len"] = float(len(value))
-    return flat
 
 
 def encode_actions(actions: Action | Sequence[Action]) -> str:
@@ -458,7 +435,6 @@ __all__ = [
     "decode_actions",
     "describe_bank",
     "encode_actions",
-    "flatten_state",
     "minmax",
     "rank_window",
 ]

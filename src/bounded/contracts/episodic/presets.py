@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bounded.contracts import register_preset
-
 EPISODIC_PRESETS: dict[str, dict[str, Any]] = {
     "episodic": {},
     "episodic-no-exploration": {"exploration": False},
@@ -17,7 +15,5 @@ EPISODIC_PRESETS: dict[str, dict[str, Any]] = {
 }
 """Tag -> overrides of `EpisodicConfig` (the paper's ablations)."""
 
-for _tag, _overrides in EPISODIC_PRESETS.items():
-    register_preset(_tag, "episodic", _overrides)
 
 __all__ = ["EPISODIC_PRESETS"]

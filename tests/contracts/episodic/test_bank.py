@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bounded.core import Action
-from bounded.stores.episodic import (
+from bounded.contracts._features import flatten_state
+from bounded.contracts.episodic.bank import (
     BankEntry,
     BankError,
     EpisodicBank,
-    flatten_state,
     minmax,
     rank_window,
 )
+from bounded.core import Action
 
 
 def entry(t: float, features: dict[str, float], action: str, game: int = 0, step: int = 0):

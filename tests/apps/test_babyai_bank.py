@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.apps.babyai_bank import babyai_bank
 from bounded.archive import Archive
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
-from bounded.runner.babyai_bank import babyai_bank, build_babyai_bank_command
 
 CONTRACTS = ["state", "transcript", "summary", "episodic", "typed"]
 
@@ -26,7 +26,7 @@ def test_the_bank_holds_the_bots_wins_on_every_task() -> None:
 def test_every_contract_plays_a_babyai_mission(tmp_path, contract) -> None:
     config = {}
     if contract == "episodic":
-        build_babyai_bank_command(tmp_path / "b.npz", rounds=5, seed=0)
+        babyai_bank(rounds=5, seed=0)[0].save(tmp_path / "b.npz")
         config = {"bank": str(tmp_path / "b.npz")}
     spec = GameSpec(
         env="babyai", env_options={"max_steps": 8}, contract=contract, contract_config=config,
@@ -41,7 +41,7 @@ def test_every_contract_plays_a_babyai_mission(tmp_path, contract) -> None:
 
 def test_bank_babyai_command_writes_the_bank(tmp_path, capsys) -> None:
     from bounded.cli import main
-    from bounded.stores.episodic import EpisodicBank
+    from bounded.contracts.episodic.bank import EpisodicBank
 
     out = tmp_path / "babyai.npz"
     main(["bank", "babyai", "--rounds", "2", "--seed", "0", "--out", str(out)])

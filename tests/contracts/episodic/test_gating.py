@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bounded.contracts.episodic import EpisodicContract
-from bounded.contracts.episodic_gating import GatingClock
+from bounded.contracts.episodic.bank import EpisodicBank
+from bounded.contracts.episodic.gating import GatingClock
 from bounded.core import Action, Completion, Observation, StepResult
 from bounded.models.scripted import minimal_instance
-from bounded.stores.episodic import EpisodicBank
 from bounded.testing import episode
 
 EMPTY = "EMPTY ACTION"

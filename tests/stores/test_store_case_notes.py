@@ -1,14 +1,14 @@
 """L4: notes retrieved by category and key, never by text similarity."""
 
+from bounded.stores.case_notes import CaseNote, CaseNoteBook, keys_for
 from bounded.stores.situation import Situation
-from bounded.stores.summaries import Summary, SummaryBook, keys_for
 
 
 def note(id_, category, key, seq, text="t"):
-    return Summary(id=id_, category=category, key=key, text=text, seq=seq)
+    return CaseNote(id=id_, category=category, key=key, text=text, seq=seq)
 
 
-BOOK = SummaryBook(
+BOOK = CaseNoteBook(
     summaries=[
         note("c1", "combat", "cultist", 1),
         note("c2", "combat", "cultist", 5),
@@ -58,4 +58,4 @@ def test_events_are_keyed_by_name_and_other_games_by_kind():
 
 def test_next_seq_grows():
     assert BOOK.next_seq() == 8
-    assert SummaryBook().next_seq() == 1
+    assert CaseNoteBook().next_seq() == 1

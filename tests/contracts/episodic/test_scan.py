@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bounded.stores.episodic as episodic
+import bounded.contracts.episodic.bank as episodic
+from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, rank_window
+from bounded.contracts.episodic.scan import ByteColumns, candidates
 from bounded.core import Action
-from bounded.stores.episodic import BankEntry, EpisodicBank, rank_window
-from bounded.stores.episodic_scan import ByteColumns, candidates
 
 
 def random_bank(seed: int, size: int, keys: int, span: int, times: int) -> EpisodicBank:

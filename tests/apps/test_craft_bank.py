@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 
+from bounded.apps.craft_bank import bootstrap_craft_bank, record_game
 from bounded.archive import Archive
+from bounded.cli import main
+from bounded.contracts.episodic.bank import EpisodicBank, GameInfo, describe_bank
 from bounded.core import victory_of
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
-from bounded.runner.bank import bootstrap_craft_bank, build_craft_bank_command, record_game
-from bounded.stores.episodic import EpisodicBank, GameInfo, describe_bank
 
 
 def test_record_game_keeps_one_entry_per_decision() -> None:
@@ -37,7 +38,7 @@ def test_from_games_numbers_games_and_sorts_by_time() -> None:
     assert isinstance(bank.game_info[0], GameInfo)
 
 
-def test_bootstrap_plays_the_rounds_and_keeps_only_wins(tmp_path) -> None:
+def test_bootstrap_plays_the_rounds_and_keeps_only_wins(tmp_path, capsys) -> None:
     bank, report = bootstrap_craft_bank(levels=(3, 4), rounds=2, seed=7)
     assert [g.options["level"] for g in report.games] == [3, 4]
     assert [g.options["map"] for g in report.games] == ["highlands", "highlands"]
@@ -48,7 +49,9 @@ def test_bootstrap_plays_the_rounds_and_keeps_only_wins(tmp_path) -> None:
     assert bank.meta["levels"] == [3, 4]
 
     out = tmp_path / "craft.npz"
-    text = build_craft_bank_command(out, levels=(3,), rounds=1, seed=7, keep=1)
+    args = ["--levels", "3", "--rounds", "1", "--seed", "7", "--keep", "1", "--out", str(out)]
+    main(["bank", "craft", *args])
+    text = capsys.readouterr().out
     assert out.is_file()
     assert "kept" in text and str(out) in text
     assert EpisodicBank.load(out).content_hash in describe_bank(out)

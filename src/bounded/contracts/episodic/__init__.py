@@ -1,0 +1,44 @@
+"""`episodic` (EpicStar): act from an episodic bank of winning games, explore with the model.
+
+The method in one package: `contract` (`EpisodicContract`, each decision's retrieval,
+gating, fusion and exploration), `config` (`EpisodicConfig`, every setting of the paper
+and its options), `gating` (Algorithms 1 and 2), `memory` (the working memory of the
+exploration prompt), `bank` (the bank of winning games, Eq. 1-3) and `scan` (its wide
+window's candidate scan), `presets` (the paper's ablations as condition tags). The
+bank builders play games through the runner, so they sit above it, with the other
+applications (`bounded.apps.banks`).
+"""
+
+from bounded.contracts.episodic.bank import (
+    BankEntry,
+    BankError,
+    EpisodicBank,
+    GameInfo,
+    Retrieved,
+    describe_bank,
+)
+from bounded.contracts.episodic.config import EpisodicConfig
+from bounded.contracts.episodic.contract import (
+    EpisodicContract,
+    StepPlan,
+    default_bank_path,
+)
+from bounded.contracts.episodic.memory import MemoryEntry, differing_keys, working_memory
+from bounded.contracts.episodic.presets import EPISODIC_PRESETS
+
+__all__ = [
+    "EPISODIC_PRESETS",
+    "BankEntry",
+    "BankError",
+    "EpisodicBank",
+    "EpisodicConfig",
+    "EpisodicContract",
+    "GameInfo",
+    "MemoryEntry",
+    "Retrieved",
+    "StepPlan",
+    "default_bank_path",
+    "describe_bank",
+    "differing_keys",
+    "working_memory",
+]
