@@ -6,9 +6,10 @@ reply; a worker process that plays one game at a time leaves its core idle. With
 driver's process, more workers in spawned processes started through the boot script
 (`bounded.runner.boot`), so a 2-core machine keeps `workers * N` requests in flight.
 
-Each game is written exactly as `play_game` writes it: its own `LeasedArchive`
-connection, every decision with its run row and a checkpoint in one transaction that
-checks the sweep's lease, so resume and kill-safety are those of the other executors.
+Each game is written exactly as a local worker writes it (`play_in_archive`): its own
+archive connection and `ArchiveSink`, every decision with its run row and a checkpoint
+in one transaction that checks the sweep's lease, so resume and kill-safety are those
+of the other executors.
 Write transactions of one process take turns on a lock (`bounded.archive.sqlite`), and
 SQLite's own lock serialises the processes. A game's play depends only on its spec and
 seed, never on which thread plays it or what plays beside it.
@@ -47,7 +48,7 @@ from bounded.runner.executors import (
     SlotScheduler,
     StartCallback,
     always,
-    play_game,
+    play_in_archive,
 )
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
@@ -147,7 +148,7 @@ class GameThreads:
                         raise interrupt_named(self._stopped)()
                     self._playing[threading.get_ident()] = slot
                 try:
-                    result = play_game(spec, self.archive_path, lease=self.lease, resume=resume)
+                    result = play_in_archive(spec, self.archive_path, self.lease, resume)
                 finally:
                     with self._lock:
                         self._playing.pop(threading.get_ident(), None)
@@ -214,7 +215,7 @@ class ConcurrentExecutor:
         self.workers = workers * concurrency
         self.lease: Lease | None = None
         self.gate: Gate = always
-        self.resumes: dict[GameKey, str] | None = {}
+        self.resumes: dict[GameKey, str] = {}
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -301,7 +302,7 @@ class Dispatch:
     def refill(self) -> None:
         for slot, spec in self.scheduler.fill():
             self.on_start(slot, spec)
-            resume = (self.executor.resumes or {}).get(spec.key)
+            resume = self.executor.resumes.get(spec.key)
             self.inbox.put((slot, spec, resume))
             self.in_flight += 1
 
