@@ -19,6 +19,16 @@ sweep took before the trials, and counts:
 Writes bench/results/kill_trials.json.
 
     python bench/kill_trials.py --trials 50
+
+With `--ray`, each trial is instead a sweep on the Ray executor (`--executor ray
+--workers 2`, a local Ray instance) whose driver lives on: once a game has recorded a
+number of decisions drawn from `--from` to `--span` times `--horizon`, the Ray worker
+playing it (the process its checkpoint names) is SIGKILLed, once per game. The sweep must
+finish by itself, each killed game continued from its checkpoint on another worker; the
+counts are the same (an interrupted game is one whose worker was killed), plus the
+sweep's exit status and the rows left `running`. Writes bench/results/kill_trials_ray.json.
+
+    python bench/kill_trials.py --ray --trials 10 --games 1 --horizon 40
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results" / "kill_trials.json"
+RAY_RESULTS = Path(__file__).parent / "results" / "kill_trials_ray.json"
 
 TRIAL_VARIABLE = "BOUNDED_KILL_TRIAL"
 """Set in each trial's driver environment (and so in every process it starts)."""
@@ -355,6 +366,156 @@ def run_trials(
     }
 
 
+def running_players(archive: Path) -> list[tuple[str, int, int]]:
+    """(run id, decisions, pid of the process its checkpoint names) of each running game."""
+    if not archive.exists():
+        return []
+    db = sqlite3.connect(archive, timeout=5)
+    try:
+        rows = db.execute(
+            "SELECT r.run_id, r.decisions, c.owner FROM runs r "
+            "JOIN checkpoints c ON c.run_id = r.run_id WHERE r.status = 'running'"
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        db.close()
+    return [(run_id, n, int(owner.split(":")[1])) for run_id, n, owner in rows if owner]
+
+
+def kill_players(
+    archive: Path, driver: subprocess.Popen[bytes], at: int, timeout: float
+) -> list[int]:
+    """While the sweep runs, SIGKILL the worker playing each game once the game has `at`
+    decisions (each game once); returns the decision counts the kills landed at."""
+    killed: dict[str, int] = {}
+    deadline = time.monotonic() + timeout
+    while driver.poll() is None and time.monotonic() < deadline:
+        for run_id, decisions, pid in running_players(archive):
+            if run_id in killed or decisions < at:
+                continue
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+            killed[run_id] = decisions
+        time.sleep(0.02)
+    return list(killed.values())
+
+
+def rows_running(archive: Path) -> int:
+    db = sqlite3.connect(archive)
+    try:
+        return int(db.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()[0])
+    finally:
+        db.close()
+
+
+def ray_trial(
+    directory: Path,
+    at: int,
+    games: int,
+    horizon: int,
+    endpoint: CountingEndpoint,
+    reference: dict[tuple[str, int], str],
+) -> dict[str, object]:
+    """A Ray sweep whose workers are killed mid-game, then a rerun that must find nothing
+    left to play."""
+    archive = directory / "a.sqlite"
+    experiment = write_experiment(directory, games, horizon, endpoint.url)
+    mark = uuid.uuid4().hex
+    calls_before = endpoint.calls
+    command = ["sweep", str(experiment), "--executor", "ray", "--workers", "2"]
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "bounded.cli", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env={**os.environ, TRIAL_VARIABLE: mark},
+    )
+    kills = kill_players(archive, driver, at, timeout=600)
+    _, stderr = driver.communicate(timeout=120)
+    calls = endpoint.calls - calls_before
+    time.sleep(2.0)
+    orphans = processes_of(driver.pid, mark)
+    for pid in orphans:
+        os.kill(pid, signal.SIGKILL)
+    rerun = bounded("sweep", str(experiment))
+    nothing_left = " 0 played now" in rerun.stderr + rerun.stdout
+    counts = cell_counts(archive) if rerun.returncode == 0 else {}
+    check = integrity(archive) if archive.exists() else "missing"
+    stuck = (
+        driver.returncode != 0
+        or not nothing_left
+        or rerun.returncode != 0
+        or check != "ok"
+        or counts != {"state": games, "transcript": games}
+    )
+    played = games_played(archive) if archive.exists() else {}
+    return {
+        "kill_at_decision": at,
+        "killed_at": kills,
+        "interrupted_games": len(kills),
+        "sweep_status": driver.returncode,
+        "sweep_error": stderr.decode().strip().splitlines()[-1:] if driver.returncode else [],
+        "rerun_found_nothing_to_play": nothing_left,
+        "running_rows": rows_running(archive) if archive.exists() else 0,
+        "orphans": len(orphans),
+        "duplicates": duplicates(archive) if archive.exists() else 0,
+        "integrity": check,
+        "cell_games": counts,
+        "stuck": stuck,
+        "endpoint_calls": calls,
+        "re_asked": calls - 2 * games * horizon,
+        "different_games": sum(played.get(key) != value for key, value in reference.items()),
+    }
+
+
+def run_ray_trials(
+    trials: int,
+    *,
+    games: int = 1,
+    horizon: int = 40,
+    seed: int = 0,
+    span: float = 0.9,
+    start: float = 0.1,
+) -> dict[str, object]:
+    endpoint = CountingEndpoint()
+    try:
+        _, reference = reference_sweep(games, horizon, endpoint)
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(trials):
+            at = rng.randint(max(1, int(start * horizon)), max(1, int(span * horizon)))
+            with tempfile.TemporaryDirectory(prefix="bounded-ray-kills-") as tmp:
+                rows.append(ray_trial(Path(tmp), at, games, horizon, endpoint, reference))
+    finally:
+        endpoint.close()
+    return {
+        "command": (
+            f"python bench/kill_trials.py --ray --trials {trials} --games {games} "
+            f"--horizon {horizon} --from {start} --span {span} --seed {seed}"
+        ),
+        "trials": trials,
+        "games_per_cell": games,
+        "decisions_per_game": horizon,
+        "workers_killed": total(rows, "interrupted_games"),
+        "interrupted_games": total(rows, "interrupted_games"),
+        "re_asked_decisions": total(rows, "re_asked"),
+        "trials_re_asking_more_than_their_interrupted_games": sum(
+            int(r["re_asked"]) > int(r["interrupted_games"])  # type: ignore[call-overload]
+            for r in rows
+        ),
+        "sweeps_failed": sum(r["sweep_status"] != 0 for r in rows),
+        "running_rows_left": total(rows, "running_rows"),
+        "orphans": total(rows, "orphans"),
+        "duplicates": total(rows, "duplicates"),
+        "stuck_archives": sum(bool(r["stuck"]) for r in rows),
+        "different_games": total(rows, "different_games"),
+        "rows": rows,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
@@ -368,12 +529,17 @@ def main() -> None:
     parser.add_argument(
         "--span", type=float, default=1.0, help="kill delays up to SPAN times a whole sweep"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--ray", action="store_true", help="kill Ray workers mid-game instead of the driver"
+    )
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    result = run_trials(
+    trials = run_ray_trials if args.ray else run_trials
+    result = trials(
         args.trials, games=args.games, horizon=args.horizon, seed=args.seed, span=args.span,
         start=args.start,
     )  # fmt: skip
+    args.out = args.out or (RAY_RESULTS if args.ray else RESULTS)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     summary = {k: v for k, v in result.items() if k != "rows"}

@@ -6,18 +6,10 @@ import pytest
 from bounded.archive import Archive
 from bounded.archive.progress import (
     Checkpoint,
-    DuplicateGame,
-    LeaseLost,
     checkpoints,
-    commit_game,
-    current_lease,
-    lease_scope,
-    owner_alive,
-    record_end,
-    release_lease,
-    take_lease,
     write_checkpoint,
 )
+from bounded.archive.sink import ArchiveSink
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import DecisionRecord, RunRecord
 from bounded.runner.build import build_game, runner_for
@@ -44,35 +36,6 @@ def game(run_id, *, status="completed", seed=1):
         for i in range(2)
     ]
     return run, decisions
-
-
-def test_a_lease_is_visible_taken_over_and_an_old_holder_can_write_nothing(tmp_path):
-    with Archive(tmp_path / "a.sqlite") as archive:
-        first, stale = take_lease(archive, lease_scope("x"))
-        assert stale is None and current_lease(archive, lease_scope("x")) == first
-        assert owner_alive(first.holder) is True
-        commit_game(archive, *game("a"), first)
-        second, stale = take_lease(archive, lease_scope("x"))  # the first holder died
-        assert stale == first and second.token != first.token
-        with pytest.raises(LeaseLost, match="taken over"):
-            commit_game(archive, *game("b", seed=2), first)
-        assert archive.run("b") is None and archive.decisions("b") == []
-        commit_game(archive, *game("b", seed=2), second)
-        release_lease(archive, first)  # not ours any more: nothing happens
-        assert current_lease(archive, lease_scope("x")) == second
-        release_lease(archive, second)
-        assert current_lease(archive, lease_scope("x")) is None
-
-
-def test_a_game_is_written_whole_and_never_twice(tmp_path):
-    with Archive(tmp_path / "a.sqlite") as archive:
-        commit_game(archive, *game("a"))
-        assert len(archive.decisions("a")) == 2 and archive.run("a").status == "completed"
-        with pytest.raises(DuplicateGame, match="x c seed 1 is already completed"):
-            commit_game(archive, *game("b"))
-        assert archive.run("b") is None
-        commit_game(archive, *game("c", status="failed"))  # a failed twin is no game
-        assert [r.run_id for r in archive.runs(status="completed")] == ["a"]
 
 
 def write(archive, point):
@@ -106,7 +69,7 @@ def test_a_memory_log_is_stored_item_by_item_once_and_read_back_whole(tmp_path):
         write(archive, Checkpoint("a", "me", 1, restarted, logs=("journal",)))
         assert checkpoints(archive)["a"].memory == restarted
 
-        record_end(archive, run.model_copy(update={"status": "completed"}))
+        ArchiveSink(archive).end(run.model_copy(update={"status": "completed"}))
         assert checkpoints(archive) == {} and log_rows(archive, "a") == []
 
 

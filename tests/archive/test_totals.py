@@ -1,10 +1,11 @@
-"""A run row counts what the archive stores: recounts, repairs on open, whole games."""
+"""A run row counts what the archive stores: recounts, repairs on open, closed runs."""
 
 import hashlib
 import sqlite3
 
 from bounded.archive import Archive
-from bounded.archive.progress import Checkpoint, commit_game, record_end, record_start
+from bounded.archive.progress import Checkpoint
+from bounded.archive.sink import ArchiveSink
 from bounded.archive.totals import recounted, stored_decision
 from bounded.core import Completion, DecisionRecord, RunRecord
 
@@ -29,7 +30,8 @@ def decision(index: int, *, run_id: str = "r1", prompt: int = 10, extra: int = 0
 
 
 def started(archive: Archive) -> None:
-    record_start(archive, run_record(), Checkpoint(run_id="r1", owner="", decisions=0, memory=None))
+    start = Checkpoint(run_id="r1", owner="", decisions=0, memory=None)
+    ArchiveSink(archive).start(run_record(), start)
 
 
 def sha256(path) -> str:
@@ -101,18 +103,9 @@ def test_a_run_closed_outside_the_normal_path_counts_what_is_stored(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         started(archive)
         archive.add_decision(decision(0))
-        closed = record_end(archive, run_record(status="failed", decisions=2, model_calls=2))
+        closed = ArchiveSink(archive).end(run_record(status="failed", decisions=2, model_calls=2))
         assert (closed.decisions, closed.model_calls) == (1, 1)
         assert archive.run("r1") == closed
-
-
-def test_a_game_written_whole_counts_the_decisions_written_with_it(tmp_path):
-    decisions = [decision(0), decision(1, extra=4)]
-    inflated = run_record(status="completed", decisions=3, model_calls=5, prompt_tokens=1)
-    with Archive(tmp_path / "a.sqlite") as archive:
-        commit_game(archive, inflated, decisions)
-        stored = archive.run("r1")
-    assert (stored.decisions, stored.model_calls, stored.prompt_tokens) == (2, 3, 24)
 
 
 def test_an_archive_without_checkpoints_is_read_as_it_is(tmp_path):

@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
+import bounded.archive.sink as sink_module
 import bounded.runner.phases as phases_module
 import bounded.runner.sweep as sweep_module
 from bounded.archive import Archive
@@ -158,19 +159,19 @@ def test_the_a0_protocol_learns_freezes_and_evaluates_end_to_end(tmp_path):
 def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatch):
     path = small_a0(tmp_path, phase_games=4)
     experiment = load_experiment(path)
-    real_play = sweep_module.play_game
+    real_play = sweep_module.play_in_archive
     played = []
 
-    def dies_after_five(spec, archive_path, **options):
+    def dies_after_five(spec, archive_path, *args):
         if len(played) == 5:  # the driver dies before the second phase's second game
             raise KeyboardInterrupt
         played.append(spec.key)
-        return real_play(spec, archive_path, **options)
+        return real_play(spec, archive_path, *args)
 
-    monkeypatch.setattr(sweep_module, "play_game", dies_after_five)
+    monkeypatch.setattr(sweep_module, "play_in_archive", dies_after_five)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(experiment, console=quiet())
-    monkeypatch.setattr(sweep_module, "play_game", real_play)
+    monkeypatch.setattr(sweep_module, "play_in_archive", real_play)
     with Archive(experiment.archive) as archive:
         assert phase_record(archive, "spire-a0", "learn-mode-b") is not None
         assert phase_record(archive, "spire-a0", "learn-self-evolve") is None
@@ -186,21 +187,65 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
     assert_frozen_cells_read_their_phase(experiment.archive, experiment)
 
 
+@pytest.fixture(scope="module")
+def mode_b_reference(tmp_path_factory) -> list[list]:
+    """The actions of each game of phase learn-mode-b in a sweep never interrupted."""
+    experiment = load_experiment(small_a0(tmp_path_factory.mktemp("whole"), phase_games=3))
+    run_sweep(experiment, console=quiet())
+    with Archive(experiment.archive) as archive:
+        return [
+            [d.actions for d in archive.decisions(run.run_id)]
+            for run in runs_by_cell(experiment.archive)["learn-mode-b"]
+        ]
+
+
+@pytest.mark.parametrize("game", [0, 1])
+def test_a_phase_game_killed_mid_game_continues_from_its_checkpoint(
+    tmp_path, monkeypatch, mode_b_reference, game
+):
+    path = small_a0(tmp_path, phase_games=3)
+    experiment = load_experiment(path)
+    real_decision = sink_module.ArchiveSink.decision
+    seen: list[str] = []
+
+    def dies_mid_game(self, record, run, point):
+        real_decision(self, record, run, point)  # committed, then the driver stops
+        if run.seed == 1001 + game and record.index == 9 and not seen:
+            seen.append(run.run_id)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sink_module.ArchiveSink, "decision", dies_mid_game)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(experiment, console=quiet())
+    monkeypatch.setattr(sink_module.ArchiveSink, "decision", real_decision)
+    preview = dry_run(path).output
+    assert f"continued on its store, game {1001 + game} from its checkpoint" in preview
+    summary = run_sweep(experiment, console=quiet())
+    assert summary.resumed == 1 and summary.restarted == [] and summary.failed == []
+    phase = runs_by_cell(experiment.archive)["learn-mode-b"]
+    assert phase[game].run_id == seen[0]  # the same run went on: nothing replayed
+    with Archive(experiment.archive) as archive:
+        played = [[d.actions for d in archive.decisions(run.run_id)] for run in phase]
+    assert played == mode_b_reference  # the game killed plays as the game never killed
+    assert_learning_chain(phase)
+    assert_frozen_cells_read_their_phase(experiment.archive, experiment)
+
+
 def test_a_phase_whose_store_moved_on_is_replayed_from_a_clean_store(tmp_path, monkeypatch):
     experiment = load_experiment(small_a0(tmp_path, phase_games=3))
-    real_play = sweep_module.play_game
+    real_play = sweep_module.play_in_archive
     calls = []
 
-    def dies_after_two(spec, archive_path, **options):
+    def dies_after_two(spec, archive_path, *args):
         if len(calls) == 2:
             raise KeyboardInterrupt
         calls.append(spec.key)
-        return real_play(spec, archive_path, **options)
+        return real_play(spec, archive_path, *args)
 
-    monkeypatch.setattr(sweep_module, "play_game", dies_after_two)
+    monkeypatch.setattr(sweep_module, "play_in_archive", dies_after_two)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(experiment, console=quiet())
-    monkeypatch.setattr(sweep_module, "play_game", real_play)
+    monkeypatch.setattr(sweep_module, "play_in_archive", real_play)
     first = {run.run_id for run in runs_by_cell(experiment.archive)["learn-mode-b"]}
     assert len(first) == 2
     # A postrun wrote the store, and the driver died before the run was marked completed.

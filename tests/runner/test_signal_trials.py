@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bounded.archive import Archive, progress
+from bounded.archive import Archive, sink
 from bounded.cli import STOP_SIGNALS, _interrupt
 from bounded.models.scripted import schema_filler
 from bounded.runner.build import build_game, play, runner_for
@@ -121,7 +121,7 @@ def interrupted_run(path, spec, trigger: Trigger, monkeypatch):
         trigger.fire("in-model")
         return completion
 
-    write_checkpoint = progress.write_checkpoint
+    write_checkpoint = sink.write_checkpoint
 
     def checkpoint_then_commit(db, point):
         if point.decisions:  # the start's checkpoint is not a decision's
@@ -129,13 +129,13 @@ def interrupted_run(path, spec, trigger: Trigger, monkeypatch):
         write_checkpoint(db, point)
 
     model.complete = complete
-    monkeypatch.setattr(progress, "write_checkpoint", checkpoint_then_commit)
+    monkeypatch.setattr(sink, "write_checkpoint", checkpoint_then_commit)
     game = build_game(spec, model=model)
     with Archive(path) as archive:
         runner = runner_for(game, archive=archive, observer=lambda *_: trigger.fire("after-commit"))
         with pytest.raises(KeyboardInterrupt):
             runner.execute()
-    monkeypatch.setattr(progress, "write_checkpoint", write_checkpoint)
+    monkeypatch.setattr(sink, "write_checkpoint", write_checkpoint)
 
 
 @pytest.mark.parametrize("contract", CONTRACTS)

@@ -9,14 +9,14 @@ journal) are stored item by item in `checkpoint_logs`, each checkpoint adding on
 items new since the last one and recording each log's length: a checkpoint costs the same
 at the 10,000th decision as at the first. The checkpoint of a completed run is deleted with
 its final state (and its logs); a killed run keeps it, and `bounded resume` continues
-from it.
+from it. The transactions that write them are `bounded.archive.sink.ArchiveSink`'s.
 
 **Leases.** A sweep leases the games of its experiment in an archive: a row in `leases`
 (visible to anyone reading the archive) names the holder and carries a token, and a
 file lock beside the archive proves the holder alive (the kernel releases it when the
 holder dies, however it dies). A game is written only in a transaction that finds its
-lease's token still current, so once a later sweep has taken a dead holder's lease over
-(a new token), nothing the old one started can write a game again.
+lease's token still current (`check_lease`), so once a later sweep has taken a dead
+holder's lease over (a new token), nothing the old one started can write a game again.
 """
 
 from __future__ import annotations
@@ -27,14 +27,12 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bounded.archive.sqlite import Archive, ArchiveError
-from bounded.archive.totals import recounted, stored_decision, stored_decisions
-from bounded.core import JSON, BoundedError, DecisionRecord, RunRecord
+from bounded.core import JSON, BoundedError, RunRecord
 
 
 class LeaseLost(BoundedError):
@@ -144,39 +142,6 @@ def append_log(db: sqlite3.Connection, run_id: str, log: str, items: Sequence[JS
 def delete_checkpoint(db: sqlite3.Connection, run_id: str) -> None:
     db.execute("DELETE FROM checkpoints WHERE run_id = ?", (run_id,))
     db.execute("DELETE FROM checkpoint_logs WHERE run_id = ?", (run_id,))
-
-
-def record_start(archive: Archive, run: RunRecord, point: Checkpoint) -> None:
-    """The run row as it starts, with its owner."""
-    with archive.transaction() as db:
-        Archive.write_run(db, run)
-        write_checkpoint(db, point)
-
-
-def record_decision(
-    archive: Archive, record: DecisionRecord, run: RunRecord, point: Checkpoint
-) -> None:
-    """One decision, the run row that counts it and the checkpoint after it, in one
-    transaction: a kill leaves all three or none."""
-    with archive.transaction() as db:
-        Archive.write_decision(db, record)
-        Archive.write_run(db, run)
-        write_checkpoint(db, point)
-
-
-def record_end(archive: Archive, run: RunRecord) -> RunRecord:
-    """The run's final row, as written (never a second completed copy of a sweep's game:
-    `DuplicateGame`): a completed run's checkpoint goes with it; a run
-    closed any other way (a signal, an error, closed as stale) counts what is stored, since
-    its last decision may have been rolled back after the runner counted it."""
-    with archive.transaction() as db:
-        if run.status != "completed":
-            run = recounted(run, stored_decisions(db, run.run_id))
-        check_no_twin(db, run)
-        Archive.write_run(db, run)
-        if run.status == "completed":
-            delete_checkpoint(db, run.run_id)
-    return run
 
 
 def checkpoints(archive: Archive, run_ids: Sequence[str] | None = None) -> dict[str, Checkpoint]:
@@ -293,47 +258,6 @@ def check_no_twin(db: sqlite3.Connection, run: RunRecord) -> None:
         )
 
 
-class LeasedArchive(Archive):
-    """An archive whose every write transaction (a run's start, each decision with its
-    checkpoint, its end) first checks a sweep's lease: a sweep's game is written as `bounded
-    run` writes, and a worker whose sweep lost the lease writes nothing more."""
-
-    def __init__(self, path: str | Path, lease: Lease | None) -> None:
-        super().__init__(path)
-        self.lease = lease
-
-    @contextmanager
-    def _leased(self) -> Iterator[sqlite3.Connection]:
-        with super().transaction() as db:
-            if self.lease is not None:
-                check_lease(db, self.lease)
-            yield db
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        return self._leased()
-
-
-def commit_game(
-    archive: Archive,
-    run: RunRecord,
-    decisions: Sequence[DecisionRecord],
-    lease: Lease | None = None,
-) -> None:
-    """A whole game (run row in its final state, decisions, segments) in one transaction,
-    written only while `lease` is current and when it does not complete a game (experiment,
-    cell, seed) that is already completed. The row's totals are those of the decisions
-    written with it."""
-    run = recounted(run, map(stored_decision, decisions))
-    with archive.transaction() as db:
-        if lease is not None:
-            check_lease(db, lease)
-        check_no_twin(db, run)
-        Archive.write_run(db, run)
-        for record in decisions:
-            Archive.write_decision(db, record)
-        delete_checkpoint(db, run.run_id)
-
-
 def lease_holder_line(lease: Lease) -> str:
     alive = owner_alive(lease.holder)
     state = {True: "alive", False: "dead", None: "unknown"}[alive]
@@ -346,17 +270,15 @@ __all__ = [
     "DuplicateGame",
     "Lease",
     "LeaseLost",
-    "LeasedArchive",
+    "check_lease",
     "check_no_twin",
     "checkpoints",
-    "commit_game",
     "current_lease",
+    "delete_checkpoint",
     "lease_scope",
     "owner_alive",
-    "record_decision",
-    "record_end",
-    "record_start",
     "release_lease",
     "take_lease",
     "this_owner",
+    "write_checkpoint",
 ]

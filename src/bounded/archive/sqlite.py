@@ -26,6 +26,7 @@ import os
 import re
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
@@ -220,6 +221,11 @@ ADDED_COLUMNS = {
 }
 """Columns added after format 1 first shipped, per table: an older archive gains them on
 open."""
+
+
+_WRITERS = threading.RLock()
+"""Held by a write transaction of this process: the games a sweep worker plays in threads
+(`bounded.runner.concurrency`) take turns here rather than in SQLite's busy wait."""
 
 
 class ArchiveError(BoundedError):
@@ -524,7 +530,7 @@ class Archive:
         what it reads first (a lease, a completed game) cannot change before it commits."""
         if self.read_only:
             raise ArchiveError(f"archive {self.path} is open read-only")
-        with self._guard("cannot write archive"), self._db:
+        with _WRITERS, self._guard("cannot write archive"), self._db:
             if immediate:
                 self._db.execute("BEGIN IMMEDIATE")
             yield self._db

@@ -4,7 +4,7 @@ A run row counts its decisions and every model call of the run (`decisions`,
 `model_calls`, prompt, completion and cached tokens, `usage` per model,
 `last_prompt_tokens`). The runner adds to them as it goes and writes them in the same
 transaction as the decision they count; wherever a run is closed outside that path (a
-signal, an error, `--close-stale`, a resume, a sweep's game written whole) they are
+signal, an error, `--close-stale`, a resume) they are
 recomputed here from what is stored: the decisions' own and extra completions, and the
 postrun's calls, which the runner records on the row as `postrun["metered"]`.
 

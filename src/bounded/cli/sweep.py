@@ -24,6 +24,13 @@ BUDGET_REACHED = 3
 def sweep(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
     workers: Annotated[int, typer.Option(help="Games played at once.")] = 1,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            help="Games each worker plays at once in threads, for remote models (default: "
+            "the file's [experiment] concurrency, else 1)."
+        ),
+    ] = None,
     executor: Annotated[str, typer.Option(help="local (processes) or ray.")] = "local",
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: start a local instance).")
@@ -62,14 +69,16 @@ def sweep(
     try:
         summary = run_sweep(
             experiment, archive_path=archive, executor=executor, workers=workers,
-            address=address, budget=budget, prices=price or [],
+            address=address, budget=budget, prices=price or [], concurrency=concurrency,
         )  # fmt: skip
     except SweepRefused as exc:  # one line per problem, each its own
         for line in exc.problems:
             print(f"bounded: error: {line}", file=sys.stderr)
         raise typer.Exit(2) from None
     except SweepInterrupted as exc:
-        again = sweep_command(file, archive=archive, workers=workers, executor=executor)
+        again = sweep_command(
+            file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
+        )
         raise Interrupted(f"{exc}; continue with: {again}") from None
     console.print(
         f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
@@ -91,7 +100,9 @@ def sweep(
     if summary.failed:
         raise typer.Exit(1)
     if summary.not_started:
-        again = sweep_command(file, archive=archive, workers=workers, executor=executor)
+        again = sweep_command(
+            file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
+        )
         plain(
             f"budget reached: spent {summary.spent:.4f} of {summary.budget:g}; "
             f"{summary.not_started} games not started, every game played is kept; continue "
@@ -105,13 +116,17 @@ def spend_line(spent: float, unpriced: list[str]) -> str:
     return text + (f" (no price set for {', '.join(unpriced)})" if unpriced else "")
 
 
-def sweep_command(file: Path, *, archive: Path | None, workers: int, executor: str) -> str:
+def sweep_command(
+    file: Path, *, archive: Path | None, workers: int, executor: str, concurrency: int | None = None
+) -> str:
     """The `bounded sweep` command line that continues this sweep."""
     parts = ["bounded", "sweep", shlex.quote(str(file))]
     if archive is not None:
         parts += ["--archive", shlex.quote(str(archive))]
     if workers != 1:
         parts += ["--workers", str(workers)]
+    if concurrency is not None:
+        parts += ["--concurrency", str(concurrency)]
     if executor != "local":
         parts += ["--executor", executor]
     return " ".join(parts)

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bounded.archive.sink import GameSink
+from bounded.archive.sqlite import Archive
 from bounded.contracts import make_contract
 from bounded.core import Contract, DecisionRecord, Env, Model, Observation, RunRecord
 from bounded.envs import make, resolve_env_id
@@ -20,6 +22,9 @@ from bounded.models import make_model
 from bounded.runner.episode import EpisodeRunner
 from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec
+
+Target = Archive | GameSink | None
+"""Where a game's rows go: an archive, a sink, or nowhere."""
 
 Observer = Callable[[DecisionRecord, Observation], None]
 
@@ -109,7 +114,7 @@ def build_game(
 
 
 def runner_for(
-    game: Game, *, archive: Any = None, observer: Observer | None = None
+    game: Game, *, archive: Target = None, observer: Observer | None = None
 ) -> EpisodeRunner:
     """The game's runner; its run row carries the game's identity (`bounded.runner.identity`),
     read from the built game before it starts."""
@@ -136,7 +141,7 @@ def runner_for(
     return runner
 
 
-def run_game(game: Game, *, archive: Any = None, observer: Observer | None = None) -> RunRecord:
+def run_game(game: Game, *, archive: Target = None, observer: Observer | None = None) -> RunRecord:
     """Play a built game (and close its environment)."""
     try:
         return runner_for(game, archive=archive, observer=observer).execute()
@@ -147,7 +152,7 @@ def run_game(game: Game, *, archive: Any = None, observer: Observer | None = Non
 def play(
     spec: GameSpec,
     *,
-    archive: Any = None,
+    archive: Target = None,
     model: Model | None = None,
     contract: Contract | None = None,
     models: Mapping[str, Model] | None = None,

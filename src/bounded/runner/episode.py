@@ -17,11 +17,12 @@ answered at all, and a run past a model's budget of model time (`run_deadline_s`
 `openai:` model takes from its retry policy) end the run `failed`, so it never counts as a
 game.
 
-Into an `Archive`, each decision is written in one transaction with the run row that
-counts it and a checkpoint (the owner process, the contract's `memory_snapshot()`, the
-runner's counters: `bounded.archive.progress`); `execute(resume=...)` continues such a run
-after a kill by replaying the recorded actions from the seed and restoring the snapshot
-(`bounded.runner.resume`). Any other sink gets `add_decision` and `save_run` calls.
+A run's rows go to one `GameSink` (`bounded.archive.sink`; an `Archive` given is written
+through its `ArchiveSink`): its start, then each decision with the run row that counts it
+and a checkpoint (the owner process, the contract's `memory_snapshot()`, the runner's
+counters: `bounded.archive.progress`), then its end; `execute(resume=...)` continues such a
+run after a kill by replaying the recorded actions from the seed and restoring the
+snapshot (`bounded.runner.resume`).
 """
 
 from __future__ import annotations
@@ -33,13 +34,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bounded.archive.progress import (
-    Checkpoint,
-    record_decision,
-    record_end,
-    record_start,
-    this_owner,
-)
+from bounded.archive.progress import Checkpoint, this_owner
+from bounded.archive.sink import GameSink, sink_for
 from bounded.archive.sqlite import Archive
 from bounded.archive.totals import count_calls, metered, recounted, stored_decision
 from bounded.core import (
@@ -150,7 +146,7 @@ class EpisodeRunner:
         seed: int,
         env_id: str,
         tag: str = "",
-        archive: Any = None,
+        archive: Archive | GameSink | None = None,
         max_tokens: int = 256,
         temperature: float = 0.0,
         max_decisions: int = 100_000,
@@ -171,7 +167,8 @@ class EpisodeRunner:
         """The model of each decision kind that has its own; the others use `model`."""
         self._meters = list(meters.values())
         self._prompt_tokens = PromptCounter(self.model.count_tokens)
-        self.archive = archive
+        self.sink = sink_for(archive)
+        """Where the run's rows go as it is played (None: nowhere)."""
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
@@ -420,32 +417,22 @@ class EpisodeRunner:
         count_calls(run, own + record.extra_completions)
         if record.completion:
             run.last_prompt_tokens = record.prompt_tokens
-        if isinstance(self.archive, Archive):
-            record_decision(self.archive, record, self.run, self.checkpoint())
-        elif self.archive is not None:
-            self.archive.add_decision(record)
-            self._save_run()
-
-    def _save_run(self) -> None:
-        if self.archive is not None:
-            self.archive.save_run(self.run)
+        if self.sink is not None:
+            self.sink.decision(record, self.run, self.checkpoint())
 
     def _save_start(self, resume: Resumption | None) -> None:
-        """The run row as it starts, with this process as its owner (an archive keeps a
-        checkpoint: the resumed one, or none yet)."""
-        if not isinstance(self.archive, Archive):
-            self._save_run()
+        """The run row as it starts, with this process as the checkpoint's owner (the
+        resumed checkpoint, or an empty one)."""
+        if self.sink is None:
             return
         point = resume.checkpoint if resume is not None else None
         if point is None:
             point = Checkpoint(run_id=self.run.run_id, owner="", decisions=0, memory=None)
-        record_start(self.archive, self.run, replace(point, owner=self._owner))
+        self.sink.start(self.run, replace(point, owner=self._owner))
 
     def _save_end(self) -> None:
-        if isinstance(self.archive, Archive):
-            self.run = record_end(self.archive, self.run)
-        else:
-            self._save_run()
+        if self.sink is not None:
+            self.run = self.sink.end(self.run)
 
 
 def run_episode(
@@ -456,10 +443,11 @@ def run_episode(
     seed: int,
     env_id: str = "",
     tag: str = "",
-    archive: Any = None,
+    archive: Archive | GameSink | None = None,
     **options: Any,
 ) -> RunRecord:
-    """Play one episode; with an archive, every decision is saved as soon as it is made."""
+    """Play one episode; with an archive (or a sink), every decision is saved as soon as it
+    is made."""
     registered = getattr(env, "spec", None)  # set by gymnasium.make
     env_id = canonical_env_id(env_id or getattr(registered, "id", None) or type(env).__name__)
     runner = EpisodeRunner(

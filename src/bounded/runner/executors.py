@@ -1,14 +1,14 @@
 """Where a sweep's games are played: in this process, in local worker processes, or on Ray.
 
-A worker plays one `GameSpec` with `play_game`. Local workers share the machine's
-archive file (SQLite in WAL mode takes writers from several processes) and write each
-decision as it is made, with its run row and a checkpoint, in transactions that check the
-sweep's lease (`bounded.archive.progress.LeasedArchive`): a killed game keeps every
-decision but the one in flight and is continued by the next sweep, and a worker whose
-sweep is gone can never write. Local workers die with the driver from their first
+A worker plays one `GameSpec` with `play_game` into a `GameSink` (`bounded.archive.sink`),
+the one path every game is written through: each decision with its run row and a
+checkpoint, in transactions that check the sweep's lease, so a killed game keeps every
+decision but the one in flight and is continued from its last one, and a worker whose
+sweep is gone can never write. Local workers share the machine's archive file (SQLite in
+WAL mode takes writers from several processes) and die with the driver from their first
 instruction (`bounded.runner.boot`). Ray workers may run on machines without the archive:
-they return the whole game (run row and decisions) to the driver, which alone writes the
-archive (a lost Ray worker's game is played again from its start).
+they stream their rows to a writer on the driver's node (`bounded.runner.ray_stream`),
+and a game whose worker is lost continues from its checkpoint on another worker.
 """
 
 from __future__ import annotations
@@ -21,92 +21,104 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from bounded.archive.progress import Lease, LeasedArchive
-from bounded.core import BoundedError, ConfigError, DecisionRecord, RunRecord
+from bounded.archive import Archive
+from bounded.archive.progress import Lease
+from bounded.archive.sink import ArchiveSink, GameSink
+from bounded.core import BoundedError, ConfigError, RunRecord
 from bounded.runner.boot import die_with_parent, worker_boot
+from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
+from bounded.runner.ray_stream import ArchiveWriter, StreamSink
 from bounded.runner.spec import GameKey, GameSpec
 
 EXECUTORS = ("local", "ray")
 
+MAX_LOST_WORKERS = 3
+"""Ray workers a game may lose before the sweep gives it up as failed (the next sweep
+continues it)."""
+
 
 class GameResult(BaseModel):
-    """A played game as a worker hands it back."""
+    """A played game as a worker hands it back (its rows are in the archive)."""
 
     spec: GameSpec
     """What was played."""
     run: RunRecord
     """The final run row (`completed` or `failed`)."""
-    decisions: list[DecisionRecord] = Field(default_factory=list)
-    """The decisions, when the worker did not write them to the archive itself."""
-    written: bool = False
-    """True when the worker saved the run and its decisions to the archive."""
     resumed: bool = False
     """True when the game continued an interrupted run."""
 
 
-class RecordCollector:
-    """Stands in for the archive inside a worker that must not write it: keeps the records."""
-
-    def __init__(self) -> None:
-        self.run: RunRecord | None = None
-        self.decisions: list[DecisionRecord] = []
-
-    def save_run(self, run: RunRecord) -> None:
-        self.run = run.model_copy()
-
-    def add_decision(self, record: DecisionRecord) -> None:
-        self.decisions.append(record)
+Claim = Callable[[str], Resumption]
+"""Makes an interrupted run (by id) this worker's to continue."""
 
 
 def play_game(
     spec: GameSpec,
-    archive_path: str | None = None,
-    plugins: Registrations | None = None,
-    lease: Lease | None = None,
+    sink: GameSink,
+    *,
+    claim: Claim | None = None,
     resume: str | None = None,
+    plugins: Registrations | None = None,
 ) -> GameResult:
-    """Play one game. With `archive_path` the game is written as `bounded run` writes it:
-    each decision with the run row that counts it and a checkpoint, in one transaction that
-    checks the sweep's `lease` (`LeasedArchive`), and its end never completes a game twice;
-    `resume` names an interrupted run of this game to continue from its last decision
-    (`bounded.runner.resume.claim`). Without `archive_path` (Ray) the worker hands the
-    records back and the driver writes the game whole.
+    """Play one game into `sink`, continuing run `resume` (made ours by `claim`) from its
+    last decision when given.
 
     `plugins` are the names the driver registered at run time (`registrations()`), so a
     worker process knows them too. A game that fails (a model that stays unavailable, an
-    engine error) comes back as a `failed` run rather than an exception, so one bad game
-    does not stop a sweep.
+    engine error, a lost lease) comes back as a `failed` run rather than an exception, so
+    one bad game does not stop a sweep.
     """
     from bounded.runner.build import build_game, runner_for
-    from bounded.runner.resume import claim
 
     restore_registrations(plugins or {})
     game = build_game(spec)
-    if archive_path is None:
-        sink = RecordCollector()
-        runner = runner_for(game, archive=sink)
-        with suppress(Exception):  # recorded in the run row as `failed` with its error
-            runner.execute()
+    runner = runner_for(game, archive=sink)
+    try:
+        resumption = claim(resume) if resume and claim else None
+    except BoundedError as exc:  # taken by another process since the driver looked
         game.env.close()
-        return GameResult(spec=spec, run=runner.run, decisions=sink.decisions)
-    with LeasedArchive(archive_path, lease) as archive:
-        runner = runner_for(game, archive=archive)
-        try:
-            resumption = claim(archive, resume) if resume else None
-        except BoundedError as exc:  # taken by another process since the driver looked
-            game.env.close()
-            refused = runner.run.model_copy(update={"status": "failed", "error": str(exc)})
-            return GameResult(spec=spec, run=refused, written=True)
-        try:
-            runner.execute(resume=resumption)
-        except Exception:  # recorded in the run row as `failed` with its error
-            pass
-        finally:
-            game.env.close()
-    return GameResult(spec=spec, run=runner.run, written=True, resumed=resume is not None)
+        refused = runner.run.model_copy(update={"status": "failed", "error": str(exc)})
+        return GameResult(spec=spec, run=refused)
+    try:
+        runner.execute(resume=resumption)
+    except Exception:  # recorded in the run row as `failed` with its error
+        pass
+    finally:
+        game.env.close()
+    return GameResult(spec=spec, run=runner.run, resumed=resumption is not None)
+
+
+def play_in_archive(
+    spec: GameSpec,
+    archive_path: str,
+    lease: Lease | None = None,
+    resume: str | None = None,
+    plugins: Registrations | None = None,
+) -> GameResult:
+    """Play one game into the archive file, under the sweep's `lease` (a local worker)."""
+    from bounded.runner.resume import claim
+
+    with Archive(archive_path) as archive:
+        sink = ArchiveSink(archive, lease)
+        return play_game(
+            spec,
+            sink,
+            claim=lambda run_id: claim(archive, run_id, lease),
+            resume=resume,
+            plugins=plugins,
+        )
+
+
+def play_streamed(
+    spec: GameSpec, writer: Any, plugins: Registrations, resume: str | None = None
+) -> GameResult:
+    """Play one game on a Ray worker (continuing run `resume`), streaming its rows to the
+    driver's `writer` (`bounded.runner.ray_stream`)."""
+    sink = StreamSink(writer)
+    return play_game(spec, sink, claim=sink.claim, resume=resume, plugins=plugins)
 
 
 StartCallback = Callable[[int, GameSpec], None]
@@ -125,11 +137,11 @@ class Executor(Protocol):
     set by the sweep before `execute`; after a refusal no game starts)."""
 
     workers: int
+    archive_path: str
     lease: Lease | None
     gate: Gate
-    resumes: dict[GameKey, str] | None
-    """Interrupted runs to continue, by game (None: this executor cannot resume: its games
-    are written whole)."""
+    resumes: dict[GameKey, str]
+    """Interrupted runs to continue, by game."""
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -145,7 +157,7 @@ class InlineExecutor:
         self.archive_path = str(archive_path)
         self.lease: Lease | None = None
         self.gate: Gate = always
-        self.resumes: dict[GameKey, str] | None = {}
+        self.resumes: dict[GameKey, str] = {}
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -154,8 +166,8 @@ class InlineExecutor:
             if not self.gate(spec):
                 return
             on_start(0, spec)
-            resume = (self.resumes or {}).get(spec.key)
-            on_done(0, play_game(spec, self.archive_path, lease=self.lease, resume=resume))
+            resume = self.resumes.get(spec.key)
+            on_done(0, play_in_archive(spec, self.archive_path, self.lease, resume))
 
 
 class SlotScheduler:
@@ -209,7 +221,7 @@ class LocalExecutor:
         self.workers = workers
         self.lease: Lease | None = None
         self.gate: Gate = always
-        self.resumes: dict[GameKey, str] | None = {}
+        self.resumes: dict[GameKey, str] = {}
 
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
@@ -236,9 +248,9 @@ class LocalExecutor:
             def refill() -> None:
                 for slot, spec in scheduler.fill():
                     on_start(slot, spec)
-                    resume = (self.resumes or {}).get(spec.key)
+                    resume = self.resumes.get(spec.key)
                     future = pool.submit(
-                        play_game, spec, self.archive_path, None, self.lease, resume
+                        play_in_archive, spec, self.archive_path, self.lease, resume
                     )
                     in_flight[future] = slot
 
@@ -259,19 +271,24 @@ class LocalExecutor:
 class RayExecutor:
     """Ray tasks on a local instance or an existing cluster (`--address`).
 
-    Workers return whole games; the driver writes them. Games in flight are capped at
-    `workers` so that a killed driver loses at most that many games.
+    Workers stream each decision to an `ArchiveWriter` on the driver's node, which writes
+    it under the sweep's lease (`bounded.runner.ray_stream`). A task whose worker dies (a
+    killed process, a lost node) is played again on another worker from its game's last
+    checkpoint, up to `MAX_LOST_WORKERS` times. Games in flight are capped at `workers`.
     """
 
-    def __init__(self, workers: int, address: str | None = None) -> None:
+    def __init__(
+        self, workers: int, address: str | None = None, archive_path: str | Path = ""
+    ) -> None:
         if workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {workers}")
         self.workers = workers
         self.address = address
+        self.archive_path = str(archive_path)
+        """The archive the writer opens (the sweep sets it)."""
         self.lease: Lease | None = None
-        """Ray tasks never write: the driver commits what they return under this lease."""
         self.gate: Gate = always
-        self.resumes: dict[GameKey, str] | None = None
+        self.resumes: dict[GameKey, str] = {}
 
     def _init(self) -> bool:
         """Connect to Ray; returns True when this call started the instance."""
@@ -287,34 +304,90 @@ class RayExecutor:
             ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
         return True
 
+    def _writer(self) -> Any:
+        """The archive's writer, an actor on this (the driver's) node."""
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        if not self.archive_path:
+            raise ConfigError("the ray executor needs the sweep's archive")
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        actor: Any = ray.remote(num_cpus=0, max_restarts=0)(ArchiveWriter)
+        path = str(Path(self.archive_path).resolve())
+        return actor.options(scheduling_strategy=here).remote(path, self.lease)
+
     def execute(
         self, games: list[GameSpec], on_start: StartCallback, on_done: DoneCallback
     ) -> None:
+        if not games:
+            return
         import ray
 
         started_here = self._init()
+        writer = None
         try:
-            remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_game)
-            plugins = registrations()
-            scheduler = SlotScheduler(games, self.workers, self.gate)
-            in_flight: dict[Any, int] = {}
-
-            def refill() -> None:
-                for slot, spec in scheduler.fill():
-                    on_start(slot, spec)
-                    in_flight[remote_play.remote(spec, None, plugins)] = slot
-
-            refill()
-            while in_flight:
-                done, _ = ray.wait(list(in_flight), num_returns=1)
-                for ref in done:
-                    slot = in_flight.pop(ref)
-                    on_done(slot, ray.get(ref))
-                    scheduler.release(slot)
-                refill()
+            writer = self._writer()
+            self._play(games, writer, on_start, on_done)
         finally:
+            if writer is not None:
+                with suppress(Exception):
+                    ray.kill(writer)
             if started_here:
                 ray.shutdown()
+
+    def _play(
+        self, games: list[GameSpec], writer: Any, on_start: StartCallback, on_done: DoneCallback
+    ) -> None:
+        import ray
+
+        remote_play: Any = ray.remote(num_cpus=1, max_retries=0)(play_streamed)
+        plugins = registrations()
+        scheduler = SlotScheduler(games, self.workers, self.gate)
+        in_flight: dict[Any, tuple[int, GameSpec]] = {}
+        losses: dict[GameKey, int] = {}
+
+        def submit(slot: int, spec: GameSpec, resume: str | None) -> None:
+            in_flight[remote_play.remote(spec, writer, plugins, resume)] = (slot, spec)
+
+        def refill() -> None:
+            for slot, spec in scheduler.fill():
+                on_start(slot, spec)
+                submit(slot, spec, self.resumes.get(spec.key))
+
+        refill()
+        while in_flight:
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in done:
+                slot, spec = in_flight.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayTaskError:  # play_game's own failure: a bug
+                    raise
+                except ray.exceptions.RayError as exc:  # its worker died
+                    run_id, ended = ray.get(writer.lost.remote(spec.key))
+                    losses[spec.key] = losses.get(spec.key, 0) + 1
+                    if ended is not None:  # it died after writing its end
+                        again = losses[spec.key] > 1 or spec.key in self.resumes
+                        result = GameResult(spec=spec, run=ended, resumed=again)
+                    elif losses[spec.key] < MAX_LOST_WORKERS:
+                        resume = run_id or self.resumes.get(spec.key)
+                        submit(slot, spec, resume)  # on from its checkpoint, elsewhere
+                        continue
+                    else:
+                        result = gave_up(spec, losses[spec.key], exc)
+                on_done(slot, result)
+                scheduler.release(slot)
+            refill()
+
+
+def gave_up(spec: GameSpec, losses: int, error: Exception) -> GameResult:
+    """A game whose workers kept dying: failed for this sweep (its rows stay, checkpointed)."""
+    reason = f"WorkerLost: {losses} Ray workers died playing it (last: {type(error).__name__})"
+    run = RunRecord(
+        run_id="", env_id=spec.env, contract=spec.contract, model=spec.model, seed=spec.seed,
+        experiment=spec.experiment, cell=spec.cell, status="failed", error=reason,
+    )  # fmt: skip
+    return GameResult(spec=spec, run=run)
 
 
 def make_executor(
@@ -328,7 +401,7 @@ def make_executor(
             return InlineExecutor(archive_path)
         return LocalExecutor(archive_path, workers)
     if name == "ray":
-        return RayExecutor(workers, address)
+        return RayExecutor(workers, address, archive_path)
     raise ConfigError(f"unknown executor {name!r} (use {' or '.join(EXECUTORS)})")
 
 
@@ -339,7 +412,7 @@ __all__ = [
     "InlineExecutor",
     "LocalExecutor",
     "RayExecutor",
-    "RecordCollector",
     "make_executor",
     "play_game",
+    "play_in_archive",
 ]

@@ -11,7 +11,10 @@ it play, on the executor's workers, and only if the snapshot still hashes as rec
 Resume across phases: a recorded phase is never replayed. A phase killed half-way is
 **continued** when its store is exactly what its last completed game left (the
 directory's hash equals that run's `store_hashes["dir"]`): the completed games are kept
-and the rest are played on that store, as an uninterrupted phase would have played them.
+and the rest are played on that store, as an uninterrupted phase would have played them; a
+game killed mid-game continues from its checkpoint (`bounded.runner.resume`) when the
+store is still what its checkpoint recorded (the first game's too), so a kill costs at
+most the decision in flight, as in a cell.
 Only when the store differs (a driver killed inside a postrun's write, after the store
 changed but before the run was marked completed) can the store before that game not be
 recovered, and then the phase is **replayed from a clean store**: its store is cleared
@@ -27,8 +30,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from bounded.archive import Archive
+from bounded.archive.progress import checkpoints
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.experiment import GameSpec, PhasePlan, Plan, store_use
+from bounded.runner.resume import resumable_games
 from bounded.runner.spec import run_key
 from bounded.stores.directory import clear_store, has_content
 from bounded.stores.snapshot import (
@@ -77,6 +82,9 @@ class PhaseResume(BaseModel):
     """Whether its store is cleared first (a start or a replay from a clean store)."""
     restart: bool = False
     """Whether completed games are replayed (the store differed from what they left)."""
+    interrupted: str | None = None
+    """The run of the first pending game to continue from its checkpoint (killed mid-game
+    on the store it still finds), not replayed."""
 
     def describe(self, phase: PhasePlan) -> str:
         """One line for a dry run."""
@@ -85,6 +93,8 @@ class PhaseResume(BaseModel):
         left = f"{len(self.pending)}/{len(phase.games)} games to play"
         if self.restart:
             how = "replayed from a clean store: it differs from what its last game left"
+        elif self.interrupted is not None:
+            how = f"continued on its store, game {self.pending[0].seed} from its checkpoint"
         elif len(self.pending) < len(phase.games):
             how = "continued on its store"
         else:
@@ -124,12 +134,41 @@ def resume_phase(archive: Archive, phase: PhasePlan) -> PhaseResume:
             f"phases.{phase.name}.store: {str(phase.store)!r} already holds stores that no "
             "game of this phase wrote (remove it, or give the phase another store)"
         )
-    if kept and len(kept) == len(completed) and store_is(phase.store, kept[-1]):
-        stale = [run for run in runs if run.status != "completed"]
-        return PhaseResume(phase=phase.name, pending=phase.games[len(kept) :], stale=stale)
+    pending = phase.games[len(kept) :]
+    unfinished = [run for run in runs if run.status != "completed"]
+    interrupted = resumable_on_store(
+        archive, phase.store, pending[:1], unfinished, first=not completed
+    )
+    consistent = kept and len(kept) == len(completed) and store_is(phase.store, kept[-1])
+    if consistent or (not completed and interrupted is not None):
+        stale = [run for run in unfinished if interrupted is None or run != interrupted]
+        return PhaseResume(
+            phase=phase.name,
+            pending=pending,
+            stale=stale,
+            interrupted=interrupted.run_id if interrupted is not None else None,
+        )
     return PhaseResume(
         phase=phase.name, pending=phase.games, stale=runs, clear=True, restart=bool(completed)
     )
+
+
+def resumable_on_store(
+    archive: Archive, store: Path, games: list[GameSpec], unfinished: list[RunRecord], first: bool
+) -> RunRecord | None:
+    """An interrupted run of one of `games` that can continue from its checkpoint on the
+    store as it is now: its checkpoint's store hash is the directory's (nothing written
+    since), or, for the phase's `first` game, the store does not exist yet (its game
+    starts from a clean store; the resume itself checks the hash its contract sees)."""
+    resumable, _ = resumable_games(archive, games, unfinished)
+    if not resumable:
+        return None
+    run = resumable[0]
+    if not store.is_dir():
+        return run if first else None
+    point = checkpoints(archive, [run.run_id]).get(run.run_id)
+    saved = point.store_hashes.get("dir") if point is not None else None
+    return run if saved is not None and saved == directory_hash(store) else None
 
 
 def frozen_resume(phase: PhasePlan, record: PhaseRecord) -> PhaseResume:

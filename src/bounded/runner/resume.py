@@ -19,16 +19,17 @@ from pathlib import Path
 from bounded.archive import Archive
 from bounded.archive.progress import (
     Checkpoint,
+    Lease,
     checkpoints,
     owner_alive,
     owner_pid,
-    record_end,
     this_owner,
     write_checkpoint,
 )
+from bounded.archive.sink import ArchiveSink
 from bounded.core import ConfigError, Model, RunRecord
 from bounded.runner.episode import ResumeError, Resumption
-from bounded.runner.spec import GameSpec
+from bounded.runner.spec import GameKey, GameSpec, run_key
 
 
 @dataclass
@@ -96,9 +97,13 @@ def find_run(archive: Archive, run_id: str) -> RunRecord:
     raise ConfigError(f"{what} with id {run_id!r} in {archive.path}")
 
 
-def claim(archive: Archive, run_id: str) -> Resumption:
-    """The run to resume, made ours (its checkpoint names this process) in one transaction,
-    so that two resumes of one run cannot both play it."""
+def claim(
+    archive: Archive, run_id: str, lease: Lease | None = None, *, owner_lost: bool = False
+) -> Resumption:
+    """The run to resume, made ours (its checkpoint names this process) in one transaction
+    under a sweep's `lease`, so that two resumes of one run cannot both play it.
+    `owner_lost`: the caller knows the run's owner is gone (a Ray worker that Ray reported
+    dead, whose pid cannot be checked from here)."""
     run = find_run(archive, run_id)
     if run.status not in ("running", "failed"):
         raise ResumeError(f"run {run.run_id[:12]} cannot be resumed: it is {run.status}")
@@ -106,7 +111,7 @@ def claim(archive: Archive, run_id: str) -> Resumption:
     reason = blocker(run, point)
     if reason is not None or point is None:
         raise ResumeError(f"run {run.run_id[:12]} cannot be resumed: {reason}")
-    if run.status == "running" and owner_alive(point.owner) is not False:
+    if run.status == "running" and not owner_lost and owner_alive(point.owner) is not False:
         where = f"pid {owner_pid(point.owner)}" + (
             "" if owner_alive(point.owner) else " on another host"
         )
@@ -117,7 +122,7 @@ def claim(archive: Archive, run_id: str) -> Resumption:
             f"run {run.run_id[:12]} has {len(decisions)} decisions, its checkpoint "
             f"{point.decisions}"
         )
-    with archive.transaction() as db:
+    with ArchiveSink(archive, lease).transaction() as db:
         mine = Checkpoint(**{**point.__dict__, "owner": this_owner()})
         write_checkpoint(db, mine)
     return Resumption(run=run, decisions=decisions, checkpoint=mine)
@@ -137,6 +142,37 @@ def resume_run(archive_path: str | Path, run_id: str, *, model: Model | None = N
             game.env.close()
 
 
+def resumable_games(
+    archive: Archive, plan: list[GameSpec], stale: list[RunRecord]
+) -> tuple[list[RunRecord], list[RunRecord]]:
+    """Of the incomplete rows of planned games, those to continue from their checkpoint
+    (an interrupted game of the same spec: `running` with its process gone, or failed by a
+    signal; one per game, the furthest) and those to delete and replay."""
+    specs = {spec.key: spec for spec in plan}
+    best: dict[GameKey, RunRecord] = {}
+    for found in health(archive, stale):
+        run = found.run
+        interrupted = found.stale or (
+            run.status == "failed" and (run.error or "").startswith("KeyboardInterrupt")
+        )
+        if not interrupted or not found.resumable or not same_spec(run, specs.get(run_key(run))):
+            continue
+        held = best.get(run_key(run))
+        if held is None or run.decisions > held.decisions:
+            best[run_key(run)] = run
+    keep = {run.run_id for run in best.values()}
+    return list(best.values()), [run for run in stale if run.run_id not in keep]
+
+
+def same_spec(run: RunRecord, spec: GameSpec | None) -> bool:
+    if spec is None or not run.spec:
+        return False
+    try:
+        return GameSpec.model_validate(run.spec) == spec
+    except ValueError:
+        return False
+
+
 def close_stale(archive: Archive, *, resumable_too: bool = False) -> list[RunHealth]:
     """Mark stale runs `failed` with the reason (resumable ones only when asked); returns
     those closed."""
@@ -148,7 +184,7 @@ def close_stale(archive: Archive, *, resumable_too: bool = False) -> list[RunHea
         owner = f"its process (pid {owner_pid(point.owner)}) is gone" if point else "no owner"
         why = found.blocker or "closed though resumable (bounded runs --close-stale --resumable)"
         error = f"stale: {owner} after {run.decisions} decisions; {why}"
-        record_end(archive, run.model_copy(update={"status": "failed", "error": error}))
+        ArchiveSink(archive).end(run.model_copy(update={"status": "failed", "error": error}))
         closed.append(found)
     return closed
 
@@ -162,5 +198,7 @@ __all__ = [
     "find_run",
     "health",
     "is_stale",
+    "resumable_games",
     "resume_run",
+    "same_spec",
 ]

@@ -28,6 +28,7 @@ from bounded.runner.phases import (
     snapshot_problem,
     store_problems,
 )
+from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameKey, duplicates_of, run_key
 
 
@@ -40,39 +41,6 @@ def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec
     done = {run_key(r) for r in existing if r.status == "completed"}
     stale = [r for r in existing if r.status != "completed" and run_key(r) in planned]
     return [spec for spec in plan if spec.key not in done], stale
-
-
-def resumable_games(
-    archive: Archive, plan: list[GameSpec], stale: list[RunRecord]
-) -> tuple[list[RunRecord], list[RunRecord]]:
-    """Of the incomplete rows of planned games, those to continue from their checkpoint
-    (an interrupted game of the same spec: `running` with its process gone, or failed by a
-    signal; one per game, the furthest) and those to delete and replay."""
-    from bounded.runner.resume import health
-
-    specs = {spec.key: spec for spec in plan}
-    best: dict[GameKey, RunRecord] = {}
-    for found in health(archive, stale):
-        run = found.run
-        interrupted = found.stale or (
-            run.status == "failed" and (run.error or "").startswith("KeyboardInterrupt")
-        )
-        if not interrupted or not found.resumable or not same_spec(run, specs.get(run_key(run))):
-            continue
-        held = best.get(run_key(run))
-        if held is None or run.decisions > held.decisions:
-            best[run_key(run)] = run
-    keep = {run.run_id for run in best.values()}
-    return list(best.values()), [run for run in stale if run.run_id not in keep]
-
-
-def same_spec(run: RunRecord, spec: GameSpec | None) -> bool:
-    if spec is None or not run.spec:
-        return False
-    try:
-        return GameSpec.model_validate(run.spec) == spec
-    except ValueError:
-        return False
 
 
 def duplicate_games(archive: Archive, experiment: str) -> dict[GameKey, int]:

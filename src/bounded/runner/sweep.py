@@ -7,17 +7,18 @@ games were played under other settings refuses the sweep before any game, one li
 cell (`SweepRefused`); a refused sweep, like a dry run, writes nothing (no archive, no
 lock file). Completed games are skipped; an interrupted game of the same spec (its
 process killed, or stopped by a signal) continues from its last decision
-(`bounded.runner.survey.resumable_games`); the rows of other incomplete games (a failed
+(`bounded.runner.resume.resumable_games`); the rows of other incomplete games (a failed
 game, a `running` row of an older version) are deleted and the game is played again.
 A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
 lock file beside the archive keeps two drivers from racing, and a local worker writes
 its game as `bounded run` does, each decision with its run row and a checkpoint, in
-transactions that each check the lease (`LeasedArchive`), its end refusing a second
-completed copy: a killed sweep loses at most the decision in flight of each game, its
-orphans (if any outlived it) can write nothing once the next sweep has taken the lease
-over, and duplicates cannot exist. Ray workers return whole games, written by the driver
-in one transaction under the same checks. With `budget`, games start only while the
-spend stays within it (`bounded.runner.estimate`).
+transactions that each check the lease (`bounded.archive.sink.ArchiveSink`), its end
+refusing a second completed copy: a killed sweep loses at most the decision in flight of
+each game, its orphans (if any outlived it) can write nothing once the next sweep has
+taken the lease over, and duplicates cannot exist. Ray workers stream the same rows to
+the driver's node, written there under the same checks (`bounded.runner.ray_stream`).
+With `budget`, games start only while the spend stays within it
+(`bounded.runner.estimate`).
 
 Learning phases are played first (`bounded.runner.phases` says how they resume and
 freeze); the cells that read a phase's store play after it is frozen.
@@ -47,7 +48,6 @@ from rich.progress import (
 from bounded.archive import Archive
 from bounded.archive.progress import (
     Lease,
-    commit_game,
     current_lease,
     lease_holder_line,
     lease_scope,
@@ -56,12 +56,13 @@ from bounded.archive.progress import (
 )
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import BoundedError, ConfigError, Interrupted
+from bounded.runner.concurrency import check_concurrency, concurrent_executor
 from bounded.runner.estimate import (
     Budget,
     SweepPrices,
     check_budget,
 )
-from bounded.runner.executors import Executor, GameResult, make_executor, play_game
+from bounded.runner.executors import Executor, GameResult, make_executor, play_in_archive
 from bounded.runner.experiment import (
     Experiment,
     GameSpec,
@@ -130,11 +131,6 @@ class SweepSummary(BaseModel):
     @property
     def completed(self) -> int:
         return self.skipped + self.played - len(self.failed)
-
-
-def write_result(archive: Archive, result: GameResult, lease: Lease | None = None) -> None:
-    """Save a game a worker returned (Ray), whole, under the sweep's lease."""
-    commit_game(archive, result.run, result.decisions, lease)
 
 
 @contextmanager
@@ -282,20 +278,29 @@ def run_sweep(
     console: Console | None = None,
     budget: float | None = None,
     prices: list[str] | None = None,
+    concurrency: int | None = None,
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
-    (`bounded.runner.estimate`; `prices`: `--price` specs over the file's `[prices]`)."""
+    (`bounded.runner.estimate`; `prices`: `--price` specs over the file's `[prices]`);
+    `concurrency` (default: the file's, else 1) games in flight per worker, for remote
+    models (`bounded.runner.concurrency`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
     costs = SweepPrices.of(experiment.spec.prices, prices or [])
     check_budget(budget, costs, game_models(plan.games))
-    runner = (
-        make_executor(executor, archive_path=path, workers=workers, address=address)
-        if isinstance(executor, str)
-        else executor
-    )
+    games_at_once = concurrency if concurrency is not None else experiment.concurrency
+    check_concurrency(games_at_once, game_models(plan.games))
+    if not isinstance(executor, str):
+        runner = executor
+    elif games_at_once > 1:
+        runner = concurrent_executor(
+            executor, archive_path=str(path), workers=workers, concurrency=games_at_once,
+            address=address,
+        )  # fmt: skip
+    else:
+        runner = make_executor(executor, archive_path=path, workers=workers, address=address)
     with surveyed(path) as archive:  # a refused file leaves nothing behind
         refuse(survey(experiment, archive, plan))
     with experiment_lock(path, experiment.name), Archive(path) as archive:
@@ -305,7 +310,7 @@ def run_sweep(
         if budget is not None:
             per_game = {e.cell: e.per_game for e in estimate(state, archive) if e.error is None}
         with sweep_lease(archive, experiment.name) as (lease, stale):
-            runner.lease = lease
+            runner.archive_path, runner.lease = str(path), lease
             limit = Budget(budget, costs, per_game)
             sweep = Sweep(archive, path, state, console or Console(stderr=True), runner, limit)
             sweep.lease = lease
@@ -362,8 +367,6 @@ class Sweep:
         self.display.started(slot, spec)
 
     def done(self, slot: int, result: GameResult) -> None:
-        if not result.written:
-            write_result(self.archive, result, self.lease)
         self.summary.played += 1
         self.summary.resumed += result.resumed
         if result.run.status != "completed":
@@ -373,12 +376,8 @@ class Sweep:
         self.display.finished(slot, result, self.budget.line())
 
     def play(self) -> None:
-        stale = list(self.state.stale)
-        if self.runner.resumes is None:  # games written whole: interrupted ones replay
-            stale += self.state.resumable
-        else:
-            self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
-        for run in stale:
+        self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
+        for run in self.state.stale:
             self.archive.delete_run(run.run_id)
         with self.display:
             try:
@@ -405,7 +404,8 @@ class Sweep:
                 if not self.budget.may_start(spec):
                     return
                 self.started(0, spec)
-                result = play_game(spec, str(self.path), lease=self.lease)
+                resumed = resume.interrupted if spec == resume.pending[0] else None
+                result = play_in_archive(spec, str(self.path), self.lease, resumed)
                 self.done(0, result)
                 if result.run.status != "completed":
                     return  # the next games would learn from a store that missed this one
@@ -441,5 +441,4 @@ __all__ = [
     "resume_phase",
     "run_sweep",
     "survey",
-    "write_result",
 ]
