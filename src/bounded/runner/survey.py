@@ -82,14 +82,6 @@ def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[s
     return inspect_settings(games, plan)[0]
 
 
-def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
-    """Build each distinct environment and contract once, so that a misspelt name or a bad
-    option stops the sweep before any game starts (not in a worker, hours later)."""
-    problems = settings_problems(games, plan)
-    if problems:
-        raise ConfigError("; ".join(problems))
-
-
 def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, str]]) -> list[str]:
     """A line per cell (or phase) whose completed games differ from what the file plans
     (`bounded.runner.identity.changed_cells`)."""
@@ -222,7 +214,6 @@ def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPl
 __all__ = [
     "SweepPlan",
     "cell_name",
-    "check_settings",
     "dry_run",
     "duplicate_games",
     "estimate",

@@ -80,7 +80,6 @@ from bounded.runner.phases import (
 from bounded.runner.spec import run_key
 from bounded.runner.survey import (
     SweepPlan,
-    check_settings,
     dry_run,
     duplicate_games,
     estimate,
@@ -431,7 +430,6 @@ __all__ = [
     "SweepPlan",
     "SweepRefused",
     "SweepSummary",
-    "check_settings",
     "dry_run",
     "duplicate_games",
     "experiment_lock",
