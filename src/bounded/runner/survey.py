@@ -77,11 +77,6 @@ def inspect_settings(
     return list(dict.fromkeys(found)), inputs  # a cell's games differ in options, not problems
 
 
-def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
-    """Build each distinct environment and contract once; a line per one that fails."""
-    return inspect_settings(games, plan)[0]
-
-
 def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, str]]) -> list[str]:
     """A line per cell (or phase) whose completed games differ from what the file plans
     (`bounded.runner.identity.changed_cells`)."""
@@ -219,7 +214,6 @@ __all__ = [
     "estimate",
     "pending_games",
     "resumable_games",
-    "settings_problems",
     "survey",
     "surveyed",
 ]
