@@ -12,6 +12,7 @@ with the decision index: the bar is decision 10,000 within 10% of decision 100
 
     .venv/bin/python bench/harness_scaling.py [--decisions 10000] [--runs 3]
         [--contracts state,typed,summary,episodic,transcript] [--nethack-decisions 2000]
+        [--points 100 1000 10000]
 
 Whole spire games (`--spire-contracts`) report the mean over the game instead: they end
 long before 1,000 decisions. Writes bench/results/harness_scaling.json. Warehouse games
@@ -161,9 +162,14 @@ def main() -> None:
     parser.add_argument(
         "--spire-contracts", default=",".join(BOUNDED), help="whole spire games; '' for none"
     )
+    parser.add_argument(
+        "--points", type=int, nargs="+", default=[100, 1_000, 10_000, 100_000],
+        help="decisions at which to report (those past --decisions are dropped); the ratio "
+        "is the last over the first",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    points = [p for p in (100, 1_000, 10_000, 100_000) if p <= args.decisions]
+    points = [p for p in sorted(args.points) if p <= args.decisions]
     if args.decisions not in points:
         points.append(args.decisions)
     games: dict[str, Any] = {}

@@ -69,6 +69,10 @@ CASES: list[tuple[list[str], str, int]] = [
     (["runs", "--archive", "{tmp}/missing.sqlite"], "no archive at", 2),
     (["sweep", "{tmp}/tiny.toml", "--archive", "{notes}/x.sqlite"],
      "notes.txt is not a directory", 2),
+    (["sweep", "{tmp}/tiny.toml", "--archive", "{archive}", "--concurrency", "0"],
+     "--concurrency must be at least 1, got 0", 2),
+    (["sweep", "{tmp}/tiny.toml", "--archive", "{archive}", "--concurrency", "2",
+      "--executor", "ray"], "--concurrency 2 is for the local executor", 2),
     *[(argv, "not a bounded archive (tables: contacts); refused, left untouched", 2)
       for argv in FOREIGN_COMMANDS],
 ]  # fmt: skip

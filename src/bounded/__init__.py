@@ -8,8 +8,6 @@ starts with an underscore, and everything not re-exported by a package's `__init
 are internal.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from bounded.archive import Archive
 from bounded.contracts import make_contract, register_contract, register_preset
 from bounded.core import (
@@ -39,11 +37,7 @@ from bounded.core import (
 from bounded.envs import TextEnv, make, register_env
 from bounded.models import make_model, register_model
 from bounded.runner import GameSpec, play, run_episode
-
-try:
-    __version__ = version("bounded")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+from bounded.version import __version__
 
 __all__ = [
     "FORMAT_VERSION",

@@ -13,12 +13,9 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-if TYPE_CHECKING:
-    from bounded.stores.knowledge import GameKnowledge
 
 FORMAT_VERSION = 1
 """Stamped on every archived record; bump when a stored shape changes."""
@@ -306,6 +303,25 @@ def stable_hash(value: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+class Knowledge(Protocol):
+    """What an environment tells its contracts about its game: the namespace of the
+    stores, the L3 rules book, the seed L5 libraries by name, and the reader of one
+    decision's facts. `bounded.stores.GameKnowledge` is the one our environments supply
+    (the stores' own types live there, above this module)."""
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def rules(self) -> Any: ...
+
+    @property
+    def skills(self) -> Mapping[str, Any]: ...
+
+    @property
+    def situation(self) -> Callable[[Observation], Any]: ...
+
+
 @runtime_checkable
 class Env(Protocol):
     """Gymnasium's API over `Observation`s, plus an episode outcome and JSON save/load.
@@ -338,7 +354,7 @@ class Env(Protocol):
 
     def outcome(self) -> Outcome: ...
 
-    def game_knowledge(self) -> GameKnowledge | None:
+    def game_knowledge(self) -> Knowledge | None:
         """What the typed contract may know about this game (rules, seed skills, the facts
         of a decision), or None for a game it knows nothing about."""
         ...
@@ -427,7 +443,7 @@ class EpisodeContext:
     model: Model | None = None
     """The model, for calls a contract makes itself (summaries, descriptions, postrun);
     every call through it is counted in the run's totals."""
-    knowledge: GameKnowledge | None = None
+    knowledge: Knowledge | None = None
     """The environment's game knowledge (`Env.game_knowledge()`), for the typed contract."""
     run_id: str = ""
     """The archive's id of this run."""

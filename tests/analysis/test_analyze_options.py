@@ -6,7 +6,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from bounded.commands.research import analyze, parse_cells, parse_names, parse_pairs
+from bounded.cli.analyze import analyze, parse_cells, parse_names, parse_pairs
 from bounded.core import ConfigError
 
 

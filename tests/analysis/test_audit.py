@@ -44,7 +44,8 @@ def test_audit_and_export_commands(warehouse_archive, tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from bounded.commands.research import audit, export
+    from bounded.cli.audit import audit
+    from bounded.cli.report import export
 
     app = typer.Typer()
     app.command("audit")(audit)
@@ -133,7 +134,7 @@ def test_audit_command_prices_runs_and_refuses_a_bad_price(cached_archive):
     import typer
     from typer.testing import CliRunner
 
-    from bounded.commands.research import audit
+    from bounded.cli.audit import audit
 
     app = typer.Typer()
     app.command("audit")(audit)

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from bounded.analysis.published import AGENTICSTS_A0, AGENTICSTS_BACKBONES
 from bounded.analysis.stats import clopper_pearson_interval, fisher_exact_p
 from bounded.archive import Archive
-from bounded.commands.research import analyze, import_runs
+from bounded.cli.analyze import analyze
+from bounded.cli.importing import import_runs
 from bounded.importers import import_agenticsts
 
 HISTORY = Path(__file__).resolve().parents[2].parent / "shared/reference/agenticsts/history.jsonl"

@@ -9,7 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 from bounded.archive import Archive
-from bounded.commands.research import report
+from bounded.cli.report import report
 from bounded.core import ConfigError
 from bounded.importers import import_agenticsts
 from bounded.report import ReportOptions, build_report, make_server

@@ -81,3 +81,45 @@ def test_workers_die_with_a_driver_killed_while_they_start_or_play(tmp_path, del
     assert wait_gone(driver.pid, marks) == []
     parents = {int(mark.read_text()) for mark in marks.iterdir()}
     assert parents <= {driver.pid}, "a worker ran the sweep's code after its driver died"
+
+
+PROBE = textwrap.dedent(
+    """
+    import sys
+    {head}
+    if __name__ == "__main__":
+        import multiprocessing
+        from bounded.runner.boot import worker_boot
+
+        MARK = True
+        context = multiprocessing.get_context("spawn")
+        check = "import sys; sys.exit(3 if {question} else 0)"
+        with worker_boot(context):
+            worker = context.Process(target=exec, args=(check,))
+            worker.start()
+            worker.join()
+        print(worker.exitcode)
+    """
+)
+
+
+def spawned_answer(tmp_path: Path, head: str, question: str) -> str:
+    """A worker's exit status (3: yes) to `question`, started by a driver script whose
+    first lines are `head`, named `bounded` like the command's entry script."""
+    script = tmp_path / "bounded"
+    script.write_text(PROBE.format(head=head, question=question))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_workers_of_the_bounded_command_do_not_import_the_cli(tmp_path):
+    head = "from bounded.cli import main"  # what the installed `bounded` script holds
+    assert spawned_answer(tmp_path, head, "'bounded.cli' in sys.modules") == "0"
+
+
+def test_workers_of_a_users_script_still_load_it(tmp_path):
+    head = "def main(): pass"  # its own functions: a worker may need them to unpickle
+    question = "not hasattr(sys.modules.get('__mp_main__'), 'main')"
+    assert spawned_answer(tmp_path, head, question) == "0"

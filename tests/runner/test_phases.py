@@ -262,7 +262,7 @@ def test_a_phase_whose_store_moved_on_is_replayed_from_a_clean_store(tmp_path, m
     assert_frozen_cells_read_their_phase(experiment.archive, experiment)
 
 
-SWEEP = "import typer; from bounded.commands.research import sweep; typer.run(sweep)"
+SWEEP = "import typer; from bounded.cli.sweep import sweep; typer.run(sweep)"
 
 
 def completed_in(archive_path: Path, cell: str) -> int:
@@ -357,7 +357,7 @@ def test_a_tampered_snapshot_makes_the_frozen_cell_refuse(tmp_path):
 
 
 def dry_run(path: Path, *options: str):
-    from bounded.commands.research import sweep
+    from bounded.cli.sweep import sweep
 
     app = typer.Typer()
     app.command()(sweep)

@@ -40,7 +40,10 @@ def test_balrog_small_is_three_agents_on_four_environments_one_episode_of_30_ste
     assert {g.env_options["max_steps"] for g in games} == {30}
 
 
-def test_balrog_small_played_prints_balrogs_table_for_every_agent_and_environment(tmp_path):
+def test_balrog_small_played_prints_balrogs_table_for_every_agent_and_environment(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("BOUNDED_TEXTWORLD_GAMES", str(tmp_path / "games"))
     cell = 'task = "coin_collector", max_steps = 30'
     small_game = (f"{cell} }}", f"{cell}, settings = {{ level = 3 }} }}")  # a quick game
     experiment = load_experiment(scripted_copy(BALROG_SMALL, tmp_path, small_game))

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bounded import cli
+from bounded.cli.demo import demo
+from bounded.cli.run import run
 from bounded.core import DEFAULT_MAX_TOKENS
 from bounded.inspect.tasks import seed_list, spire, warehouse
 from bounded.runner.experiment import SPEC_SETTINGS, CellSettings, parse_experiment
@@ -49,7 +50,7 @@ def test_a_cells_settings_are_the_specs_fields_with_the_specs_constraints():
 
 
 def test_bounded_runs_options_default_to_the_specs():
-    options = introspect.signature(cli.run).parameters
+    options = introspect.signature(run).parameters
     for name in ("contract", "model", "seed"):
         assert options[name].default == GameSpec.model_fields[name].default, name
     for name in ("max_tokens", "temperature", "max_decisions"):
@@ -94,4 +95,4 @@ def test_the_demos_game_stays_seed_one_act_one_at_spires_reply_limit():
     defaults = introspect.signature(run_spire_demo).parameters
     assert (defaults["seed"].default, defaults["acts"].default) == (DEFAULT_SEED, 1) == (1, 1)
     assert SPIRE_REPLY_TOKENS == REPLY_TOKENS == 640
-    assert introspect.signature(cli.demo).parameters["seed"].default == DEFAULT_SEED
+    assert introspect.signature(demo).parameters["seed"].default == DEFAULT_SEED

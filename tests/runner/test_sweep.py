@@ -136,7 +136,7 @@ def test_sweep_command_dry_run_and_exit_status(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from bounded.commands.research import sweep
+    from bounded.cli.sweep import sweep
 
     experiment = write_experiment(tmp_path, games=1)
     app = typer.Typer()
@@ -165,7 +165,7 @@ def test_config_mistakes_stop_the_sweep_with_the_reason(tmp_path):
         run_sweep(bad_option, console=quiet())
 
 
-SWEEP_SCRIPT = "import typer; from bounded.commands.research import sweep; typer.run(sweep)"
+SWEEP_SCRIPT = "import typer; from bounded.cli.sweep import sweep; typer.run(sweep)"
 
 
 def count_runs(archive_path, status):

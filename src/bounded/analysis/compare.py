@@ -18,7 +18,7 @@ from bounded.analysis.stats import (
 from bounded.core import ConfigError
 
 if TYPE_CHECKING:
-    from bounded.analysis.tables import CellRow
+    from bounded.analysis.rows import CellRow
 
 
 class ScoreDifference(BaseModel):

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.cost import CostModel
 from bounded.analysis.games import CompletedGame, completed_games, first_by_start, group_games
+from bounded.analysis.rows import CellRow
 from bounded.analysis.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -26,64 +27,6 @@ POOLED_LABEL = "pooled (descriptive)"
 
 CellSpec = tuple[str, Sequence[str]]
 """An explicit cell: its label and the condition tags whose games it holds."""
-
-
-class CellRow(BaseModel):
-    """One row of the table."""
-
-    label: str
-    """The row's name: its cell, then its grouping values, joined by ` / `."""
-    cell: str = ""
-    """The cell (condition) the row belongs to: an explicit cell's label, else the value of
-    the first grouping field (the condition tag unless told otherwise)."""
-    group: dict[str, str] = Field(default_factory=dict)
-    """The values of the remaining grouping fields (`--by`), e.g. {"model": "..."}."""
-    games: int
-    """Completed games counted."""
-    wins: int
-    """Victories among them."""
-    win_rate: float
-    """wins / games."""
-    win_low: float
-    """Lower end of the 95% interval of the win rate."""
-    win_high: float
-    """Upper end of the 95% interval of the win rate."""
-    interval: str = "wilson"
-    """`wilson` for a cell, `clopper-pearson` for the pooled descriptive row."""
-    mean_score: float | None = None
-    """Mean derived score (None when the environment has no score)."""
-    score_low: float | None = None
-    """Lower end of the bootstrap 95% interval of the mean score."""
-    score_high: float | None = None
-    """Upper end of the bootstrap 95% interval of the mean score."""
-    scores: list[float] = Field(default_factory=list)
-    """Each counted game's derived score, in start order (empty without scores)."""
-    mean_floor: float | None = None
-    """Mean floor reached (None for environments without floors)."""
-    minutes_per_floor: float | None = None
-    """Total wall minutes / total floors reached (None without floors)."""
-    tokens_per_game: float | None = None
-    """Mean prompt + completion tokens per game (None where no tokens were recorded)."""
-    tokens_per_point: float | None = None
-    """Total prompt + completion tokens / total score points."""
-    fresh_tokens_per_point: float | None = None
-    """Total fresh tokens (prompt - cached + completion) / total score points."""
-    fresh_tokens_per_game: float | None = None
-    """Mean fresh tokens (prompt - cached + completion) per game."""
-    cost_per_game: float | None = None
-    """Mean cost per game at each model's prices (`bounded.analysis.cost`)."""
-    cost_per_point: float | None = None
-    """Total cost / total score points."""
-    latency_s_per_game: float | None = None
-    """Mean modelled seconds of model calls per game (local models only)."""
-    decisions_per_game: float = 0.0
-    """Mean decisions per game."""
-    model_calls_per_game: float = 0.0
-    """Mean model calls per game."""
-    wall_s_per_game: float = 0.0
-    """Mean wall time per game, seconds."""
-    run_ids: list[str] = Field(default_factory=list)
-    """The runs counted, in start order."""
 
 
 class FisherTest(BaseModel):

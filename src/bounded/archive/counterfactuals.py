@@ -4,8 +4,8 @@ replaced), beside the original, with the expert's action in the replayed state.
 One row per (decision, layer, variant, model, settings): `variant` is `removed` or
 `replaced:<sha-256 prefix of the text>`, and `settings_hash` covers the generation
 settings, so an attribution that is run again (or was killed) skips what it already has.
-The table is created with the archive's schema; an older archive opened read-only may
-lack it and reads as having no counterfactuals.
+The table is created with the archive's schema (`bounded.archive.sqlite`); an older
+archive opened read-only may lack it and reads as having no counterfactuals.
 """
 
 from __future__ import annotations
@@ -22,32 +22,6 @@ from bounded.core import JSON, Action, BoundedError, Completion, Prompt, Segment
 
 if TYPE_CHECKING:
     from bounded.archive.sqlite import Archive
-
-COUNTERFACTUAL_SCHEMA = """
-CREATE TABLE IF NOT EXISTS counterfactuals (
-    run_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    layer TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    model TEXT NOT NULL,
-    settings_hash TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    replacement TEXT,
-    kind TEXT NOT NULL,
-    original_actions TEXT NOT NULL,
-    actions TEXT NOT NULL,
-    fallback INTEGER NOT NULL,
-    parse_error TEXT,
-    completion TEXT,
-    expert_actions TEXT NOT NULL,
-    changed INTEGER NOT NULL,
-    original_agrees INTEGER NOT NULL,
-    counterfactual_agrees INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run_id, idx, layer, variant, model, settings_hash),
-    FOREIGN KEY (run_id, idx) REFERENCES decisions (run_id, idx) ON DELETE CASCADE
-);
-"""
 
 
 class Counterfactual(BaseModel):
@@ -188,7 +162,6 @@ def _from_row(row: sqlite3.Row) -> Counterfactual:
 
 
 __all__ = [
-    "COUNTERFACTUAL_SCHEMA",
     "Counterfactual",
     "add_counterfactual",
     "counterfactual_prompt",

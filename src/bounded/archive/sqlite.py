@@ -26,6 +26,7 @@ import os
 import re
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
@@ -34,7 +35,6 @@ from typing import Any, Literal
 
 from pydantic_core import PydanticSerializationError
 
-from bounded.archive.counterfactuals import COUNTERFACTUAL_SCHEMA
 from bounded.archive.totals import corrected_runs
 from bounded.core import (
     FORMAT_VERSION,
@@ -168,6 +168,35 @@ CREATE TABLE IF NOT EXISTS leases (
 );
 """
 
+COUNTERFACTUAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS counterfactuals (
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    layer TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    model TEXT NOT NULL,
+    settings_hash TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    replacement TEXT,
+    kind TEXT NOT NULL,
+    original_actions TEXT NOT NULL,
+    actions TEXT NOT NULL,
+    fallback INTEGER NOT NULL,
+    parse_error TEXT,
+    completion TEXT,
+    expert_actions TEXT NOT NULL,
+    changed INTEGER NOT NULL,
+    original_agrees INTEGER NOT NULL,
+    counterfactual_agrees INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run_id, idx, layer, variant, model, settings_hash),
+    FOREIGN KEY (run_id, idx) REFERENCES decisions (run_id, idx) ON DELETE CASCADE
+);
+"""
+"""Attribution's re-asked decisions (`bounded.archive.counterfactuals` writes and reads
+them), created with the rest of the schema."""
+
+
 _RUN_JSON_FIELDS = (
     "contract_config",
     "store_hashes",
@@ -192,6 +221,11 @@ ADDED_COLUMNS = {
 }
 """Columns added after format 1 first shipped, per table: an older archive gains them on
 open."""
+
+
+_WRITERS = threading.RLock()
+"""Held by a write transaction of this process: the games a sweep worker plays in threads
+(`bounded.runner.concurrency`) take turns here rather than in SQLite's busy wait."""
 
 
 class ArchiveError(BoundedError):
@@ -496,7 +530,7 @@ class Archive:
         what it reads first (a lease, a completed game) cannot change before it commits."""
         if self.read_only:
             raise ArchiveError(f"archive {self.path} is open read-only")
-        with self._guard("cannot write archive"), self._db:
+        with _WRITERS, self._guard("cannot write archive"), self._db:
             if immediate:
                 self._db.execute("BEGIN IMMEDIATE")
             yield self._db

@@ -88,7 +88,7 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def import_agenticsts(path: str | Path, archive: Archive) -> ImportSummary:
     """Load `history.jsonl` into the archive."""
-    from bounded import __version__
+    from bounded.version import __version__
 
     path = Path(path)
     if not path.is_file():

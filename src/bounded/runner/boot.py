@@ -21,8 +21,10 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.machinery import ModuleSpec
 from multiprocessing.context import SpawnContext
 from pathlib import Path
+from types import ModuleType
 
 PR_SET_PDEATHSIG = 1
 
@@ -86,10 +88,46 @@ def driver_script() -> Path:
     return _SCRIPTS[pid]
 
 
+def is_console_script(main: ModuleType | None) -> bool:
+    """Whether `main` is the `bounded` command's entry script (it holds nothing a worker
+    needs: the `main` it imports from `bounded.cli`, and `sys`)."""
+    entry = getattr(main, "main", None)
+    return (
+        getattr(entry, "__module__", None) == "bounded.cli"
+        and main is not None
+        and (getattr(main, "__spec__", None) is None)
+    )
+
+
+@contextmanager
+def main_not_reimported() -> Iterator[None]:
+    """When the driver is the `bounded` command, spawn workers that skip re-running its
+    entry script: spawn re-runs the driver's main script in each worker (so that what it
+    defines unpickles there), which for the command imports the whole CLI (typer, rich,
+    every command) that a game never uses. A main module named `__main__` is one spawn
+    leaves alone. A user's own script is re-run as before."""
+    main = sys.modules.get("__main__")
+    if main is None or not is_console_script(main):
+        yield
+        return
+    main.__spec__ = ModuleSpec("__main__", None)
+    try:
+        yield
+    finally:
+        main.__spec__ = None
+
+
 @contextmanager
 def worker_boot(context: SpawnContext) -> Iterator[None]:
     """Spawn this context's workers through the boot script (Linux; elsewhere the pool
-    initializer alone ties them to the driver)."""
+    initializer alone ties them to the driver), without re-running the `bounded` command's
+    entry script in them (`main_not_reimported`)."""
+    with main_not_reimported(), _boot_script_as_executable(context):
+        yield
+
+
+@contextmanager
+def _boot_script_as_executable(context: SpawnContext) -> Iterator[None]:
     if not sys.platform.startswith("linux") or " " in sys.executable:  # a shebang needs it
         yield
         return

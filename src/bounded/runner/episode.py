@@ -91,7 +91,7 @@ class Resumption:
 
 
 def package_version() -> str:
-    from bounded import __version__
+    from bounded.version import __version__
 
     return __version__
 

@@ -102,6 +102,9 @@ class ExperimentMeta(_Strict):
     stores: Path | None = None
     """Where learning phases keep their stores (default: beside the archive,
     `runs/NAME.stores/EXPERIMENT/` for `runs/NAME.sqlite`)."""
+    concurrency: Annotated[int, Field(ge=1)] | None = None
+    """Games each sweep worker plays at once, for remote models (default 1;
+    `--concurrency` overrides it; `bounded.runner.concurrency`)."""
 
 
 SPEC_SETTINGS = (
@@ -275,6 +278,11 @@ class Experiment(BaseModel):
     @property
     def name(self) -> str:
         return self.spec.experiment.name
+
+    @property
+    def concurrency(self) -> int:
+        """Games each sweep worker plays at once (`[experiment] concurrency`, else 1)."""
+        return self.spec.experiment.concurrency or 1
 
     @property
     def archive(self) -> Path:

@@ -77,19 +77,6 @@ def inspect_settings(
     return list(dict.fromkeys(found)), inputs  # a cell's games differ in options, not problems
 
 
-def settings_problems(games: list[GameSpec], plan: Plan | None = None) -> list[str]:
-    """Build each distinct environment and contract once; a line per one that fails."""
-    return inspect_settings(games, plan)[0]
-
-
-def check_settings(games: list[GameSpec], plan: Plan | None = None) -> None:
-    """Build each distinct environment and contract once, so that a misspelt name or a bad
-    option stops the sweep before any game starts (not in a worker, hours later)."""
-    problems = settings_problems(games, plan)
-    if problems:
-        raise ConfigError("; ".join(problems))
-
-
 def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, str]]) -> list[str]:
     """A line per cell (or phase) whose completed games differ from what the file plans
     (`bounded.runner.identity.changed_cells`)."""
@@ -222,13 +209,11 @@ def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPl
 __all__ = [
     "SweepPlan",
     "cell_name",
-    "check_settings",
     "dry_run",
     "duplicate_games",
     "estimate",
     "pending_games",
     "resumable_games",
-    "settings_problems",
     "survey",
     "surveyed",
 ]

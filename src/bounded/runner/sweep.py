@@ -56,6 +56,7 @@ from bounded.archive.progress import (
 )
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import BoundedError, ConfigError, Interrupted
+from bounded.runner.concurrency import check_concurrency, concurrent_executor
 from bounded.runner.estimate import (
     Budget,
     SweepPrices,
@@ -79,7 +80,6 @@ from bounded.runner.phases import (
 from bounded.runner.spec import run_key
 from bounded.runner.survey import (
     SweepPlan,
-    check_settings,
     dry_run,
     duplicate_games,
     estimate,
@@ -277,20 +277,29 @@ def run_sweep(
     console: Console | None = None,
     budget: float | None = None,
     prices: list[str] | None = None,
+    concurrency: int | None = None,
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
-    (`bounded.runner.estimate`; `prices`: `--price` specs over the file's `[prices]`)."""
+    (`bounded.runner.estimate`; `prices`: `--price` specs over the file's `[prices]`);
+    `concurrency` (default: the file's, else 1) games in flight per worker, for remote
+    models (`bounded.runner.concurrency`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
     costs = SweepPrices.of(experiment.spec.prices, prices or [])
     check_budget(budget, costs, game_models(plan.games))
-    runner = (
-        make_executor(executor, archive_path=path, workers=workers, address=address)
-        if isinstance(executor, str)
-        else executor
-    )
+    games_at_once = concurrency if concurrency is not None else experiment.concurrency
+    check_concurrency(games_at_once, game_models(plan.games))
+    if not isinstance(executor, str):
+        runner = executor
+    elif games_at_once > 1:
+        runner = concurrent_executor(
+            executor, archive_path=str(path), workers=workers, concurrency=games_at_once,
+            address=address,
+        )  # fmt: skip
+    else:
+        runner = make_executor(executor, archive_path=path, workers=workers, address=address)
     with surveyed(path) as archive:  # a refused file leaves nothing behind
         refuse(survey(experiment, archive, plan))
     with experiment_lock(path, experiment.name), Archive(path) as archive:
@@ -421,7 +430,6 @@ __all__ = [
     "SweepPlan",
     "SweepRefused",
     "SweepSummary",
-    "check_settings",
     "dry_run",
     "duplicate_games",
     "experiment_lock",

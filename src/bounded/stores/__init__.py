@@ -4,8 +4,12 @@ The typed contract (`bounded.contracts.typed`) reads these per layer; postrun le
 writes L4 and L5 through a write gate; a store directory is plain JSON files whose
 SHA-256 snapshot hash changes exactly when an entry changes. The stores know no game: an
 environment supplies its rules book, seed skills and situation reader as a
-`GameKnowledge` (spire's lives in `bounded.envs.spire.knowledge`). (The episodic bank of
-the `episodic` contract lives in `bounded.contracts.episodic.bank`.)
+`GameKnowledge` (spire's lives in `bounded.envs.spire.knowledge`).
+
+The rule for what lives here: the memory structures environments fill too (beneath
+`bounded.envs`, which supply their content through `GameKnowledge`). A structure that
+only one method reads and writes lives with the method: the episodic bank is
+`bounded.contracts.episodic.bank`.
 """
 
 from bounded.stores.budget import LayerBudget, Truncation, clip_text, fit_block, fit_items

@@ -25,6 +25,7 @@ from bounded.core import (
     Decision,
     DecisionRecord,
     EpisodeContext,
+    Knowledge,
     Model,
     Observation,
     Outcome,
@@ -35,7 +36,6 @@ from bounded.core import (
 from bounded.stores.budget import Truncation
 from bounded.stores.directory import StoreSet
 from bounded.stores.gate import GateVerdict
-from bounded.stores.knowledge import GameKnowledge
 from bounded.stores.situation import Situation, situation_of
 from bounded.stores.skills import SkillLibrary
 from bounded.stores.snapshot import manifest_hash, verify_snapshot
@@ -55,7 +55,7 @@ class TypedContract(ContractBase):
         except ValidationError as exc:
             raise config_error(exc) from None
         self.game = self.config.game or ""
-        self.knowledge: GameKnowledge | None = None
+        self.knowledge: Knowledge | None = None
         self.model: Model | None = None
         self.run_id = ""
         self.stores = StoreSet(self.game)

@@ -23,11 +23,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bounded.envs.craft import combat
 from bounded.envs.craft.data import ZERG_RESEARCH, ZERG_STRUCTURES, ZERG_UNITS
-from bounded.envs.craft.maps import distance
+from bounded.envs.craft.maps import Point, distance
 from bounded.envs.craft.sim import (
     ENERGY_REGEN,
     MAX_ENERGY,
@@ -38,8 +38,35 @@ from bounded.envs.craft.sim import (
     group_stacks,
 )
 
-if TYPE_CHECKING:
-    from bounded.envs.craft.world import World
+
+class Battlefield(Protocol):
+    """What the Zerg AI reads of the game it plays in and calls on it (`World` is the one;
+    typed here so this module does not import the world that imports it)."""
+
+    time: float
+    player: Side
+    enemy: Side
+
+    def next_uid(self) -> int: ...
+
+    def note(self, message: str) -> None: ...
+
+    def describe_units(self, units: dict[str, int]) -> str: ...
+
+    def rally(self, side: Side) -> Point: ...
+
+    def free_site(self, side: Side) -> int | None: ...
+
+    def intruder_near(self, side: Side) -> Point | None: ...
+
+    def nearest_base_of(self, side: Side, origin: Point) -> Point | None: ...
+
+    def player_army_stacks(self) -> list[combat.Stack]: ...
+
+    def player_stacks_near(self, pos: Point) -> list[combat.Stack]: ...
+
+    def strength_ratio(self, own: list[combat.Stack], enemy: list[combat.Stack]) -> float: ...
+
 
 STYLES = ("timing", "rush", "power", "macro", "air")
 LARVA_PERIOD = 10.7
@@ -366,7 +393,7 @@ def tech_path(unit: str) -> tuple[str, ...]:
 class ZergAI:
     """Plays the enemy side of a `World`."""
 
-    def __init__(self, world: World, level: int, style: str, rng: random.Random) -> None:
+    def __init__(self, world: Battlefield, level: int, style: str, rng: random.Random) -> None:
         self.world = world
         self.level = level
         self.profile = LEVELS[level]

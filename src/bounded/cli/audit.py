@@ -1,15 +1,67 @@
-"""What `bounded audit` prints: prompt tokens per contract, fresh tokens and cost under
-prefix caching, cost per layer, and each model's fitted rates."""
+"""`bounded audit`: prompt tokens per decision and layer, the slope, the transcript
+counterfactual, cost under caching and the fitted rates."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bounded.analysis.audit import ContextAudit
 from bounded.analysis.cost import fit_latency
-from bounded.commands.output import number as _fmt
-from bounded.commands.output import plain
+from bounded.archive import Archive
+from bounded.cli._options import (
+    ArchiveArgument,
+    PriceOption,
+    PricesOption,
+)
+from bounded.cli._output import console, plain, print_folded
+from bounded.cli._output import number as _fmt
+
+if TYPE_CHECKING:
+    from bounded.analysis.audit import ContextAudit
+
+
+def audit(
+    archive: ArchiveArgument,
+    contract: Annotated[str | None, typer.Option(help="Only runs of this contract.")] = None,
+    tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write the context-growth plot (SVG).")] = None,
+    price: PriceOption = None,
+    prices: PricesOption = None,
+    rates: Annotated[
+        bool, typer.Option(help="Fit each model's prompt and generation rates to its timed calls.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+) -> None:
+    """Context audit: prompt tokens per decision and layer, slope, transcript counterfactual,
+    fresh tokens and cost under prefix caching (the run's cache measured, the transcript's
+    computed)."""
+    from bounded.analysis.audit import context_audit
+    from bounded.analysis.cost import cost_model
+
+    costs = cost_model(price or [], prices or [])
+    with Archive(archive, read_only=True) as store:
+        runs = [r for r in store.runs(tag=tag) if contract is None or r.contract == contract]
+        result = context_audit(store, runs, costs)
+    if plot is not None:
+        from bounded.report.plots import context_plot
+
+        plot.write_text(context_plot(result))
+    if as_json:
+        print(result.model_dump_json(indent=2))
+        return
+    print_folded(audit_view(result), keys=2)
+    print_folded(audit_cost_view(result), keys=2)
+    print_layer_costs(result)
+    plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
+    if rates:
+        print_rates(result)
+    if plot is not None:
+        console.print(f"plot: {plot}")
 
 
 def audit_view(result: ContextAudit) -> Table:
@@ -85,4 +137,7 @@ def print_rates(result: ContextAudit) -> None:
         )
 
 
-__all__ = ["audit_cost_view", "audit_view", "print_layer_costs", "print_rates"]
+COMMANDS: dict[str, Callable[..., None]] = {
+    "audit": audit,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import Archive
-from bounded.commands.output import folded
+from bounded.cli._output import folded
 from bounded.core import ConfigError
 
 console = Console()
@@ -121,7 +121,7 @@ def attribute_command(
     """Re-ask archived decisions with one layer removed; report per layer how often the
     decision changes and how often it agrees with the environment's expert."""
     from bounded.attribution import CONTROL, AttributionSpec, attribute, plan_attribution
-    from bounded.commands.research import existing_archive
+    from bounded.cli._options import existing_archive
     from bounded.core import first_validation_error
 
     layer = layer or []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.cli.spire import spire_command
 from bounded.core import ConfigError
-from bounded.envs.spire.cli import spire_command
 
 
 def test_spire_command_prints_one_row_per_run(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,7 +29,7 @@ register_model("layered", lambda rest, **options: ScriptedModel(layered_reply, i
 def wide_console(monkeypatch):
     from rich.console import Console
 
-    from bounded.commands import attribute
+    from bounded.cli import attribute
 
     monkeypatch.setattr(attribute, "console", Console(width=240))
 

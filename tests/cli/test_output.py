@@ -7,7 +7,7 @@ from rich.table import Table
 
 from bounded.archive import Archive
 from bounded.cli import main
-from bounded.commands.output import folded
+from bounded.cli._output import folded
 from bounded.core import RunRecord
 
 HEADERS = ["cell", *(f"column number {i}" for i in range(12))]

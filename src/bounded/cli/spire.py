@@ -1,19 +1,19 @@
-"""`bounded spire`: play Spire runs with a scripted player (no model) and print the outcome.
-
-A plain typer command function; `bounded.cli` registers it.
-"""
+"""`bounded spire`: play Spire runs with a scripted player (no model) and print the outcome."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from bounded.cli._output import console
 from bounded.core import ConfigError
 
-console = Console()
+if TYPE_CHECKING:
+    pass
+
 
 PLAYERS = ("expert", "random")
 
@@ -59,3 +59,9 @@ def spire_command(
             f"{m['score']:.1f}",
         )
     console.print(table)
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "spire": spire_command,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

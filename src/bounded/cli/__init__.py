@@ -1,0 +1,152 @@
+"""The `bounded` command line: this module assembles the typer app from one module per
+command group and is its entry point (`main`); each command lives in its group's module.
+
+| module | commands |
+|---|---|
+| `run` | `run` (one episode; the workbench's task suite) |
+| `runs` | `runs`, `resume` |
+| `demo` | `demo` |
+| `sweep` | `sweep` |
+| `analyze` | `analyze`, `craft-table`, `recovery-table` |
+| `importing` | `import` |
+| `audit` | `audit` |
+| `report` | `report`, `view`, `export` |
+| `attribute` | `attribute` |
+| `ladder` | `ladder` |
+| `bank` | `bank craft`, `bank nethack`, `bank babyai`, `bank show` |
+| `stores` | `stores show`, `stores freeze`, `stores diff` |
+| `spire` | `spire` |
+
+`_options` (parsing and the options several commands share) and `_output` (tables and
+summaries) serve them all.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import sys
+import tempfile
+import traceback
+
+import typer
+
+from bounded.cli import (
+    analyze,
+    attribute,
+    audit,
+    bank,
+    demo,
+    importing,
+    ladder,
+    report,
+    run,
+    runs,
+    spire,
+    stores,
+    sweep,
+)
+from bounded.core import BoundedError, Interrupted
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Long-horizon LLM agents with bounded, typed, inspectable memory.",
+)
+
+GROUP_MODULES = (run, runs, demo, sweep, analyze, importing, audit, report, ladder, attribute)
+"""The modules of single commands, in the order `bounded --help` lists them."""
+
+
+def register_commands() -> None:
+    for module in GROUP_MODULES:
+        for name, command in module.COMMANDS.items():
+            app.command(name)(command)
+    for module in (bank, stores):
+        for name, group in module.GROUPS.items():
+            app.add_typer(group, name=name)
+    for name, command in spire.COMMANDS.items():
+        app.command(name)(command)
+
+
+register_commands()
+
+
+INTERRUPTED = 130
+"""Typer's exit status for Ctrl-C (and here for SIGTERM)."""
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Taken as Ctrl-C is, with the signal named in what a closed run records."""
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"interrupted by {signal.Signals(signum).name}")
+
+
+def one_line(message: str) -> str:
+    """A message on one line (line breaks and the indentation after them become a space)."""
+    return re.sub(r"\s*\n\s*", " ", message.strip())
+
+
+def save_traceback() -> str:
+    """Write the exception being handled, with its traceback, to a new file in the
+    temporary directory; its path, or why it could not be written."""
+    try:
+        with tempfile.NamedTemporaryFile(
+            "w", prefix="bounded-error-", suffix=".log", delete=False, encoding="utf-8"
+        ) as handle:
+            handle.write(traceback.format_exc())
+    except OSError as exc:
+        return f"not saved: {exc.strerror or exc}"
+    return handle.name
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: user mistakes become one line on stderr and a non-zero exit; so does
+    anything unexpected, whose traceback goes to a log file named on that line (status 1).
+
+    SIGTERM (a scheduler's kill, `timeout`) is taken like Ctrl-C (SIGINT), so a run in
+    progress is closed in the archive as failed, with the signal named, not left `running`;
+    system calls they arrive in are restarted, so SQLite never sees one as an I/O error."""
+    command = typer.main.get_command(app)
+    previous = {signum: signal.signal(signum, _interrupt) for signum in STOP_SIGNALS}
+    for signum in STOP_SIGNALS:
+        signal.siginterrupt(signum, False)
+    try:
+        # Not standalone, so errors reach the handlers below; typer then *returns* the
+        # status of `typer.Exit` and of Ctrl-C instead of exiting with it.
+        status = command.main(args=argv, prog_name="bounded", standalone_mode=False)
+    except typer.Abort:
+        print("bounded: aborted", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+    except Interrupted as exc:  # a command that says what it kept and how to continue
+        print(f"bounded: {exc}", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+    except typer.TyperException as exc:  # usage errors: bad option, missing argument, ...
+        format_message = getattr(exc, "format_message", None)
+        message = format_message() if format_message else str(exc)
+        print(f"bounded: error: {message}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
+    except BoundedError as exc:
+        print(f"bounded: error: {one_line(str(exc))}", file=sys.stderr)
+        sys.exit(2)
+    except Exception as exc:  # a failed run, a bug: one line here, the traceback in a file
+        where = save_traceback()
+        message = one_line(f"{type(exc).__name__}: {exc}")
+        print(f"bounded: error: {message} (traceback in {where})", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if status == INTERRUPTED:
+        print("bounded: interrupted", file=sys.stderr)
+    if isinstance(status, int) and status:
+        sys.exit(status)
+
+
+__all__ = ["app", "main"]
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""`python -m bounded.cli`."""
+
+from bounded.cli import main
+
+main()

@@ -1,0 +1,170 @@
+"""Command-line values shared by the commands: `key=value` options, the archive given the
+same way everywhere, and the typer options several commands take."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from bounded.archive import Archive
+from bounded.core import ConfigError
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """`key=value` pairs; values are read as JSON when they parse, else kept as strings."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"option {pair!r} is not key=value")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    return options
+
+
+REASONING_CHARS_HELP = (
+    "Cap on a reply's reasoning, in characters: N, none (no cap) or model (the default: the "
+    "model's own budget, 120 on the embedded model, none elsewhere). Sets the contract "
+    "option reasoning_chars."
+)
+
+
+def parse_reasoning_chars(raw: str) -> int | str | None:
+    """`--reasoning-chars`: a positive number of characters, `none` or `model`."""
+    word = raw.strip().lower()
+    if word in ("none", "null"):
+        return None
+    if word == "model":
+        return "model"
+    try:
+        value = int(word)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"--reasoning-chars {raw!r}: give a positive number, none or model")
+    return value
+
+
+def archive_path(given: Path | None, option: Path, default: Path) -> Path:
+    """The archive a command reads, given as its argument (as `analyze`, `report`, ... take
+    it) or as `--archive`: the two must agree when both are given."""
+    if given is not None and option != default and given != option:
+        raise ConfigError(f"two archives given: {given} and --archive {option}")
+    return given if given is not None else option
+
+
+def parse_tiers(pairs: list[str]) -> dict[str, str]:
+    """`KIND=SPEC` pairs (`combat=local:fast.gguf`): the model of each decision kind."""
+    tiers: dict[str, str] = {}
+    for pair in pairs:
+        kind, sep, spec = pair.partition("=")
+        if not sep or not kind.strip() or not spec.strip():
+            raise ConfigError(f"--model-for {pair!r} is not KIND=MODEL (e.g. combat=local)")
+        tiers[kind.strip()] = spec.strip()
+    return tiers
+
+
+__all__ = ["REASONING_CHARS_HELP", "parse_options", "parse_reasoning_chars", "parse_tiers"]
+
+
+ArchiveOption = Annotated[
+    Path, typer.Option("--archive", help="SQLite run archive (created if missing).")
+]
+
+
+ModelOption = Annotated[
+    str, typer.Option("--model", help="local | local:PATH.gguf | openai:MODEL | scripted:FILE.")
+]
+
+
+BaseUrlOption = Annotated[
+    str | None, typer.Option("--base-url", help="Endpoint of an OpenAI-compatible server.")
+]
+
+
+MAX_SEED = 2**63 - 1
+"""The largest seed: seeds are stored as SQLite integers (signed 64 bits), and numpy and
+Gymnasium take any seed from 0 up."""
+
+
+ArchiveArgument = Annotated[Path, typer.Argument(help="SQLite run archive.")]
+
+
+def existing_archive(path: Path) -> Path:
+    """`path`, checked to be a bounded archive by opening it read-only (nothing is written:
+    a missing file, another application's database or a non-SQLite file is refused)."""
+    if not path.is_file():
+        raise ConfigError(f"no archive at {path}")
+    with Archive(path, read_only=True):
+        return path
+
+
+ByOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Group by: tag, cell, experiment, env_id, contract, model, reasoning_chars (the "
+        "reasoning cap in force) (repeat); with --cell, split each cell by these."
+    ),
+]
+
+
+CellOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cell", help="A cell: LABEL=TAG[,TAG...] (repeat; in order). Replaces tag grouping."
+    ),
+]
+
+
+ChangeOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Percent change of mean score from cell A to B per --by group: A,B."),
+]
+
+
+DiffOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Mean score of A minus B, 95% bootstrap interval: A,B (repeat)."),
+]
+
+
+FirstOption = Annotated[
+    int | None, typer.Option(help="Count the first N completed games per row by start time.")
+]
+
+
+FisherOption = Annotated[
+    list[str] | None, typer.Option(help="Fisher exact test between two cells: A,B (repeat).")
+]
+
+
+PoolAllOption = Annotated[bool, typer.Option(help="Add a pooled row over every row.")]
+
+
+PoolOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Add a pooled row (Clopper-Pearson) over these cells: A,B,... (repeat)."),
+]
+
+
+PriceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Prices of a model, USD per million tokens: MODEL=INPUT,CACHED,OUTPUT (repeat; "
+        "MODEL 'default' prices every other model; default 3,0.3,15)."
+    ),
+]
+
+
+PricesOption = Annotated[
+    list[Path] | None,
+    typer.Option(help="TOML file with a [prices] table (an experiment file's own; repeat)."),
+]
+
+
+SeedOption = Annotated[int, typer.Option(help="Bootstrap seed.")]

@@ -1,0 +1,270 @@
+"""`bounded analyze` (the cell table, Fisher tests, differences, BALROG's table),
+`bounded craft-table` (EpicStar's Table 1) and `bounded recovery-table`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from bounded.archive import Archive
+from bounded.cli._options import (
+    ArchiveArgument,
+    ByOption,
+    CellOption,
+    ChangeOption,
+    DiffOption,
+    FirstOption,
+    FisherOption,
+    PoolAllOption,
+    PoolOption,
+    PriceOption,
+    PricesOption,
+    SeedOption,
+)
+from bounded.cli._output import console, print_folded
+from bounded.cli._output import number as _fmt
+from bounded.core import ConfigError
+
+if TYPE_CHECKING:
+    from bounded.analysis.options import TableOptions
+    from bounded.analysis.tables import CellTable
+
+
+def parse_pairs(pairs: list[str], option: str = "--fisher") -> list[tuple[str, str]]:
+    """`A,B` strings into (A, B) pairs: exactly two non-empty names."""
+    parsed = []
+    for pair in pairs:
+        parts = [part.strip() for part in pair.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise ConfigError(f"{option} takes two cell labels separated by a comma, got {pair!r}")
+        parsed.append((parts[0], parts[1]))
+    return parsed
+
+
+def parse_names(values: list[str], option: str, what: str = "cell labels") -> list[str]:
+    """Comma-separated names (the option may be repeated) into one list, in order."""
+    names = [name.strip() for value in values for name in value.split(",")]
+    if not names or not all(names):
+        raise ConfigError(f"{option} takes {what} separated by commas, got {values!r}")
+    return list(dict.fromkeys(names))
+
+
+def parse_cells(specs: list[str]) -> list[tuple[str, list[str]]]:
+    """`LABEL=TAG[,TAG...]` strings into (label, tags) cells."""
+    cells = []
+    for spec in specs:
+        label, sep, tags = spec.partition("=")
+        if not sep or not label.strip():
+            raise ConfigError(f"--cell takes LABEL=TAG[,TAG...], got {spec!r}")
+        tag_list = parse_names([tags], f"--cell {label.strip()}=", "condition tags")
+        cells.append((label.strip(), tag_list))
+    return cells
+
+
+def cell_table_view(table: CellTable) -> Table:
+    """The cell table as a rich table (the pooled row last, marked `(CP)`)."""
+    view = Table(title=table.title or None)
+    headers = (
+        "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
+        "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
+        "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
+    )  # fmt: skip
+    for header in headers:
+        view.add_column(header, justify="left" if header == "cell" else "right")
+    rows = table.rows + ([table.pooled] if table.pooled else [])
+    for row in rows:
+        score_ci = (
+            f"[{_fmt(row.score_low)}, {_fmt(row.score_high)}]"
+            if row.mean_score is not None
+            else "—"
+        )
+        view.add_row(
+            escape(row.label) + (" (CP)" if row.interval == "clopper-pearson" else ""),
+            f"{row.wins}/{row.games}", _fmt(100 * row.win_rate),
+            f"[{_fmt(100 * row.win_low)}, {_fmt(100 * row.win_high)}]",
+            _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
+            _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
+            _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
+            _fmt(row.model_calls_per_game), _fmt(row.wall_s_per_game),
+            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
+            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
+        )  # fmt: skip
+    return view
+
+
+def diff_view(table: CellTable) -> Table:
+    """Score differences: mean(A) - mean(B) with the bootstrap interval."""
+    view = Table(title="score difference, A minus B (percentile bootstrap, cells resampled apart)")
+    for header in ("A", "B", "n A/B", "mean A", "mean B", "A - B", "95% CI"):
+        view.add_column(header, justify="left" if header in ("A", "B") else "right")
+    for d in table.diffs:
+        view.add_row(
+            escape(d.a), escape(d.b), f"{d.games_a}/{d.games_b}", _fmt(d.mean_a), _fmt(d.mean_b),
+            f"{d.difference:+.1f}", f"[{d.low:+.1f}, {d.high:+.1f}]",
+        )  # fmt: skip
+    return view
+
+
+def change_view(table: CellTable) -> Table:
+    """Percent change of the mean score from A to B per group."""
+    view = Table(title="change of mean score, A -> B, per group")
+    for header in ("group", "A -> B", "wins A", "wins B", "mean A", "mean B", "change"):
+        view.add_column(header, justify="left" if header in ("group", "A -> B") else "right")
+    for c in table.changes:
+        change = "—" if c.change_pct is None else f"{c.change_pct:+.1f}%"
+        view.add_row(
+            escape(c.label), escape(f"{c.a} -> {c.b}"), f"{c.wins_a}/{c.games_a}",
+            f"{c.wins_b}/{c.games_b}", _fmt(c.mean_a), _fmt(c.mean_b), change,
+        )  # fmt: skip
+    return view
+
+
+def print_table(table: CellTable) -> None:
+    """The cell table, its Fisher tests, score differences and changes."""
+    print_folded(cell_table_view(table))
+    if table.pooled and table.pooled_cells:
+        console.print(
+            f"pooled (Clopper-Pearson, descriptive) over: {', '.join(table.pooled_cells)}"
+        )
+    for test in table.fisher:
+        console.print(f"Fisher exact {test.a} vs {test.b}: p = {test.p_value:.3f}")
+    if table.diffs:
+        print_folded(diff_view(table), keys=2)
+    if table.changes:
+        print_folded(change_view(table), keys=2)
+
+
+def table_options(
+    *,
+    table: str | None = None,
+    cell: list[str] | None = None,
+    by: list[str] | None = None,
+    first: int | None = None,
+    pool: list[str] | None = None,
+    pool_all: bool = False,
+    pool_tags: bool = False,
+    fisher: list[str] | None = None,
+    diff: list[str] | None = None,
+    change: list[str] | None = None,
+    seed: int = 0,
+    price: list[str] | None = None,
+    prices: list[Path] | None = None,
+) -> TableOptions:
+    """The parsed command-line options of a cell table."""
+    from bounded.analysis.cost import cost_model
+    from bounded.analysis.options import TableOptions
+
+    return TableOptions(
+        costs=cost_model(price or [], prices or []),
+        table=table, cells=parse_cells(cell) if cell else None, by=by or None, first_n=first,
+        pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
+        pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
+        diffs=parse_pairs(diff or [], "--diff"), changes=parse_pairs(change or [], "--change"),
+        seed=seed,
+    )  # fmt: skip
+
+
+def analyze(
+    archive: ArchiveArgument,
+    by: ByOption = None,
+    cell: CellOption = None,
+    table: Annotated[
+        str | None,
+        typer.Option(
+            help="A published table preset: agenticsts-a0, agenticsts-backbones, or balrog "
+            "(BALROG's progression table per agent)."
+        ),
+    ] = None,
+    first: FirstOption = None,
+    pool: PoolOption = None,
+    pool_all: PoolAllOption = False,
+    pool_tags: Annotated[
+        bool, typer.Option(help="Allow one cell to pool games of different tags.")
+    ] = False,
+    fisher: FisherOption = None,
+    diff: DiffOption = None,
+    change: ChangeOption = None,
+    experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
+    seed: SeedOption = 0,
+    price: PriceOption = None,
+    prices: PricesOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+) -> None:
+    """The cell table: wins, Wilson intervals, bootstrap scores, tokens, fresh tokens and
+    cost, time per floor; a pooled row over named cells, Fisher tests, score differences,
+    changes per group."""
+    if table == "balrog":
+        print_balrog_table(archive, experiment, as_json=as_json)
+        return
+    options = table_options(
+        table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
+        pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
+        price=price, prices=prices,
+    )  # fmt: skip
+    from bounded.runner.spec import check_no_duplicates
+
+    with Archive(archive, read_only=True) as store:
+        runs = store.runs(experiment=experiment)
+    check_no_duplicates(runs)
+    result = options.compute(runs)
+    if as_json:
+        print(result.model_dump_json(indent=2))
+        return
+    print_table(result)
+
+
+def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) -> None:
+    """BALROG's table: progression per environment (mean ± standard error as BALROG
+    computes them) and the average over environments, one row per agent (run tag)."""
+    import json
+
+    from bounded.analysis.balrog import balrog_summary, balrog_table_rows
+
+    with Archive(archive, read_only=True) as store:
+        summaries = balrog_summary(store.runs(experiment=experiment))
+    if not summaries:
+        raise ConfigError(f"{archive} holds no completed runs of BALROG's environments")
+    if as_json:
+        print(json.dumps(summaries, indent=2))
+        return
+    header, *rows = balrog_table_rows(summaries)
+    view = Table(title="BALROG progression (%), mean ± standard error")
+    for name in header:
+        view.add_column(name)
+    for row in rows:
+        view.add_row(*row)
+    console.print(view)
+
+
+def craft_table(
+    archive: Annotated[Path, typer.Argument(help="Run archive.")],
+    experiment: Annotated[str | None, typer.Option(help="Only this experiment.")] = None,
+) -> None:
+    """EpicStar's Table 1 for the craft runs of an archive (win rate, PBR, RUR, APU, TR, tokens)."""
+    from bounded.analysis.craft_table import craft_table_command
+
+    typer.echo(craft_table_command(archive, experiment=experiment))
+
+
+def recovery_table(
+    archive: Annotated[Path, typer.Argument(help="Run archive.")],
+    experiment: Annotated[str | None, typer.Option(help="Only this experiment.")] = None,
+) -> None:
+    """The state-recovery table: decisions to be correct again after a wipe or corruption."""
+    from bounded.analysis.recovery import recovery_rows, render_recovery
+    from bounded.cli._options import existing_archive
+
+    typer.echo(render_recovery(recovery_rows(existing_archive(archive), experiment)))
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "analyze": analyze,
+    "craft-table": craft_table,
+    "recovery-table": recovery_table,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

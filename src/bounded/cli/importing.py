@@ -1,0 +1,40 @@
+"""`bounded import`: load another harness's run archive as bounded runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.cli._output import console
+from bounded.core import ConfigError
+
+if TYPE_CHECKING:
+    pass
+
+
+def import_runs(
+    source: Annotated[str, typer.Argument(help="Where the runs come from: agenticsts.")],
+    path: Annotated[Path, typer.Argument(help="The source's run file (history.jsonl).")],
+    archive: Annotated[Path, typer.Option(help="Archive to import into.")] = DEFAULT_ARCHIVE,
+) -> None:
+    """Load another harness's run archive as bounded runs."""
+    from bounded.importers import IMPORTERS
+
+    if source not in IMPORTERS:
+        raise ConfigError(f"unknown import source {source!r} (known: {', '.join(IMPORTERS)})")
+    with Archive(archive) as store:
+        summary = IMPORTERS[source](path, store)
+    console.print(
+        f"imported {summary.imported} runs ({summary.completed} completed games, "
+        f"{summary.tags} tags) from {summary.source} into {archive}"
+    )
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "import": import_runs,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

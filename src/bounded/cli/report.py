@@ -1,0 +1,117 @@
+"""`bounded report` (one self-contained HTML file), `bounded view` (served locally) and
+`bounded export` (JSONL or Parquet)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bounded.archive import Archive
+from bounded.cli._options import (
+    ArchiveArgument,
+    ByOption,
+    CellOption,
+    ChangeOption,
+    DiffOption,
+    FirstOption,
+    FisherOption,
+    PoolAllOption,
+    PoolOption,
+    PriceOption,
+    PricesOption,
+    SeedOption,
+    existing_archive,
+)
+from bounded.cli._output import console
+from bounded.cli.analyze import table_options
+
+if TYPE_CHECKING:
+    pass
+
+
+def report(
+    archive: ArchiveArgument,
+    out: Annotated[Path, typer.Option("-o", "--out", help="HTML file to write.")] = Path(
+        "report.html"
+    ),
+    by: ByOption = None,
+    cell: CellOption = None,
+    table: Annotated[list[str] | None, typer.Option(help="Add a published table (repeat).")] = None,
+    first: FirstOption = None,
+    pool: PoolOption = None,
+    pool_all: PoolAllOption = False,
+    fisher: FisherOption = None,
+    diff: DiffOption = None,
+    change: ChangeOption = None,
+    seed: SeedOption = 0,
+    price: PriceOption = None,
+    prices: PricesOption = None,
+    max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
+) -> None:
+    """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
+    from bounded.report import ReportOptions, build_report
+
+    main = table_options(
+        cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, fisher=fisher, diff=diff,
+        change=change, seed=seed, price=price, prices=prices,
+    )  # fmt: skip
+    options = ReportOptions(**dict(main), tables=table or [], max_runs=max_runs)
+    path = build_report(existing_archive(archive), out, options)
+    console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+def view(
+    archive: ArchiveArgument,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: any free port).")] = 8765,
+    table: Annotated[list[str] | None, typer.Option(help="Add a published table (repeat).")] = None,
+) -> None:
+    """Serve the report of a (large) archive locally; decisions load run by run."""
+    from bounded.report import ReportOptions, make_server
+
+    server = make_server(
+        existing_archive(archive), ReportOptions(tables=table or []), host=host, port=port
+    )
+    console.print(f"serving {archive} on {server.url} (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def export(
+    archive: ArchiveArgument,
+    format: Annotated[
+        str, typer.Option("--format", help="jsonl, parquet, or balrog (BALROG's results folder).")
+    ] = "jsonl",
+    out: Annotated[Path, typer.Option("-o", "--out", help="Directory to write into.")] = Path(
+        "export"
+    ),
+) -> None:
+    """Write runs and decisions (with their prompts) as JSONL or Parquet, or the runs of
+    BALROG's environments as BALROG's results folder."""
+    from bounded.analysis.export import export_archive
+
+    if format == "balrog":
+        from bounded.analysis.balrog import write_results
+
+        with Archive(existing_archive(archive), read_only=True) as store:
+            written = write_results(store.runs(), out)
+        console.print(f"wrote {len(written)} files under {out}")
+        return
+
+    for path in export_archive(existing_archive(archive), out, format):
+        console.print(f"wrote {path}")
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "report": report,
+    "view": view,
+    "export": export,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

@@ -1,0 +1,112 @@
+"""`bounded runs` and `bounded resume`: list an archive's runs, close stale ones, continue a
+killed run from its last recorded decision."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.cli._options import (
+    archive_path,
+)
+from bounded.cli._output import console, run_summary
+from bounded.core import ConfigError
+
+if TYPE_CHECKING:
+    pass
+
+
+def runs(
+    path: Annotated[
+        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
+    ] = None,
+    archive: Annotated[Path, typer.Option("--archive", help="The archive, as an option.")] = (
+        DEFAULT_ARCHIVE
+    ),
+    tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
+    limit: Annotated[int, typer.Option(help="Show the newest N runs.", min=1)] = 50,
+    close_stale: Annotated[
+        bool,
+        typer.Option(
+            "--close-stale",
+            help="Mark runs left `running` by a dead process `failed` with the reason "
+            "(those that `bounded resume` can continue are left alone).",
+        ),
+    ] = False,
+    resumable: Annotated[
+        bool, typer.Option("--resumable", help="With --close-stale: close resumable ones too.")
+    ] = False,
+) -> None:
+    """List the runs in an archive (opened read-only unless --close-stale). A run whose
+    process died shows as `stale`, `stale (resumable)` when `bounded resume` can continue it."""
+    from bounded.runner.resume import close_stale as close
+    from bounded.runner.resume import health
+
+    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
+    if resumable and not close_stale:
+        raise ConfigError("--resumable goes with --close-stale")
+    if close_stale:
+        with Archive(archive) as store:
+            for found in close(store, resumable_too=resumable):
+                console.print(f"closed {found.run.run_id[:12]}: {found.run.status} -> failed")
+    with Archive(archive, read_only=True) as store:
+        records = health(store, store.runs(tag=tag)[-limit:])
+    print_runs(archive, records)
+
+
+def print_runs(archive: Path, records: list[Any]) -> None:
+    """The runs table, and a hint when some are stale."""
+    table = Table(title=f"{archive}: {len(records)} runs")
+    table.add_column("run", no_wrap=True, min_width=12)
+    for column in ("env", "contract", "tag", "model", "seed", "status", "decisions"):
+        table.add_column(column)
+    table.add_column("prompt tokens", justify="right")
+    table.add_column("wall s", justify="right")
+    for found in records:
+        r = found.run
+        table.add_row(
+            r.run_id[:12], r.env_id, r.contract, r.tag, r.model, str(r.seed), found.label,
+            str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
+        )  # fmt: skip
+    console.print(table)
+    stale = [found for found in records if found.stale]
+    if stale:
+        can = sum(found.resumable for found in stale)
+        console.print(
+            f"{len(stale)} stale runs ({can} resumable): bounded resume RUN_ID continues one; "
+            "bounded runs --close-stale marks the others failed"
+        )
+
+
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The run's id (or a unique prefix of it).")],
+    path: Annotated[
+        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
+    ] = None,
+    archive: Annotated[Path, typer.Option(help="The archive, as an option.")] = DEFAULT_ARCHIVE,
+) -> None:
+    """Continue a killed run: the environment replayed from the seed, the contract's memory
+    restored from the snapshot saved with its last decision; the run keeps its id."""
+    from bounded.cli._options import archive_path
+    from bounded.core import ConfigError
+    from bounded.runner.resume import resume_run
+
+    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
+    if not archive.is_file():
+        raise ConfigError(f"no archive at {archive}")
+    record = resume_run(archive, run_id)
+    with Archive(archive, read_only=True) as store:
+        decisions = store.decisions(record.run_id)
+    console.print(run_summary(record, archive, decisions))
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "runs": runs,
+    "resume": resume,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

@@ -1,0 +1,205 @@
+"""`bounded sweep`: play an experiment file's games (its learning phases first), resumably."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bounded.cli._output import console, plain
+from bounded.core import Interrupted
+
+if TYPE_CHECKING:
+    from bounded.runner.estimate import CellEstimate, SweepPrices
+    from bounded.runner.experiment import Experiment
+
+BUDGET_REACHED = 3
+"""`bounded sweep`'s exit status when `--budget` stopped it starting games."""
+
+
+def sweep(
+    file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
+    workers: Annotated[int, typer.Option(help="Games played at once.")] = 1,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            help="Games each worker plays at once in threads, for remote models (default: "
+            "the file's [experiment] concurrency, else 1)."
+        ),
+    ] = None,
+    executor: Annotated[str, typer.Option(help="local (processes) or ray.")] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address (default: start a local instance).")
+    ] = None,
+    archive: Annotated[
+        Path | None, typer.Option(help="Archive (default: experiment.archive in the file).")
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            help="Check every setting and store, list the games still to play and estimate "
+            "their cost, play none, write nothing."
+        ),
+    ] = False,
+    budget: Annotated[
+        float | None,
+        typer.Option(
+            help="Start games only while the spend (at the file's [prices]) plus the estimate "
+            "of the games in flight and the next stays within this; exit 3 when it stops."
+        ),
+    ] = None,
+    price: Annotated[
+        list[str] | None,
+        typer.Option(help="A model's prices MODEL=INPUT,CACHED,OUTPUT per million (repeat)."),
+    ] = None,
+) -> None:
+    """Play an experiment's games, its learning phases first; rerunning resumes (completed
+    games are skipped, frozen phases kept)."""
+    from bounded.runner.experiment import load_experiment
+    from bounded.runner.sweep import SweepInterrupted, SweepRefused, run_sweep
+
+    experiment = load_experiment(file)
+    if dry_run:
+        print_dry_run(experiment, archive, price or [])
+        return
+    try:
+        summary = run_sweep(
+            experiment, archive_path=archive, executor=executor, workers=workers,
+            address=address, budget=budget, prices=price or [], concurrency=concurrency,
+        )  # fmt: skip
+    except SweepRefused as exc:  # one line per problem, each its own
+        for line in exc.problems:
+            print(f"bounded: error: {line}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    except SweepInterrupted as exc:
+        again = sweep_command(
+            file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
+        )
+        raise Interrupted(f"{exc}; continue with: {again}") from None
+    console.print(
+        f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
+        f"({summary.skipped} already done, {summary.played} played now"
+        f"{f' ({summary.resumed} resumed)' if summary.resumed else ''}, "
+        f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
+    )
+    if summary.took_over:
+        plain(f"took over the lease of a killed sweep: {summary.took_over}")
+    for phase in summary.restarted:
+        plain(f"phase {phase}: replayed from a clean store")
+    for phase, digest in summary.frozen.items():
+        plain(f"phase {phase}: frozen {digest}")
+    if summary.waiting:
+        plain(f"waiting for their phase: {', '.join(summary.waiting)}")
+    plain(spend_line(summary.spent, summary.unpriced))
+    for failure in summary.failed:
+        console.print(f"[red]failed[/red] {failure}")
+    if summary.failed:
+        raise typer.Exit(1)
+    if summary.not_started:
+        again = sweep_command(
+            file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
+        )
+        plain(
+            f"budget reached: spent {summary.spent:.4f} of {summary.budget:g}; "
+            f"{summary.not_started} games not started, every game played is kept; continue "
+            f"with: {again} --budget MORE"
+        )
+        raise typer.Exit(BUDGET_REACHED)
+
+
+def spend_line(spent: float, unpriced: list[str]) -> str:
+    text = f"spent {spent:.4f} at the sweep's prices"
+    return text + (f" (no price set for {', '.join(unpriced)})" if unpriced else "")
+
+
+def sweep_command(
+    file: Path, *, archive: Path | None, workers: int, executor: str, concurrency: int | None = None
+) -> str:
+    """The `bounded sweep` command line that continues this sweep."""
+    parts = ["bounded", "sweep", shlex.quote(str(file))]
+    if archive is not None:
+        parts += ["--archive", shlex.quote(str(archive))]
+    if workers != 1:
+        parts += ["--workers", str(workers)]
+    if concurrency is not None:
+        parts += ["--concurrency", str(concurrency)]
+    if executor != "local":
+        parts += ["--executor", executor]
+    return " ".join(parts)
+
+
+def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str]) -> None:
+    """Every phase's state, the games still to play, the estimate of their cost, then one
+    line per problem (exit 1)."""
+    from bounded.runner.estimate import SweepPrices
+    from bounded.runner.sweep import dry_run
+
+    costs = SweepPrices.of(experiment.spec.prices, prices)
+    state = dry_run(experiment, archive)
+    plan = state.plan
+    plain(f"{experiment.name}: {len(plan.games)} planned, {len(state.pending)} to play")
+    frozen = {resume.phase: resume.record for resume in state.phases}
+    for resume in state.phases:
+        plain(f"  {resume.describe(plan.phase(resume.phase))}")
+    for spec in state.pending:
+        line = f"  {spec.label}  ({spec.env}, {spec.contract}, {spec.model})"
+        phase = plan.reads.get(spec.cell)
+        if phase is not None:
+            record = frozen.get(phase)
+            source = f"frozen {record.hash[:16]}" if record else "written"
+            line += f" reads {spec.contract_config['store_dir']} ({source} by phase {phase})"
+        plain(line)
+    for line in estimate_lines(state.estimates, costs):
+        plain(line)
+    for problem in state.problems:
+        plain(f"problem: {problem}")
+    if state.problems:
+        raise typer.Exit(1)
+
+
+def estimate_lines(estimates: list[CellEstimate], costs: SweepPrices) -> list[str]:
+    """Per cell and in total: games, model calls, prompt tokens and cost, as estimates."""
+    from bounded.runner.estimate import add_usage
+
+    lines: list[str] = []
+    total: dict[str, dict[str, float]] = {}
+    games, unknown = 0, []
+    for entry in estimates:
+        if entry.error is not None:
+            lines.append(
+                f"  estimate {entry.name}: {entry.games} games, no estimate: {entry.error}"
+            )
+            unknown.append(entry.name)
+            continue
+        usage: dict[str, dict[str, float]] = {}
+        add_usage(usage, entry.per_game, entry.games)
+        add_usage(total, usage)
+        games += entry.games
+        lines.append(f"  estimate {entry.name}: {usage_text(entry.games, usage, costs)} "
+                     f"(from the {entry.source})")  # fmt: skip
+    if estimates:
+        note = f"; {len(unknown)} cells not estimated" if unknown else ""
+        lines.append(f"estimate, total: {usage_text(games, total, costs)}{note} (an estimate)")
+    return lines
+
+
+def usage_text(games: int, usage: dict[str, dict[str, float]], costs: SweepPrices) -> str:
+    calls = sum(counts["calls"] for counts in usage.values())
+    tokens = sum(counts["prompt_tokens"] for counts in usage.values())
+    cost, unpriced = costs.cost(usage)
+    money = f"cost {cost:.4f}"
+    if unpriced:
+        money = f"cost {cost:.4f} + the calls of {', '.join(unpriced)} (no price set)"
+        if not cost:
+            money = f"cost unknown: no price set for {', '.join(unpriced)}"
+    return f"{games} games, {calls:,.0f} model calls, {tokens:,.0f} prompt tokens, {money}"
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "sweep": sweep,
+}
+"""Command name -> its function, registered by `bounded.cli`."""

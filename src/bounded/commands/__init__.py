@@ -1,1 +1,0 @@
-"""Command functions of the `bounded` CLI, grouped by area; `bounded.cli` registers them."""
