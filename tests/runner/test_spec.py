@@ -77,7 +77,7 @@ def test_one_seed_rule_for_a_lone_game_and_for_n_games():
 
 
 def test_the_reply_token_default_is_written_once():
-    pattern = re.compile(r"max_tokens\s*(?::\s*int\s*)?=\s*256\b")
+    pattern = re.compile(r"max_tokens\s*(?::\s*int\s*)?=\s*(?:Field\(default=)?256\b")
     found = [
         f"{path.relative_to(SOURCE)}:{number}"
         for path in SOURCE.rglob("*.py")

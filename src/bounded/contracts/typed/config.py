@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bounded.contracts._reply import ReasoningChars
-from bounded.core import ConfigError, first_validation_error
+from bounded.core import DEFAULT_MAX_TOKENS, ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope
 
@@ -103,7 +103,7 @@ class PostrunSettings(BaseModel):
     """Most new skills one postrun may propose (self-evolve; templates are filled instead)."""
     facts_tokens: int = Field(default=400, ge=50, le=8000)
     """Cap on the trajectory facts shown in one postrun call."""
-    max_tokens: int = Field(default=256, ge=16, le=4096)
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=16, le=4096)
     """Completion limit of one postrun call."""
     gate_threshold: float = Field(default=0.9, gt=0, le=1)
     """Similarity at or above which a new text is a duplicate of a stored one."""
