@@ -24,7 +24,7 @@ from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.core import RunRecord
 from bounded.envs.craft.explorer import ExpertExplorer
 from bounded.runner import play
-from bounded.runner.experiment import load_experiment
+from bounded.sweeps.experiment import load_experiment
 
 EXPERIMENT = Path(__file__).parents[1] / "experiments" / "epicstar_paper.toml"
 

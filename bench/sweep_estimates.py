@@ -25,8 +25,8 @@ from typing import Any
 from rich.console import Console
 
 from bounded.archive import Archive
-from bounded.runner.experiment import parse_experiment
-from bounded.runner.sweep import dry_run, run_sweep
+from bounded.sweeps.experiment import parse_experiment
+from bounded.sweeps.sweep import dry_run, run_sweep
 
 RESULTS = Path(__file__).parent / "results" / "sweep_estimates.json"
 ROOT = Path(__file__).parents[1]

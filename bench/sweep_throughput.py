@@ -103,8 +103,8 @@ import sys
 from bounded.cli import main
 if __name__ == "__main__":
     import json, multiprocessing, os, resource, time
-    from bounded.runner.boot import worker_boot
-    from bounded.runner.executors import start_worker
+    from bounded.sweeps.boot import worker_boot
+    from bounded.sweeps.executors import start_worker
 
     context = multiprocessing.get_context("spawn")
     rows = []

@@ -25,8 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "contracts": {"core", "registry", "stores", "validation"},
     "envs": {"core", "registry", "stores", "models", "validation"},
     "archive": {"core", "envs"},
-    # the runner may read the analysis: an experiment file carries the cost columns' prices
-    "runner": {
+    "runner": {"core", "version", "registry", "stores", "models", "contracts", "envs", "archive"},
+    # sweeps may read the analysis: an experiment file carries the cost columns' prices
+    "sweeps": {
         "core",
         "version",
         "registry",
@@ -36,6 +37,7 @@ ALLOWED: dict[str, set[str]] = {
         "envs",
         "archive",
         "analysis",
+        "runner",
     },
     "apps": {"core", "registry", "stores", "models", "contracts", "envs", "archive", "runner"},
     "agent": {"core", "contracts", "envs", "runner"},

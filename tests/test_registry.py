@@ -15,9 +15,9 @@ from bounded.core import ConfigError
 from bounded.envs import ENVS, canonical_env_id, make, register_env, resolve_env_id
 from bounded.models import MODELS, make_model, register_model
 from bounded.registry import Registry, load_target
-from bounded.runner.experiment import parse_experiment
 from bounded.runner.plugins import registrations, restore_registrations
-from bounded.runner.sweep import run_sweep
+from bounded.sweeps.experiment import parse_experiment
+from bounded.sweeps.sweep import run_sweep
 
 MODULE = """
 import gymnasium

@@ -151,8 +151,8 @@ games = 2
 def test_a_learning_phase_writes_reflections_that_frozen_cells_read_from_its_snapshot(tmp_path):
     from rich.console import Console
 
-    from bounded.runner.experiment import load_experiment
-    from bounded.runner.sweep import phase_record, run_sweep
+    from bounded.sweeps.experiment import load_experiment
+    from bounded.sweeps.sweep import phase_record, run_sweep
 
     path = tmp_path / "r.toml"
     path.write_text(PHASED.format(archive=tmp_path / "a.sqlite", stores=tmp_path / "stores"))
@@ -171,7 +171,7 @@ def test_a_learning_phase_writes_reflections_that_frozen_cells_read_from_its_sna
 
 
 def test_a_phase_of_the_window_only_preset_is_refused_before_any_game(tmp_path):
-    from bounded.runner.experiment import load_experiment
+    from bounded.sweeps.experiment import load_experiment
 
     path = tmp_path / "r.toml"
     text = PHASED.format(archive=tmp_path / "a.sqlite", stores=tmp_path / "stores")

@@ -12,8 +12,8 @@ from bounded.archive import Archive
 from bounded.cli import main
 from bounded.runner import ModelUnavailableError
 from bounded.runner.build import build_game, build_model
-from bounded.runner.experiment import parse_experiment
 from bounded.runner.meter import ModelDeadlineError
+from bounded.sweeps.experiment import parse_experiment
 
 ARGS = {"occupied": 0, "shipped": 0}
 STATE_REPLY = json.dumps(

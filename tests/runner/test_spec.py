@@ -13,8 +13,8 @@ from bounded.cli.demo import demo
 from bounded.cli.run import run
 from bounded.core import DEFAULT_MAX_TOKENS
 from bounded.inspect.tasks import seed_list, spire, warehouse
-from bounded.runner.experiment import SPEC_SETTINGS, CellSettings, parse_experiment
 from bounded.runner.spec import DEFAULT_SEED, GameSpec, seed_range
+from bounded.sweeps.experiment import SPEC_SETTINGS, CellSettings, parse_experiment
 
 SOURCE = Path(__file__).parents[2] / "src" / "bounded"
 

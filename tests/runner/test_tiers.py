@@ -102,7 +102,7 @@ def test_a_real_llama_server_plays_one_tier(tmp_path, llama_server):
 
 
 def test_an_experiment_cell_names_its_tiers(tmp_path):
-    from bounded.runner.experiment import parse_experiment
+    from bounded.sweeps.experiment import parse_experiment
 
     (tmp_path / "fast.jsonl").write_text('"x"\n')
     experiment = parse_experiment(

@@ -7,7 +7,7 @@ one SQLite transaction that first checks a sweep's lease when it has one, so a k
 a decision with its row and checkpoint or none of them, and a worker whose sweep lost the
 lease writes nothing more; its end never completes a game (experiment, cell, seed) twice.
 A Ray worker's sink forwards the same three calls to the driver's `ArchiveSink`
-(`bounded.runner.ray_stream`), so every game is written the same way wherever it plays.
+(`bounded.sweeps.ray_stream`), so every game is written the same way wherever it plays.
 """
 
 from __future__ import annotations

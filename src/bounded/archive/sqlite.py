@@ -225,7 +225,7 @@ open."""
 
 _WRITERS = threading.RLock()
 """Held by a write transaction of this process: the games a sweep worker plays in threads
-(`bounded.runner.concurrency`) take turns here rather than in SQLite's busy wait."""
+(`bounded.sweeps.concurrency`) take turns here rather than in SQLite's busy wait."""
 
 
 class ArchiveError(BoundedError):

@@ -14,8 +14,8 @@ from bounded.cli._output import console, plain
 from bounded.core import Interrupted
 
 if TYPE_CHECKING:
-    from bounded.runner.estimate import CellEstimate, SweepPrices
-    from bounded.runner.experiment import Experiment
+    from bounded.sweeps.estimate import CellEstimate, SweepPrices
+    from bounded.sweeps.experiment import Experiment
 
 BUDGET_REACHED = 3
 """`bounded sweep`'s exit status when `--budget` stopped it starting games."""
@@ -59,8 +59,8 @@ def sweep(
 ) -> None:
     """Play an experiment's games, its learning phases first; rerunning resumes (completed
     games are skipped, frozen phases kept)."""
-    from bounded.runner.experiment import load_experiment
-    from bounded.runner.sweep import SweepInterrupted, SweepRefused, run_sweep
+    from bounded.sweeps.experiment import load_experiment
+    from bounded.sweeps.sweep import SweepInterrupted, SweepRefused, run_sweep
 
     experiment = load_experiment(file)
     if dry_run:
@@ -135,8 +135,8 @@ def sweep_command(
 def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str]) -> None:
     """Every phase's state, the games still to play, the estimate of their cost, then one
     line per problem (exit 1)."""
-    from bounded.runner.estimate import SweepPrices
-    from bounded.runner.sweep import dry_run
+    from bounded.sweeps.estimate import SweepPrices
+    from bounded.sweeps.sweep import dry_run
 
     costs = SweepPrices.of(experiment.spec.prices, prices)
     state = dry_run(experiment, archive)
@@ -163,7 +163,7 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
 
 def estimate_lines(estimates: list[CellEstimate], costs: SweepPrices) -> list[str]:
     """Per cell and in total: games, model calls, prompt tokens and cost, as estimates."""
-    from bounded.runner.estimate import add_usage
+    from bounded.sweeps.estimate import add_usage
 
     lines: list[str] = []
     total: dict[str, dict[str, float]] = {}

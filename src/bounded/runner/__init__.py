@@ -1,4 +1,5 @@
-"""Running games: the spec, the one builder, the episode loop, and sweeps of them."""
+"""Running one game: the spec, the one builder, the episode loop and its resume (sweeps of
+games are `bounded.sweeps`)."""
 
 from bounded.runner.build import Game, build_game, check_spec, play
 from bounded.runner.episode import EpisodeRunner, run_episode

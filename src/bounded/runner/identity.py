@@ -13,7 +13,7 @@ cell and seed (`changed_cells`): a cell whose games differ, or whose archived se
 file no longer plans, is refused with one line naming the fields, so that games played
 under other settings are never reported under a file that says something else. A learning
 phase's games write the store the next one reads, so its store hashes are not compared
-(the phase's own resume checks its store, `bounded.runner.phases`).
+(the phase's own resume checks its store, `bounded.sweeps.phases`).
 """
 
 from __future__ import annotations

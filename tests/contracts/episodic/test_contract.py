@@ -503,7 +503,7 @@ def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
     from collections import Counter
     from pathlib import Path
 
-    from bounded.runner.experiment import load_experiment
+    from bounded.sweeps.experiment import load_experiment
 
     path = Path(__file__).parents[3] / "experiments" / "epicstar_paper.toml"
     games = load_experiment(path).plan()
@@ -556,7 +556,7 @@ def test_the_short_paper_protocol_acts_once_per_step_in_every_agent() -> None:
     from pathlib import Path
 
     from bounded.envs.craft import CraftExpert
-    from bounded.runner.experiment import load_experiment
+    from bounded.sweeps.experiment import load_experiment
 
     path = Path(__file__).parents[3] / "experiments" / "epicstar_paper.toml"
     games = load_experiment(path).plan()

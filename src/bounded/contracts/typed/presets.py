@@ -28,7 +28,7 @@ written; `frozen` and `on` both read without writing.
 `mode-b` and `self-evolve` are the learning presets that feed `mode-b-frozen` and
 `full-frozen` (`full-frozen` = `mode-a` + L4 notes + learned L5 skills); an experiment
 file's `[[phases]]` play them into a store, freeze it, and point the frozen cells at the
-snapshot (`bounded.runner.experiment`).
+snapshot (`bounded.sweeps.experiment`).
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ transactions that each check the lease (`bounded.archive.sink.ArchiveSink`), its
 refusing a second completed copy: a killed sweep loses at most the decision in flight of
 each game, its orphans (if any outlived it) can write nothing once the next sweep has
 taken the lease over, and duplicates cannot exist. Ray workers stream the same rows to
-the driver's node, written there under the same checks (`bounded.runner.ray_stream`).
+the driver's node, written there under the same checks (`bounded.sweeps.ray_stream`).
 With `budget`, games start only while the spend stays within it
-(`bounded.runner.estimate`).
+(`bounded.sweeps.estimate`).
 
-Learning phases are played first (`bounded.runner.phases` says how they resume and
+Learning phases are played first (`bounded.sweeps.phases` says how they resume and
 freeze); the cells that read a phase's store play after it is frozen.
 """
 
@@ -56,19 +56,20 @@ from bounded.archive.progress import (
 )
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import BoundedError, ConfigError, Interrupted
-from bounded.runner.concurrency import check_concurrency, concurrent_executor
-from bounded.runner.estimate import (
+from bounded.runner.spec import run_key
+from bounded.sweeps.concurrency import check_concurrency, concurrent_executor
+from bounded.sweeps.estimate import (
     Budget,
     SweepPrices,
     check_budget,
 )
-from bounded.runner.executors import Executor, GameResult, make_executor, play_in_archive
-from bounded.runner.experiment import (
+from bounded.sweeps.executors import Executor, GameResult, make_executor, play_in_archive
+from bounded.sweeps.experiment import (
     Experiment,
     GameSpec,
     Plan,
 )
-from bounded.runner.phases import (
+from bounded.sweeps.phases import (
     PHASE_KIND,
     PhaseRecord,
     PhaseResume,
@@ -77,8 +78,7 @@ from bounded.runner.phases import (
     prepare_phase,
     resume_phase,
 )
-from bounded.runner.spec import run_key
-from bounded.runner.survey import (
+from bounded.sweeps.survey import (
     SweepPlan,
     dry_run,
     duplicate_games,
@@ -281,9 +281,9 @@ def run_sweep(
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
-    (`bounded.runner.estimate`; `prices`: `--price` specs over the file's `[prices]`);
+    (`bounded.sweeps.estimate`; `prices`: `--price` specs over the file's `[prices]`);
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
-    models (`bounded.runner.concurrency`)."""
+    models (`bounded.sweeps.concurrency`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)

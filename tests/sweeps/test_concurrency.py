@@ -17,8 +17,8 @@ from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.core import ConfigError
-from bounded.runner.experiment import load_experiment
-from bounded.runner.sweep import duplicate_games, run_sweep
+from bounded.sweeps.experiment import load_experiment
+from bounded.sweeps.sweep import duplicate_games, run_sweep
 
 ARGS = {"occupied": 0, "shipped": 0}
 REPLY = json.dumps({"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}})

@@ -4,7 +4,7 @@ every environment and task available here, for each agent."""
 from collections import Counter
 from pathlib import Path
 
-from bounded.runner.experiment import load_experiment
+from bounded.sweeps.experiment import load_experiment
 
 FILE = Path(__file__).parents[2] / "experiments" / "balrog.toml"
 

@@ -11,8 +11,8 @@ from rich.console import Console
 
 from bounded.analysis.balrog import balrog_summary
 from bounded.archive import Archive
-from bounded.runner.experiment import load_experiment
-from bounded.runner.sweep import run_sweep
+from bounded.sweeps.experiment import load_experiment
+from bounded.sweeps.sweep import run_sweep
 
 EXPERIMENTS = Path(__file__).parents[2] / "experiments"
 BALROG_SMALL = EXPERIMENTS / "balrog_small.toml"

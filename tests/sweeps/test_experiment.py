@@ -1,7 +1,7 @@
 import pytest
 
 from bounded.core import ConfigError
-from bounded.runner.experiment import load_experiment, parse_experiment
+from bounded.sweeps.experiment import load_experiment, parse_experiment
 
 BASE = {
     "experiment": {"name": "e"},

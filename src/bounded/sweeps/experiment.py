@@ -104,7 +104,7 @@ class ExperimentMeta(_Strict):
     `runs/NAME.stores/EXPERIMENT/` for `runs/NAME.sqlite`)."""
     concurrency: Annotated[int, Field(ge=1)] | None = None
     """Games each sweep worker plays at once, for remote models (default 1;
-    `--concurrency` overrides it; `bounded.runner.concurrency`)."""
+    `--concurrency` overrides it; `bounded.sweeps.concurrency`)."""
 
 
 SPEC_SETTINGS = (

@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.console import Console
 
 from bounded.archive import Archive
-from bounded.runner.experiment import load_experiment
-from bounded.runner.sweep import run_sweep
+from bounded.sweeps.experiment import load_experiment
+from bounded.sweeps.sweep import run_sweep
 
 SHIPPED = Path(__file__).parents[2] / "experiments" / "memory_designs.toml"
 CONTRACTS = {"typed", "state", "transcript", "summary", "episodic", "rag", "paged"}

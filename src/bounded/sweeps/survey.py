@@ -4,7 +4,7 @@ Read only: the games still to play, the interrupted ones to continue from their 
 decision, the incomplete rows to replace, every planned game's settings built once per
 distinct environment and contract (played or not), the completed games compared with the
 plan (`bounded.runner.identity`), and, for a dry run or a budget, the estimates
-(`bounded.runner.estimate`). `bounded.runner.sweep` acts on it.
+(`bounded.sweeps.estimate`). `bounded.sweeps.sweep` acts on it.
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ from pydantic import BaseModel, Field
 
 from bounded.archive import Archive
 from bounded.core import ConfigError, RunRecord
-from bounded.runner.estimate import CellEstimate, estimate_cells
-from bounded.runner.experiment import Experiment, GameSpec, Plan, stable_key, store_use
 from bounded.runner.identity import changed_cells
-from bounded.runner.phases import (
+from bounded.runner.resume import resumable_games
+from bounded.runner.spec import GameKey, duplicates_of, run_key
+from bounded.sweeps.estimate import CellEstimate, estimate_cells
+from bounded.sweeps.experiment import Experiment, GameSpec, Plan, stable_key, store_use
+from bounded.sweeps.phases import (
     PhaseResume,
     resume_phase,
     shared_stores,
     snapshot_problem,
     store_problems,
 )
-from bounded.runner.resume import resumable_games
-from bounded.runner.spec import GameKey, duplicates_of, run_key
 
 
 def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
@@ -188,7 +188,7 @@ def has_runs_table(path: Path) -> bool:
 
 
 def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
-    """Estimates of the games still to play, per cell (`bounded.runner.estimate`)."""
+    """Estimates of the games still to play, per cell (`bounded.sweeps.estimate`)."""
     plan = state.plan
     archived = archive.runs(experiment=plan.games[0].experiment) if plan.games else []
     return estimate_cells(state.pending, archived, lambda cell: cell_name(plan, cell))

@@ -4,8 +4,8 @@ import pytest
 
 from bounded.analysis.cost import Prices
 from bounded.core import ConfigError, RunRecord
-from bounded.runner.estimate import Budget, SweepPrices, check_budget, dry_game
 from bounded.runner.spec import GameSpec
+from bounded.sweeps.estimate import Budget, SweepPrices, check_budget, dry_game
 
 ONE = Prices(input=1e6, cached_input=0, output=0)  # 1 per prompt token
 

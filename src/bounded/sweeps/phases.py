@@ -1,6 +1,6 @@
 """Learning phases of a sweep: where each stands, how it resumes, how it is frozen.
 
-Learning phases (`[[phases]]`, see `bounded.runner.experiment`) are played first, in
+Learning phases (`[[phases]]`, see `bounded.sweeps.experiment`) are played first, in
 order, one game after another in the driver's process, whatever the executor: each game
 learns from the store the previous one left. A phase whose games are all completed is
 frozen (`bounded.stores.snapshot.freeze_to`) and recorded in the archive as a
@@ -32,7 +32,6 @@ from pydantic import BaseModel, Field
 from bounded.archive import Archive
 from bounded.archive.progress import checkpoints
 from bounded.core import ConfigError, RunRecord
-from bounded.runner.experiment import GameSpec, PhasePlan, Plan, store_use
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import run_key
 from bounded.stores.directory import clear_store, has_content
@@ -43,6 +42,7 @@ from bounded.stores.snapshot import (
     manifest_hash,
     remove_snapshot,
 )
+from bounded.sweeps.experiment import GameSpec, PhasePlan, Plan, store_use
 
 PHASE_KIND = "phase"
 """The `snapshots.kind` of a frozen phase's record."""

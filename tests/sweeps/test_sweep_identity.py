@@ -8,9 +8,9 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.cli import main
-from bounded.runner.experiment import load_experiment
 from bounded.runner.identity import differences, identity_fields, identity_hash
 from bounded.runner.spec import GameSpec
+from bounded.sweeps.experiment import load_experiment
 
 REPLY = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
 

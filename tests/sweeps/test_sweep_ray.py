@@ -7,9 +7,9 @@ import textwrap
 from rich.console import Console
 
 from bounded.archive import Archive
-from bounded.runner.executors import RayExecutor
-from bounded.runner.experiment import load_experiment
-from bounded.runner.sweep import duplicate_games, run_sweep
+from bounded.sweeps.executors import RayExecutor
+from bounded.sweeps.experiment import load_experiment
+from bounded.sweeps.sweep import duplicate_games, run_sweep
 
 REPLY = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
 

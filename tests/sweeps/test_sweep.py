@@ -15,8 +15,8 @@ from rich.console import Console
 from bounded.archive import Archive
 from bounded.archive.progress import current_lease, lease_scope, owner_alive
 from bounded.core import ConfigError
-from bounded.runner.experiment import load_experiment
-from bounded.runner.sweep import duplicate_games, experiment_lock, pending_games, run_sweep
+from bounded.sweeps.experiment import load_experiment
+from bounded.sweeps.sweep import duplicate_games, experiment_lock, pending_games, run_sweep
 
 REPLY = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
 

@@ -5,7 +5,7 @@ import pytest
 from bounded.archive import Archive
 from bounded.archive.progress import Checkpoint, LeaseLost, checkpoints, lease_scope, take_lease
 from bounded.core import DecisionRecord, RunRecord
-from bounded.runner.ray_stream import ArchiveWriter
+from bounded.sweeps.ray_stream import ArchiveWriter
 
 
 def run_row(decisions=0, status="running"):

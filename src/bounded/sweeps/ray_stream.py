@@ -6,7 +6,7 @@ to one `ArchiveWriter` actor pinned to the driver's node, and waits for the comm
 local worker waits for SQLite. The writer owns the archive and applies the calls in
 order through an `ArchiveSink` under the sweep's lease, so a Ray game is written exactly
 as a local one: a worker lost mid-game leaves its game checkpointed at its last decision,
-and the driver plays it on from there on another worker (`bounded.runner.executors`).
+and the driver plays it on from there on another worker (`bounded.sweeps.executors`).
 
 The writer also knows which worker plays which run: a run's rows are accepted only from
 the worker that started (or resumed) it, so once the driver has declared a worker lost

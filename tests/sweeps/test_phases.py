@@ -25,13 +25,13 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import bounded.archive.sink as sink_module
-import bounded.runner.phases as phases_module
-import bounded.runner.sweep as sweep_module
+import bounded.sweeps.phases as phases_module
+import bounded.sweeps.sweep as sweep_module
 from bounded.archive import Archive
 from bounded.core import ConfigError
-from bounded.runner.experiment import load_experiment
-from bounded.runner.sweep import duplicate_games, phase_record, run_sweep
 from bounded.stores.snapshot import directory_hash
+from bounded.sweeps.experiment import load_experiment
+from bounded.sweeps.sweep import duplicate_games, phase_record, run_sweep
 
 SHIPPED = Path(__file__).parents[2] / "experiments" / "spire_a0.toml"
 

@@ -6,8 +6,8 @@ checkpoint, in transactions that check the sweep's lease, so a killed game keeps
 decision but the one in flight and is continued from its last one, and a worker whose
 sweep is gone can never write. Local workers share the machine's archive file (SQLite in
 WAL mode takes writers from several processes) and die with the driver from their first
-instruction (`bounded.runner.boot`). Ray workers may run on machines without the archive:
-they stream their rows to a writer on the driver's node (`bounded.runner.ray_stream`),
+instruction (`bounded.sweeps.boot`). Ray workers may run on machines without the archive:
+they stream their rows to a writer on the driver's node (`bounded.sweeps.ray_stream`),
 and a game whose worker is lost continues from its checkpoint on another worker.
 """
 
@@ -27,11 +27,11 @@ from bounded.archive import Archive
 from bounded.archive.progress import Lease
 from bounded.archive.sink import ArchiveSink, GameSink
 from bounded.core import BoundedError, ConfigError, RunRecord
-from bounded.runner.boot import die_with_parent, worker_boot
 from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
-from bounded.runner.ray_stream import ArchiveWriter, StreamSink
 from bounded.runner.spec import GameKey, GameSpec
+from bounded.sweeps.boot import die_with_parent, worker_boot
+from bounded.sweeps.ray_stream import ArchiveWriter, StreamSink
 
 EXECUTORS = ("local", "ray")
 
@@ -116,7 +116,7 @@ def play_streamed(
     spec: GameSpec, writer: Any, plugins: Registrations, resume: str | None = None
 ) -> GameResult:
     """Play one game on a Ray worker (continuing run `resume`), streaming its rows to the
-    driver's `writer` (`bounded.runner.ray_stream`)."""
+    driver's `writer` (`bounded.sweeps.ray_stream`)."""
     sink = StreamSink(writer)
     return play_game(spec, sink, claim=sink.claim, resume=resume, plugins=plugins)
 
@@ -230,7 +230,7 @@ class LocalExecutor:
             return
         scheduler = SlotScheduler(games, self.workers, self.gate)
         # spawn, not fork: the driver holds SQLite connections and a live display thread.
-        # Each worker starts through the boot script (`bounded.runner.boot`), which ties its
+        # Each worker starts through the boot script (`bounded.sweeps.boot`), which ties its
         # life to the driver before Python loads anything of the sweep. Workers are started
         # by submit() on this (the driver's main) thread, which lives as long as the driver.
         context = multiprocessing.get_context("spawn")
@@ -272,7 +272,7 @@ class RayExecutor:
     """Ray tasks on a local instance or an existing cluster (`--address`).
 
     Workers stream each decision to an `ArchiveWriter` on the driver's node, which writes
-    it under the sweep's lease (`bounded.runner.ray_stream`). A task whose worker dies (a
+    it under the sweep's lease (`bounded.sweeps.ray_stream`). A task whose worker dies (a
     killed process, a lost node) is played again on another worker from its game's last
     checkpoint, up to `MAX_LOST_WORKERS` times. Games in flight are capped at `workers`.
     """
