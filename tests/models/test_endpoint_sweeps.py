@@ -90,7 +90,7 @@ def test_a_budget_stops_starting_games_and_a_rerun_continues(fault_server, tmp_p
     assert status == 0 and "5/5 games completed (3 already done, 2 played now" in out
     assert s.attempts == 15  # nothing asked twice
     done = runs(tmp_path)
-    assert sorted(r.seed for r in done) == [0, 1, 2, 3, 4]
+    assert sorted(r.seed for r in done) == [1, 2, 3, 4, 5]
     assert all(r.status == "completed" and r.model_calls == 3 for r in done)
 
 
