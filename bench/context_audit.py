@@ -63,7 +63,15 @@ from bounded.analysis.audit import segment_tokens
 from bounded.analysis.cost import CostModel, cached_by_layer, cost_model
 from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
-from bounded.core import JSON, Completion, DecisionRecord, Observation, Prompt, approx_tokens
+from bounded.core import (
+    JSON,
+    Completion,
+    DecisionRecord,
+    ModelBase,
+    Observation,
+    Prompt,
+    approx_tokens,
+)
 from bounded.envs.spire import SpireExpert
 from bounded.models.local import LocalModel, common_prefix
 from bounded.models.scripted import minimal_instance
@@ -79,7 +87,7 @@ FLAT_WITHIN = 1.0
 decisions."""
 
 
-class ExpertModel:
+class ExpertModel(ModelBase):
     """The spire expert's moves as a model's replies; prompts counted by a real tokenizer."""
 
     def __init__(

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bounded.archive import Archive
-from bounded.core import Completion, DecisionRecord, Observation
+from bounded.core import Completion, DecisionRecord, ModelBase, Observation
 from bounded.models.scripted import schema_filler
 from bounded.runner.build import build_game, runner_for
 from bounded.runner.spec import GameSpec
@@ -45,7 +45,7 @@ BOUNDED = ("state", "typed", "summary", "episodic")
 prompt by design)."""
 
 
-class TimedModel:
+class TimedModel(ModelBase):
     """The scripted model, with the wall and CPU time of its calls kept (taken out of the
     harness's time)."""
 

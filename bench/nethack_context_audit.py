@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.stats import linear_slope
-from bounded.core import JSON, Completion, DecisionRecord, Observation
+from bounded.core import JSON, Completion, DecisionRecord, ModelBase, Observation
 from bounded.envs.nethack import NetHackExpert
 from bounded.models.local import LocalModel
 from bounded.models.scripted import minimal_instance
@@ -32,7 +32,7 @@ from bounded.runner.spec import GameSpec
 RESULTS = Path(__file__).parent / "results" / "nethack_context_audit.json"
 
 
-class ExpertModel:
+class ExpertModel(ModelBase):
     """The NetHack player's moves as a model's replies; prompts counted by a real tokenizer."""
 
     def __init__(self, tokenizer: LocalModel, seed: int) -> None:
