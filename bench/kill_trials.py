@@ -10,7 +10,7 @@ sweep took before the trials, and counts:
 - duplicates: (experiment, cell, seed) keys completed more than once after the rerun;
 - stuck archives: a rerun that fails, an archive failing `PRAGMA integrity_check`, or
   `bounded analyze` counting other than `--games` games in a cell;
-- interrupted games: games with decisions but not completed when the driver died;
+- interrupted games: games started (a run row) but not completed when the driver died;
 - re-asked decisions: calls the endpoint answered beyond one per decision of the sweep
   (a kill should cost at most the decision in flight of each interrupted game);
 - different games: games whose decisions (prompt segments, reply, actions, in order)
@@ -223,12 +223,13 @@ def games_played(archive: Path) -> dict[tuple[str, int], str]:
 
 
 def interrupted_games(archive: Path) -> int:
-    """Games with recorded decisions that are not completed."""
+    """Games started and not completed. One killed in its first decision has none stored,
+    yet its call may have been answered: asked again, as any game's decision in flight."""
     if not archive.exists():
         return 0
     db = sqlite3.connect(archive)
     try:
-        query = "SELECT count(*) FROM runs WHERE status != 'completed' AND decisions > 0"
+        query = "SELECT count(*) FROM runs WHERE status != 'completed'"
         return int(db.execute(query).fetchone()[0])
     except sqlite3.OperationalError:
         return 0

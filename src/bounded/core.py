@@ -327,8 +327,8 @@ class Env(Protocol):
     """Gymnasium's API over `Observation`s, plus an episode outcome and JSON save/load.
 
     Every member is declared here; `bounded.envs.TextEnv` gives the optional ones their
-    defaults (no state schema, no initial state, version "0", no game knowledge, no
-    default action; `gymnasium.Env` gives `spec`)."""
+    defaults (no state schema, no initial state, version "0", thread-safe, no game
+    knowledge, no default action; `gymnasium.Env` gives `spec`)."""
 
     instructions: str
     """The fixed task description a contract shows the model."""
@@ -341,6 +341,11 @@ class Env(Protocol):
     spec: Any
     """Gymnasium's `EnvSpec` (its `id`) where `gymnasium.make` built the environment, else
     None (`gymnasium.Env`'s default)."""
+    thread_safe: bool
+    """Whether games of this environment may be played at once in threads of one process
+    (`--concurrency`); False for one wrapping a library with process-wide state: a sweep
+    then plays its games one at a time in each process (its constructor, called before
+    that is known, must not touch that state)."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -1,9 +1,16 @@
 """A few of bench/kill_trials.py's trials against a counting endpoint: a sweep's driver
-SIGKILLed mid-game, then rerun; a Ray sweep's worker SIGKILLed mid-game, its game continued
-on another worker."""
+SIGKILLed mid-game (and in its first decision), then rerun; a Ray sweep's worker SIGKILLed
+mid-game, its game continued on another worker."""
 
 import importlib.util
+import io
+import os
+import signal
+import sqlite3
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -40,3 +47,44 @@ def test_a_ray_worker_killed_mid_game_leaves_its_game_to_continue_on_another():
     assert result["running_rows_left"] == 0 and row["rerun_found_nothing_to_play"]
     assert result["different_games"] == 0  # each continued game is the game never killed
     assert 0 <= row["re_asked"] <= row["interrupted_games"]  # not replayed from decision 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_game_killed_in_its_first_decision_counts_as_interrupted(tmp_path):
+    """The driver is killed as the endpoint receives the sweep's first call: that game has
+    no decision stored, yet its call was counted and is asked again by the rerun."""
+    bench = load_bench()
+    endpoint = bench.CountingEndpoint()
+    handler = endpoint.server.RequestHandlerClass
+    answer = handler.do_POST
+    driver: list[subprocess.Popen] = []
+    first = threading.Lock()
+
+    def kill_on_first_call(self) -> None:
+        if first.acquire(blocking=False):  # never released: the one kill
+            body = self.rfile.read(int(self.headers["Content-Length"]))  # the whole call
+            os.kill(driver[0].pid, signal.SIGKILL)
+            time.sleep(1.0)  # its workers die with it before the answer
+            self.rfile = io.BytesIO(body)
+        answer(self)
+
+    handler.do_POST = kill_on_first_call
+    try:
+        experiment = bench.write_experiment(tmp_path, 1, 10, endpoint.url)
+        command = [sys.executable, "-m", "bounded.cli", "sweep", str(experiment), "--workers", "2"]
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        driver.append(subprocess.Popen(command, **quiet))
+        driver[0].wait(timeout=120)
+        time.sleep(2.0)  # the first call's answer given up, counted
+        archive = tmp_path / "a.sqlite"
+        with sqlite3.connect(archive) as db:
+            stored = db.execute("SELECT sum(decisions) FROM runs").fetchone()[0]
+        interrupted = bench.interrupted_games(archive)
+        assert stored == 0 and interrupted >= 1
+        rerun = bench.bounded("sweep", str(experiment), "--workers", "2")
+        assert rerun.returncode == 0, rerun.stderr[-3000:] + rerun.stdout[-3000:]
+    finally:
+        endpoint.close()
+    re_asked = endpoint.calls - 2 * 10
+    assert 1 <= re_asked <= interrupted

@@ -298,6 +298,9 @@ class TextEnv(gymnasium.Env[Observation, Action]):
     version: str = "0"
     state_schema: JSON | None = None
     initial_state: JSON | None = None
+    thread_safe: bool = True
+    """An environment whose whole state lives in its own object; one wrapping a library
+    with process-wide state declares False."""
 
     def init_spaces(
         self, choices: Callable[[], Choices], kinds: Iterable[str] | None = None

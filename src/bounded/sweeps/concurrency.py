@@ -20,6 +20,10 @@ its run is closed `failed` with the signal named and the next sweep continues it
 last decision. Worker processes are terminated, their games left `running` for the next
 sweep to continue, as `LocalExecutor`'s are.
 
+An environment that declares itself not thread-safe (`Env.thread_safe`, TextWorld's) has
+its games take turns: each process plays one such game at a time (the others wait, built
+but not started, in their threads), beside any number of other games.
+
 The embedded model (`local`) is refused: its games share the process's CPU, so playing
 them at once makes none faster.
 """
@@ -34,12 +38,12 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterable
-from contextlib import suppress
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from bounded.archive.progress import Lease
-from bounded.core import ConfigError
+from bounded.core import ConfigError, Env
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
 from bounded.sweeps.boot import die_with_parent, worker_boot
@@ -127,6 +131,8 @@ class GameThreads:
         self._stopped = ""
         """Why the games were interrupted (a game taken after that is not started)."""
         self._lock = threading.Lock()
+        self._unsafe_turn = threading.Lock()
+        """Held by the one game of a thread-unsafe environment playing in this process."""
         self.threads = [
             threading.Thread(target=self.serve, name=f"bounded-game-{i}", daemon=True)
             for i in range(concurrency)
@@ -148,7 +154,9 @@ class GameThreads:
                         raise interrupt_named(self._stopped)()
                     self._playing[threading.get_ident()] = slot
                 try:
-                    result = play_in_archive(spec, self.archive_path, self.lease, resume)
+                    result = play_in_archive(
+                        spec, self.archive_path, self.lease, resume, guard=self.turn
+                    )
                 finally:
                     with self._lock:
                         self._playing.pop(threading.get_ident(), None)
@@ -156,6 +164,20 @@ class GameThreads:
             except BaseException as exc:  # an interrupt raised into this thread, a bug
                 report = (slot, None, transferable(exc))
             self.outbox.put(report)
+
+    @contextmanager
+    def turn(self, env: Env) -> Iterator[None]:
+        """A game of a thread-unsafe environment waits until no other plays in this
+        process (an interrupt reaches it while it waits); any other game plays at once."""
+        if env.thread_safe:
+            yield
+            return
+        while not self._unsafe_turn.acquire(timeout=POLL_S):
+            pass  # an interrupt raised into this thread lands here
+        try:
+            yield
+        finally:
+            self._unsafe_turn.release()
 
     def interrupt(self, reason: str) -> int:
         """Raise the interrupt in every thread playing a game; how many were."""

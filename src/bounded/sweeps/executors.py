@@ -17,21 +17,24 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
 from bounded.archive import Archive
 from bounded.archive.progress import Lease
 from bounded.archive.sink import ArchiveSink, GameSink
-from bounded.core import BoundedError, ConfigError, RunRecord
+from bounded.core import BoundedError, ConfigError, Env, RunRecord
 from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
 from bounded.sweeps.boot import die_with_parent, worker_boot
 from bounded.sweeps.ray_stream import ArchiveWriter, StreamSink
+
+if TYPE_CHECKING:
+    from bounded.runner.build import Game
 
 EXECUTORS = ("local", "ray")
 
@@ -54,6 +57,14 @@ class GameResult(BaseModel):
 Claim = Callable[[str], Resumption]
 """Makes an interrupted run (by id) this worker's to continue."""
 
+Guard = Callable[[Env], AbstractContextManager[object]]
+"""What a game is played under once its environment is built: with `--concurrency`, the
+process's turn for an environment that is not thread-safe (`bounded.sweeps.concurrency`)."""
+
+
+def unguarded(_env: Env) -> AbstractContextManager[object]:
+    return nullcontext()
+
 
 def play_game(
     spec: GameSpec,
@@ -62,6 +73,7 @@ def play_game(
     claim: Claim | None = None,
     resume: str | None = None,
     plugins: Registrations | None = None,
+    guard: Guard = unguarded,
 ) -> GameResult:
     """Play one game into `sink`, continuing run `resume` (made ours by `claim`) from its
     last decision when given.
@@ -69,12 +81,23 @@ def play_game(
     `plugins` are the names the driver registered at run time (`registrations()`), so a
     worker process knows them too. A game that fails (a model that stays unavailable, an
     engine error, a lost lease) comes back as a `failed` run rather than an exception, so
-    one bad game does not stop a sweep.
+    one bad game does not stop a sweep. Everything after the environment's constructor
+    (the claim, the play, the close) happens under `guard(env)`.
     """
-    from bounded.runner.build import build_game, runner_for
+    from bounded.runner.build import build_game
 
     restore_registrations(plugins or {})
     game = build_game(spec)
+    with guard(game.env):
+        return play_built(spec, game, sink, claim, resume)
+
+
+def play_built(
+    spec: GameSpec, game: Game, sink: GameSink, claim: Claim | None, resume: str | None
+) -> GameResult:
+    """`play_game`'s part once the game is built: claim, play, close the environment."""
+    from bounded.runner.build import runner_for
+
     runner = runner_for(game, archive=sink)
     try:
         resumption = claim(resume) if resume and claim else None
@@ -97,6 +120,7 @@ def play_in_archive(
     lease: Lease | None = None,
     resume: str | None = None,
     plugins: Registrations | None = None,
+    guard: Guard = unguarded,
 ) -> GameResult:
     """Play one game into the archive file, under the sweep's `lease` (a local worker)."""
     from bounded.runner.resume import claim
@@ -109,6 +133,7 @@ def play_in_archive(
             claim=lambda run_id: claim(archive, run_id, lease),
             resume=resume,
             plugins=plugins,
+            guard=guard,
         )
 
 

@@ -115,6 +115,10 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
     """
 
     version = ENV_VERSION
+    thread_safe = False
+    """TextWorld parses a game's logic with one module-wide TatSu parser
+    (`textworld.logic._PARSER`), which keeps its parse state on itself: two games loaded
+    at once in threads corrupt each other's parse (IndexError in tatsu.contexts)."""
     env_id = "bounded/TextWorld-v0"
     game_name = "TextWorld"
     move_name = "command"
