@@ -8,6 +8,8 @@ import hashlib
 import io
 import itertools
 import json
+import os
+import signal
 import textwrap
 import threading
 import time
@@ -213,3 +215,35 @@ def test_concurrent_games_of_each_environment_are_its_games_played_one_at_a_time
         assert overlapped(spans), "the three games were never in play at once"
     else:
         assert one_at_a_time(spans), "games of a thread-unsafe environment overlapped"
+
+
+def test_an_interrupt_reaches_the_games_waiting_for_their_turn(tmp_path, textworld_games):
+    """SIGINT while one TextWorld game plays and two wait for their turn: the sweep stops at
+    once, the game in play closed `failed`, the waiting ones never started; the next sweep
+    plays the three games as a sweep never stopped does."""
+    options = {**ENVIRONMENTS["textworld"], "games_dir": textworld_games}
+    (tmp_path / "ref").mkdir()
+    sweep(tmp_path / "ref", "textworld", options, concurrency=1)
+    expected = played(tmp_path / "ref" / "textworld.sqlite")
+    experiment = write_experiment(tmp_path, "textworld", options)
+    SPANS.games.clear()
+    sent: list[float] = []
+
+    def interrupt_in_the_first_game() -> None:
+        deadline = time.monotonic() + SWEEP_TIMEOUT_S
+        while not any(span.calls >= 5 for span in SPANS.games) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_in_the_first_game, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(experiment, console=quiet(), concurrency=3)
+    assert time.monotonic() - sent[0] < 5  # not the drain's 30 s grace
+    with Archive(experiment.archive) as archive:
+        runs = archive.runs()
+        assert [run.status for run in runs] == ["failed"]  # the waiting games: no run
+        assert runs[0].error and runs[0].error.startswith("KeyboardInterrupt")
+    summary = run_sweep(experiment, console=quiet(), concurrency=3)
+    assert (summary.played, summary.failed) == (GAMES, [])
+    assert played(experiment.archive) == expected
