@@ -407,6 +407,10 @@ class ModelBase:
     run_deadline_s: float | None = None
     """Default: no budget of model time per run."""
 
+    def count_tokens(self, text: str) -> int:
+        """Default: `approx_tokens`'s estimate, for a model without a tokenizer of its own."""
+        return approx_tokens(text)
+
 
 class Embeddings(BaseModel):
     """What an embedding call returned: one vector per text, and what it cost."""
