@@ -61,14 +61,6 @@ ALLOWED: dict[str, set[str]] = {
 everything."""
 TOP = {"cli", "__init__", "__main__"}
 
-KNOWN_CYCLES = {
-    "bounded.envs.spire": "type-only back edges: the content modules (cards, enemies, potions, "
-    "relics, events) annotate their effects with the engine's Combat, Enemy and Run, which "
-    "import them; they want protocols of what an effect may call"
-}
-"""Packages whose parts still import each other (strict xfail: fixing one fails its test
-until it is taken off this list)."""
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(SOURCE).with_suffix("").parts)
@@ -164,28 +156,12 @@ def packages() -> list[str]:
     return sorted(name for name, path in modules().items() if path.name == "__init__.py")
 
 
-def known(module: str) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in KNOWN_CYCLES)
-
-
 def test_there_is_no_import_cycle_between_modules():
-    graph = {
-        name: {target for target in targets if not known(target)}
-        for name, targets in module_graph().items()
-        if not known(name)
-    }
+    graph = {name: set(targets) for name, targets in module_graph().items()}
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 
-@pytest.mark.parametrize(
-    "package",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_CYCLES[name]))
-        if name in KNOWN_CYCLES
-        else name
-        for name in packages()
-    ],
-)
+@pytest.mark.parametrize("package", packages())
 def test_there_is_no_import_cycle_between_the_parts_of_a_package(package):
     cycle = find_cycle(collapsed(package))
     assert cycle is None, f"{package}: " + " -> ".join(cycle or [])

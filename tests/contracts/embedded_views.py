@@ -3,13 +3,17 @@ games: each prompt's messages and each reply schema, as SHA-256 hashes, and the 
 parsed from a fixed reply. `tests/data/embedded_reply_schemas.json` holds them as they
 were before the reasoning budget became the model's, with the episodic contract's rewritten
 once since, when its exploration prompt and working memory became the paper's (LLM(S, o'_t),
-past observations shown whole); `python tests/contracts/embedded_views.py` rewrites it (only
-when the embedded model's prompts are meant to change)."""
+past observations shown whole), and the state contract's once, when a state without a
+schema took the `notes` shape on the embedded model (`state_shape`);
+`python tests/contracts/embedded_views.py` rewrites it (only when the embedded model's
+prompts are meant to change)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -95,5 +99,8 @@ def views(model: Any) -> dict[str, list[str]]:
 
 if __name__ == "__main__":
     model = stand_in(int(sys.argv[1]) if len(sys.argv) > 1 else 120)
-    GOLDEN.write_text(json.dumps(views(model), indent=1, sort_keys=True) + "\n")
+    with tempfile.TemporaryDirectory() as elsewhere:
+        os.chdir(elsewhere)  # no bank of a checkout's runs/banks/ in the episodic views
+        found = views(model)
+    GOLDEN.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
     print(f"wrote {GOLDEN}")

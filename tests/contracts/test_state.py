@@ -6,9 +6,12 @@ from hypothesis import strategies as st
 
 from bounded.contracts import make_contract
 from bounded.contracts.state import (
+    NOTES_CHARS,
+    NOTES_FACTS,
     PatchRejected,
     StateContract,
     merge_patch,
+    notes_schema,
     patch_schema,
     replay_journal,
 )
@@ -197,3 +200,62 @@ def test_the_journal_is_a_memory_log_its_snapshot_restores_whole():
     again.restore_memory(json.loads(json.dumps(snapshot)))  # as the archive keeps it
     assert again.journal == contract.journal and again.state == contract.state
     assert again.memory_snapshot() == snapshot
+
+
+# -- a state without a schema ---------------------------------------------------------------
+
+
+class _BudgetedModel:
+    """A model that declares a free-text budget, as the embedded ones do."""
+
+    reasoning_chars = 120
+
+
+_OBS = Observation(kind="stream", text="x", legal=[Action(id="noop")])
+
+
+def _reset_with(model=None, schema=None, **settings):
+    contract = make_contract("state", settings)
+    contract.reset(episode(model=model, state_schema=schema))
+    return contract
+
+
+def _patch_properties(contract):
+    return contract.reply_schema(_OBS)["properties"]["state_patch"].get("properties")
+
+
+def test_a_model_with_a_free_text_budget_keeps_notes_within_it():
+    contract = _reset_with(_BudgetedModel())
+    assert contract.schema == notes_schema(120)
+    assert set(_patch_properties(contract)) == {"goal", "plan", "facts"}
+    assert "JSON schema" in contract.spec(_OBS)
+
+
+def test_any_other_model_keeps_the_papers_open_state():
+    contract = _reset_with(None)
+    assert contract.schema is None
+    assert _patch_properties(contract) is None
+
+
+def test_a_schema_from_the_environment_or_the_settings_wins_over_the_shape():
+    assert _reset_with(_BudgetedModel(), schema=SCHEMA).schema == SCHEMA
+    assert _reset_with(_BudgetedModel(), state_schema={}).schema == {}
+    assert _reset_with(None, state_shape="notes").schema == notes_schema(NOTES_CHARS)
+    assert _reset_with(_BudgetedModel(), state_shape="open").schema is None
+
+
+def test_the_notes_state_refuses_a_longer_list_or_string_and_journals_why():
+    contract = _reset_with(_BudgetedModel())
+    entry = contract.apply({"facts": [f"fact {i}" for i in range(NOTES_FACTS + 1)]})
+    assert not entry.accepted and entry.reason.startswith("schema:")
+    assert not contract.apply({"plan": "x" * 121}).accepted
+    assert contract.apply({"goal": "find water", "facts": ["a tree north"]}).accepted
+    assert contract.state == {"goal": "find water", "facts": ["a tree north"]}
+
+
+def test_the_notes_patch_converts_to_a_grammar_that_must_close():
+    from bounded.models.local import schema_grammar
+
+    grammar = schema_grammar(json.dumps(patch_schema(notes_schema(120))))
+    assert "*" not in grammar and "+" not in grammar  # no unbounded repetition
+    assert "*" in schema_grammar(json.dumps(patch_schema(None)))

@@ -361,3 +361,18 @@ def test_a_killed_bounded_run_is_seen_stale_and_resumed_by_the_cli(tmp_path, cap
         assert [r.index for r in archive.decisions(run.run_id, with_segments=False)] == list(
             range(400)
         )
+
+
+def test_a_run_played_under_other_inputs_is_not_resumed_under_todays(tmp_path):
+    """A contract configured otherwise now (a new option, a changed default) than when the
+    run was killed would make its first decisions and the rest two different games."""
+    spec = spec_for("warehouse", "state")
+    archive_path = killed_run(tmp_path, spec, 5, "boundary")
+    with Archive(archive_path) as archive:
+        (killed,) = archive.runs()
+        inputs = {**killed.inputs, "contract_config_hash": "an older configuration"}
+        archive.save_run(killed.model_copy(update={"inputs": inputs}))
+    with pytest.raises(ResumeError, match=r"other inputs \(contract_config_hash changed"):
+        resume_run(archive_path, killed.run_id)
+    with Archive(archive_path) as archive:
+        assert len(archive.decisions(killed.run_id)) == killed.decisions  # nothing written

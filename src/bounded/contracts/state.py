@@ -10,12 +10,23 @@ An optional JSON schema is checked after the merge; a rejected patch leaves the 
 unchanged and is journaled with its reason. So are a patch that is not an object (also
 a parse error of its decision), one nested deeper than `max_patch_depth`, and one whose
 result would exceed `max_state_chars`: the state, and so every prompt, stays bounded.
+
+**A state without a schema.** The paper's state is any JSON object, and so is ours where
+no schema is in force (`state_shape = "open"`). Under a constrained decoder a small model
+fills an open `state_patch` object until the reply's token limit cuts it (the embedded
+model on Crafter and spire: every reply truncated, every decision a parse error), since
+nothing in an open object's grammar makes closing it likely. `state_shape = "notes"` gives
+such a game `NOTES_SCHEMA` instead (a goal, a plan and a short list of facts, each string
+no longer than the model's free-text budget), which a decoder always closes; `model`, the
+default, takes `notes` for a model that declares a free-text budget (the embedded models'
+`reasoning_chars`) and `open` for every other model. A schema from the configuration or
+the environment always wins over either shape.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -53,6 +64,40 @@ MAX_PATCH_DEPTH = 32
 MAX_STATE_CHARS = 16_000
 """Default size limit of the state as the prompt shows it, in characters of compact JSON
 (`StateConfig.max_state_chars`; about 4,000 tokens)."""
+
+NOTES_FACTS = 3
+"""Most facts the `notes` state holds: with the goal and the plan, five strings at the
+embedded model's 120 characters and its reasoning fit its 256-token replies."""
+
+NOTES_CHARS = 200
+"""Longest string of the `notes` state when the model declares no free-text budget."""
+
+StateShape = Literal["model", "open", "notes"]
+"""What a state without a schema may hold (see the module's docstring)."""
+
+
+def notes_schema(chars: int = NOTES_CHARS) -> JSON:
+    """The `notes` state: a goal, a plan and at most `NOTES_FACTS` facts, each string at
+    most `chars` characters, nothing else."""
+    text = {"type": "string", "maxLength": chars}
+    return {
+        "type": "object",
+        "properties": {
+            "goal": text,
+            "plan": text,
+            "facts": {"type": "array", "items": text, "maxItems": NOTES_FACTS},
+        },
+        "additionalProperties": False,
+    }
+
+
+def state_shape_in_force(shape: StateShape, model: Any = None) -> Literal["open", "notes"]:
+    """The shape a schema-less state takes with this model: `model` reads the model's
+    declared free-text budget (`reasoning_chars`; the embedded models declare one)."""
+    if shape != "model":
+        return shape
+    return "notes" if getattr(model, "reasoning_chars", None) else "open"
+
 
 MERGE_RULES = """\
 State rules: you keep a JSON state between events; it is all you remember. Each reply
@@ -135,6 +180,11 @@ class StateConfig(BaseModel):
     max_patch_depth: int = Field(default=MAX_PATCH_DEPTH, ge=1, le=MAX_JSON_DEPTH)
     """Deepest nesting of arrays and objects a patch may hold; a deeper one is rejected
     and journaled."""
+    state_shape: StateShape = "model"
+    """What a state without a schema (none configured, none suggested) may hold: `open`
+    (any object, the paper's), `notes` (`notes_schema`, which a constrained decoder always
+    closes) or `model` (`notes` for a model that declares a free-text budget, such as the
+    embedded one; `open` otherwise). See the module's docstring."""
     fallback: FallbackPolicy = "no-op"
     """What an unusable reply executes: `no-op` (the SKILL.state replication's) or
     `first-legal` (see `bounded.core.fallback_actions`)."""
@@ -189,15 +239,22 @@ class StateContract(ContractBase):
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, episode.model)
-        suggested = episode.state_schema
-        self.schema = (
-            self.config.state_schema if self.config.state_schema is not None else suggested
-        )
+        self.schema = self._schema_in_force(episode)
         self.state = {**(episode.initial_state or {}), **self.config.initial_state}
         self.journal, self._journal_json = [], []
         self._pending_patch = None
         self.decisions = 0
         self._perturbed_now = False
+
+    def _schema_in_force(self, episode: EpisodeContext) -> JSON | None:
+        """The configured schema, else the environment's, else the shape's (`notes` only)."""
+        if self.config.state_schema is not None:
+            return self.config.state_schema
+        if episode.state_schema is not None:
+            return episode.state_schema
+        if state_shape_in_force(self.config.state_shape, episode.model) == "notes":
+            return notes_schema(self.reasoning_chars or NOTES_CHARS)
+        return None
 
     def spec(self, obs: Observation) -> str:
         parts = [self.instructions, MERGE_RULES]

@@ -3,192 +3,17 @@ Shiv it generates, statuses and curses.
 
 A card's numbers live in `values` as `(base, upgraded)` pairs; its text is a template
 over those numbers, so the text a model reads is always the number the engine uses.
-Effects are small functions over the combat's verbs (`attack`, `block`, `draw`, ...).
+Effects are small functions over the combat's verbs (`attack`, `block`, `draw`, ...), as
+`core.CombatView` declares them; the card records themselves (`CardDef`, `Card`) are in
+`core`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bounded.envs.spire.combat import Combat, Enemy
-
-X_COST = -1
-"""`cost` of a card that spends all remaining energy (X)."""
-UNPLAYABLE = -2
-"""`cost` of a card that cannot be played."""
-
-Effect = Callable[["Combat", "Card", "Enemy | None", dict[str, int]], None]
-
-
-@dataclass(frozen=True)
-class CardDef:
-    """The rules of one card."""
-
-    key: str
-    type: str
-    """`attack`, `skill`, `power`, `status` or `curse`."""
-    rarity: str
-    """`starter`, `common`, `uncommon`, `rare`, `special`, `status` or `curse`."""
-    cost: int
-    target: str
-    """`enemy` (needs a target) or `none`."""
-    text: str
-    effect: Effect | None = None
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    cost_up: int | None = None
-    exhaust: bool = False
-    exhaust_up: bool | None = None
-    ethereal: bool = False
-    innate_up: bool = False
-    retain: bool = False
-    removable: bool = True
-    text_up: str | None = None
-    """The upgraded card's text where it is not the base text with other numbers."""
-
-    def value(self, name: str, upgraded: bool) -> int:
-        base, up = self.values[name]
-        return up if upgraded else base
-
-    def numbers(self, upgraded: bool) -> dict[str, int]:
-        """The card's numbers (shared, read-only dict)."""
-        return self._numbers[1 if upgraded else 0]
-
-    @cached_property
-    def _numbers(self) -> tuple[dict[str, int], dict[str, int]]:
-        return (
-            {name: pair[0] for name, pair in self.values.items()},
-            {name: pair[1] for name, pair in self.values.items()},
-        )
-
-    def base_cost(self, upgraded: bool) -> int:
-        return self.cost_up if upgraded and self.cost_up is not None else self.cost
-
-    def exhausts(self, upgraded: bool) -> bool:
-        return self.exhaust_up if upgraded and self.exhaust_up is not None else self.exhaust
-
-    def describe(self, upgraded: bool) -> str:
-        return self._texts[1 if upgraded else 0]
-
-    @cached_property
-    def _texts(self) -> tuple[str, str]:
-        return (self._describe(False), self._describe(True))
-
-    def _describe(self, upgraded: bool) -> str:
-        template = self.text_up if upgraded and self.text_up else self.text
-        text = template.format(**self.numbers(upgraded))
-        if self.exhausts(upgraded):
-            text += " Exhaust."
-        if self.ethereal:
-            text += " Ethereal."
-        if self.retain:
-            text += " Retain."
-        if upgraded and self.innate_up:
-            text += " Innate."
-        return text
-
-
-class Card:
-    """One card instance; `uid` is unique within a run."""
-
-    __slots__ = (
-        "_base_cost",
-        "_hand",
-        "_json",
-        "_json_sig",
-        "_line",
-        "_upgraded",
-        "cost_this_combat",
-        "cost_this_turn",
-        "d",
-        "key",
-        "name",
-        "uid",
-    )
-
-    def __init__(self, uid: int, key: str, upgraded: bool = False) -> None:
-        self.uid = uid
-        self.key = key
-        self.d: CardDef = CARDS[key]
-        self.upgraded = upgraded
-        self.cost_this_combat: int | None = None
-        self.cost_this_turn: int | None = None
-        self._json: dict[str, Any] | None = None
-        self._json_sig: tuple[bool, int] = (False, 0)
-        self._hand: tuple[dict[str, Any], bool, dict[str, Any]] | None = None
-        self._line: tuple[dict[str, Any], str] | None = None
-
-    @property
-    def upgraded(self) -> bool:
-        return self._upgraded
-
-    @upgraded.setter
-    def upgraded(self, value: bool) -> None:
-        # name and base cost are read on every observation: keep them as plain attributes
-        self._upgraded = value
-        self.name: str = self.key + "+" if value else self.key
-        self._base_cost = self.d.base_cost(value)
-
-    @property
-    def can_upgrade(self) -> bool:
-        return not self.upgraded and self.d.type not in ("status", "curse")
-
-    def cost(self) -> int:
-        base = self._base_cost
-        if base < 0:
-            return base
-        if self.cost_this_turn is not None:
-            return self.cost_this_turn
-        if self.cost_this_combat is not None:
-            return self.cost_this_combat
-        return base
-
-    def to_json(self, cost: int | None = None) -> dict[str, Any]:
-        """The card as JSON (a shared, read-only dict, rebuilt when upgrade or cost change)."""
-        cost = self.cost() if cost is None else cost
-        sig = (self._upgraded, cost)
-        if self._json is not None and self._json_sig == sig:
-            return self._json
-        cache_key = (self.key, self._upgraded, cost)
-        static = _JSON_CACHE.get(cache_key)
-        if static is None:
-            static = {
-                "name": self.name,
-                "upgraded": self.upgraded,
-                "cost": "X" if cost == X_COST else (None if cost == UNPLAYABLE else cost),
-                "type": self.d.type,
-                "rarity": self.d.rarity,
-                "text": self.d.describe(self.upgraded),
-            }
-            _JSON_CACHE[cache_key] = static
-        self._json = {"uid": self.uid, **static}
-        self._json_sig = sig
-        return self._json
-
-    def hand_json(self, cost: int, playable: bool) -> dict[str, Any]:
-        """The card in the hand: `to_json` plus `playable` (shared, read-only)."""
-        base = self.to_json(cost)
-        hand = self._hand
-        if hand is None or hand[0] is not base or hand[1] != playable:
-            hand = self._hand = (base, playable, {**base, "playable": playable})
-        return hand[2]
-
-    def hand_line(self, cost: int) -> str:
-        """The card in the hand as one line of text."""
-        base = self.to_json(cost)
-        line = self._line
-        if line is None or line[0] is not base:
-            cost_text = "-" if base["cost"] is None else str(base["cost"])
-            text = f"  {self.name}#{self.uid} ({cost_text}, {self.d.type}): {base['text']}"
-            line = self._line = (base, text)
-        return line[1]
-
-
-_JSON_CACHE: dict[tuple[str, bool, int], dict[str, Any]] = {}
-
+from bounded.envs.spire.core import UNPLAYABLE, X_COST, Card, CardDef, CombatView, Effect, Enemy
 
 CARDS: dict[str, CardDef] = {}
 
@@ -209,12 +34,12 @@ def card(
 
 
 @card("Strike", "attack", "starter", 1, "enemy", "Deal {dmg} damage.", values={"dmg": (6, 9)})
-def _strike(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _strike(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
 
 
 @card("Defend", "skill", "starter", 1, "none", "Gain {blk} Block.", values={"blk": (5, 8)})
-def _defend(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _defend(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
 
 
@@ -227,7 +52,7 @@ def _defend(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. Apply {weak} Weak.",
     values={"dmg": (3, 4), "weak": (1, 2)},
 )
-def _hamstring(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _hamstring(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.apply(t, "weak", v["weak"])
 
@@ -241,7 +66,7 @@ def _hamstring(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Gain {blk} Block. Discard 1 card.",
     values={"blk": (8, 11)},
 )
-def _duck(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _duck(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.choose_discard(1)
 
@@ -258,13 +83,13 @@ def _duck(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. Apply {psn} Poison.",
     values={"dmg": (6, 8), "psn": (3, 4)},
 )
-def _poisoned_stab(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _poisoned_stab(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.apply(t, "poison", v["psn"])
 
 
 @card("Deadly Venom", "skill", "common", 1, "enemy", "Apply {psn} Poison.", values={"psn": (5, 7)})
-def _deadly_venom(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _deadly_venom(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.apply(t, "poison", v["psn"])
 
 
@@ -277,7 +102,7 @@ def _deadly_venom(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> No
     "Deal {dmg} damage. Draw 1 card.",
     values={"dmg": (8, 12)},
 )
-def _quick_slash(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _quick_slash(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.draw(1)
 
@@ -291,7 +116,7 @@ def _quick_slash(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     "Deal {dmg} damage. Apply {weak} Weak.",
     values={"dmg": (7, 9), "weak": (1, 2)},
 )
-def _low_blow(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _low_blow(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.apply(t, "weak", v["weak"])
 
@@ -305,7 +130,7 @@ def _low_blow(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Add {n} Shivs to your hand.",
     values={"n": (3, 4)},
 )
-def _knife_flurry(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _knife_flurry(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.add_to_hand("Shiv", v["n"])
 
 
@@ -318,7 +143,7 @@ def _knife_flurry(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> No
     "Gain {blk} Block. Add {n} Shiv to your hand.",
     values={"blk": (6, 6), "n": (1, 2)},
 )
-def _cloak(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _cloak(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.add_to_hand("Shiv", v["n"])
 
@@ -332,7 +157,7 @@ def _cloak(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage to ALL enemies twice.",
     values={"dmg": (4, 6)},
 )
-def _knife_spray(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _knife_spray(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack_all(v["dmg"], hits=2)
 
 
@@ -345,7 +170,7 @@ def _knife_spray(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     "Deal {dmg} damage. Draw 1 card. Discard 1 card.",
     values={"dmg": (9, 12)},
 )
-def _knife_toss(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _knife_toss(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.draw(1)
     cb.choose_discard(1)
@@ -360,7 +185,7 @@ def _knife_toss(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Draw {n} cards. Discard 1 card.",
     values={"n": (3, 4)},
 )
-def _tumble(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _tumble(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.draw(v["n"])
     cb.choose_discard(1)
 
@@ -374,13 +199,13 @@ def _tumble(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Gain {blk} Block. Draw 2 cards.",
     values={"blk": (5, 8)},
 )
-def _backspring(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _backspring(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.draw(2)
 
 
 @card("Parry", "skill", "common", 0, "none", "Gain {blk} Block.", values={"blk": (4, 7)})
-def _parry(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _parry(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
 
 
@@ -393,7 +218,7 @@ def _parry(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Gain {blk} Block. Next turn, gain {blk} Block.",
     values={"blk": (4, 6)},
 )
-def _sidestep(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _sidestep(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.player.add_power("next_block", v["blk"])
 
@@ -407,13 +232,13 @@ def _sidestep(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Draw {n} cards. Discard {n} cards.",
     values={"n": (1, 2)},
 )
-def _ready_up(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _ready_up(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.draw(v["n"])
     cb.choose_discard(v["n"])
 
 
 @card("Nick", "attack", "common", 0, "enemy", "Deal {dmg} damage.", values={"dmg": (6, 9)})
-def _nick(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _nick(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
 
 
@@ -426,7 +251,7 @@ def _nick(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. If the enemy is Poisoned, deal {dmg} damage again.",
     values={"dmg": (7, 10)},
 )
-def _fester(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _fester(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     poisoned = t is not None and t.powers.get("poison", 0) > 0
     cb.attack(t, v["dmg"], hits=2 if poisoned else 1)
 
@@ -440,7 +265,7 @@ def _fester(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. Next turn, gain 1 Energy.",
     values={"dmg": (8, 11)},
 )
-def _flying_kick(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _flying_kick(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.player.add_power("next_energy", 1)
 
@@ -455,7 +280,7 @@ def _flying_kick(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     values={"str": (6, 8)},
     exhaust=True,
 )
-def _shriek(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _shriek(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     for enemy in cb.living():
         if cb.apply(enemy, "strength", -v["str"]):
             enemy.add_power("regain_strength", v["str"])
@@ -470,7 +295,7 @@ def _shriek(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Next turn, gain {e} Energy.",
     values={"e": (2, 3)},
 )
-def _outflank(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _outflank(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("next_energy", v["e"])
 
 
@@ -483,7 +308,7 @@ def _outflank(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. If you discarded a card this turn, gain 2 Energy.",
     values={"dmg": (12, 16)},
 )
-def _opportunist(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _opportunist(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     if cb.discarded_this_turn:
         cb.gain_energy(2)
@@ -498,7 +323,7 @@ def _opportunist(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     "Draw 1 card. If you draw a Skill, gain {blk} Block.",
     values={"blk": (3, 5)},
 )
-def _escape_route(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _escape_route(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     drawn = cb.draw(1)
     if drawn and drawn[0].d.type == "skill":
         cb.gain_block(v["blk"])
@@ -513,7 +338,7 @@ def _escape_route(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> No
     "Deal {dmg} damage. Gain {blk} Block.",
     values={"dmg": (5, 7), "blk": (5, 7)},
 )
-def _slash_and_dash(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _slash_and_dash(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.gain_block(v["blk"])
 
@@ -527,7 +352,7 @@ def _slash_and_dash(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> 
     "Gain {blk} Block. Apply {weak} Weak to ALL enemies.",
     values={"blk": (4, 6), "weak": (1, 2)},
 )
-def _feint(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _feint(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     for enemy in cb.living():
         cb.apply(enemy, "weak", v["weak"])
@@ -542,7 +367,7 @@ def _feint(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Apply {psn} Poison. Draw 1 card.",
     values={"psn": (3, 4)},
 )
-def _toxic_dart(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _toxic_dart(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.apply(t, "poison", v["psn"])
     cb.draw(1)
 
@@ -556,7 +381,7 @@ def _toxic_dart(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Deal {dmg} damage. Apply {vuln} Vulnerable.",
     values={"dmg": (14, 18), "vuln": (1, 2)},
 )
-def _lunge(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _lunge(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.apply(t, "vulnerable", v["vuln"])
 
@@ -570,7 +395,7 @@ def _lunge(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. Draw 1 card.",
     values={"dmg": (3, 5)},
 )
-def _quickdraw(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _quickdraw(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.draw(1)
 
@@ -584,7 +409,7 @@ def _quickdraw(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Gain {blk} Block. Apply {vuln} Vulnerable.",
     values={"blk": (6, 8), "vuln": (1, 2)},
 )
-def _snare(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _snare(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.apply(t, "vulnerable", v["vuln"])
 
@@ -598,7 +423,7 @@ def _snare(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. Add a Shiv to your hand.",
     values={"dmg": (6, 9)},
 )
-def _hidden_blade(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _hidden_blade(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.add_to_hand("Shiv", 1)
 
@@ -613,7 +438,7 @@ def _hidden_blade(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> No
     values={"blk": (13, 17)},
     retain=True,
 )
-def _steady_guard(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _steady_guard(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
 
 
@@ -626,7 +451,7 @@ def _steady_guard(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> No
     "Apply {psn} Poison to ALL enemies.",
     values={"psn": (2, 3)},
 )
-def _venom_coat(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _venom_coat(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     for enemy in cb.living():
         cb.apply(enemy, "poison", v["psn"])
 
@@ -643,7 +468,7 @@ def _venom_coat(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Apply 3 Poison to a random enemy {n} times.",
     values={"n": (3, 4)},
 )
-def _ricochet(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _ricochet(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     for _ in range(v["n"]):
         target = cb.random_enemy()
         if target is not None:
@@ -660,7 +485,7 @@ def _ricochet(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     values={"mult": (2, 3)},
     exhaust=True,
 )
-def _accelerant(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _accelerant(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     if t is not None and t.powers.get("poison", 0) > 0:
         t.powers["poison"] *= v["mult"]
 
@@ -674,7 +499,7 @@ def _accelerant(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "At the start of your turn, apply {psn} Poison to ALL enemies.",
     values={"psn": (2, 3)},
 )
-def _toxic_fog(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _toxic_fog(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("toxic_fog", v["psn"])
 
 
@@ -687,7 +512,7 @@ def _toxic_fog(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Gain {dex} Dexterity.",
     values={"dex": (2, 3)},
 )
-def _light_feet(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _light_feet(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("dexterity", v["dex"])
 
 
@@ -700,7 +525,7 @@ def _light_feet(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Shivs deal {n} additional damage.",
     values={"n": (4, 6)},
 )
-def _keen_edge(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _keen_edge(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("keen_edge", v["n"])
 
 
@@ -713,7 +538,7 @@ def _keen_edge(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "At the start of your turn, add a Shiv to your hand.",
     innate_up=True,
 )
-def _endless_knives(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _endless_knives(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("endless_knives", 1)
 
 
@@ -726,7 +551,7 @@ def _endless_knives(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> 
     "Gain {blk} Block. Block is not removed at the start of your next turn.",
     values={"blk": (5, 8)},
 )
-def _blur(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _blur(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.player.add_power("blur", 1)
 
@@ -740,7 +565,7 @@ def _blur(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Apply {weak} Weak. Gain {blk} Block.",
     values={"weak": (2, 3), "blk": (11, 14)},
 )
-def _sweep_kick(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _sweep_kick(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.apply(t, "weak", v["weak"])
     cb.gain_block(v["blk"])
 
@@ -755,7 +580,7 @@ def _sweep_kick(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     values={"psn": (4, 7)},
     exhaust=True,
 )
-def _choking_cloud(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _choking_cloud(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     for enemy in cb.living():
         cb.apply(enemy, "poison", v["psn"])
         cb.apply(enemy, "weak", 2)
@@ -770,7 +595,7 @@ def _choking_cloud(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> N
     "Draw cards until you have {n} in hand.",
     values={"n": (6, 7)},
 )
-def _know_how(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _know_how(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.draw(max(0, v["n"] - len(cb.hand)))
 
 
@@ -783,7 +608,7 @@ def _know_how(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. Next turn, draw 2 additional cards.",
     values={"dmg": (15, 20)},
 )
-def _hunter(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _hunter(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.player.add_power("next_draw", 2)
 
@@ -797,7 +622,7 @@ def _hunter(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage 5 times.",
     values={"dmg": (3, 4)},
 )
-def _perforate(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _perforate(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"], hits=5)
 
 
@@ -810,7 +635,7 @@ def _perforate(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage X times.",
     values={"dmg": (7, 10)},
 )
-def _skewer(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _skewer(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"], hits=cb.x_energy)
 
 
@@ -824,7 +649,7 @@ def _skewer(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cost_up=0,
     exhaust=True,
 )
-def _dread(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _dread(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.apply(t, "vulnerable", 99)
 
 
@@ -837,7 +662,7 @@ def _dread(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage. If the enemy is Weak, gain 1 Energy and draw 1 card.",
     values={"dmg": (5, 8)},
 )
-def _heel_hook(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _heel_hook(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     weak = t is not None and t.powers.get("weak", 0) > 0
     cb.attack(t, v["dmg"])
     if weak:
@@ -854,7 +679,7 @@ def _heel_hook(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Whenever you are attacked, deal {n} damage back.",
     values={"n": (3, 5)},
 )
-def _barbs(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _barbs(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("thorns", v["n"])
 
 
@@ -868,7 +693,7 @@ def _barbs(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     exhaust=True,
     exhaust_up=False,
 )
-def _gamble(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _gamble(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     count = len(cb.hand)
     for other in list(cb.hand):
         cb.discard(other)
@@ -884,7 +709,7 @@ def _gamble(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Costs 1 less for each card discarded this turn. Deal {dmg} damage 3 times.",
     values={"dmg": (7, 9)},
 )
-def _eviscerate(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _eviscerate(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"], hits=3)
 
 
@@ -897,7 +722,7 @@ def _eviscerate(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Deal {dmg} damage for each Skill in your hand.",
     values={"dmg": (4, 6)},
 )
-def _flechettes(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _flechettes(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     skills = sum(1 for other in cb.hand if other.d.type == "skill")
     if skills:
         cb.attack(t, v["dmg"], hits=skills)
@@ -912,7 +737,7 @@ def _flechettes(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Deal {dmg} damage for each Attack played this turn.",
     values={"dmg": (6, 8)},
 )
-def _finisher(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _finisher(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     hits = cb.attacks_this_turn - 1  # this card counts itself when played
     if hits > 0:
         cb.attack(t, v["dmg"], hits=hits)
@@ -927,7 +752,7 @@ def _finisher(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Deal {dmg} damage to ALL enemies. Discard a random card.",
     values={"dmg": (10, 14)},
 )
-def _all_in(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _all_in(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack_all(v["dmg"])
     if cb.hand:
         cb.discard(cb.rng.choice(cb.hand))
@@ -942,7 +767,7 @@ def _all_in(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Gain {blk} Block. Gain 2 Thorns.",
     values={"blk": (7, 10)},
 )
-def _caltrop_dance(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _caltrop_dance(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_block(v["blk"])
     cb.player.add_power("thorns", 2)
 
@@ -956,7 +781,7 @@ def _caltrop_dance(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> N
     "Deal {dmg} damage. Apply 1 Weak and 1 Vulnerable.",
     values={"dmg": (7, 10)},
 )
-def _crippling_strike(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _crippling_strike(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"])
     cb.apply(t, "weak", 1)
     cb.apply(t, "vulnerable", 1)
@@ -975,7 +800,7 @@ def _crippling_strike(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -
     values={"e": (1, 2)},
     exhaust=True,
 )
-def _adrenaline(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _adrenaline(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.gain_energy(v["e"])
     cb.draw(2)
 
@@ -989,7 +814,7 @@ def _adrenaline(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Whenever you play a card, gain 1 Block.",
     innate_up=True,
 )
-def _afterimage(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _afterimage(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("afterimage", 1)
 
 
@@ -1002,7 +827,7 @@ def _afterimage(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None
     "Whenever you play a card, deal {n} damage to ALL enemies.",
     values={"n": (1, 2)},
 )
-def _thousand_cuts(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _thousand_cuts(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("thousand_cuts", v["n"])
 
 
@@ -1015,7 +840,7 @@ def _thousand_cuts(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> N
     "Whenever an Attack deals unblocked damage, apply 1 Poison.",
     cost_up=1,
 )
-def _envenom(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _envenom(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("envenom", 1)
 
 
@@ -1028,7 +853,7 @@ def _envenom(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "Apply {psn} Poison. When the enemy dies, deal damage equal to its max HP to ALL enemies.",
     values={"psn": (6, 9)},
 )
-def _plague_burst(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _plague_burst(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.apply(t, "poison", v["psn"])
     if t is not None:
         t.add_power("plague_burst", 1)
@@ -1043,7 +868,7 @@ def _plague_burst(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> No
     "Deal {dmg} damage twice. Its damage drops by 2 each time it is played this combat.",
     values={"dmg": (8, 12)},
 )
-def _glass_knife(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _glass_knife(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     worn = cb.card_uses.get(c.uid, 0) * 2
     cb.attack(t, max(0, v["dmg"] - worn), hits=2)
 
@@ -1058,7 +883,7 @@ def _glass_knife(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     values={"dmg": (13, 17)},
     exhaust=True,
 )
-def _die_die_die(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _die_die_die(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack_all(v["dmg"])
 
 
@@ -1071,7 +896,7 @@ def _die_die_die(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     "This turn, your next {n} Skill(s) are played twice.",
     values={"n": (1, 2)},
 )
-def _double_up(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _double_up(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("double_up", v["n"])
 
 
@@ -1086,7 +911,7 @@ def _double_up(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     text_up="The enemy loses X+1 Strength and gains X+1 Weak.",
     exhaust=True,
 )
-def _malaise(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _malaise(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     amount = cb.x_energy + v["plus"]
     if amount > 0:
         cb.apply(t, "strength", -amount)
@@ -1103,7 +928,7 @@ def _malaise(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     values={"up": (0, 1)},
     text_up="Discard your hand. Add an upgraded Shiv to your hand for each card discarded.",
 )
-def _steel_storm(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _steel_storm(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     count = len(cb.hand)
     for other in list(cb.hand):
         cb.discard(other)
@@ -1119,7 +944,7 @@ def _steel_storm(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     "Next turn, your Attacks deal double damage.",
     cost_up=0,
 )
-def _phantom_blades(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _phantom_blades(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("phantom_next", 1)
 
 
@@ -1132,7 +957,7 @@ def _phantom_blades(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> 
     "You cannot draw more cards this turn. Cards in your hand cost 0 this turn.",
     cost_up=2,
 )
-def _bullet_time(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _bullet_time(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     for other in cb.hand:
         if other.d.cost >= 0:
             other.cost_this_turn = 0
@@ -1149,7 +974,7 @@ def _bullet_time(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> Non
     cost_up=0,
     exhaust=True,
 )
-def _alchemize(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _alchemize(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.run.obtain_random_potion(cb.rng)
 
 
@@ -1162,7 +987,7 @@ def _alchemize(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     "At the start of your turn, gain 1 Energy and draw 1 card.",
     cost_up=2,
 )
-def _sharpened_mind(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _sharpened_mind(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.player.add_power("sharpened_mind", 1)
 
 
@@ -1179,7 +1004,7 @@ def _sharpened_mind(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> 
     values={"dmg": (4, 6)},
     exhaust=True,
 )
-def _shiv(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _shiv(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     cb.attack(t, v["dmg"] + cb.player.powers.get("keen_edge", 0))
 
 
@@ -1196,7 +1021,7 @@ card(
 
 
 @card("Slimed", "status", "status", 1, "none", "Does nothing.", exhaust=True)
-def _slimed(cb: Combat, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
+def _slimed(cb: CombatView, c: Card, t: Enemy | None, v: dict[str, int]) -> None:
     return None
 
 

@@ -11,18 +11,40 @@ from __future__ import annotations
 
 import contextlib
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from bounded.envs.spire.cards import UNPLAYABLE, X_COST, Card
-from bounded.envs.spire.enemies import ENEMIES, EnemyDef, Move
-
-if TYPE_CHECKING:
-    from bounded.envs.spire.game import Run
+from bounded.envs.spire.core import UNPLAYABLE, X_COST, Card, Enemy, Move, RunView
+from bounded.envs.spire.enemies import ENEMIES
+from bounded.envs.spire.potions import POTIONS
 
 DEBUFFS = frozenset({"weak", "vulnerable", "frail", "poison", "constricted"})
 DECAYING = ("weak", "vulnerable", "frail")
 HAND_LIMIT = 10
 MAX_ENEMIES = 6
+
+
+class CombatRun(RunView, Protocol):
+    """What a combat reads and changes on its run (`game.Run`), beyond what an effect may."""
+
+    hp: int
+    gold: int
+
+    @property
+    def ascension(self) -> int: ...
+
+    @property
+    def max_energy(self) -> int: ...
+
+    @property
+    def potions(self) -> list[str | None]: ...
+
+    def scale_hp(self, hp: int, tier: str) -> int: ...
+
+    def scale_damage(self, dmg: int, tier: str) -> int: ...
+
+    def new_card(self, key: str, upgraded: bool = ...) -> Card: ...
+
+    def relic_hook(self, hook: str, *args: Any) -> None: ...
 
 
 class Player:
@@ -32,9 +54,9 @@ class Player:
     block: int
     energy: int
     powers: dict[str, int]
-    run: Run
+    run: CombatRun
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: CombatRun) -> None:
         self.run = run
         self.block = 0
         self.energy = 0
@@ -56,60 +78,6 @@ class Player:
             self.powers.pop(name, None)
 
 
-class Enemy:
-    """One enemy instance in a combat."""
-
-    hp: int
-    max_hp: int
-    index: int
-    awake_turns: int
-    mode_turns: int
-    phase_turns: int
-    allies_alive: int
-
-    def __init__(self, d: EnemyDef, index: int, hp: int, tier: str) -> None:
-        self.d = d
-        self.name = d.name
-        self.index = index
-        self.max_hp = hp
-        self.hp = hp
-        self.block = 0
-        self.tier = tier
-        self.powers: dict[str, int] = dict(d.powers)
-        self.history: list[str] = []
-        self.move: Move = next(iter(d.moves.values()))
-        self.alive = True
-        self.escaped = False
-        self.awake_turns = 0
-        self.mode_turns = 0
-        self.phase_turns = 0
-        self.allies_alive = 0
-        self.invincible_left = self.powers.get("invincible", 0)
-
-    @property
-    def targetable(self) -> bool:
-        return self.alive and not self.powers.get("reborn_pending")
-
-    def add_power(self, name: str, amount: int) -> None:
-        value = self.powers.get(name, 0) + amount
-        if value:
-            self.powers[name] = value
-        else:
-            self.powers.pop(name, None)
-
-    def to_json(self, cb: Combat) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "name": self.name,
-            "hp": self.hp,
-            "max_hp": self.max_hp,
-            "block": self.block,
-            "alive": self.alive,
-            "intent": cb.intent(self) if self.alive else None,
-            "powers": dict(self.powers),
-        }
-
-
 class CombatOver(Exception):
     """Raised inside a play when the combat ends, to stop the rest of the play."""
 
@@ -117,10 +85,10 @@ class CombatOver(Exception):
 class Combat:
     """A fight between the run's player and one encounter."""
 
-    run: Run
+    run: CombatRun
     player: Player
 
-    def __init__(self, run: Run, encounter: tuple[str, ...], tier: str) -> None:
+    def __init__(self, run: CombatRun, encounter: tuple[str, ...], tier: str) -> None:
         self.run = run
         self.tier = tier
         self.rng: random.Random = run.rngs["combat"]
@@ -532,8 +500,6 @@ class Combat:
                     self.force_end_turn = True
 
     def use_potion(self, slot: int, target: Enemy | None) -> None:
-        from bounded.envs.spire.potions import POTIONS
-
         name = self.run.potions[slot]
         assert name is not None
         self.run.potions[slot] = None

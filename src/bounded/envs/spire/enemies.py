@@ -2,65 +2,16 @@
 
 A move is data (damage, hits, block, effects); its intent is derived from that data,
 so what the player sees is what the enemy does. An AI is a function of the enemy's
-move history and a seeded stream, never of the player's hidden cards.
+move history and a seeded stream, never of the player's hidden cards. The records
+(`Move`, `EnemyDef`, one `Enemy` in a fight) are in `core`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from bounded.envs.spire.combat import Enemy
-
-EffectSpec = tuple[Any, ...]
-"""`("buff", power, n)`, `("buff_all", power, n)`, `("debuff", power, n)`,
-`("status", card, n, pile)`, `("heal_all", n)`, `("block_all", n)`, `("summon", name, n)`,
-`("split",)`, `("escape",)`, `("steal", gold)`, `("revive",)`."""
-
-
-@dataclass(frozen=True)
-class Move:
-    name: str
-    dmg: int = 0
-    hits: int = 1
-    block: int = 0
-    effects: tuple[EffectSpec, ...] = ()
-
-    @property
-    def intent(self) -> str:
-        ops = {effect[0] for effect in self.effects}
-        harmful = bool(ops & {"debuff", "status", "steal"})
-        if self.dmg > 0:
-            if self.block:
-                return "attack_block"
-            return "attack_debuff" if harmful else "attack"
-        if ops & {"split", "escape", "revive"}:
-            return "unknown"
-        if harmful:
-            return "debuff"
-        if ops & {"buff", "buff_all", "heal_all", "summon"}:
-            return "buff"
-        if self.block or "block_all" in ops:
-            return "block"
-        return "sleep"
-
-
-AI = Callable[["Enemy", random.Random], str]
-
-
-@dataclass(frozen=True)
-class EnemyDef:
-    name: str
-    hp: tuple[int, int]
-    moves: dict[str, Move]
-    ai: AI
-    powers: dict[str, int] = field(default_factory=dict)
-    tier: str = "normal"
-    """`normal`, `elite`, `boss` or `minion` (minions scale like their summoner's tier)."""
-
+from bounded.envs.spire.core import AI, Enemy, EnemyDef, Move
 
 ENEMIES: dict[str, EnemyDef] = {}
 

@@ -10,16 +10,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from bounded.envs.spire.game import Run
+from bounded.envs.spire.core import RunView
 
 
 @dataclass(frozen=True)
 class EventOption:
     label: str
-    resolve: Callable[[Run], None]
+    resolve: Callable[[RunView], None]
     enabled: bool = True
 
 
@@ -27,7 +25,7 @@ class EventOption:
 class EventDef:
     name: str
     text: str
-    options: Callable[[Run, random.Random], list[EventOption]]
+    options: Callable[[RunView, random.Random], list[EventOption]]
 
 
 EVENTS: dict[str, EventDef] = {}
@@ -35,17 +33,17 @@ EVENTS: dict[str, EventDef] = {}
 
 def event(
     name: str, text: str
-) -> Callable[[Callable[[Run, random.Random], list[EventOption]]], None]:
-    def register(builder: Callable[[Run, random.Random], list[EventOption]]) -> None:
+) -> Callable[[Callable[[RunView, random.Random], list[EventOption]]], None]:
+    def register(builder: Callable[[RunView, random.Random], list[EventOption]]) -> None:
         EVENTS[name] = EventDef(name, text, builder)
 
     return register
 
 
-def steps(*effects: Callable[[Run], object]) -> Callable[[Run], None]:
+def steps(*effects: Callable[[RunView], object]) -> Callable[[RunView], None]:
     """One resolver that applies several effects in order."""
 
-    def resolve(run: Run) -> None:
+    def resolve(run: RunView) -> None:
         for effect in effects:
             effect(run)
 
@@ -57,7 +55,7 @@ def leave() -> EventOption:
 
 
 @event("Sunken Altar", "A stone altar, slick with old blood, hums with power.")
-def _sunken_altar(run: Run, rng: random.Random) -> list[EventOption]:
+def _sunken_altar(run: RunView, rng: random.Random) -> list[EventOption]:
     cost = run.max_hp // 4
     return [
         EventOption(
@@ -73,7 +71,7 @@ def _sunken_altar(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Wandering Cleric", "A cleric offers healing and purification, for a price.")
-def _cleric(run: Run, rng: random.Random) -> list[EventOption]:
+def _cleric(run: RunView, rng: random.Random) -> list[EventOption]:
     heal = run.max_hp // 4
     return [
         EventOption(
@@ -91,7 +89,7 @@ def _cleric(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Cleansing Spring", "Clear water bubbles from a crack in the rock.")
-def _spring(run: Run, rng: random.Random) -> list[EventOption]:
+def _spring(run: RunView, rng: random.Random) -> list[EventOption]:
     curses = [c for c in run.deck if c.d.type == "curse" and c.d.removable]
     return [
         EventOption(
@@ -105,8 +103,8 @@ def _spring(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Gambler's Den", "A grinning croupier shuffles a deck of bone cards.")
-def _gamble(run: Run, rng: random.Random) -> list[EventOption]:
-    def bet(r: Run) -> None:
+def _gamble(run: RunView, rng: random.Random) -> list[EventOption]:
+    def bet(r: RunView) -> None:
         r.spend_gold(50)
         if r.rngs["events"].random() < 0.5:
             r.gain_gold(100)
@@ -115,8 +113,8 @@ def _gamble(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Cursed Tome", "A book bound in scaly leather whispers your name.")
-def _tome(run: Run, rng: random.Random) -> list[EventOption]:
-    def read(r: Run) -> None:
+def _tome(run: RunView, rng: random.Random) -> list[EventOption]:
+    def read(r: RunView) -> None:
         r.add_card("Doubt")
         r.offer_cards(r.card_choices(r.rngs["rewards"], rarity="rare"))
 
@@ -124,8 +122,8 @@ def _tome(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Forge Spirit", "A spirit of the forge offers to temper one of your cards.")
-def _forge(run: Run, rng: random.Random) -> list[EventOption]:
-    def train(r: Run) -> None:
+def _forge(run: RunView, rng: random.Random) -> list[EventOption]:
+    def train(r: RunView) -> None:
         r.lose_hp(7)
         r.upgrade_random(r.rngs["events"], 2)
 
@@ -141,7 +139,7 @@ def _forge(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Mirror Pool", "Your reflection in the pool moves a moment before you do.")
-def _mirror(run: Run, rng: random.Random) -> list[EventOption]:
+def _mirror(run: RunView, rng: random.Random) -> list[EventOption]:
     return [
         EventOption("Reach in: duplicate a card.", lambda r: r.open_select("duplicate")),
         leave(),
@@ -149,7 +147,7 @@ def _mirror(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Shifting Sands", "The ground shifts and the cards in your pack shift with it.")
-def _sands(run: Run, rng: random.Random) -> list[EventOption]:
+def _sands(run: RunView, rng: random.Random) -> list[EventOption]:
     return [
         EventOption(
             "Let it take one: transform a card.",
@@ -161,7 +159,7 @@ def _sands(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Golden Statue", "A golden idol sits on a pedestal. The ceiling looks fragile.")
-def _statue(run: Run, rng: random.Random) -> list[EventOption]:
+def _statue(run: RunView, rng: random.Random) -> list[EventOption]:
     cost = run.max_hp // 4
     return [
         EventOption(
@@ -174,7 +172,7 @@ def _statue(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Bandit Toll", "Two masked figures block the road: 'Your gold or your blood.'")
-def _toll(run: Run, rng: random.Random) -> list[EventOption]:
+def _toll(run: RunView, rng: random.Random) -> list[EventOption]:
     toll = min(run.gold, 60)
     return [
         EventOption(f"Pay {toll} gold.", lambda r: r.spend_gold(toll)),
@@ -188,8 +186,8 @@ def _toll(run: Run, rng: random.Random) -> list[EventOption]:
 @event(
     "Dead Adventurer", "A fallen adventurer's pack lies half open. Something large sleeps nearby."
 )
-def _adventurer(run: Run, rng: random.Random) -> list[EventOption]:
-    def search(r: Run) -> None:
+def _adventurer(run: RunView, rng: random.Random) -> list[EventOption]:
+    def search(r: RunView) -> None:
         if r.rngs["events"].random() < 0.5:
             r.gain_gold(70)
         else:
@@ -202,7 +200,7 @@ def _adventurer(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Mushroom Ring", "Fat, pulsing mushrooms ring a clearing.")
-def _mushrooms(run: Run, rng: random.Random) -> list[EventOption]:
+def _mushrooms(run: RunView, rng: random.Random) -> list[EventOption]:
     heal = run.max_hp // 4
     return [
         EventOption(
@@ -219,7 +217,7 @@ def _mushrooms(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Beggar", "A beggar in rags says he can lift burdens, for a coin or seventy-five.")
-def _beggar(run: Run, rng: random.Random) -> list[EventOption]:
+def _beggar(run: RunView, rng: random.Random) -> list[EventOption]:
     return [
         EventOption(
             "Give 75 gold: remove a card.",
@@ -231,8 +229,8 @@ def _beggar(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Alchemist", "An alchemist offers samples: 'Only a little blood for the reagents.'")
-def _alchemist(run: Run, rng: random.Random) -> list[EventOption]:
-    def buy(r: Run) -> None:
+def _alchemist(run: RunView, rng: random.Random) -> list[EventOption]:
+    def buy(r: RunView) -> None:
         r.lose_hp(6)
         for _ in range(2):
             r.obtain_random_potion(r.rngs["rewards"])
@@ -248,8 +246,8 @@ def _alchemist(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Buried Cache", "Fresh earth and a shovel. Someone buried something here, or someone.")
-def _cache(run: Run, rng: random.Random) -> list[EventOption]:
-    def dig(r: Run) -> None:
+def _cache(run: RunView, rng: random.Random) -> list[EventOption]:
+    def dig(r: RunView) -> None:
         if r.rngs["events"].random() < 0.5:
             r.obtain_relic(r.random_relic(r.rngs["rewards"]))
         else:
@@ -259,8 +257,8 @@ def _cache(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Wounded Soldier", "A soldier asks you to carry his burden to the next camp.")
-def _soldier(run: Run, rng: random.Random) -> list[EventOption]:
-    def carry(r: Run) -> None:
+def _soldier(run: RunView, rng: random.Random) -> list[EventOption]:
+    def carry(r: RunView) -> None:
         r.add_card("Pain")
         r.gain_gold(150)
 
@@ -279,7 +277,7 @@ def _soldier(run: Run, rng: random.Random) -> list[EventOption]:
 
 
 @event("Library of Whispers", "Endless shelves. One book seems to want to be read.")
-def _library(run: Run, rng: random.Random) -> list[EventOption]:
+def _library(run: RunView, rng: random.Random) -> list[EventOption]:
     heal = run.max_hp // 3
     return [
         EventOption(

@@ -11,7 +11,8 @@ from functools import lru_cache
 from typing import Any
 
 from bounded.core import Action, Observation
-from bounded.envs.spire.cards import CARDS, CardDef
+from bounded.envs.spire.cards import CARDS
+from bounded.envs.spire.core import CardDef
 
 CARD_TIER: dict[str, float] = {
     # starter

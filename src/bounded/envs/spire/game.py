@@ -16,8 +16,8 @@ from typing import Any
 
 from bounded.envs.spire import cards as card_data
 from bounded.envs.spire import relics as relic_data
-from bounded.envs.spire.cards import UNPLAYABLE, Card
 from bounded.envs.spire.combat import Combat
+from bounded.envs.spire.core import UNPLAYABLE, Card
 from bounded.envs.spire.enemies import ACTS, FINAL_BOSS
 from bounded.envs.spire.events import EVENTS, EventOption
 from bounded.envs.spire.mapgen import FLOORS, ActMap, Node, generate
@@ -163,7 +163,7 @@ class Run:
 
     def new_card(self, key: str, upgraded: bool = False) -> Card:
         self.next_uid += 1
-        return Card(self.next_uid, key, upgraded)
+        return Card(self.next_uid, card_data.CARDS[key], upgraded)
 
     def has_relic(self, name: str) -> bool:
         return name in self.relic_set

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from bounded.envs.spire.combat import Combat, Enemy
+from bounded.envs.spire.core import CombatView, Enemy
 
 POTION_SLOTS = 3
+
+PotionEffect = Callable[[CombatView, Enemy | None], object]
+"""A potion's effect: (the combat, its target)."""
 
 
 @dataclass(frozen=True)
@@ -19,24 +20,22 @@ class PotionDef:
     target: str
     """`enemy` (needs a target) or `none`."""
     text: str
-    effect: Callable[[Combat, Enemy | None], object]
+    effect: PotionEffect
 
 
 POTIONS: dict[str, PotionDef] = {}
 
 
-def potion(
-    name: str, rarity: str, target: str, text: str, effect: Callable[[Combat, Enemy | None], object]
-) -> None:
+def potion(name: str, rarity: str, target: str, text: str, effect: PotionEffect) -> None:
     POTIONS[name] = PotionDef(name, rarity, target, text, effect)
 
 
-def _all(cb: Combat, power: str, amount: int) -> None:
+def _all(cb: CombatView, power: str, amount: int) -> None:
     for e in cb.targets():
         cb.apply(e, power, amount)
 
 
-def _explode(cb: Combat) -> None:
+def _explode(cb: CombatView) -> None:
     for e in cb.targets():
         cb.damage_enemy(e, 10, attack=False)
 
@@ -122,7 +121,7 @@ potion(
 )
 
 
-def _steel(cb: Combat, t: Enemy | None) -> None:
+def _steel(cb: CombatView, t: Enemy | None) -> None:
     cb.player.add_power("thorns", 3)
     cb.player.add_power("artifact", 1)
 

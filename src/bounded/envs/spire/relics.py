@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bounded.envs.spire.cards import Card
-    from bounded.envs.spire.combat import Combat
-    from bounded.envs.spire.game import Run
+from bounded.envs.spire.core import Card, CombatView, RunView
 
 Hook = Callable[..., Any]
 
@@ -37,7 +34,7 @@ def relic(name: str, rarity: str, text: str, **hooks: Hook) -> None:
     RELICS[name] = RelicDef(name, rarity, text, hooks)
 
 
-def _counter_every(name: str, n: int, cb: Combat, action: Callable[[], None]) -> None:
+def _counter_every(name: str, n: int, cb: CombatView, action: Callable[[], None]) -> None:
     """Advance relic `name`'s counter; run `action` every `n`th time."""
     run = cb.run
     run.relic_counters[name] = run.relic_counters.get(name, 0) + 1
@@ -46,8 +43,8 @@ def _counter_every(name: str, n: int, cb: Combat, action: Callable[[], None]) ->
         action()
 
 
-def _every_third_of_type(card_type: str, action: Callable[[Combat], None]) -> Hook:
-    def hook(cb: Combat, card: Card) -> None:
+def _every_third_of_type(card_type: str, action: Callable[[CombatView], None]) -> Hook:
+    def hook(cb: CombatView, card: Card) -> None:
         count = cb.attacks_this_turn if card_type == "attack" else cb.skills_this_turn
         if card.d.type == card_type and count > 0 and count % 3 == 0:
             action(cb)
@@ -55,12 +52,12 @@ def _every_third_of_type(card_type: str, action: Callable[[Combat], None]) -> Ho
     return hook
 
 
-def _deal_all(cb: Combat, amount: int) -> None:
+def _deal_all(cb: CombatView, amount: int) -> None:
     for e in cb.targets():
         cb.damage_enemy(e, amount, attack=False)
 
 
-def _heal(run: Run, amount: int) -> None:
+def _heal(run: RunView, amount: int) -> None:
     run.heal(amount)
 
 
@@ -138,7 +135,7 @@ relic(
 )
 
 
-def _quill_before(cb: Combat, card: Card) -> None:
+def _quill_before(cb: CombatView, card: Card) -> None:
     if card.d.type != "attack":
         return
     _counter_every("Quill Tip", 10, cb, lambda: cb.player.powers.__setitem__("quill_tip", 1))
@@ -219,7 +216,7 @@ relic(
 # --------------------------------------------------------------------------- rare
 
 
-def _chime(cb: Combat) -> None:
+def _chime(cb: CombatView) -> None:
     target = cb.random_enemy()
     if target is not None:
         cb.damage_enemy(target, 3, attack=False)
@@ -278,7 +275,7 @@ relic(
 relic("Still Pyramid", "boss", "At the end of your turn, you no longer discard your hand.")
 
 
-def _heart_locket(run: Run) -> None:
+def _heart_locket(run: RunView) -> None:
     run.gain_max_hp(20)
     run.heal(run.max_hp)
 

@@ -6,8 +6,8 @@ from collections import Counter
 from operator import attrgetter
 from typing import Any
 
-from bounded.envs.spire.cards import UNPLAYABLE, X_COST, Card
 from bounded.envs.spire.combat import Combat
+from bounded.envs.spire.core import UNPLAYABLE, X_COST, Card, Enemy
 from bounded.envs.spire.game import FLOORS_PER_ACT, Run
 from bounded.envs.spire.potions import POTIONS
 from bounded.envs.spire.relics import RELICS
@@ -90,6 +90,19 @@ def _map(run: Run) -> dict[str, Any]:
     }
 
 
+def _enemy(e: Enemy, cb: Combat) -> dict[str, Any]:
+    return {
+        "index": e.index,
+        "name": e.name,
+        "hp": e.hp,
+        "max_hp": e.max_hp,
+        "block": e.block,
+        "alive": e.alive,
+        "intent": cb.intent(e) if e.alive else None,
+        "powers": dict(e.powers),
+    }
+
+
 def _combat(cb: Combat) -> dict[str, Any]:
     energy = cb.player.energy
     selectable = not cb.pending_discard
@@ -98,7 +111,7 @@ def _combat(cb: Combat) -> dict[str, Any]:
         cost = cb.card_cost(card)  # what `cb.playable(card)` checks, without a second lookup
         playable = cost != UNPLAYABLE and (cost == X_COST or cost <= energy)
         hand.append(card.hand_json(cost, playable and selectable))
-    enemies = [e.to_json(cb) for e in cb.enemies]
+    enemies = [_enemy(e, cb) for e in cb.enemies]
     return {
         "turn": cb.turn,
         "encounter": list(cb.encounter),

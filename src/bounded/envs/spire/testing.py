@@ -6,9 +6,9 @@ test can compare the outcome with the card's text.
 
 from __future__ import annotations
 
-from bounded.envs.spire.cards import Card
-from bounded.envs.spire.combat import Combat, Enemy
-from bounded.envs.spire.enemies import ENEMIES, TRAINING_ENEMIES, Move, cycle, enemy
+from bounded.envs.spire.combat import Combat
+from bounded.envs.spire.core import Card, Enemy, Move
+from bounded.envs.spire.enemies import ENEMIES, TRAINING_ENEMIES, cycle, enemy
 from bounded.envs.spire.game import Run
 
 DUMMY = "Training Dummy"
