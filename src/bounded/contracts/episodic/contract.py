@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bounded.contracts import cos_prompt
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
@@ -94,7 +95,6 @@ from bounded.core import (
     Action,
     Completion,
     ConfigError,
-    ContractBase,
     Decision,
     EpisodeContext,
     Model,
@@ -126,7 +126,7 @@ class StepPlan:
     """Why the strategy description could not be written (the model failed)."""
 
 
-class EpisodicContract(ContractBase):
+class EpisodicContract(ConfiguredContract[EpisodicConfig]):
     """EpicStar's episodic memory, working memory, gating and contextual fusion."""
 
     name = "episodic"
@@ -476,9 +476,6 @@ class EpisodicContract(ContractBase):
         self._history_json.append([entry.step, entry.t, entry.features, entry.text])
         self.step += 1
         self._plan = None
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     @property
     def postrun_record(self) -> JSON:
