@@ -1,7 +1,8 @@
 """Calibration of `bounded/NetHack-v0` and `bounded/BabyAI-v0` with their scripted players.
 
 Usage: python bench/balrog_calibration.py [--nethack-seeds 10] [--steps 1000] [--babyai-seeds 20]
-Writes bench/results/balrog_calibration.json and prints two tables: the explore-and-
+       [--out PATH]
+Writes bench/results/balrog_calibration.json (or `--out`) and prints two tables: the explore-and-
 descend NetHack player per seed (BALROG progression, deepest level, experience level,
 score, game turns, how it ended, decisions per second), and minigrid's BabyAI bot's
 success rate per BALROG task.
@@ -66,15 +67,19 @@ def main() -> None:
     parser.add_argument("--nethack-seeds", type=int, default=10)
     parser.add_argument("--steps", type=int, default=1_000)
     parser.add_argument("--babyai-seeds", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     print("seed  progression  depth  xl   score   turns  dec/s  ended by")
     nethack = nethack_rows(args.nethack_seeds, args.steps)
     mean = sum(r["progression"] for r in nethack) / len(nethack)
     print(f"mean progression {mean:.4f} ({100 * mean:.2f}%)")
     babyai = babyai_rows(args.babyai_seeds)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps({"args": vars(args), "nethack": nethack, "babyai": babyai}, indent=2)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        json.dumps(
+            {"args": {**vars(args), "out": str(args.out)}, "nethack": nethack, "babyai": babyai},
+            indent=2,
+        )
     )
 
 

@@ -3,8 +3,9 @@
 table computed from the archive (`bounded.analysis.balrog`).
 
 Usage: python bench/balrog_experts.py [--archive runs/balrog-experts.sqlite] [--skip ENV]
-       [--generation-timeout 3600]
-Writes bench/results/balrog_experts.json (BALROG's summary of the agent
+       [--episodes N]
+       [--generation-timeout 3600] [--out PATH]
+Writes bench/results/balrog_experts.json (or `--out`) (BALROG's summary of the agent
 `scripted-expert`) and prints the table; `bounded analyze ARCHIVE --table balrog` prints
 it again and `bounded export ARCHIVE --format balrog` writes BALROG's results folder.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,9 @@ RESULTS = Path(__file__).parent / "results" / "balrog_experts.json"
 TAG = "scripted-expert"
 
 
-def games() -> list[tuple[str, dict[str, Any], int, Any]]:
-    """(env, options, seed, expert factory) for every episode of BALROG's protocol."""
+def games(episodes: int | None = None) -> list[tuple[str, dict[str, Any], int, Any]]:
+    """(env, options, seed, expert factory) for every episode of BALROG's protocol (at most
+    `episodes` of each task)."""
     plan: list[tuple[str, dict[str, Any], int, Any]] = []
     plan += [("nethack", {}, s, lambda env, s: NetHackExpert(s)) for s in range(5)]
     for task in MINIHACK_TASKS:
@@ -54,13 +57,26 @@ def games() -> list[tuple[str, dict[str, Any], int, Any]]:
             ("textworld", {"task": task}, s, lambda env, s: TextWorldExpert(env))
             for s in range(1, 11)
         ]
-    return plan
+    if episodes is None:
+        return plan
+    seen: Counter[str] = Counter()
+    kept = []
+    for episode in plan:
+        task = json.dumps(episode[:2], sort_keys=True)
+        seen[task] += 1
+        if seen[task] <= episodes:
+            kept.append(episode)
+    return kept
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--archive", default="runs/balrog-experts.sqlite")
     parser.add_argument("--skip", action="append", default=[])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--episodes", type=int, default=None, help="at most N episodes a task (a quick check)"
+    )
     parser.add_argument("--generation-timeout", type=int,
                         default=textworld_games.GENERATION_TIMEOUT_S,
                         help="Seconds a TextWorld game may take to generate.")  # fmt: skip
@@ -72,7 +88,7 @@ def main() -> None:
     with Archive(args.archive) as archive:
         done = {(r.env_id, json.dumps(r.spec.get("env_options", {}), sort_keys=True), r.seed)
                 for r in archive.runs() if r.status == "completed"}  # fmt: skip
-        for env_name, options, seed, expert_of in games():
+        for env_name, options, seed, expert_of in games(args.episodes):
             if env_name in args.skip:
                 continue
             try:
@@ -92,10 +108,10 @@ def main() -> None:
         summaries = balrog_summary(archive.runs())
     for row in balrog_table_rows(summaries):
         print(" | ".join(row))
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {"summary": summaries, "failures": failures,
               "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

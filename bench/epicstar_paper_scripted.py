@@ -10,6 +10,7 @@ writes bench/results/epicstar_paper_scripted.json.
 
     .venv/bin/python bench/epicstar_paper_scripted.py            # ~10 minutes on one core
     .venv/bin/python bench/epicstar_paper_scripted.py --games 1  # one seed per cell
+    .venv/bin/python bench/epicstar_paper_scripted.py --games 1 --limit 2  # two games
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def main() -> None:
     parser.add_argument("--bank", default="runs/banks/craft.npz")
     parser.add_argument("--games", type=int, default=4, help="seeds per (level, style, map)")
     parser.add_argument("--out", default="bench/results/epicstar_paper_scripted.json")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="only the first N games of the plan (a quick check)"
+    )
     args = parser.parse_args()
     bank = Path(args.bank)
     if not bank.is_file():
@@ -41,7 +45,7 @@ def main() -> None:
         bank.parent.mkdir(parents=True, exist_ok=True)
         built.save(bank)
         print(f"built {bank}: {report.kept} wins of {len(report.games)}, {report.entries} entries")
-    games = [g for g in load_experiment(EXPERIMENT).plan() if g.seed < args.games]
+    games = [g for g in load_experiment(EXPERIMENT).plan() if g.seed < args.games][: args.limit]
     runs: list[RunRecord] = []
     started = time.perf_counter()
     for spec in games:

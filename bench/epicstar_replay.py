@@ -11,6 +11,7 @@ bench/results/epicstar_replay.json.
 
     .venv/bin/python bench/epicstar_replay.py              # 40 games per player, ~1 minute
     .venv/bin/python bench/epicstar_replay.py --step 10 5  # the former 10 s / 5 actions
+    .venv/bin/python bench/epicstar_replay.py --seeds 1 --styles rush --bank-wins 1  # quick
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from bounded.apps.craft_bank import CRAFT_ENV, bootstrap_craft_bank, record_spec
+from bounded.apps.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_bank, record_spec
 from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.episodic.bank import EpisodicBank
@@ -33,12 +35,14 @@ STYLES = ("timing", "rush", "power", "macro", "air")
 MAPS = ("crossroads", "longbridge")
 
 
-def games(level: int, seeds: int, step: JSON) -> list[tuple[int, JSON]]:
+def games(
+    level: int, seeds: int, step: JSON, styles: Sequence[str] = STYLES
+) -> list[tuple[int, JSON]]:
     return [
         (seed, {"level": level, "style": style, "map": map_name, **step})
         for seed in range(seeds)
         for map_name in MAPS
-        for style in STYLES
+        for style in styles
     ]
 
 
@@ -78,6 +82,10 @@ def main() -> None:
     parser.add_argument("--level", type=int, default=5)
     parser.add_argument("--seeds", type=int, default=4, help="seeds per (map, style)")
     parser.add_argument("--bank-seed", type=int, default=0)
+    parser.add_argument(
+        "--bank-wins", type=int, default=CRAFT_BANK_KEEP, help="wins the bank keeps"
+    )
+    parser.add_argument("--styles", nargs="+", default=list(STYLES))
     parser.add_argument("--step", type=float, nargs=2, metavar=("INTERVAL", "ACTIONS"))
     parser.add_argument("--out", default="bench/results/epicstar_replay.json")
     args = parser.parse_args()
@@ -85,8 +93,8 @@ def main() -> None:
     if args.step:
         step = {"decision_interval": args.step[0], "max_actions": int(args.step[1])}
     started = time.perf_counter()
-    bank, report = bootstrap_craft_bank(seed=args.bank_seed, step=step)
-    plan = games(args.level, args.seeds, step)
+    bank, report = bootstrap_craft_bank(seed=args.bank_seed, step=step, keep=args.bank_wins)
+    plan = games(args.level, args.seeds, step, args.styles)
     replay = replay_wins(bank, plan)
     expert = expert_wins(plan)
     result = {

@@ -43,11 +43,11 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from bounded.testing.endpoint import Endpoint
 
 RESULTS = Path(__file__).parent / "results" / "kill_trials.json"
 RAY_RESULTS = Path(__file__).parent / "results" / "kill_trials_ray.json"
@@ -81,51 +81,10 @@ ARGS = {"occupied": 0, "shipped": 0}
 REPLY = json.dumps({"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}})
 
 
-class CountingEndpoint:
+def counting_endpoint() -> Endpoint:
     """An OpenAI-compatible chat endpoint on 127.0.0.1 (in a thread) that answers every
     call with the same reply and counts the calls."""
-
-    def __init__(self) -> None:
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with endpoint.lock:
-                    endpoint.calls += 1
-                reply = {
-                    "id": "c", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": REPLY}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                }  # fmt: skip
-                raw = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.calls = 0
-        self.lock = threading.Lock()
-
-        class Server(ThreadingHTTPServer):
-            def handle_error(self, request: object, client_address: object) -> None:
-                pass  # a worker killed mid-call resets its connection: expected here
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    return Endpoint(content=REPLY, record=False)
 
 
 def bounded(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -250,7 +209,7 @@ def trial(
     delay: float,
     games: int,
     horizon: int,
-    endpoint: CountingEndpoint,
+    endpoint: Endpoint,
     reference: dict[tuple[str, int], str],
 ) -> dict[str, object]:
     archive = directory / "a.sqlite"
@@ -302,7 +261,7 @@ def trial(
 
 
 def reference_sweep(
-    games: int, horizon: int, endpoint: CountingEndpoint
+    games: int, horizon: int, endpoint: Endpoint
 ) -> tuple[float, dict[tuple[str, int], str]]:
     """A sweep never killed: how long it takes, and its games."""
     with tempfile.TemporaryDirectory(prefix="bounded-kills-") as tmp:
@@ -327,7 +286,7 @@ def run_trials(
     span: float = 1.0,
     start: float = 0.0,
 ) -> dict[str, object]:
-    endpoint = CountingEndpoint()
+    endpoint = counting_endpoint()
     try:
         whole, reference = reference_sweep(games, horizon, endpoint)
         rng = random.Random(seed)
@@ -417,7 +376,7 @@ def ray_trial(
     at: int,
     games: int,
     horizon: int,
-    endpoint: CountingEndpoint,
+    endpoint: Endpoint,
     reference: dict[tuple[str, int], str],
 ) -> dict[str, object]:
     """A Ray sweep whose workers are killed mid-game, then a rerun that must find nothing
@@ -481,7 +440,7 @@ def run_ray_trials(
     span: float = 0.9,
     start: float = 0.1,
 ) -> dict[str, object]:
-    endpoint = CountingEndpoint()
+    endpoint = counting_endpoint()
     try:
         _, reference = reference_sweep(games, horizon, endpoint)
         rng = random.Random(seed)

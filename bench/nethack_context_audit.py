@@ -1,7 +1,7 @@
 """Context audit on NetHack: `typed` and `state` against an accumulating transcript over the
 same 300-decision game, prompt tokens counted with the embedded model's tokenizer.
 
-Usage: python bench/nethack_context_audit.py [--seed 0] [--steps 300]
+Usage: python bench/nethack_context_audit.py [--seed 0] [--steps 300] [--out PATH]
 
 The explore-and-descend player (`NetHackExpert`) makes every move, answering through a
 scripted model, so every contract sees the same game decision for decision and only the
@@ -120,6 +120,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     tokenizer = LocalModel()
     window = tokenizer.context_window or 8_192
@@ -134,8 +135,8 @@ def main() -> None:
         }
         row = {k: v for k, v in results[label].items() if k != "prompts"}
         print(label, json.dumps(row), flush=True)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

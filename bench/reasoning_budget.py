@@ -2,7 +2,7 @@
 `python -m llama_cpp.server`) under each reasoning cap: the cap is the schema's
 `maxLength`, which the server's grammar enforces.
 
-Usage: python bench/reasoning_budget.py [--caps 24,120,none] [--max-tokens 160]
+Usage: python bench/reasoning_budget.py [--caps 24,120,none] [--max-tokens 160] [--out PATH]
 Writes bench/results/reasoning_budget.json: per contract and cap, the characters of
 reasoning the model wrote, its completion tokens and why it stopped. One decision each,
 greedy (temperature 0), on a two-door question that asks it to explain at length.
@@ -81,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--caps", default="24,120,none")
     parser.add_argument("--max-tokens", type=int, default=160)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     caps = [None if c == "none" else int(c) for c in args.caps.split(",")]
     server, url = serve(Path(tempfile.mkdtemp()) / "server.log")
@@ -90,7 +91,8 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    RESULTS.write_text(json.dumps({"max_tokens": args.max_tokens, "rows": rows}, indent=1) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"max_tokens": args.max_tokens, "rows": rows}, indent=1) + "\n")
     for row in rows:
         print(json.dumps(row))
 

@@ -1,6 +1,6 @@
 """Hostile sandbox attempts against the workbench, under its default limits: what each does now.
 
-Usage: python bench/sandbox_attempts.py [--episode-seconds 600] [--out PATH]
+Usage: python bench/sandbox_attempts.py [--episode-seconds 600] [--out PATH] [--attempts N]
 Runs each attempt of issue 16 on a fresh `count_files` episode (FIFO answers, 5 GB to
 one file and to many, filling /tmp, writing / and /dev, 8 x `sleep 600` in one turn,
 `sleep 600` every turn until the episode's time budget ends it, SIGTERM to the host
@@ -170,9 +170,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episode-seconds", type=float, default=600.0)
     parser.add_argument("--out", type=Path, default=RESULTS / "sandbox_attempts.json")
+    parser.add_argument(
+        "--attempts", type=int, default=None, help="only the first N attempts (a quick check)"
+    )
     args = parser.parse_args()
     rows = []
-    for run in attempts(args.episode_seconds):
+    for run in attempts(args.episode_seconds)[: args.attempts]:
         row = run()
         print(json.dumps(row), flush=True)
         rows.append(row)

@@ -41,47 +41,6 @@ SOURCE = Path(__file__).parents[1] / "src"
 ARGS = {"occupied": 0, "shipped": 0}
 REPLY = json.dumps({"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}})
 
-SERVER = """\
-import json, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-LATENCY, REPLY = float(sys.argv[1]), sys.argv[2]
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed ACK
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        time.sleep(LATENCY)
-        reply = {
-            "id": "c", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": REPLY}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        }
-        raw = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args):
-        pass
-
-
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
-
-
-server = Server(("127.0.0.1", 0), Handler)
-print(f"http://127.0.0.1:{server.server_port}/v1", flush=True)
-server.serve_forever()
-"""
-
 EXPERIMENT = """\
 [experiment]
 name = "throughput"
@@ -129,9 +88,18 @@ class Endpoint:
 
     def __init__(self, latency_s: float) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-c", SERVER, str(latency_s), REPLY],
+            [
+                sys.executable,
+                "-m",
+                "bounded.testing.endpoint",
+                "--latency",
+                str(latency_s),
+                "--content",
+                REPLY,
+            ],
             stdout=subprocess.PIPE,
             text=True,
+            env=environment(SOURCE),
         )
         assert self.process.stdout is not None
         self.url = self.process.stdout.readline().strip()

@@ -412,6 +412,10 @@ class ModelBase:
     run_deadline_s: float | None = None
     """Default: no budget of model time per run."""
 
+    def count_tokens(self, text: str) -> int:
+        """Default: `approx_tokens`'s estimate, for a model without a tokenizer of its own."""
+        return approx_tokens(text)
+
 
 class Embeddings(BaseModel):
     """What an embedding call returned: one vector per text, and what it cost."""
@@ -547,10 +551,13 @@ class Contract(Protocol):
         ...
 
     def memory_logs(self) -> tuple[str, ...]:
-        """The keys of `memory_snapshot()` whose values are append-only lists (a journal):
-        an archive's checkpoint stores only the items added since the last one, so that
-        saving a checkpoint costs the same at every decision; `restore_memory` gets the
-        whole lists back. A list under such a key may only grow between two `reset`s."""
+        """The keys of `memory_snapshot()` whose values are logs: an archive's checkpoint
+        stores only the items added since the last one, so that saving a checkpoint costs
+        the same at every decision, and `restore_memory` gets each value back as it was.
+        A log is a list that only grows between two `reset`s (a journal), or a window on
+        a log whose oldest items drop out (a bounded history): `{"start": s, "items":
+        [...]}`, the items at positions s, s + 1, ..., s only growing; an item at a
+        position never changes (`bounded.archive.progress`)."""
         ...
 
     def restore_memory(self, memory: JSON) -> None:

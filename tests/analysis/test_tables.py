@@ -53,6 +53,8 @@ def test_tags_are_never_pooled_unless_asked():
     assert [r.label for r in cell_table(runs, by=["cell"]).rows] == ["a / x", "b / x"]
     pooled = cell_table(runs, by=["cell"], pool_tags=True)
     assert [(r.label, r.games) for r in pooled.rows] == [("x", 2)]
+    same = [run("x", 1, True, cell="x")]  # a cell named as its tag is named once
+    assert [r.label for r in cell_table(same, by=["cell"]).rows] == ["x"]
     with pytest.raises(ConfigError, match="cannot group by"):
         cell_table(runs, by=["colour"])
 

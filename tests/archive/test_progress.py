@@ -86,6 +86,54 @@ def test_a_checkpoint_whose_log_lost_items_is_refused_in_one_line(tmp_path):
             checkpoints(archive)
 
 
+def window_rows(archive, run_id):
+    rows = archive.execute(
+        "SELECT pos, item FROM checkpoint_logs WHERE run_id = ? ORDER BY pos", (run_id,)
+    )
+    return [(row["pos"], json.loads(row["item"])) for row in rows]
+
+
+def test_a_memory_window_is_stored_one_item_per_checkpoint_and_read_back_as_given(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run, _ = game("a", status="running")
+        archive.save_run(run)
+        for n in range(1, 10):  # a window of the latest 3 steps, sliding from step 3 on
+            start = max(0, n - 3)
+            window = {"start": start, "items": [{"n": i} for i in range(start, n)]}
+            write(archive, Checkpoint("a", "me", n, {"window": window, "n": n}, logs=("window",)))
+            assert window_rows(archive, "a") == [(i, {"n": i}) for i in range(start, n)]
+        stored = archive.execute("SELECT memory, logs FROM checkpoints")[0]
+        assert json.loads(stored["memory"]) == {"n": 9}
+        assert json.loads(stored["logs"]) == {"window": [6, 9]}
+        point = checkpoints(archive)["a"]
+        assert point.memory == {"window": window, "n": 9} and point.logs == ("window",)
+        write(archive, replace(point, owner="another"))  # a claim rewrites it: nothing added
+        assert len(window_rows(archive, "a")) == 3
+
+        for restarted in ({"start": 0, "items": [{"again": 0}]}, {"start": 20, "items": []}):
+            write(archive, Checkpoint("a", "me", 1, {"window": restarted}, logs=("window",)))
+            assert checkpoints(archive)["a"].memory == {"window": restarted}
+        past_the_end = {"start": 30, "items": [{"n": 30}, {"n": 31}]}  # items never stored
+        write(archive, Checkpoint("a", "me", 2, {"window": past_the_end}, logs=("window",)))
+        assert window_rows(archive, "a") == [(30, {"n": 30}), (31, {"n": 31})]
+
+        ArchiveSink(archive).end(run.model_copy(update={"status": "completed"}))
+        assert checkpoints(archive) == {} and log_rows(archive, "a") == []
+
+
+def test_a_checkpoint_whose_window_lost_items_is_refused_in_one_line(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.save_run(game("a", status="running")[0])
+        memory = {"window": {"start": 5, "items": [5, 6, 7]}}
+        write(archive, Checkpoint("a", "me", 8, memory, logs=("window",)))
+        with archive.transaction() as db:
+            db.execute("DELETE FROM checkpoint_logs WHERE pos = 6")
+        with pytest.raises(
+            ArchiveError, match="log 'window' holds 2 items, the checkpoint counts 3"
+        ):
+            checkpoints(archive)
+
+
 def test_a_state_game_checkpoints_its_journal_as_its_contract_holds_it(tmp_path):
     """The checkpoint after a decision holds the contract's whole snapshot, the journal
     read back from its log."""

@@ -1,5 +1,6 @@
 """`bounded resume`: a run killed with SIGKILL and resumed equals one never killed."""
 
+import json
 import os
 import signal
 import subprocess
@@ -118,7 +119,8 @@ def test_a_perturbation_after_the_kill_comes_at_the_same_decision_when_resumed(t
     assert_resumed_identical(tmp_path, spec, "boundary")
 
 
-def assert_resumed_identical(tmp_path, spec, where):
+def assert_resumed_identical(tmp_path, spec, where, after_kill=None):
+    """`after_kill(archive, run_id)` looks at (or rewrites) the killed run's archive."""
     with Archive(tmp_path / "whole.sqlite") as archive:
         whole = play(spec, archive=archive)
         expected = archive.decisions(whole.run_id)
@@ -134,6 +136,8 @@ def assert_resumed_identical(tmp_path, spec, where):
         assert point.decisions == killed.decisions == len(archive.decisions(killed.run_id))
         (found,) = health(archive, [killed])
         assert found.stale and found.resumable
+        if after_kill is not None:
+            after_kill(archive, killed.run_id)
     resumed = resume_run(archive_path, killed.run_id[:10])
     assert resumed.run_id == killed.run_id
     for field in RUN_FIELDS:
@@ -144,6 +148,55 @@ def assert_resumed_identical(tmp_path, spec, where):
     assert [comparable(r) for r in got] == [
         comparable(r.model_copy(update={"run_id": killed.run_id})) for r in expected
     ]
+
+
+SLIDING = {"memory_interval": 2, "memory_depth": 3}
+"""EpicStar's working memory over the latest 6 decisions: it slides within a short game."""
+
+
+def episodic_sliding():
+    return GameSpec(
+        env="warehouse", env_options={"horizon": 30}, contract="episodic",
+        contract_config=SLIDING, model="scripted:minimal",
+    )  # fmt: skip
+
+
+def check_slid(archive, run_id):
+    """The killed run's history is a window that has slid, stored as its 6 rows."""
+    point = checkpoints(archive)[run_id]
+    window = point.memory["history"]
+    assert window["start"] == point.decisions - 6 > 0 and len(window["items"]) == 6
+    rows = archive.execute("SELECT pos FROM checkpoint_logs WHERE run_id = ?", (run_id,))
+    assert sorted(row["pos"] for row in rows) == list(range(window["start"], point.decisions))
+
+
+def whole_history_checkpoint(archive, run_id):
+    """Rewrite the killed run's checkpoint as a bounded without history windows wrote it:
+    the history a list inside the memory, no logs."""
+    check_slid(archive, run_id)
+    memory = checkpoints(archive)[run_id].memory
+    memory["history"] = memory["history"]["items"]
+    with archive.transaction() as db:
+        db.execute("DELETE FROM checkpoint_logs WHERE run_id = ?", (run_id,))
+        db.execute(
+            "UPDATE checkpoints SET memory = ?, logs = '{}' WHERE run_id = ?",
+            (json.dumps(memory, sort_keys=True), run_id),
+        )
+    assert checkpoints(archive)[run_id].memory == memory
+
+
+@pytest.mark.parametrize("where", ["boundary", "mid-decision"])
+def test_an_episodic_run_killed_after_its_working_memory_slid_resumes_identically(
+    tmp_path, monkeypatch, where
+):
+    monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path / "banks"))
+    assert_resumed_identical(tmp_path, episodic_sliding(), where, after_kill=check_slid)
+
+
+def test_an_episodic_checkpoint_holding_its_whole_history_still_resumes(tmp_path, monkeypatch):
+    monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path / "banks"))
+    spec = episodic_sliding()
+    assert_resumed_identical(tmp_path, spec, "boundary", after_kill=whole_history_checkpoint)
 
 
 class Forgetful(ContractBase):
@@ -308,3 +361,18 @@ def test_a_killed_bounded_run_is_seen_stale_and_resumed_by_the_cli(tmp_path, cap
         assert [r.index for r in archive.decisions(run.run_id, with_segments=False)] == list(
             range(400)
         )
+
+
+def test_a_run_played_under_other_inputs_is_not_resumed_under_todays(tmp_path):
+    """A contract configured otherwise now (a new option, a changed default) than when the
+    run was killed would make its first decisions and the rest two different games."""
+    spec = spec_for("warehouse", "state")
+    archive_path = killed_run(tmp_path, spec, 5, "boundary")
+    with Archive(archive_path) as archive:
+        (killed,) = archive.runs()
+        inputs = {**killed.inputs, "contract_config_hash": "an older configuration"}
+        archive.save_run(killed.model_copy(update={"inputs": inputs}))
+    with pytest.raises(ResumeError, match=r"other inputs \(contract_config_hash changed"):
+        resume_run(archive_path, killed.run_id)
+    with Archive(archive_path) as archive:
+        assert len(archive.decisions(killed.run_id)) == killed.decisions  # nothing written

@@ -8,9 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from rich.console import Console
@@ -19,61 +17,10 @@ from bounded.archive import Archive
 from bounded.core import ConfigError
 from bounded.sweeps.experiment import load_experiment
 from bounded.sweeps.sweep import duplicate_games, run_sweep
+from bounded.testing.endpoint import Endpoint
 
 ARGS = {"occupied": 0, "shipped": 0}
 REPLY = json.dumps({"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}})
-
-
-class SlowEndpoint:
-    """Answers every chat call with the same reply after `delay_s`; counts the calls and
-    the most it had in flight at once."""
-
-    def __init__(self, delay_s: float) -> None:
-        endpoint = self
-        self.calls = self.in_flight = self.most_in_flight = 0
-        self.lock = threading.Lock()
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with endpoint.lock:
-                    endpoint.calls += 1
-                    endpoint.in_flight += 1
-                    endpoint.most_in_flight = max(endpoint.most_in_flight, endpoint.in_flight)
-                time.sleep(delay_s)
-                with endpoint.lock:
-                    endpoint.in_flight -= 1
-                reply = {
-                    "id": "c", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": REPLY}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-                }  # fmt: skip
-                raw = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request: object, client_address: object) -> None:
-                pass  # a client killed mid-call resets its connection: expected here
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def quiet():
@@ -82,9 +29,10 @@ def quiet():
 
 @pytest.fixture
 def endpoint():
-    server = SlowEndpoint(0.05)
-    yield server
-    server.close()
+    """Answers every chat call with the same reply after 0.05 s; counts the calls and the
+    most it had in flight at once."""
+    with Endpoint(content=REPLY, latency_s=0.05) as server:
+        yield server
 
 
 def write_experiment(tmp_path, url, *, games=3, horizon=6, name="conc", model="openai:slow"):

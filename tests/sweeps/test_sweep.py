@@ -272,3 +272,30 @@ def test_analyze_refuses_an_archive_holding_a_game_twice_in_one_line(tmp_path, c
         f"bounded: error: duplicate games: cell {twin.cell!r} of experiment 'sw' holds seed "
         f"{twin.seed} 2 times"
     )
+
+
+@pytest.mark.parametrize("inputs_changed", [False, True])
+def test_an_interrupted_game_resumes_only_under_the_inputs_it_was_played_with(
+    tmp_path, inputs_changed
+):
+    from bounded.archive.progress import Checkpoint, write_checkpoint
+    from bounded.sweeps.survey import dry_run
+
+    experiment = write_experiment(tmp_path, games=1, horizon=6)
+    run_sweep(experiment, console=quiet())
+    with Archive(experiment.archive) as archive:
+        run = archive.runs(experiment="sw", status="completed")[0]
+        inputs = dict(run.inputs)
+        if inputs_changed:
+            inputs["contract_config_hash"] = "an older configuration"
+        interrupted = run.model_copy(
+            update={"status": "failed", "error": "KeyboardInterrupt: SIGTERM", "inputs": inputs}
+        )
+        archive.save_run(interrupted)
+        with archive.transaction() as db:
+            owner = "elsewhere:1:0"
+            write_checkpoint(db, Checkpoint(run.run_id, owner, run.decisions, memory={}))
+    state = dry_run(experiment)
+    resumed = [r.run_id for r in state.resumable]
+    replayed = [r.run_id for r in state.stale]
+    assert (resumed, replayed) == (([], [run.run_id]) if inputs_changed else ([run.run_id], []))

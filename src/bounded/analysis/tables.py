@@ -155,7 +155,9 @@ Selection = list[tuple[str, dict[str, str], list[CompletedGame]]]
 
 
 def _label(cell: str, group: dict[str, str]) -> str:
-    return " / ".join(value or "(none)" for value in (cell, *group.values()))
+    """The cell, then each grouping value that says more than the cell's name."""
+    values = [cell, *(value for value in group.values() if value != cell)]
+    return " / ".join(value or "(none)" for value in values)
 
 
 def _split(cell: str, games: Iterable[CompletedGame], fields: Sequence[str]) -> Selection:

@@ -4,12 +4,26 @@
 transaction with the decision and its run row, a checkpoint: who plays it (`owner`, a
 process on a host), how many decisions are recorded, a snapshot of the contract's memory
 (`Contract.memory_snapshot`), the runner's own counters, and the store hashes the
-contract had. The lists a contract names in `memory_logs()` (the state contract's patch
-journal) are stored item by item in `checkpoint_logs`, each checkpoint adding only the
-items new since the last one and recording each log's length: a checkpoint costs the same
-at the 10,000th decision as at the first. The checkpoint of a completed run is deleted with
-its final state (and its logs); a killed run keeps it, and `bounded resume` continues
-from it. The transactions that write them are `bounded.archive.sink.ArchiveSink`'s.
+contract had. The logs a contract names in `memory_logs()` are stored item by item in
+`checkpoint_logs`, keyed by each item's position in its log, each checkpoint adding only
+the items new since the last one, so a checkpoint costs the same at the 10,000th decision
+as at the first. A log is either
+
+- a list that only grows (the state contract's patch journal): the checkpoint records its
+  length, and reading it back gives its first `length` items; or
+- a window on a log that slides (EpicStar's working-memory history, the latest
+  `memory_interval` x `memory_depth` decisions): `{"start": s, "items": [...]}`, the items
+  at positions s, s + 1, ... of a log whose older items are gone. The checkpoint records
+  the window `[start, end)`, adds the items past the stored end and deletes those before
+  `start`, so a bounded history costs one row written (and one deleted) per decision
+  instead of the whole window; reading it back gives the same dict.
+
+A log that does not continue what is stored (shorter, or a window that starts past the
+stored end) was started over: it is stored again whole. The checkpoint of a completed
+run is deleted with its final state (and its logs); a killed run keeps it, and `bounded
+resume` continues from it. A checkpoint written before a list became a log holds it in
+its memory itself, and is read as it was written. The transactions that write them are
+`bounded.archive.sink.ArchiveSink`'s.
 
 **Leases.** A sweep leases the games of its experiment in an archive: a row in `leases`
 (visible to anyone reading the archive) names the holder and carries a token, and a
@@ -94,15 +108,15 @@ class Checkpoint:
     store_hashes: dict[str, str] = field(default_factory=dict)
     """The contract's `store_hashes()` at the checkpoint (a resume checks them)."""
     logs: tuple[str, ...] = ()
-    """The keys of `memory` that are append-only lists (`Contract.memory_logs`), stored
-    item by item."""
+    """The keys of `memory` that are logs (`Contract.memory_logs`: growing lists, or
+    windows on sliding ones), stored item by item."""
 
 
 def write_checkpoint(db: sqlite3.Connection, point: Checkpoint) -> None:
-    memory, lengths = point.memory, {}
+    memory, extents = point.memory, {}
     if memory is not None and point.logs:
         for key in point.logs:
-            lengths[key] = append_log(db, point.run_id, key, memory[key])
+            extents[key] = store_log(db, point.run_id, key, memory[key])
         memory = {key: value for key, value in memory.items() if key not in point.logs}
     db.execute(
         "INSERT OR REPLACE INTO checkpoints "
@@ -115,28 +129,67 @@ def write_checkpoint(db: sqlite3.Connection, point: Checkpoint) -> None:
             None if memory is None else json.dumps(memory, sort_keys=True),
             json.dumps(point.runner, sort_keys=True),
             json.dumps(point.store_hashes, sort_keys=True),
-            json.dumps(lengths, sort_keys=True),
+            json.dumps(extents, sort_keys=True),
         ),
     )
 
 
-def append_log(db: sqlite3.Connection, run_id: str, log: str, items: Sequence[JSON]) -> int:
-    """Store the items of one memory log that are not stored yet; returns its length. A
-    log shorter than what is stored was started over: it is stored again whole."""
-    where = "FROM checkpoint_logs WHERE run_id = ? AND log = ?"
-    last = db.execute(f"SELECT MAX(pos) {where}", (run_id, log)).fetchone()[0]
-    stored = 0 if last is None else last + 1
-    if len(items) < stored:
-        db.execute(f"DELETE {where}", (run_id, log))
-        stored = 0
+LOG_ROWS = "FROM checkpoint_logs WHERE run_id = ? AND log = ?"
+
+
+def store_log(db: sqlite3.Connection, run_id: str, log: str, value: JSON) -> int | list[int]:
+    """Store one memory log (a list, or a window `{"start", "items"}` on one); returns
+    what the checkpoint records of it: a list's length, a window's `[start, end]`."""
+    if isinstance(value, dict):
+        return store_window(db, run_id, log, int(value["start"]), value["items"])
+    return append_log(db, run_id, log, value)
+
+
+def stored_end(db: sqlite3.Connection, run_id: str, log: str) -> int:
+    """One past the last stored position of a log (0 when none is stored)."""
+    last = db.execute(f"SELECT MAX(pos) {LOG_ROWS}", (run_id, log)).fetchone()[0]
+    return 0 if last is None else last + 1
+
+
+def insert_items(
+    db: sqlite3.Connection, run_id: str, log: str, first: int, items: Sequence[JSON]
+) -> None:
+    """Store `items` at positions first, first + 1, ..."""
     db.executemany(
         "INSERT INTO checkpoint_logs VALUES (?, ?, ?, ?)",
         [
-            (run_id, log, pos, json.dumps(items[pos], sort_keys=True))
-            for pos in range(stored, len(items))
+            (run_id, log, first + i, json.dumps(item, sort_keys=True))
+            for i, item in enumerate(items)
         ],
     )
+
+
+def append_log(db: sqlite3.Connection, run_id: str, log: str, items: Sequence[JSON]) -> int:
+    """Store the items of a growing log that are not stored yet; returns its length. A
+    log shorter than what is stored was started over: it is stored again whole."""
+    stored = stored_end(db, run_id, log)
+    if len(items) < stored:
+        db.execute(f"DELETE {LOG_ROWS}", (run_id, log))
+        stored = 0
+    insert_items(db, run_id, log, stored, items[stored:])
     return len(items)
+
+
+def store_window(
+    db: sqlite3.Connection, run_id: str, log: str, start: int, items: Sequence[JSON]
+) -> list[int]:
+    """Store a window on a sliding log: the items past the stored end are added, those
+    before `start` deleted; returns `[start, end]`. A window that does not continue what
+    is stored (it ends before the stored end, or starts past it) is stored again whole."""
+    end = start + len(items)
+    stored = stored_end(db, run_id, log)
+    if not start <= stored <= end:
+        db.execute(f"DELETE {LOG_ROWS}", (run_id, log))
+        stored = start
+    else:
+        db.execute(f"DELETE {LOG_ROWS} AND pos < ?", (run_id, log, start))
+    insert_items(db, run_id, log, stored, items[stored - start :])
+    return [start, end]
 
 
 def delete_checkpoint(db: sqlite3.Connection, run_id: str) -> None:
@@ -159,10 +212,10 @@ def checkpoints(archive: Archive, run_ids: Sequence[str] | None = None) -> dict[
         if wanted is not None and row["run_id"] not in wanted:
             continue
         older = "logs" not in row.keys()  # noqa: SIM118 (a row iterates its values)
-        lengths = {} if older else json.loads(row["logs"])
+        extents = {} if older else json.loads(row["logs"])
         memory = None if row["memory"] is None else json.loads(row["memory"])
         if memory is not None:
-            memory.update(read_logs(archive, row["run_id"], lengths))
+            memory.update(read_logs(archive, row["run_id"], extents))
         found[row["run_id"]] = Checkpoint(
             run_id=row["run_id"],
             owner=row["owner"],
@@ -170,26 +223,29 @@ def checkpoints(archive: Archive, run_ids: Sequence[str] | None = None) -> dict[
             memory=memory,
             runner=json.loads(row["runner"]),
             store_hashes=json.loads(row["store_hashes"]),
-            logs=tuple(lengths),
+            logs=tuple(extents),
         )
     return found
 
 
-def read_logs(archive: Archive, run_id: str, lengths: dict[str, int]) -> JSON:
-    """Each memory log of a checkpoint, its first `length` items."""
-    logs = {}
-    for log, length in lengths.items():
+def read_logs(archive: Archive, run_id: str, extents: dict[str, int | list[int]]) -> JSON:
+    """Each memory log of a checkpoint as the contract gave it: a list's first `length`
+    items, a window's `{"start", "items"}`."""
+    logs: JSON = {}
+    for log, extent in extents.items():
+        start, end = (0, extent) if isinstance(extent, int) else extent
         rows = archive.execute(
-            "SELECT item FROM checkpoint_logs WHERE run_id = ? AND log = ? AND pos < ? "
-            "ORDER BY pos",
-            (run_id, log, length),
+            "SELECT item FROM checkpoint_logs WHERE run_id = ? AND log = ? "
+            "AND pos >= ? AND pos < ? ORDER BY pos",
+            (run_id, log, start, end),
         )
-        if len(rows) != length:
+        if len(rows) != end - start:
             raise ArchiveError(
                 f"checkpoint of run {run_id[:12]}: log {log!r} holds {len(rows)} items, "
-                f"the checkpoint counts {length}"
+                f"the checkpoint counts {end - start}"
             )
-        logs[log] = [json.loads(row["item"]) for row in rows]
+        items = [json.loads(row["item"]) for row in rows]
+        logs[log] = items if isinstance(extent, int) else {"start": start, "items": items}
     return logs
 
 

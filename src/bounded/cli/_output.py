@@ -65,6 +65,15 @@ def print_folded(table: Table, *, keys: int = 1) -> None:
         console.print(panel)
 
 
+def keyed_table(title: str | None, headers: Sequence[str], *, keys: int = 1) -> Table:
+    """An empty table of `headers`: the first `keys` columns (what a row is about) aligned
+    left, the numbers after them right."""
+    view = Table(title=title)
+    for index, header in enumerate(headers):
+        view.add_column(header, justify="left" if index < keys else "right")
+    return view
+
+
 def number(value: float | None, digits: int = 1) -> str:
     """A number for a table cell: "—" for none or NaN."""
     return "—" if value is None or value != value else f"{value:,.{digits}f}"

@@ -26,7 +26,7 @@ from bounded.cli._options import (
     PricesOption,
     SeedOption,
 )
-from bounded.cli._output import console, print_folded
+from bounded.cli._output import console, keyed_table, print_folded
 from bounded.cli._output import number as _fmt
 from bounded.core import ConfigError
 
@@ -68,14 +68,12 @@ def parse_cells(specs: list[str]) -> list[tuple[str, list[str]]]:
 
 def cell_table_view(table: CellTable) -> Table:
     """The cell table as a rich table (the pooled row last, marked `(CP)`)."""
-    view = Table(title=table.title or None)
     headers = (
         "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
         "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
         "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
     )  # fmt: skip
-    for header in headers:
-        view.add_column(header, justify="left" if header == "cell" else "right")
+    view = keyed_table(table.title or None, headers)
     rows = table.rows + ([table.pooled] if table.pooled else [])
     for row in rows:
         score_ci = (
@@ -99,9 +97,11 @@ def cell_table_view(table: CellTable) -> Table:
 
 def diff_view(table: CellTable) -> Table:
     """Score differences: mean(A) - mean(B) with the bootstrap interval."""
-    view = Table(title="score difference, A minus B (percentile bootstrap, cells resampled apart)")
-    for header in ("A", "B", "n A/B", "mean A", "mean B", "A - B", "95% CI"):
-        view.add_column(header, justify="left" if header in ("A", "B") else "right")
+    view = keyed_table(
+        "score difference, A minus B (percentile bootstrap, cells resampled apart)",
+        ("A", "B", "n A/B", "mean A", "mean B", "A - B", "95% CI"),
+        keys=2,
+    )
     for d in table.diffs:
         view.add_row(
             escape(d.a), escape(d.b), f"{d.games_a}/{d.games_b}", _fmt(d.mean_a), _fmt(d.mean_b),
@@ -112,9 +112,11 @@ def diff_view(table: CellTable) -> Table:
 
 def change_view(table: CellTable) -> Table:
     """Percent change of the mean score from A to B per group."""
-    view = Table(title="change of mean score, A -> B, per group")
-    for header in ("group", "A -> B", "wins A", "wins B", "mean A", "mean B", "change"):
-        view.add_column(header, justify="left" if header in ("group", "A -> B") else "right")
+    view = keyed_table(
+        "change of mean score, A -> B, per group",
+        ("group", "A -> B", "wins A", "wins B", "mean A", "mean B", "change"),
+        keys=2,
+    )
     for c in table.changes:
         change = "—" if c.change_pct is None else f"{c.change_pct:+.1f}%"
         view.add_row(

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import Archive
-from bounded.cli._output import folded
+from bounded.cli._output import folded, keyed_table
 from bounded.core import ConfigError
 
 console = Console()
@@ -51,11 +51,11 @@ def attribution_view(archive: Archive, run_ids: set[str]) -> Table:
     from bounded.archive.counterfactuals import counterfactuals
 
     rows = [row for row in counterfactuals(archive) if row.run_id in run_ids]
-    view = Table(title="layer attribution (Wilson 95% intervals; McNemar exact test)")
     headers = ("layer removed", "kind", "n", "changed %", "95% CI", "original = expert %",
                "95% CI", "counterfactual = expert %", "95% CI", "McNemar p")  # fmt: skip
-    for header in headers:
-        view.add_column(header, justify="left" if header in headers[:2] else "right")
+    view = keyed_table(
+        "layer attribution (Wilson 95% intervals; McNemar exact test)", headers, keys=2
+    )
 
     def pct(value: float) -> str:
         return f"{100 * value:.1f}"

@@ -18,7 +18,7 @@ from bounded.cli._options import (
     PriceOption,
     PricesOption,
 )
-from bounded.cli._output import console, plain, print_folded
+from bounded.cli._output import console, keyed_table, plain, print_folded
 from bounded.cli._output import number as _fmt
 
 if TYPE_CHECKING:
@@ -65,9 +65,11 @@ def audit(
 
 
 def audit_view(result: ContextAudit) -> Table:
-    view = Table(title="context audit (prompt tokens)")
-    for header in ("contract", "tag", "runs", "slope/decision", "last", "transcript last", "saved"):
-        view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
+    view = keyed_table(
+        "context audit (prompt tokens)",
+        ("contract", "tag", "runs", "slope/decision", "last", "transcript last", "saved"),
+        keys=2,
+    )
     for c in result.contracts:
         view.add_row(
             escape(c.contract),
@@ -83,13 +85,11 @@ def audit_view(result: ContextAudit) -> Table:
 
 def audit_cost_view(result: ContextAudit) -> Table:
     """Fresh tokens and cost of each contract against the prefix-cached transcript."""
-    view = Table(title="under prefix caching (cost at each model's prices)")
     headers = (
         "contract", "tag", "fresh tokens", "cost", "transcript fresh", "transcript cost",
         "raw ratio", "cost ratio",
     )  # fmt: skip
-    for header in headers:
-        view.add_column(header, justify="left" if header in ("contract", "tag") else "right")
+    view = keyed_table("under prefix caching (cost at each model's prices)", headers, keys=2)
     for c in result.contracts:
         view.add_row(
             escape(c.contract),

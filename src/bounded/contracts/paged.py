@@ -47,13 +47,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import ReasoningChars, decision_schema, parse_decision, scrub
 from bounded.contracts._search import BM25Index
 from bounded.core import (
     JSON,
     Completion,
-    ContractBase,
     Decision,
     EpisodeContext,
     FallbackPolicy,
@@ -139,7 +139,7 @@ def op_schema(op: str, fields: dict[str, JSON]) -> JSON:
     }
 
 
-class PagedContract(ContractBase):
+class PagedContract(ConfiguredContract[PagedConfig]):
     """Core memory the model edits, a budgeted queue, a searchable archive of evictions."""
 
     name = "paged"
@@ -382,9 +382,6 @@ class PagedContract(ContractBase):
         return {"op": op["op"], "ok": True}
 
     # -- records and resume -----------------------------------------------------------
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         return {"core": stable_hash(self.core), "archive": self.archive_hash}

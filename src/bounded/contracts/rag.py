@@ -32,6 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import ReasoningChars, decision_schema, parse_decision, scrub
 from bounded.contracts._search import BM25Index, VectorIndex, hybrid, top
@@ -40,7 +41,6 @@ from bounded.core import (
     Action,
     Completion,
     ConfigError,
-    ContractBase,
     Decision,
     Embedder,
     EpisodeContext,
@@ -118,7 +118,7 @@ def chain(previous: str, chunk: Chunk) -> str:
     return hashlib.sha256((previous + chunk.model_dump_json()).encode()).hexdigest()
 
 
-class RagContract(ContractBase):
+class RagContract(ConfiguredContract[RagConfig]):
     """Instructions, the top-k most similar past chunks, the current observation."""
 
     name = "rag"
@@ -264,9 +264,6 @@ class RagContract(ContractBase):
         self._pending_reply, self._last, self._query_vector = "", {}, None
 
     # -- records and resume ---------------------------------------------------------
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         """The running hash of every chunk so far (the searchable trajectory)."""

@@ -33,6 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
     ReasoningChars,
@@ -46,7 +47,6 @@ from bounded.core import (
     JSON,
     Completion,
     ConfigError,
-    ContractBase,
     Decision,
     DecisionRecord,
     EpisodeContext,
@@ -129,7 +129,7 @@ def outcome_text(outcome: Outcome) -> str:
     return f"{ended} (score {outcome.score:g}, progress {outcome.progress:.0%})"
 
 
-class ReflexionContract(ContractBase):
+class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     """Instructions, the last reflections, a short window, the current observation."""
 
     name = "reflexion"
@@ -341,9 +341,6 @@ class ReflexionContract(ContractBase):
         }
 
     # -- records and resume ---------------------------------------------------------
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         """The reflections read at reset and, after a postrun that wrote one, the store's

@@ -31,6 +31,7 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
@@ -44,7 +45,6 @@ from bounded.contracts.recovery import Perturbation, corrupt_value
 from bounded.core import (
     JSON,
     Completion,
-    ContractBase,
     Decision,
     EpisodeContext,
     FallbackPolicy,
@@ -217,7 +217,7 @@ class JournalEntry(BaseModel):
     state_hash: str
 
 
-class StateContract(ContractBase):
+class StateContract(ConfiguredContract[StateConfig]):
     """Bounded by construction: spec + state + latest observation, nothing else."""
 
     name = "state"
@@ -345,9 +345,6 @@ class StateContract(ContractBase):
                 result.info["patch_rejected"] = entry.reason
         self._pending_patch = None
         self.decisions += 1
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         return {"state": stable_hash(self.state)}

@@ -28,6 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts import cos_prompt
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
 from bounded.contracts._reply import decode_reply, note_scrubbed, resolve_action, scrub
 from bounded.contracts.cos_prompt import (
@@ -41,7 +42,6 @@ from bounded.core import (
     JSON,
     Action,
     Completion,
-    ContractBase,
     Decision,
     EpisodeContext,
     Observation,
@@ -123,7 +123,7 @@ def render_dictionary(obs: Observation) -> str:
     return "Action dictionary (executable now):\n" + "\n".join(lines)
 
 
-class SummaryContract(ContractBase):
+class SummaryContract(ConfiguredContract[SummaryConfig]):
     """Chain of Summarization: L1 summaries every step, an L2 call every K steps."""
 
     name = "summary"
@@ -313,9 +313,6 @@ class SummaryContract(ContractBase):
         """The paper's one-action step filled into the game's environment options
         (`bounded.contracts.step_protocol`); options the game sets are kept."""
         return with_step(env_id, options)
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         return {

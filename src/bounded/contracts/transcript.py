@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation, reply_format
 from bounded.contracts._reply import (
     ReasoningChars,
@@ -28,7 +29,6 @@ from bounded.contracts.recovery import Perturbation, corrupt_text
 from bounded.core import (
     JSON,
     Completion,
-    ContractBase,
     Decision,
     EpisodeContext,
     FallbackPolicy,
@@ -103,7 +103,7 @@ MESSAGE_OVERHEAD_TOKENS = 4
 """Chat-template tokens around each message (role markers), counted against the budget."""
 
 
-class TranscriptContract(ContractBase):
+class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     """Keeps the whole conversation: prompt size grows with every decision."""
 
     name = "transcript"
@@ -243,9 +243,6 @@ class TranscriptContract(ContractBase):
         )
         self._pending = None
         self.decisions += 1
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         return {"transcript": stable_hash(self.history)}

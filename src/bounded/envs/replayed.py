@@ -2,9 +2,9 @@
 MiniHack, BabyAI, NetHack), whose own state cannot be saved.
 
 Such a wrapper plays one action a decision and saves its settings, its seed and the moves
-made since the reset; a load starts the seed again and replays them. The preambles of
-`reset` and `step` (no reset options, one action, none after the end) and the save's
-format are the same for all of them and live here once.
+made since the reset; a load starts the seed again and replays them. `reset`
+(start the seed, observe), the preamble of `step` (one action, none after the end) and
+the save's format are the same for all of them and live here once.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from bounded.core import JSON, Action, ConfigError, IllegalActionError
-from bounded.envs.base import TextEnv
+from bounded.core import JSON, Action, ConfigError, IllegalActionError, Observation
+from bounded.envs.base import TextEnv, with_action_mask
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 MoveT = TypeVar("MoveT")
@@ -33,6 +33,25 @@ class ReplayedEnv(TextEnv, Generic[ConfigT]):
     """What one move is called in errors and in the save (`command` in TextWorld)."""
     config: ConfigT
     _seed: int | None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        self._start(self.start_seed(seed, options))
+        obs = self._observe()
+        return obs, with_action_mask({"seed": self._seed, **self.reset_info()}, obs)
+
+    def reset_info(self) -> dict[str, Any]:
+        """What `reset`'s info says beside the seed (the task, the mission)."""
+        return {}
+
+    def _start(self, seed: int) -> None:
+        """Start the game of `seed` afresh."""
+        raise NotImplementedError
+
+    def _observe(self) -> Observation:
+        """The observation of the game as it stands."""
+        raise NotImplementedError
 
     def start_seed(self, seed: int | None, options: dict[str, Any] | None) -> int:
         """`reset`'s preamble: Gymnasium's reset, no options, the seed to start (0 for None)."""

@@ -59,9 +59,6 @@ class InspectModel(ModelBase):
         self.context_window: int | None = None
         self.schema: SchemaForm = schema
 
-    def count_tokens(self, text: str) -> int:
-        return approx_tokens(text)
-
     def complete(
         self,
         messages: list[dict[str, str]],

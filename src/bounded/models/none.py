@@ -4,7 +4,7 @@ Asking it anything is a bug in the game's setup, said in one line."""
 
 from __future__ import annotations
 
-from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ConfigError, ModelBase, approx_tokens
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ConfigError, ModelBase
 
 
 class NoModel(ModelBase):
@@ -23,9 +23,6 @@ class NoModel(ModelBase):
         seed: int | None = None,
     ) -> Completion:
         raise ConfigError("model 'none' was asked to complete a prompt: this game needs a model")
-
-    def count_tokens(self, text: str) -> int:
-        return approx_tokens(text)
 
 
 __all__ = ["NoModel"]

@@ -34,9 +34,6 @@ class ScriptedModel(ModelBase):
         self._next = 0
         self.calls: list[dict[str, Any]] = []
 
-    def count_tokens(self, text: str) -> int:
-        return approx_tokens(text)
-
     def _reply(self, messages: list[dict[str, str]], constraint: JSON | None) -> Reply:
         if self._function is not None:
             return self._function(messages, constraint)

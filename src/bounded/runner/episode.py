@@ -61,6 +61,7 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.envs import canonical_env_id
+from bounded.runner.identity import STORE_PREFIX
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
@@ -189,6 +190,7 @@ class EpisodeRunner:
         started = time.perf_counter()
         earlier_s = 0.0
         if resume is not None:
+            self._check_inputs(resume.run)
             earlier_s = resume.run.wall_s
             self.run = recounted(
                 resume.run.model_copy(update={"status": "running", "error": None}),
@@ -256,6 +258,20 @@ class EpisodeRunner:
             self._check_stores(point)
         self._restore_counters(point.runner)
         return obs, done
+
+    def _check_inputs(self, then: RunRecord) -> None:
+        """Refuse to resume a run under inputs other than those it was played with (a new
+        content version of the environment, another contract configuration): its first
+        decisions and the rest would be two games. Store hashes are the checkpoint's to
+        check (`_check_stores`); a run of an older bounded records no inputs."""
+        now = {k: v for k, v in self.run.inputs.items() if not k.startswith(STORE_PREFIX)}
+        old = {k: v for k, v in then.inputs.items() if not k.startswith(STORE_PREFIX)}
+        changed = sorted(key for key in {*now, *old} if now.get(key) != old.get(key))
+        if old and changed:
+            raise ResumeError(
+                f"run {then.run_id[:12]} was played with other inputs ({', '.join(changed)} "
+                "changed since): replay it from the start instead"
+            )
 
     def _check_stores(self, point: Checkpoint) -> None:
         """Refuse a resume whose contract reads stores other than those it had then."""

@@ -13,6 +13,7 @@ decision, to one never killed. `close_stale` marks stale runs `failed` with the 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from bounded.archive.progress import (
 from bounded.archive.sink import ArchiveSink
 from bounded.core import ConfigError, Model, RunRecord
 from bounded.runner.episode import ResumeError, Resumption
+from bounded.runner.identity import differences
 from bounded.runner.spec import GameKey, GameSpec, run_key
 
 
@@ -143,11 +145,15 @@ def resume_run(archive_path: str | Path, run_id: str, *, model: Model | None = N
 
 
 def resumable_games(
-    archive: Archive, plan: list[GameSpec], stale: list[RunRecord]
+    archive: Archive,
+    plan: list[GameSpec],
+    stale: list[RunRecord],
+    inputs_of: Callable[[GameSpec], Mapping[str, str] | None] | None = None,
 ) -> tuple[list[RunRecord], list[RunRecord]]:
     """Of the incomplete rows of planned games, those to continue from their checkpoint
-    (an interrupted game of the same spec: `running` with its process gone, or failed by a
-    signal; one per game, the furthest) and those to delete and replay."""
+    (an interrupted game of the same spec, and of the same inputs where `inputs_of` gives
+    the planned game's: `running` with its process gone, or failed by a signal; one per
+    game, the furthest) and those to delete and replay."""
     specs = {spec.key: spec for spec in plan}
     best: dict[GameKey, RunRecord] = {}
     for found in health(archive, stale):
@@ -155,7 +161,10 @@ def resumable_games(
         interrupted = found.stale or (
             run.status == "failed" and (run.error or "").startswith("KeyboardInterrupt")
         )
-        if not interrupted or not found.resumable or not same_spec(run, specs.get(run_key(run))):
+        spec = specs.get(run_key(run))
+        if not interrupted or not found.resumable or spec is None or not same_spec(run, spec):
+            continue
+        if inputs_of is not None and differences(spec, inputs_of(spec), run, stores=False):
             continue
         held = best.get(run_key(run))
         if held is None or run.decisions > held.decisions:

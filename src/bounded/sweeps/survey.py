@@ -136,8 +136,13 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
     (`identity_problems`). Changes nothing."""
     problems = experiment.problems()
     found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
+    wrong = {p.entry for p in problems}
+    checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
+    lines, inputs = inspect_settings(checked, plan)
     found.cells, stale = pending_games(archive, plan.cells)
-    found.resumable, found.stale = resumable_games(archive, plan.cells, stale)
+    found.resumable, found.stale = resumable_games(
+        archive, plan.cells, stale, lambda spec: inputs.get(config_key(spec))
+    )
     reading = {plan.reads.get(spec.cell) for spec in plan.cells}
     for phase in plan.phases:
         try:
@@ -149,9 +154,6 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
         if resume.record is not None and phase.name in reading:
             line = snapshot_problem(plan, phase, resume.record)
             found.problems += [line] if line else []
-    wrong = {p.entry for p in problems}
-    checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
-    lines, inputs = inspect_settings(checked, plan)
     found.problems += lines
     found.problems += store_problems(plan, plan.cells)
     found.problems += identity_problems(archive, plan, inputs)

@@ -83,6 +83,57 @@ def test_working_memory_of_the_contract_is_bounded_and_reaches_k_max() -> None:
     assert "n=18" in text  # the past observation itself (no text: its numbers)
 
 
+def test_working_memory_indexes_a_contiguous_history_as_it_searches_any_other() -> None:
+    window = memory(range(40, 136))  # the latest 96 steps, as the contract keeps them
+    gapped = [entry for entry in window if entry.step % 5]
+    for step in (136, 150, 100, 64, 41):
+        expected = [s for s in (step - 24 * k for k in range(1, 5)) if 40 <= s < 136]
+        assert [e.step for e in working_memory(window, step, 24, 4)] == expected
+        assert [e.step for e in working_memory(gapped, step, 24, 4)] == [
+            s for s in expected if s % 5
+        ]
+    assert working_memory([], 10, 2, 3) == []
+
+
+def played(contract: EpisodicContract, steps: range) -> None:
+    for step in steps:
+        obs = Observation(
+            kind="macro", state={"n": step}, t=step, legal=[Action(id=EMPTY)], text=f"n is {step}"
+        )
+        finish(contract, obs, contract.propose(obs))
+
+
+def test_the_history_is_snapshotted_as_a_window_on_the_log_of_every_step() -> None:
+    contract = contract_with(
+        EpisodicBank.empty(), exploration=False, memory_interval=2, memory_depth=3
+    )
+    assert contract.memory_logs() == ("history",)
+    played(contract, range(4))
+    assert contract.memory_snapshot()["history"]["start"] == 0
+    played(contract, range(4, 20))
+    window = contract.memory_snapshot()["history"]
+    assert window["start"] == 14 and [item[0] for item in window["items"]] == list(range(14, 20))
+    assert window["items"][-1] == [19, 19, {"n": 19.0}, "n is 19"]
+
+
+def test_a_snapshot_restores_from_its_window_or_from_the_older_whole_list() -> None:
+    settings = dict(exploration=False, memory_interval=2, memory_depth=3)
+    original = contract_with(EpisodicBank.empty(), **settings)
+    played(original, range(20))
+    snapshot = json.loads(json.dumps(original.memory_snapshot()))  # as the archive keeps it
+    older = {**snapshot, "history": snapshot["history"]["items"]}  # before it was a window
+    now = observation(20, {"n": 20}, [EMPTY])
+    recalled = original.render_memory(original.plan(now))
+    assert "n is 18" in recalled
+    for saved in (snapshot, older):
+        copy = contract_with(EpisodicBank.empty(), **settings)
+        copy.restore_memory(saved)
+        assert copy.memory_snapshot() == snapshot
+        assert copy.render_memory(copy.plan(now)) == recalled
+        played(copy, range(20, 23))
+        assert copy.memory_snapshot()["history"]["start"] == 17
+
+
 def test_differing_keys_orders_by_size_of_change() -> None:
     changes = differing_keys({"a": 1, "b": 10, "c": 3}, {"a": 1, "b": 2, "d": 1}, 5)
     assert changes == [("b", 2, 10), ("c", 0.0, 3), ("d", 1, 0.0)]

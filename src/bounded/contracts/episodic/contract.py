@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bounded.contracts import cos_prompt
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
 from bounded.contracts._render import render_observation, reply_format
 from bounded.contracts._reply import (
@@ -94,7 +95,6 @@ from bounded.core import (
     Action,
     Completion,
     ConfigError,
-    ContractBase,
     Decision,
     EpisodeContext,
     Model,
@@ -126,7 +126,7 @@ class StepPlan:
     """Why the strategy description could not be written (the model failed)."""
 
 
-class EpisodicContract(ContractBase):
+class EpisodicContract(ConfiguredContract[EpisodicConfig]):
     """EpicStar's episodic memory, working memory, gating and contextual fusion."""
 
     name = "episodic"
@@ -140,6 +140,9 @@ class EpisodicContract(ContractBase):
         self.seed: int | None = None
         self.queue: deque[Action] = deque(maxlen=self.config.queue_limit)
         self.history: deque[MemoryEntry] = deque(maxlen=self._history_length())
+        """The latest decisions, oldest first, one per step (the working memory's source)."""
+        self._history_json: deque[list[object]] = deque(maxlen=self._history_length())
+        """`history` as the checkpoint stores it, each entry dumped once."""
         self.descriptions: dict[str, str] = {}
         self.step = 0
         self.clock = GatingClock(
@@ -170,6 +173,7 @@ class EpisodicContract(ContractBase):
         self._load_bank(episode.env_id)
         self.queue.clear()
         self.history.clear()
+        self._history_json.clear()
         self.descriptions = {}
         self.step = 0
         self.clock.reset()
@@ -467,14 +471,11 @@ class EpisodicContract(ContractBase):
         plan = self.plan(obs)
         source = str(decision.extra.get("source", "model"))
         self.sources[source] = self.sources.get(source, 0) + 1
-        self.history.append(
-            MemoryEntry(step=self.step, t=obs.t, features=plan.features, text=obs.text)
-        )
+        entry = MemoryEntry(step=self.step, t=obs.t, features=plan.features, text=obs.text)
+        self.history.append(entry)
+        self._history_json.append([entry.step, entry.t, entry.features, entry.text])
         self.step += 1
         self._plan = None
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     @property
     def postrun_record(self) -> JSON:
@@ -489,10 +490,14 @@ class EpisodicContract(ContractBase):
 
     def memory_snapshot(self) -> JSON:
         """The working memory, the action queue and the descriptions (`bounded resume`);
-        the bank is not in it: it changes only after the run (a resume checks its hash)."""
+        the bank is not in it: it changes only after the run (a resume checks its hash).
+        The working memory's history is a window on a log of every decision, the entry of
+        step s at position s (`memory_logs`): a checkpoint stores one new entry per
+        decision, not the whole history."""
+        start = self.history[0].step if self.history else self.step
         return {
             "queue": [action.model_dump(by_alias=True) for action in self.queue],
-            "history": [[e.step, e.t, e.features, e.text] for e in self.history],
+            "history": {"start": start, "items": list(self._history_json)},
             "descriptions": self.descriptions,
             "step": self.step,
             "last_explore": self.clock.last_explore,
@@ -500,11 +505,20 @@ class EpisodicContract(ContractBase):
             "sources": self.sources,
         }
 
+    def memory_logs(self) -> tuple[str, ...]:
+        return ("history",)
+
     def restore_memory(self, memory: JSON) -> None:
+        """Put a snapshot back; one written before the history was a window (a plain list
+        of entries) is read too."""
         self.queue.clear()
         self.queue.extend(Action.model_validate(action) for action in memory["queue"])
+        history = memory["history"]
+        entries = history["items"] if isinstance(history, dict) else history
         self.history.clear()
-        self.history.extend(MemoryEntry(*entry) for entry in memory["history"])
+        self.history.extend(MemoryEntry(*entry) for entry in entries)
+        self._history_json.clear()
+        self._history_json.extend(entries)
         self.descriptions = dict(memory["descriptions"])
         self.step = memory["step"]
         self.clock.last_explore = memory["last_explore"]
@@ -569,7 +583,7 @@ class EpisodicContract(ContractBase):
     def render_memory(self, plan: StepPlan) -> str:
         config = self.config
         entries = working_memory(
-            list(self.history), plan.step, config.memory_interval, config.memory_depth
+            self.history, plan.step, config.memory_interval, config.memory_depth
         )
         if not entries:
             return ""

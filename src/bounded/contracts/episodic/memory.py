@@ -30,9 +30,17 @@ def observation_text(entry: MemoryEntry) -> str:
 def working_memory(
     history: Sequence[MemoryEntry], step: int, interval: int, depth: int
 ) -> list[MemoryEntry]:
-    """Eq. 4: Q_o(t) = (o_{t-L}, o_{t-2L}, ..., o_{t-k_max L}), those that exist."""
+    """Eq. 4: Q_o(t) = (o_{t-L}, o_{t-2L}, ..., o_{t-k_max L}), those that exist.
+
+    A history of consecutive steps (the contract's, oldest first) is indexed (`depth`
+    look-ups, whatever its length); any other is searched."""
+    wanted = [step - k * interval for k in range(1, depth + 1)]
+    if not history:
+        return []
+    first = history[0].step
+    if history[-1].step - first == len(history) - 1:
+        return [history[s - first] for s in wanted if 0 <= s - first < len(history)]
     by_step = {entry.step: entry for entry in history}
-    wanted = (step - k * interval for k in range(1, depth + 1))
     return [by_step[s] for s in wanted if s in by_step]
 
 

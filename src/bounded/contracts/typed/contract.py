@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.contracts.typed.assembly import Assembler, Fight
 from bounded.contracts.typed.config import TypedConfig, config_error, game_of
@@ -21,7 +22,6 @@ from bounded.core import (
     JSON,
     Completion,
     ConfigError,
-    ContractBase,
     Decision,
     DecisionRecord,
     EpisodeContext,
@@ -44,7 +44,7 @@ LEARNED_LAYERS = ("L4", "L5")
 """The layers postrun learning may write (L3 is patched, never learned)."""
 
 
-class TypedContract(ContractBase):
+class TypedContract(ConfiguredContract[TypedConfig]):
     """Fresh typed prompt per decision; stores read per layer mode, learned after the run."""
 
     name = "typed"
@@ -149,9 +149,6 @@ class TypedContract(ContractBase):
         """The facts of one decision, read as the game's knowledge says (or generically)."""
         reader = self.knowledge.situation if self.knowledge is not None else situation_of
         return reader(obs)
-
-    def config_dict(self) -> JSON:
-        return self.config.model_dump()
 
     def store_hashes(self) -> dict[str, str]:
         """Hashes of every layer read at reset (`L3.read`, ...) and written by postrun."""

@@ -119,12 +119,8 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
 
     # -- Gymnasium API ------------------------------------------------------------------
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, dict[str, Any]]:
-        self._start(self.start_seed(seed, options))
-        obs = self._observe()
-        return obs, with_action_mask({"seed": self._seed, "mission": self.mission}, obs)
+    def reset_info(self) -> dict[str, Any]:
+        return {"mission": self.mission}
 
     def step(
         self, action: Action | Sequence[Action]

@@ -137,13 +137,6 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
 
     # -- Gymnasium API ------------------------------------------------------------------
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, dict[str, Any]]:
-        self._start(self.start_seed(seed, options))
-        obs = self._observe()
-        return obs, with_action_mask({"seed": self._seed}, obs)
-
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:

@@ -21,6 +21,7 @@ import gymnasium
 import minihack  # noqa: F401 (registers the MiniHack tasks with Gymnasium)
 
 from bounded.core import BoundedError
+from bounded.envs.nethack.game import KeyResult, end_status
 from bounded.envs.nethack.screen import screen_lines
 from bounded.envs.nethack.vocabulary import ENTER
 
@@ -31,15 +32,6 @@ MORE_PRESSES = 20
 """--More-- continued in a row after one action before the game is left as it is."""
 
 _END_REASONS = {"TASK_SUCCESSFUL": "victory", "DEATH": "death", "ABORTED": "aborted"}
-
-
-@dataclass
-class KeyResult:
-    """What one action's keys did."""
-
-    reward: float = 0.0
-    over: bool = False
-    end_reason: str = ""
 
 
 @dataclass
@@ -108,7 +100,7 @@ class MiniHackGame:
         self.obs = obs
         result.reward += float(reward)
         if terminated or truncated:
-            status = getattr(info.get("end_status"), "name", str(info.get("end_status")))
+            status = end_status(info)
             self._end(_END_REASONS.get(status, f"nle-{status}".lower()))
 
     def _end(self, reason: str) -> None:

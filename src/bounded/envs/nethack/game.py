@@ -99,7 +99,7 @@ class NetHackGame:
         if text:
             self.last_message = text
         if terminated or truncated:
-            status = getattr(info.get("end_status"), "name", str(info.get("end_status")))
+            status = end_status(info)
             reason = _END_REASONS.get(status, f"nle-{status}".lower())
             if "Still climb" in self.last_message:
                 reason = "escaped (climbed out of the dungeon)"
@@ -163,4 +163,10 @@ def known_key(key: int) -> bool:
     return key in _KEY_INDEX
 
 
-__all__ = ["FINISH_KEYS", "KeyResult", "NetHackGame", "known_key"]
+def end_status(info: dict[str, Any]) -> str:
+    """The name of NLE's `end_status` in a last step's info (`DEATH`, `TASK_SUCCESSFUL`)."""
+    status = info.get("end_status")
+    return getattr(status, "name", str(status))
+
+
+__all__ = ["FINISH_KEYS", "KeyResult", "NetHackGame", "end_status", "known_key"]

@@ -157,12 +157,8 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
 
     # -- Gymnasium API ------------------------------------------------------------------
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, dict[str, Any]]:
-        self._start(self.start_seed(seed, options))
-        obs = self._observe()
-        return obs, with_action_mask({"seed": self._seed, "task": self.config.task}, obs)
+    def reset_info(self) -> dict[str, Any]:
+        return {"task": self.config.task}
 
     def step(
         self, action: Action | Sequence[Action]

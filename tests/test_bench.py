@@ -1,0 +1,171 @@
+"""Every `bench/` script runs: each at its smallest size, in a process of its own, writing
+its JSON to a temporary folder (never to bench/results/). A script added to bench/ without
+a size here fails until it gets one; a script skipped says why."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+BENCH = ROOT / "bench"
+RESULTS = BENCH / "results"
+
+Arguments = Callable[[Path, dict[str, Path]], list[str]]
+"""(the test's folder, the shared inputs) -> the script's arguments at its smallest size."""
+
+OTHERS_THAN_BABYAI = ["--skip", "nethack", "--skip", "minihack", "--skip", "crafter"]
+
+TINY: dict[str, Arguments] = {
+    "balrog_calibration": lambda d, _: [
+        "--nethack-seeds", "1", "--steps", "20", "--babyai-seeds", "1", "--out", f"{d}/out.json",
+    ],
+    "balrog_experts": lambda d, _: [
+        "--archive", f"{d}/a.sqlite", "--episodes", "1", *OTHERS_THAN_BABYAI,
+        "--skip", "textworld", "--out", f"{d}/out.json",
+    ],
+    "context_audit": lambda d, _: ["--seeds", "1", "--acts", "1", "--out-dir", str(d)],
+    "craft_calibration": lambda d, _: [
+        "--games", "1", "--levels", "3-3", "--out", f"{d}/out.json",
+    ],
+    "craft_throughput": lambda d, _: ["--games", "1", "--out", f"{d}/out.json"],
+    "epicstar_paper_scripted": lambda d, shared: [
+        "--bank", str(shared["bank"]), "--games", "1", "--limit", "2", "--out", f"{d}/out.json",
+    ],
+    "epicstar_replay": lambda d, _: [
+        "--seeds", "1", "--styles", "rush", "--bank-wins", "1", "--out", f"{d}/out.json",
+    ],
+    "episodic_retrieval": lambda d, _: [
+        "--sizes", "1000", "--queries", "5", "--out", f"{d}/out.json",
+    ],
+    "episodic_tokens": lambda d, shared: [
+        "--bank", str(shared["bank"]), "--model", "first-legal", "--styles", "timing",
+        "--seeds", "1", "--out", f"{d}/out.json",
+    ],
+    "harness_scaling": lambda d, _: [
+        "--decisions", "50", "--runs", "1", "--window", "10", "--points", "10",
+        "--contracts", "state", "--nethack-decisions", "0", "--spire-contracts", "",
+        "--out", f"{d}/out.json",
+    ],
+    "kill_trials": lambda d, _: [
+        "--trials", "1", "--games", "1", "--horizon", "3", "--out", f"{d}/out.json",
+    ],
+    "memory_designs_audit": lambda d, _: [
+        "--seeds", "1", "--acts", "1", "--contracts", "rag", "--out-dir", str(d),
+    ],
+    "nethack_context_audit": lambda d, _: ["--steps", "5", "--out", f"{d}/out.json"],
+    "nethack_tokens": lambda d, shared: [str(shared["nethack_archive"])],
+    "rag_retrieval": lambda d, _: [
+        "--sizes", "10", "--queries", "3", "--cosine-queries", "2", "--out-dir", str(d),
+    ],
+    "sandbox_attempts": lambda d, _: [
+        "--attempts", "1", "--episode-seconds", "5", "--out", f"{d}/out.json",
+    ],
+    "spire_calibration": lambda d, _: [
+        "--seeds", "1", "--ascensions", "0", "--out", f"{d}/out.json",
+    ],
+    "spire_throughput": lambda d, _: [
+        "--runs", "1", "--random-games", "1", "--decapitate-games", "0",
+        "--out", f"{d}/out.json",
+    ],
+    "sweep_estimates": lambda d, _: [
+        "--files", "warehouse_contracts.toml", "--games", "1", "--out", f"{d}/out.json",
+    ],
+    "sweep_throughput": lambda d, _: [
+        "--games", "1", "--decisions", "3", "--latency", "0.01", "--no-baseline",
+        "--one-process", "--startup-workers", "1", "--out", f"{d}/out.json",
+    ],
+    "warehouse_tokens": lambda d, _: [
+        "--model", "scripted:minimal", "--horizons", "5", "--out", f"{d}/out.json",
+    ],
+    "workbench_suite": lambda d, _: [
+        "--model", "expert", "--tasks", "count_files", "--contracts", "state",
+        "--modes", "multi", "--out", f"{d}/out.json",
+    ],
+}  # fmt: skip
+
+SKIPPED = {
+    "reasoning_budget": "needs the embedded model behind llama.cpp's server, and its "
+    "smallest run is still two generated decisions (10-15 s each on an idle machine)",
+}
+
+PRINTS_ONLY = {"nethack_tokens"}
+"""Scripts that print their table and write no file."""
+
+
+def results_folder() -> dict[str, float]:
+    return {str(p): p.stat().st_mtime for p in RESULTS.rglob("*") if p.is_file()}
+
+
+NEEDS = {
+    "epicstar_paper_scripted": ("bank",),
+    "episodic_tokens": ("bank",),
+    "nethack_tokens": ("nethack_archive",),
+}
+"""The inputs (fixtures of this module) a script reads."""
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A craft bank of one win (the smallest `bounded bank craft` makes)."""
+    from bounded.apps.craft_bank import bootstrap_craft_bank
+
+    path = tmp_path_factory.mktemp("bank") / "bank.npz"
+    bootstrap_craft_bank(keep=1)[0].save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def nethack_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An archive holding one five-step NetHack run."""
+    from bounded.archive import Archive
+    from bounded.contracts import make_contract
+    from bounded.envs import make
+    from bounded.models import make_model
+    from bounded.runner import run_episode
+
+    path = tmp_path_factory.mktemp("nethack") / "nethack.sqlite"
+    env = make("nethack", max_steps=5)
+    with Archive(path) as archive:
+        run_episode(
+            env, make_contract("state"), make_model("scripted:minimal"), seed=0, archive=archive
+        )
+    env.close()
+    return path
+
+
+def test_every_script_has_a_size_or_a_reason():
+    scripts = {path.stem for path in BENCH.glob("*.py")}
+    assert scripts == set(TINY) | set(SKIPPED)
+
+
+@pytest.mark.parametrize("script", sorted(p.stem for p in BENCH.glob("*.py")))
+def test_the_script_runs_at_its_smallest_size(script, tmp_path, request):
+    if script in SKIPPED:
+        pytest.skip(f"{script}: {SKIPPED[script]}")
+    shared = {name: request.getfixturevalue(name) for name in NEEDS.get(script, ())}
+    before = results_folder()
+    source = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
+    result = subprocess.run(
+        [sys.executable, str(BENCH / f"{script}.py"), *TINY[script](tmp_path, shared)],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": source},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert results_folder() == before, "the script wrote to bench/results/"
+    written = [p for p in tmp_path.rglob("*.json")]
+    if script in PRINTS_ONLY:
+        assert json.loads(result.stdout), "it printed no rows"
+    else:
+        assert written, "it wrote no JSON"
+        for path in written:
+            json.loads(path.read_text())

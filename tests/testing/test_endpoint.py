@@ -1,0 +1,115 @@
+"""The fake OpenAI-compatible endpoint, as the tests and benchmarks use it: in a thread of
+this process (scripted replies, latency, counts) and as a process of its own."""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from bounded.testing.endpoint import USAGE, Endpoint
+
+SOURCE = Path(__file__).parents[2] / "src"
+
+
+def chat(url: str, model: str = "m") -> tuple[int, dict]:
+    request = urllib.request.Request(
+        f"{url}/chat/completions",
+        data=json.dumps({"model": model, "messages": []}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_a_good_reply_carries_the_content_and_usage_and_is_counted():
+    with Endpoint(content="hello") as endpoint:
+        code, body = chat(endpoint.url, model="named")
+        assert code == 200 and body["model"] == "named"
+        assert body["choices"][0]["message"]["content"] == "hello"
+        assert body["usage"] == dict(USAGE)
+        assert endpoint.calls == endpoint.attempts == 1 and endpoint.requests[0].body["model"]
+
+
+def test_the_script_is_played_in_order_then_the_default():
+    with Endpoint() as endpoint:
+        endpoint.play(endpoint.status(429, retry_after="1"), endpoint.ok(usage=False))
+        assert chat(endpoint.url)[0] == 429
+        assert "usage" not in chat(endpoint.url)[1]
+        assert "usage" in chat(endpoint.url)[1]
+        assert len(endpoint.gaps()) == 2
+
+
+def test_a_reasoning_reply_counts_its_tokens_in_the_completion():
+    with Endpoint() as endpoint:
+        endpoint.play(then=endpoint.thinking("hmm", tokens=4))
+        body = chat(endpoint.url)[1]
+        assert body["choices"][0]["message"]["reasoning_content"] == "hmm"
+        assert body["usage"]["completion_tokens"] == USAGE["completion_tokens"] + 4
+
+
+def test_latency_holds_every_reply_and_concurrent_calls_are_in_flight_together():
+    with Endpoint(latency_s=0.2, record=False) as endpoint:
+        threads = [threading.Thread(target=chat, args=(endpoint.url,)) for _ in range(3)]
+        started = time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert time.monotonic() - started >= 0.2
+        assert endpoint.calls == 3 and endpoint.most_in_flight == 3
+        assert endpoint.requests == [] and endpoint.in_flight == 0
+
+
+def test_closing_ends_a_hang_at_once():
+    endpoint = Endpoint()
+    endpoint.play(endpoint.hang(30))
+    errors = []
+
+    def call() -> None:
+        try:
+            chat(endpoint.url)
+        except OSError as error:  # the connection closes with no reply
+            errors.append(error)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    while endpoint.calls == 0:
+        time.sleep(0.01)
+    started = time.monotonic()
+    endpoint.close()
+    thread.join(timeout=10)
+    assert not thread.is_alive() and time.monotonic() - started < 5 and errors
+
+
+def test_as_a_process_of_its_own_it_prints_its_url_and_serves():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bounded.testing.endpoint", "--content", "hi", "--latency", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(SOURCE), "PATH": ""},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        assert chat(url)[1]["choices"][0]["message"]["content"] == "hi"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_bad_option_is_refused():
+    result = subprocess.run(
+        [sys.executable, "-m", "bounded.testing.endpoint", "--latency", "soon"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(SOURCE), "PATH": ""},
+    )
+    assert result.returncode == 2 and "--latency" in result.stderr
