@@ -3,7 +3,6 @@ SIGKILLed mid-game (and in its first decision), then rerun; a Ray sweep's worker
 mid-game, its game continued on another worker."""
 
 import importlib.util
-import io
 import os
 import signal
 import sqlite3
@@ -55,21 +54,18 @@ def test_a_game_killed_in_its_first_decision_counts_as_interrupted(tmp_path):
     """The driver is killed as the endpoint receives the sweep's first call: that game has
     no decision stored, yet its call was counted and is asked again by the rerun."""
     bench = load_bench()
-    endpoint = bench.CountingEndpoint()
-    handler = endpoint.server.RequestHandlerClass
-    answer = handler.do_POST
+    endpoint = bench.counting_endpoint()
+    count = endpoint.arrive
     driver: list[subprocess.Popen] = []
     first = threading.Lock()
 
-    def kill_on_first_call(self) -> None:
+    def kill_on_first_call(body: dict) -> None:
+        count(body)
         if first.acquire(blocking=False):  # never released: the one kill
-            body = self.rfile.read(int(self.headers["Content-Length"]))  # the whole call
             os.kill(driver[0].pid, signal.SIGKILL)
             time.sleep(1.0)  # its workers die with it before the answer
-            self.rfile = io.BytesIO(body)
-        answer(self)
 
-    handler.do_POST = kill_on_first_call
+    endpoint.arrive = kill_on_first_call
     try:
         experiment = bench.write_experiment(tmp_path, 1, 10, endpoint.url)
         command = [sys.executable, "-m", "bounded.cli", "sweep", str(experiment), "--workers", "2"]
