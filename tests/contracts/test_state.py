@@ -226,7 +226,7 @@ def _patch_properties(contract):
 
 def test_a_model_with_a_free_text_budget_keeps_notes_within_it():
     contract = _reset_with(_BudgetedModel())
-    assert contract.schema == notes_schema(120)
+    assert contract.schema == notes_schema(40)
     assert set(_patch_properties(contract)) == {"goal", "plan", "facts"}
     assert "JSON schema" in contract.spec(_OBS)
 
@@ -248,7 +248,7 @@ def test_the_notes_state_refuses_a_longer_list_or_string_and_journals_why():
     contract = _reset_with(_BudgetedModel())
     entry = contract.apply({"facts": [f"fact {i}" for i in range(NOTES_FACTS + 1)]})
     assert not entry.accepted and entry.reason.startswith("schema:")
-    assert not contract.apply({"plan": "x" * 121}).accepted
+    assert not contract.apply({"plan": "x" * 41}).accepted
     assert contract.apply({"goal": "find water", "facts": ["a tree north"]}).accepted
     assert contract.state == {"goal": "find water", "facts": ["a tree north"]}
 
@@ -256,6 +256,6 @@ def test_the_notes_state_refuses_a_longer_list_or_string_and_journals_why():
 def test_the_notes_patch_converts_to_a_grammar_that_must_close():
     from bounded.models.local import schema_grammar
 
-    grammar = schema_grammar(json.dumps(patch_schema(notes_schema(120))))
+    grammar = schema_grammar(json.dumps(patch_schema(notes_schema(40))))
     assert "*" not in grammar and "+" not in grammar  # no unbounded repetition
     assert "*" in schema_grammar(json.dumps(patch_schema(None)))

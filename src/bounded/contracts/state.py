@@ -16,8 +16,8 @@ no schema is in force (`state_shape = "open"`). Under a constrained decoder a sm
 fills an open `state_patch` object until the reply's token limit cuts it (the embedded
 model on Crafter and spire: every reply truncated, every decision a parse error), since
 nothing in an open object's grammar makes closing it likely. `state_shape = "notes"` gives
-such a game `NOTES_SCHEMA` instead (a goal, a plan and a short list of facts, each string
-no longer than the model's free-text budget), which a decoder always closes; `model`, the
+such a game `notes_schema` instead (a goal, a plan and two facts, each string a third of
+the model's free-text budget: `notes_chars`), which a decoder always closes; `model`, the
 default, takes `notes` for a model that declares a free-text budget (the embedded models'
 `reasoning_chars`) and `open` for every other model. A schema from the configuration or
 the environment always wins over either shape.
@@ -65,12 +65,18 @@ MAX_STATE_CHARS = 16_000
 """Default size limit of the state as the prompt shows it, in characters of compact JSON
 (`StateConfig.max_state_chars`; about 4,000 tokens)."""
 
-NOTES_FACTS = 3
-"""Most facts the `notes` state holds: with the goal and the plan, five strings at the
-embedded model's 120 characters and its reasoning fit its 256-token replies."""
+NOTES_FACTS = 2
+"""Most facts the `notes` state holds."""
 
 NOTES_CHARS = 200
 """Longest string of the `notes` state when the model declares no free-text budget."""
+
+
+def notes_chars(budget: int | None) -> int:
+    """Longest string of the `notes` state: a third of the model's free-text budget (40
+    characters on the embedded model: the four strings together fit in about 70 of its
+    tokens beside the reasoning and a plan of actions), `NOTES_CHARS` without one."""
+    return max(16, budget // 3) if budget else NOTES_CHARS
 
 StateShape = Literal["model", "open", "notes"]
 """What a state without a schema may hold (see the module's docstring)."""
@@ -253,7 +259,7 @@ class StateContract(ConfiguredContract[StateConfig]):
         if episode.state_schema is not None:
             return episode.state_schema
         if state_shape_in_force(self.config.state_shape, episode.model) == "notes":
-            return notes_schema(self.reasoning_chars or NOTES_CHARS)
+            return notes_schema(notes_chars(self.reasoning_chars))
         return None
 
     def spec(self, obs: Observation) -> str:
