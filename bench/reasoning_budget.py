@@ -69,11 +69,11 @@ def measure(url: str, contract_name: str, cap: int | None, max_tokens: int) -> d
         contract.assemble(QUESTION).messages(), constraint=contract.reply_schema(QUESTION),
         max_tokens=max_tokens,
     )  # fmt: skip
-    reasoning = json.loads(completion.text)["reasoning"]
+    decision = contract.parse(completion, QUESTION)  # a reply cut by the limit is a row too
     return {
-        "contract": contract_name, "cap": cap, "reasoning_chars": len(reasoning),
+        "contract": contract_name, "cap": cap, "reasoning_chars": len(decision.reasoning),
         "completion_tokens": completion.completion_tokens,
-        "finish_reason": completion.finish_reason,
+        "finish_reason": completion.finish_reason, "parse_error": decision.parse_error,
     }  # fmt: skip
 
 
