@@ -78,6 +78,7 @@ def notes_chars(budget: int | None) -> int:
     tokens beside the reasoning and a plan of actions), `NOTES_CHARS` without one."""
     return max(16, budget // 3) if budget else NOTES_CHARS
 
+
 StateShape = Literal["model", "open", "notes"]
 """What a state without a schema may hold (see the module's docstring)."""
 

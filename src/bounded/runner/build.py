@@ -82,11 +82,11 @@ def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
     return {kind: built[model] for kind, model in spec.models.items()}
 
 
-def check_spec(spec: GameSpec) -> dict[str, str]:
-    """Build the environment and the contract (not the model), so that a misspelt name or
-    a bad setting is refused before any game starts; returns the game's inputs
-    (`bounded.runner.identity.game_inputs`)."""
-    contract = build_contract(spec)
+def check_spec(spec: GameSpec, contract: Contract | None = None) -> dict[str, str]:
+    """Build the environment and the contract (not the model; `contract` if built
+    already), so that a misspelt name or a bad setting is refused before any game starts;
+    returns the game's inputs (`bounded.runner.identity.game_inputs`)."""
+    contract = contract if contract is not None else build_contract(spec)
     _, env = build_env(contract_spec(spec, contract))
     try:
         return game_inputs(env, contract)

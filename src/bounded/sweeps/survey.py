@@ -12,12 +12,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from bounded.archive import Archive
-from bounded.core import ConfigError, RunRecord
+from bounded.core import ConfigError, Contract, RunRecord
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameKey, duplicates_of, run_key
@@ -53,43 +54,62 @@ def config_key(spec: GameSpec) -> str:
     return stable_key([spec.env, spec.env_options, spec.contract, spec.contract_config])
 
 
-def inspect_settings(
-    games: list[GameSpec], plan: Plan | None = None
-) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """Build each distinct environment and contract once: a line per one that fails, naming
-    the cell or phase (from `plan`) whose settings it is, and the inputs of each one that
-    builds (`bounded.runner.identity.game_inputs`, by `config_key`)."""
-    from bounded.runner.build import check_spec
+@dataclass
+class Settings:
+    """What building each distinct environment and contract of a plan found."""
 
-    inputs: dict[str, dict[str, str]] = {}
-    checked: set[str] = set()
-    found = []
+    problems: list[str] = field(default_factory=list)
+    """A line per one that fails, naming the cell or phase whose settings it is."""
+    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The inputs of each one that builds (`game_inputs`), by `config_key`."""
+    contracts: dict[str, Contract] = field(default_factory=dict)
+    """The contract each one built, by `config_key`."""
+
+    def as_played(self, spec: GameSpec) -> GameSpec:
+        """The spec as its game records it: with the settings its contract fills in
+        (`bounded.runner.build.contract_spec`: EpicStar's paper temperature, its one-action
+        step), which archived games are compared with."""
+        from bounded.runner.build import contract_spec
+
+        contract = self.contracts.get(config_key(spec))
+        return contract_spec(spec, contract) if contract is not None else spec
+
+    def inputs_of(self, spec: GameSpec) -> dict[str, str] | None:
+        return self.inputs.get(config_key(spec))
+
+
+def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Settings:
+    """Build each distinct environment and contract once (see `Settings`)."""
+    from bounded.runner.build import build_contract, check_spec
+
+    found = Settings()
     for spec in games:
         key = config_key(spec)
-        if key in checked:
+        if key in found.inputs or key in found.contracts:
             continue
-        checked.add(key)
         try:
-            inputs[key] = check_spec(spec)
+            found.contracts[key] = contract = build_contract(spec)
+            found.inputs[key] = check_spec(spec, contract)
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
-            found.append(f"{entry}: {exc}" if entry else str(exc))
-    return list(dict.fromkeys(found)), inputs  # a cell's games differ in options, not problems
+            found.problems.append(f"{entry}: {exc}" if entry else str(exc))
+    found.problems = list(dict.fromkeys(found.problems))  # a cell's games differ in options
+    return found
 
 
-def identity_problems(archive: Archive, plan: Plan, inputs: dict[str, dict[str, str]]) -> list[str]:
+def identity_problems(archive: Archive, plan: Plan, settings: Settings) -> list[str]:
     """A line per cell (or phase) whose completed games differ from what the file plans
-    (`bounded.runner.identity.changed_cells`)."""
+    (`bounded.runner.identity.changed_cells`), each planned game as it would be played."""
     if not plan.games:
         return []
     writers = [phase.name for phase in plan.phases] + [
         spec.cell for spec in plan.cells if writes_store(spec)
     ]
-
+    played = {spec.key: (settings.as_played(spec), settings.inputs_of(spec)) for spec in plan.games}
     return changed_cells(
-        plan.games,
+        [spec for spec, _ in played.values()],
         archive.runs(experiment=plan.games[0].experiment),
-        lambda spec: inputs.get(config_key(spec)),
+        lambda spec: played[spec.key][1],
         lambda cell: cell_name(plan, cell),
         phases=writers,
     )
@@ -138,10 +158,14 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
     found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
     wrong = {p.entry for p in problems}
     checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
-    lines, inputs = inspect_settings(checked, plan)
+    settings = inspect_settings(checked, plan)
     found.cells, stale = pending_games(archive, plan.cells)
+    inputs = {spec.key: settings.inputs_of(spec) for spec in plan.cells}
     found.resumable, found.stale = resumable_games(
-        archive, plan.cells, stale, lambda spec: inputs.get(config_key(spec))
+        archive,
+        [settings.as_played(spec) for spec in plan.cells],
+        stale,
+        lambda spec: inputs.get(spec.key),
     )
     reading = {plan.reads.get(spec.cell) for spec in plan.cells}
     for phase in plan.phases:
@@ -154,9 +178,9 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
         if resume.record is not None and phase.name in reading:
             line = snapshot_problem(plan, phase, resume.record)
             found.problems += [line] if line else []
-    found.problems += lines
+    found.problems += settings.problems
     found.problems += store_problems(plan, plan.cells)
-    found.problems += identity_problems(archive, plan, inputs)
+    found.problems += identity_problems(archive, plan, settings)
     return found
 
 
