@@ -182,3 +182,22 @@ def test_identity_fields_flatten_options_and_leave_retry_out():
     again = spec.model_copy(update={"model_options": {"n_ctx": 512}})
     assert identity_hash(spec, {}) == identity_hash(again, {})
     assert identity_hash(spec, {}) != identity_hash(spec, {"store:dir": "x"})
+
+
+@pytest.mark.parametrize("contract", ["summary", "episodic"])
+def test_a_rerun_of_a_cell_whose_contract_fills_in_settings_skips_its_games(
+    tmp_path, capsys, monkeypatch, contract
+):
+    """EpicStar's and CoS's games run at the paper's temperature when their cell sets none,
+    and their archived spec says so: the planned game is compared as it is played."""
+    monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path / "banks"))
+    path = write(tmp_path, contract=contract, model="scripted:minimal")
+    assert sweep(capsys, path)[0] == 0
+    with Archive(tmp_path / "a.sqlite") as archive:
+        (played,) = {r.spec["temperature"] for r in archive.runs() if r.cell == "main"}
+    assert played == 0.1  # the paper's, filled in
+    before = archive_bytes(tmp_path)
+    status, output = sweep(capsys, path)
+    assert status == 0, output
+    assert "3/3 games completed (3 already done, 0 played now" in output, output
+    assert archive_bytes(tmp_path) == before
