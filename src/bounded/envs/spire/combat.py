@@ -13,7 +13,15 @@ import contextlib
 import random
 from typing import Any, Protocol
 
-from bounded.envs.spire.core import UNPLAYABLE, X_COST, Card, Enemy, Move, RunView
+from bounded.envs.spire.core import (
+    UNPLAYABLE,
+    X_COST,
+    Card,
+    Enemy,
+    Move,
+    RunView,
+    add_to_powers,
+)
 from bounded.envs.spire.enemies import ENEMIES
 from bounded.envs.spire.potions import POTIONS
 
@@ -71,11 +79,7 @@ class Player:
         return self.run.max_hp
 
     def add_power(self, name: str, amount: int) -> None:
-        value = self.powers.get(name, 0) + amount
-        if value:
-            self.powers[name] = value
-        else:
-            self.powers.pop(name, None)
+        add_to_powers(self.powers, name, amount)
 
 
 class CombatOver(Exception):

@@ -280,11 +280,16 @@ class Enemy:
         return self.alive and not self.powers.get("reborn_pending")
 
     def add_power(self, name: str, amount: int) -> None:
-        value = self.powers.get(name, 0) + amount
-        if value:
-            self.powers[name] = value
-        else:
-            self.powers.pop(name, None)
+        add_to_powers(self.powers, name, amount)
+
+
+def add_to_powers(powers: dict[str, int], name: str, amount: int) -> None:
+    """Change a power by `amount`; a power at 0 is gone (the player's and an enemy's)."""
+    value = powers.get(name, 0) + amount
+    if value:
+        powers[name] = value
+    else:
+        powers.pop(name, None)
 
 
 # --------------------------------------------------------------------------- what an effect acts on
