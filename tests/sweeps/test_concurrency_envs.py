@@ -52,6 +52,18 @@ class Spans:
 SPANS = Spans()
 
 
+@dataclass
+class Interrupt:
+    """Where a game's model raises SIGINT in its own call (`at_call`, None: never), so the
+    signal arrives while that game is in play however loaded the machine is."""
+
+    at_call: int | None = None
+    sent: list[float] = field(default_factory=list)
+
+
+INTERRUPT = Interrupt()
+
+
 def walk_instance(schema: JSON, digest: int) -> Any:
     """A value of `schema` whose every choice (enum, branch) the digest draws: the
     schema filler's shape with varied moves, the same for the same prompt."""
@@ -83,6 +95,9 @@ def legal_walk(_rest: str = "", **_options: Any) -> ScriptedModel:
     def reply(messages: list[dict[str, str]], constraint: JSON | None) -> Any:
         now = time.monotonic()
         span.first, span.last, span.calls = span.first or now, now, span.calls + 1
+        if span.calls == INTERRUPT.at_call and not INTERRUPT.sent:
+            INTERRUPT.sent.append(now)
+            os.kill(os.getpid(), signal.SIGINT)  # the driver's main thread takes it
         time.sleep(WAIT_S)
         blob = json.dumps(messages, sort_keys=True).encode()
         digest = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big")
@@ -227,19 +242,13 @@ def test_an_interrupt_reaches_the_games_waiting_for_their_turn(tmp_path, textwor
     expected = played(tmp_path / "ref" / "textworld.sqlite")
     experiment = write_experiment(tmp_path, "textworld", options)
     SPANS.games.clear()
-    sent: list[float] = []
-
-    def interrupt_in_the_first_game() -> None:
-        deadline = time.monotonic() + SWEEP_TIMEOUT_S
-        while not any(span.calls >= 5 for span in SPANS.games) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-
-    threading.Thread(target=interrupt_in_the_first_game, daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):
-        run_sweep(experiment, console=quiet(), concurrency=3)
-    assert time.monotonic() - sent[0] < 5  # not the drain's 30 s grace
+    INTERRUPT.at_call, INTERRUPT.sent = 2, []  # the first game's second call
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_sweep(experiment, console=quiet(), concurrency=3)
+    finally:
+        INTERRUPT.at_call = None
+    assert time.monotonic() - INTERRUPT.sent[0] < 5  # not the drain's 30 s grace
     with Archive(experiment.archive) as archive:
         runs = archive.runs()
         assert [run.status for run in runs] == ["failed"]  # the waiting games: no run
