@@ -8,7 +8,6 @@ import hashlib
 import io
 import itertools
 import json
-import os
 import signal
 import textwrap
 import threading
@@ -97,7 +96,9 @@ def legal_walk(_rest: str = "", **_options: Any) -> ScriptedModel:
         span.first, span.last, span.calls = span.first or now, now, span.calls + 1
         if span.calls == INTERRUPT.at_call and not INTERRUPT.sent:
             INTERRUPT.sent.append(now)
-            os.kill(os.getpid(), signal.SIGINT)  # the driver's main thread takes it
+            # at the main thread, as a terminal's Ctrl-C: a signal another thread takes
+            # reaches Python's handler only once the main thread next wakes
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
         time.sleep(WAIT_S)
         blob = json.dumps(messages, sort_keys=True).encode()
         digest = int.from_bytes(hashlib.sha256(blob).digest()[:8], "big")
@@ -243,11 +244,13 @@ def test_an_interrupt_reaches_the_games_waiting_for_their_turn(tmp_path, textwor
     experiment = write_experiment(tmp_path, "textworld", options)
     SPANS.games.clear()
     INTERRUPT.at_call, INTERRUPT.sent = 2, []  # the first game's second call
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own
     try:
         with pytest.raises(KeyboardInterrupt):
             run_sweep(experiment, console=quiet(), concurrency=3)
     finally:
         INTERRUPT.at_call = None
+        signal.signal(signal.SIGINT, handler)
     assert time.monotonic() - INTERRUPT.sent[0] < 5  # not the drain's 30 s grace
     with Archive(experiment.archive) as archive:
         runs = archive.runs()
