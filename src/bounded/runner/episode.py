@@ -61,7 +61,7 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.identity import STORE_PREFIX
+from bounded.runner.identity import changed_inputs
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
@@ -264,10 +264,8 @@ class EpisodeRunner:
         content version of the environment, another contract configuration): its first
         decisions and the rest would be two games. Store hashes are the checkpoint's to
         check (`_check_stores`); a run of an older bounded records no inputs."""
-        now = {k: v for k, v in self.run.inputs.items() if not k.startswith(STORE_PREFIX)}
-        old = {k: v for k, v in then.inputs.items() if not k.startswith(STORE_PREFIX)}
-        changed = sorted(key for key in {*now, *old} if now.get(key) != old.get(key))
-        if old and changed:
+        changed = changed_inputs(then.inputs, self.run.inputs, stores=False)
+        if then.inputs and changed:
             raise ResumeError(
                 f"run {then.run_id[:12]} was played with other inputs ({', '.join(changed)} "
                 "changed since): replay it from the start instead"

@@ -104,12 +104,20 @@ def differences(
         if then.get(field) != now.get(field)
     }
     if not found and inputs is not None and run.inputs:  # the spec's fields say more
-        for key in sorted({*inputs, *run.inputs}):
-            if not stores and key.startswith(STORE_PREFIX):
-                continue
-            if inputs.get(key) != run.inputs.get(key):
-                found[key] = (run.inputs.get(key), inputs.get(key))
+        found.update(changed_inputs(run.inputs, inputs, stores=stores))
     return found
+
+
+def changed_inputs(
+    then: Mapping[str, str], now: Mapping[str, str], *, stores: bool = True
+) -> dict[str, tuple[str | None, str | None]]:
+    """Input key -> (then, now) for each input that differs; `stores=False` leaves the
+    store hashes out."""
+    return {
+        key: (then.get(key), now.get(key))
+        for key in sorted({*then, *now})
+        if (stores or not key.startswith(STORE_PREFIX)) and then.get(key) != now.get(key)
+    }
 
 
 def shown(value: Any, width: int = 40) -> str:
