@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -161,7 +161,7 @@ EMBEDDED_REASONING_CHARS = 120
 """The embedded model's reasoning budget (`bounded.models.local` declares it): a 135M model
 degenerates inside long free text, so its replies' reasoning is capped at 120 characters."""
 
-REASONING_BY_MODEL = "model"
+REASONING_BY_MODEL: Final = "model"
 """A contract's `reasoning_chars` that leaves the reasoning budget to the model."""
 
 ReasoningSetting = int | Literal["model"] | None

@@ -44,6 +44,7 @@ from bounded.contracts._reply import (
 from bounded.contracts.recovery import Perturbation, corrupt_value
 from bounded.core import (
     JSON,
+    REASONING_BY_MODEL,
     Completion,
     Decision,
     EpisodeContext,
@@ -103,7 +104,7 @@ def state_shape_in_force(shape: StateShape, model: Any = None) -> Literal["open"
     declared free-text budget (`reasoning_chars`; the embedded models declare one)."""
     if shape != "model":
         return shape
-    return "notes" if getattr(model, "reasoning_chars", None) else "open"
+    return "notes" if reasoning_chars_in_force(REASONING_BY_MODEL, model) else "open"
 
 
 MERGE_RULES = """\
@@ -260,7 +261,8 @@ class StateContract(ConfiguredContract[StateConfig]):
         if episode.state_schema is not None:
             return episode.state_schema
         if state_shape_in_force(self.config.state_shape, episode.model) == "notes":
-            return notes_schema(notes_chars(self.reasoning_chars))
+            budget = reasoning_chars_in_force(REASONING_BY_MODEL, episode.model)
+            return notes_schema(notes_chars(budget))
         return None
 
     def spec(self, obs: Observation) -> str:
