@@ -1,6 +1,6 @@
 """Every `bench/` script runs: each at its smallest size, in a process of its own, writing
 its JSON to a temporary folder (never to bench/results/). A script added to bench/ without
-a size here fails until it gets one; a script skipped says why."""
+a size here fails until it gets one."""
 
 from __future__ import annotations
 
@@ -93,8 +93,6 @@ TINY: dict[str, Arguments] = {
     ],
 }  # fmt: skip
 
-SKIPPED: dict[str, str] = {}
-
 PRINTS_ONLY = {"nethack_tokens"}
 """Scripts that print their table and write no file."""
 
@@ -140,15 +138,12 @@ def nethack_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_every_script_has_a_size_or_a_reason():
-    scripts = {path.stem for path in BENCH.glob("*.py")}
-    assert scripts == set(TINY) | set(SKIPPED)
+def test_every_script_has_a_size():
+    assert {path.stem for path in BENCH.glob("*.py")} == set(TINY)
 
 
 @pytest.mark.parametrize("script", sorted(p.stem for p in BENCH.glob("*.py")))
 def test_the_script_runs_at_its_smallest_size(script, tmp_path, request):
-    if script in SKIPPED:
-        pytest.skip(f"{script}: {SKIPPED[script]}")
     shared = {name: request.getfixturevalue(name) for name in NEEDS.get(script, ())}
     before = results_folder()
     source = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))

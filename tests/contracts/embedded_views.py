@@ -10,8 +10,8 @@ prompts are meant to change)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -62,7 +62,13 @@ def reply_for(obs: Any, schema: dict[str, Any]) -> str:
 
 
 def views(model: Any) -> dict[str, list[str]]:
-    """contract/env -> one hash per decision of (messages, schema, parsed decision)."""
+    """contract/env -> one hash per decision of (messages, schema, parsed decision), played
+    in an empty directory (no bank of a checkout's runs/banks/ in the episodic views)."""
+    with tempfile.TemporaryDirectory() as elsewhere, contextlib.chdir(elsewhere):
+        return played_views(model)
+
+
+def played_views(model: Any) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for env_name, options in GAMES:
         for name, settings in CONTRACTS:
@@ -99,8 +105,5 @@ def views(model: Any) -> dict[str, list[str]]:
 
 if __name__ == "__main__":
     model = stand_in(int(sys.argv[1]) if len(sys.argv) > 1 else 120)
-    with tempfile.TemporaryDirectory() as elsewhere:
-        os.chdir(elsewhere)  # no bank of a checkout's runs/banks/ in the episodic views
-        found = views(model)
-    GOLDEN.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+    GOLDEN.write_text(json.dumps(views(model), indent=1, sort_keys=True) + "\n")
     print(f"wrote {GOLDEN}")

@@ -31,10 +31,7 @@ LEGAL = [Action(id="go_north", label="go north"), Action(id="go_south", label="g
 OBS = Observation(kind="choice", text="Where now?", legal=LEGAL)
 
 
-def test_the_embedded_models_prompts_schemas_and_decisions_are_byte_identical_to_before(
-    tmp_path, monkeypatch
-):
-    monkeypatch.chdir(tmp_path)  # no bank of a checkout's runs/banks/ in the episodic views
+def test_the_embedded_models_prompts_schemas_and_decisions_are_byte_identical_to_before():
     golden = json.loads(embedded_views.GOLDEN.read_text())
     now = embedded_views.views(embedded_views.stand_in(EMBEDDED_REASONING_CHARS))
     assert now.keys() == golden.keys()
