@@ -86,7 +86,10 @@ class Observation(BaseModel):
     max_actions: int = 1
     """How many actions one decision may carry (a combat plan may hold several)."""
 
-    def legal_action(self, action_id: str) -> Action | None:
+    def legal_action(self, action_id: str | None) -> Action | None:
+        """The legal action with this id, or None (always None for the id None)."""
+        if action_id is None:
+            return None
         return next((a for a in self.legal if a.id == action_id), None)
 
 
@@ -346,6 +349,10 @@ class Env(Protocol):
     (`--concurrency`); False for one wrapping a library with process-wide state: a sweep
     then plays its games one at a time in each process (its constructor, called before
     that is known, must not touch that state)."""
+    empty_action: str | None
+    """The id of the game's do-nothing action (craft's `EMPTY ACTION`, Crafter's `Noop`), or
+    None where it has none. A contract that idles plays it; the runner counts every other
+    action as an effective one (`effective_action_rate`)."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -456,6 +463,8 @@ class EpisodeContext:
     """The environment's game knowledge (`Env.game_knowledge()`), for the typed contract."""
     run_id: str = ""
     """The archive's id of this run."""
+    empty_action: str | None = None
+    """The environment's do-nothing action id (`Env.empty_action`), or None."""
 
 
 FallbackPolicy = Literal["no-op", "first-legal", "game-default"]

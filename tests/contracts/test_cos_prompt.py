@@ -25,7 +25,7 @@ def observation(t: float = 0) -> Observation:
 
 def test_the_cos_prompt_has_the_six_parts_the_five_areas_and_three_decisions() -> None:
     contract = SummaryContract()
-    contract.reset(episode(instructions="Play the game."))
+    contract.reset(episode(empty_action=EMPTY, instructions="Play the game."))
     system = contract.assemble(observation()).messages()[0]["content"]
     for heading in ("1. Game overview", "2. Current game stage", "3.1 Units and buildings",
                     "3.2 Economy", "3.3 Technology", "4. Our strategy", "5. Enemy's strategy",
@@ -42,7 +42,7 @@ def test_the_cos_prompt_has_the_six_parts_the_five_areas_and_three_decisions() -
 
 def test_a_structured_reply_fits_the_schema_and_fills_the_queue() -> None:
     contract = SummaryContract()
-    contract.reset(episode(instructions="Play."))
+    contract.reset(episode(empty_action=EMPTY, instructions="Play."))
     obs = observation()
     schema = contract.reply_schema(obs)
     reply = minimal_instance(schema)
@@ -63,7 +63,7 @@ def test_the_length_limits_follow_the_models_context_not_a_fixed_cap() -> None:
     model = ScriptedModel([])
     model.context_window = 2048
     contract = SummaryContract()
-    contract.reset(episode(instructions="Play.", model=model))
+    contract.reset(episode(empty_action=EMPTY, instructions="Play.", model=model))
     text = contract.reply_schema(observation())["properties"]["suggestions"]["properties"]
     assert text["economy"]["maxLength"] == 157
 
@@ -71,7 +71,7 @@ def test_the_length_limits_follow_the_models_context_not_a_fixed_cap() -> None:
 def test_the_short_prompt_stays_as_an_option() -> None:
     contract = make_contract("summary", {"prompt": "short"})
     assert isinstance(contract, SummaryContract)
-    contract.reset(episode(instructions="Play."))
+    contract.reset(episode(empty_action=EMPTY, instructions="Play."))
     schema = contract.reply_schema(observation())
     assert schema["properties"]["analysis"] == {"type": "string", "maxLength": 160}
     assert "Game overview" not in contract.assemble(observation()).messages()[0]["content"]
@@ -90,7 +90,7 @@ def described_contract(**settings) -> tuple[EpisodicContract, ScriptedModel]:
     )  # fmt: skip
     contract = EpisodicContract(explore_every=1, gating_start="immediate", **settings)
     contract.use_bank(bank)
-    contract.reset(episode(instructions="Play the game.", model=model))
+    contract.reset(episode(empty_action=EMPTY, instructions="Play the game.", model=model))
     return contract, model
 
 

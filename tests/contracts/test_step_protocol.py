@@ -34,7 +34,7 @@ def test_a_bootstrapped_bank_is_played_and_records_the_paper_step() -> None:
     assert report.games[0].options["decision_interval"] == 3.0
     assert report.games[0].options["max_actions"] == 1
     assert bank.meta["protocol"] == STEP
-    assert bank.game_info[0].outcome["actions_per_step"] == 1.0
+    assert bank.game_info[0].outcome["actions_given_per_step"] == 1.0
 
 
 def test_both_contracts_play_craft_at_the_paper_step_unless_told(tmp_path) -> None:
@@ -70,7 +70,7 @@ def test_a_game_at_another_step_than_its_bank_is_refused_before_any_write(tmp_pa
     run = play(right)
     assert run.status == "completed"
     assert run.spec["env_options"] == {"level": 3, **STEP}
-    assert run.outcome["actions_per_step"] == 1.0
+    assert run.outcome["actions_given_per_step"] == 1.0
 
 
 def test_both_contracts_run_at_the_paper_temperature_unless_the_spec_sets_one() -> None:

@@ -74,7 +74,7 @@ def test_one_call_every_k_steps_and_the_decisions_become_the_queue() -> None:
         [reply("<TRAIN PROBE>", "<BUILD PYLON>", "<TRAIN ZEALOT>"), reply("<TRAIN PROBE>")]
     )
     contract = SummaryContract(interval=5)
-    contract.reset(episode(instructions="Win."))
+    contract.reset(episode(empty_action=EMPTY, instructions="Win."))
     executed = play(contract, model, 10)
     assert len(model.calls) == 2
     first, second = executed[:5], executed[5:]
@@ -85,7 +85,7 @@ def test_one_call_every_k_steps_and_the_decisions_become_the_queue() -> None:
 def test_the_call_sees_the_last_k_summaries_and_the_action_queues() -> None:
     model = ScriptedModel([reply("<TRAIN PROBE>", "<TRAIN ZEALOT>")], cycle=True)
     contract = SummaryContract(interval=3)
-    contract.reset(episode())
+    contract.reset(episode(empty_action=EMPTY))
     play(contract, model, 6)
     second = model.calls[1]["messages"][1]["content"]
     assert "[t=5]" in second and "[t=15]" in second  # the second call is at step 3
@@ -105,7 +105,7 @@ def test_reply_schema_names_actions_in_angle_brackets() -> None:
 
 def test_decisions_in_free_text_and_illegal_names_are_handled() -> None:
     contract = SummaryContract()
-    contract.reset(episode())
+    contract.reset(episode(empty_action=EMPTY))
     obs = observation(0)
     assert contract.propose(obs) is None
     text = "Analysis: low on supply. Decisions: <BUILD PYLON> then <WARP NUKE> then <TRAIN PROBE>"
@@ -118,7 +118,7 @@ def test_decisions_in_free_text_and_illegal_names_are_handled() -> None:
 
 def test_unusable_reply_is_a_parse_error_with_the_empty_action() -> None:
     contract = SummaryContract()
-    contract.reset(episode())
+    contract.reset(episode(empty_action=EMPTY))
     obs = observation(0)
     contract.propose(obs)
     decision = contract.parse(Completion(text="I am not sure."), obs)
@@ -141,7 +141,7 @@ def test_resolve_decision_accepts_tags_names_and_objects() -> None:
 def test_failed_actions_come_from_the_env_report_and_from_stale_queue_entries() -> None:
     model = ScriptedModel([reply("<TRAIN ZEALOT>", "<BUILD PYLON>", "<TRAIN PROBE>")])
     contract = SummaryContract(interval=5)
-    contract.reset(episode())
+    contract.reset(episode(empty_action=EMPTY))
     obs = observation(0)
     contract.propose(obs)
     decision = contract.parse(model.complete([]), obs)
@@ -167,7 +167,7 @@ def test_outcomes_fall_back_to_the_decision_when_the_env_reports_nothing() -> No
 def test_without_an_empty_action_the_model_is_asked_when_the_queue_runs_out() -> None:
     model = ScriptedModel([reply("<TRAIN PROBE>")], cycle=True)
     contract = SummaryContract(interval=5)
-    contract.reset(episode())
+    contract.reset(episode(empty_action=EMPTY))
     play(contract, model, 4, legal=["TRAIN PROBE"])
     assert len(model.calls) == 4
 

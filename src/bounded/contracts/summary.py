@@ -90,8 +90,10 @@ class SummaryConfig(BaseModel):
     with `short`, 160."""
     reply_tokens: int = Field(default=1024, ge=64)
     """Room for one reply, in tokens, that the `paper` prompt's text fields share."""
-    empty_action: str = "EMPTY ACTION"
-    """Id of the environment's do-nothing action, executed when the queue is empty."""
+    empty_action: str | None = None
+    """Id of the do-nothing action, executed when the queue is empty; None (the default): the
+    environment's own (`Env.empty_action`, craft's `EMPTY ACTION`). On an environment that
+    declares none the model is asked early when the queue runs dry."""
 
 
 @dataclass(frozen=True)
@@ -141,9 +143,12 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         self._seen_step: int | None = None
         self._analysis: JSON = {}
         self._context_window: int | None = None
+        self.empty_action: str | None = self.config.empty_action
+        """The do-nothing action in force (the configured one, else the environment's)."""
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
+        self.empty_action = self.config.empty_action or episode.empty_action
         model = episode.model
         self._context_window = model.context_window if model is not None else None
         self.summaries.clear()
@@ -175,7 +180,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         action = self._pop(obs)
         if action is not None:
             return Decision(actions=[action], extra={"source": "queue"})
-        empty = obs.legal_action(self.config.empty_action)
+        empty = obs.legal_action(self.empty_action)
         if empty is not None:
             return Decision(actions=[empty], extra={"source": "empty"})
         return None
@@ -254,7 +259,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
         problems = "; ".join(([error] if error else []) + errors) or None
         action = self._pop(obs)
-        empty = obs.legal_action(self.config.empty_action)
+        empty = obs.legal_action(self.empty_action)
         chosen = [action] if action else ([empty] if empty else [])
         decision = Decision(
             actions=chosen,
@@ -297,7 +302,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         self.observe(obs)
         for action_id, ok, reason in outcomes(decision.actions, result):
-            if action_id == self.config.empty_action:
+            if action_id == self.empty_action:
                 continue
             if ok:
                 self.executed.append(action_id)

@@ -301,6 +301,8 @@ class TextEnv(gymnasium.Env[Observation, Action]):
     thread_safe: bool = True
     """An environment whose whole state lives in its own object; one wrapping a library
     with process-wide state declares False."""
+    empty_action: str | None = None
+    """The id of the do-nothing action, where the game has one (default: none)."""
 
     def init_spaces(
         self, choices: Callable[[], Choices], kinds: Iterable[str] | None = None

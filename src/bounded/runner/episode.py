@@ -63,6 +63,7 @@ from bounded.core import (
 from bounded.envs import canonical_env_id
 from bounded.runner.identity import changed_inputs
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
+from bounded.runner.tally import ActionTally
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 
@@ -109,12 +110,16 @@ def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str)
         model=model,
         knowledge=env.game_knowledge(),
         run_id=run_id,
+        empty_action=env.empty_action,
     )
 
 
-def outcome_dict(env: Env, outcome: Outcome) -> JSON:
-    """A run's archived outcome: the environment's metrics and its `Outcome` verdict."""
-    return {**env.metrics(), **outcome.model_dump(include={"victory", "score", "progress"})}
+def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally) -> JSON:
+    """A run's archived outcome: the environment's metrics, the runner's count of the
+    actions given and of the effective ones (`bounded.runner.tally`), and its `Outcome`
+    verdict."""
+    verdict = outcome.model_dump(include={"victory", "score", "progress"})
+    return {**env.metrics(), **tally.outcome(), **verdict}
 
 
 class EpisodeRunner:
@@ -156,6 +161,7 @@ class EpisodeRunner:
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         self.trajectory: list[DecisionRecord] = []
+        self.tally = ActionTally(env.empty_action)
         config = contract.config_dict()
         self.run = RunRecord(
             run_id=uuid.uuid4().hex,
@@ -222,7 +228,7 @@ class EpisodeRunner:
         finally:
             self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
-                self.run.outcome = outcome_dict(self.env, self.env.outcome())
+                self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally)
             self.run.store_hashes = self.contract.store_hashes()
             self._save_end()
         return self.run
@@ -247,6 +253,8 @@ class EpisodeRunner:
             obs, _, terminated, truncated, _ = self.env.step(record.actions)
             done = terminated or truncated or not obs.legal
         self.trajectory = list(resume.decisions)
+        for record in resume.decisions:
+            self.tally.add(record.actions)
         point = resume.checkpoint
         if point.decisions:
             if point.memory is None:
@@ -407,6 +415,7 @@ class EpisodeRunner:
 
     def _append(self, record: DecisionRecord) -> None:
         self.trajectory.append(record)
+        self.tally.add(record.actions)
         run = self.run
         run.decisions += 1
         own = [record.completion] if record.completion else []

@@ -44,7 +44,7 @@ def bank_of(*rows: tuple[float, JSON, str, int]) -> EpisodicBank:
 def contract_with(bank: EpisodicBank, model=None, **settings) -> EpisodicContract:
     contract = EpisodicContract(**settings)
     contract.use_bank(bank)
-    contract.reset(episode(instructions="Win.", model=model, seed=0))
+    contract.reset(episode(empty_action=EMPTY, instructions="Win.", model=model, seed=0))
     return contract
 
 
@@ -152,17 +152,22 @@ def test_retrieved_action_runs_without_a_model_call() -> None:
     assert [r["actions"] for r in decision.extra["retrieved"]] == [["BUILD"], ["TRAIN"]]
 
 
-def test_fusion_falls_through_to_the_best_executable_episode() -> None:
+def test_extract_action_reads_the_top_hit_and_falls_through_only_when_told() -> None:
     bank = bank_of((0, {"x": 1}, "BUILD", 0), (0, {"x": 5}, "TRAIN", 1))
     obs = observation(0, {"x": 1}, ["TRAIN", EMPTY])
-    fused = contract_with(bank, exploration=False).propose(obs)
+    # Algorithm 1: the top hit's action (BUILD) is not executable now, so nothing is replayed.
+    for settings in ({}, {"fusion": False}, {"fusion": False, "fusion_ablation": "legacy"}):
+        top = contract_with(bank, exploration=False, **settings).propose(obs)
+        assert top is not None and top.actions[0].id == EMPTY
+        assert top.extra["source"] == "empty"
+    # The named variant falls through to the best hit whose action is executable now.
+    variant = dict(exploration=False, extract="first-executable")
+    fused = contract_with(bank, **variant).propose(obs)
     assert fused is not None and fused.actions[0].id == "TRAIN"
-    ablated = contract_with(bank, exploration=False, fusion=False).propose(obs)
-    assert ablated is not None and ablated.actions[0].id == "TRAIN"  # the paper's ablation
-    legacy = dict(exploration=False, fusion=False, fusion_ablation="legacy")
-    plain = contract_with(bank, **legacy).propose(obs)
-    assert plain is not None and plain.actions[0].id == EMPTY
-    assert plain.extra["source"] == "empty"
+    ablated = contract_with(bank, **variant, fusion=False).propose(obs)
+    assert ablated is not None and ablated.actions[0].id == "TRAIN"
+    legacy = contract_with(bank, **variant, fusion=False, fusion_ablation="legacy").propose(obs)
+    assert legacy is not None and legacy.actions[0].id == EMPTY  # legacy reads the top hit only
 
 
 def test_empty_window_executes_the_empty_action() -> None:
@@ -316,7 +321,7 @@ def test_the_no_fusion_preset_drops_both_parts_of_fusion() -> None:
     contract = make_contract("episodic-no-fusion", settings)
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(bank)
-    contract.reset(episode(instructions="Win.", model=model, seed=0))
+    contract.reset(episode(empty_action=EMPTY, instructions="Win.", model=model, seed=0))
     prompt, _ = explore_step(contract, model, observation(0, {"x": 1}, ["BUILD", EMPTY]))
     system = prompt.messages()[0]["content"]
     assert "playing this strategy" not in system and "executable now" not in system
@@ -363,14 +368,14 @@ def test_bank_file_is_loaded_and_hashed(tmp_path, monkeypatch) -> None:
     path = tmp_path / "craft.npz"
     bank.save(path)
     explicit = EpisodicContract(bank=str(path))
-    explicit.reset(episode(env_id="bounded/Craft-v0"))
+    explicit.reset(episode(empty_action=EMPTY, env_id="bounded/Craft-v0"))
     assert explicit.store_hashes()["episodic_bank"] == bank.content_hash
     monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path))
     assert default_bank_path("bounded/Craft-v0") == path
     implicit = EpisodicContract()
-    implicit.reset(episode(env_id="bounded/Craft-v0"))
+    implicit.reset(episode(empty_action=EMPTY, env_id="bounded/Craft-v0"))
     assert len(implicit.bank) == 1
-    implicit.reset(episode(env_id="bounded/Spire-v0"))
+    implicit.reset(episode(empty_action=EMPTY, env_id="bounded/Spire-v0"))
     assert len(implicit.bank) == 0
 
 
@@ -581,7 +586,7 @@ def stable(options: JSON) -> str:
 # -- ExtractAction and actions per step ---------------------------------------------------
 
 
-def test_extract_action_takes_the_first_action_of_the_best_executable_hit() -> None:
+def test_extract_action_takes_the_first_action_of_the_top_hit() -> None:
     bank = EpisodicBank.from_entries(
         [
             BankEntry(t=0, features={"x": 1}, actions=[Action(id="SCOUT"), Action(id="BUILD")]),
@@ -591,13 +596,19 @@ def test_extract_action_takes_the_first_action_of_the_best_executable_hit() -> N
     )
     legal = [Action(id=a) for a in ("BUILD", "TRAIN", EMPTY)]
     obs = Observation(kind="macro", state={"x": 1}, t=0, legal=legal, max_actions=5)
-    # The closest hit's first action (SCOUT) is not legal now; the next hit's (TRAIN) is.
+    # The closest hit's first action (SCOUT) is not legal now: nothing is replayed.
     decision = contract_with(bank, exploration=False).propose(obs)
+    assert decision is not None and decision.extra["source"] == "empty"
+    near = obs.model_copy(update={"state": {"x": 3}})
+    decision = contract_with(bank, exploration=False).propose(near)
     assert decision is not None and [a.id for a in decision.actions] == ["TRAIN"]
-    # The whole plan of the closest hit with something executable, as an option.
+    # With the fall-through variant the next hit's first action (TRAIN) is taken.
+    fall = contract_with(bank, exploration=False, extract="first-executable").propose(obs)
+    assert fall is not None and [a.id for a in fall.actions] == ["TRAIN"]
+    # The whole plan of the top hit, as an option: its executable actions.
     plan = contract_with(bank, exploration=False, replay="plan").propose(obs)
     assert plan is not None and [a.id for a in plan.actions] == ["BUILD"]
-    # A best executable hit whose first action is the empty action is EmptyAction.
+    # A top hit whose first action is the empty action is EmptyAction.
     far = obs.model_copy(update={"state": {"x": 9}})
     empty = contract_with(bank, exploration=False).propose(far)
     assert empty is not None and empty.extra["source"] == "empty"
@@ -628,15 +639,15 @@ def test_the_short_paper_protocol_acts_once_per_step_in_every_agent() -> None:
             contract.use_bank(bank)
         run = run_episode(make("craft", **short), contract, first_legal_model(), seed=game.seed)
         assert run.status == "completed"
-        per_step[game.tag] = run.outcome["actions_per_step"]
+        per_step[game.tag] = run.outcome["actions_given_per_step"]
     assert set(per_step) == {"episodic", "episodic-no-exploration", "episodic-no-fusion", "summary"}
     assert {g.temperature for g in first_of_each.values()} == {0.1}  # the paper's
-    assert set(per_step.values()) == {1.0}
+    assert set(per_step.values()) == {1.0}  # one action a step, the empty action included
     replayed = make_contract("episodic", {"replay": "plan"})
     assert isinstance(replayed, EpisodicContract)
     replayed.use_bank(bank)
     run = run_episode(make("craft", **short), replayed, first_legal_model(), seed=0)
-    assert run.outcome["actions_per_step"] > 1.0  # the old plan replay: several per step
+    assert run.outcome["actions_given_per_step"] > 1.0  # the old plan replay: several per step
 
 
 def test_the_working_memory_shows_past_observations_or_their_changes() -> None:
@@ -650,3 +661,32 @@ def test_the_working_memory_shows_past_observations_or_their_changes() -> None:
                          memory_view="diff")  # fmt: skip
     finish(diff, first, diff.propose(first))
     assert "then->now: x 1->5" in diff.render_memory(diff.plan(now))
+
+
+def test_a_bank_file_with_no_entries_is_refused_like_a_missing_one(tmp_path) -> None:
+    from bounded.core import ConfigError
+
+    path = tmp_path / "empty.npz"
+    EpisodicBank.empty().save(path)
+    with pytest.raises(ConfigError, match="holds no entries") as refused:
+        make_contract("episodic", {"bank": str(path)})
+    assert str(path) in str(refused.value) and "\n" not in str(refused.value)
+    with pytest.raises(ConfigError):
+        make_contract("episodic", {"bank": str(tmp_path / "missing.npz")})
+
+
+def test_the_empty_action_is_the_environments_unless_configured() -> None:
+    bank = bank_of((0, {"x": 1}, "BUILD", 0))
+    obs = observation(0, {"x": 1}, ["TRAIN", "IDLE"])
+    contract = EpisodicContract(exploration=False)
+    contract.use_bank(bank)
+    contract.reset(episode(empty_action="IDLE"))
+    decision = contract.propose(obs)
+    assert decision is not None and [a.id for a in decision.actions] == ["IDLE"]
+    contract.reset(episode())  # an environment without one: the model is asked
+    assert contract.propose(obs) is None
+    told = EpisodicContract(exploration=False, empty_action="TRAIN")
+    told.use_bank(bank)
+    told.reset(episode(empty_action="IDLE"))
+    decision = told.propose(obs)
+    assert decision is not None and [a.id for a in decision.actions] == ["TRAIN"]

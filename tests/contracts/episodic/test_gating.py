@@ -41,7 +41,7 @@ def play(start: str, steps: int = 10) -> tuple[list[str], list[int]]:
         explore_every=3, queue_cooldown=2, explore_actions=2, gating_start=start
     )
     contract.use_bank(EpisodicBank.empty())
-    contract.reset(episode(instructions="Win.", seed=0))
+    contract.reset(episode(empty_action=EMPTY, instructions="Win.", seed=0))
     executed, calls = [], []
     for t in range(steps):
         obs = Observation(kind="macro", state={}, t=t, legal=[Action(id=a) for a in LEGAL])

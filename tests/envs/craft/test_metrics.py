@@ -57,7 +57,7 @@ def test_a_game_that_never_maxes_out_is_one_window() -> None:
     assert metrics["tr"] == pytest.approx(3 / 8)
 
 
-def test_a_craft_game_reports_the_metrics_and_its_actions_per_step() -> None:
+def test_a_craft_game_reports_the_metrics_and_the_actions_it_was_given_per_step() -> None:
     from bounded.envs.craft import CraftExpert
 
     env = make("craft", level=5, style="timing", map="highlands", time_limit=300)
@@ -72,7 +72,7 @@ def test_a_craft_game_reports_the_metrics_and_its_actions_per_step() -> None:
         if terminated or truncated:
             break
     metrics = env.metrics()
-    assert metrics["actions_per_step"] == pytest.approx(actions / decisions)
+    assert metrics["actions_given_per_step"] == pytest.approx(actions / decisions)
     assert metrics["tr"] > 0  # the structures built count (the starting nexus among them)
     assert metrics["rur"] > 0 and 0 < metrics["apu"] <= 1
     assert metrics["maxed_at"] < 0  # no maxing out in 5 minutes: the window is the game

@@ -86,6 +86,11 @@ class EpisodicConfig(BaseModel):
     gating_start: GatingStart = "paper"
     """`paper`: l_e = l_q = 0 at the start (first exploration at d_e, first pop at d_q);
     `immediate`: first exploration at decision 0, first pop without a cool-down."""
+    extract: Literal["top", "first-executable"] = "top"
+    """Which retrieved episode ExtractAction reads: `top`, the top-ranked one (Algorithm 1;
+    when its action is not executable now nothing is replayed and gating goes on to the
+    queue or the empty action), or `first-executable`, the best-ranked one whose action is
+    executable now (this project's variant: it falls through to the second or third hit)."""
     replay: Literal["first", "plan"] = "first"
     """What a retrieved episode contributes: its first action (the paper's ExtractAction)
     or its whole decision (the entry's actions executable now, up to `max_actions`)."""
@@ -95,7 +100,7 @@ class EpisodicConfig(BaseModel):
     fusion_ablation: Literal["fusion", "description", "legacy"] = "fusion"
     """What `fusion = false` removes: contextual fusion whole, the strategy description and
     the executable-now instruction (`fusion`, the paper's ablation); the description alone
-    (`description`); or (`legacy`) both and the fall-through to lower hits (top hit only)."""
+    (`description`); or (`legacy`) both, and reads the top hit only whatever `extract` says."""
     exploration_prompt: Literal["paper", "recalled"] = "paper"
     """What an exploration call shows: `paper`, LLM(S, o'_t): the system prompt with the
     fusion description (S) and the observation with the working memory (o'_t), the
@@ -109,8 +114,10 @@ class EpisodicConfig(BaseModel):
     quarter of the model's context) shared among the fields."""
     reply_tokens: int = Field(default=1024, ge=64)
     """Room for one exploration reply, in tokens (see `text_max_chars`)."""
-    empty_action: str = "EMPTY ACTION"
-    """Id of the environment's do-nothing action, executed when nothing else is due."""
+    empty_action: str | None = None
+    """Id of the do-nothing action, executed when nothing else is due; None (the default): the
+    environment's own (`Env.empty_action`, craft's `EMPTY ACTION`). On an environment that
+    declares none the model is asked whenever nothing is retrieved or popped."""
     reasoning: bool = True
     """Ask for a reasoning field in the model's replies (the `short` prompt's)."""
     reasoning_chars: ReasoningChars = "model"

@@ -5,11 +5,12 @@ Each decision:
 1. **Retrieval** (Eq. 1-3, `bounded.contracts.episodic.bank`): the bank's entries within
    `t_delta` of the current game time, ranked by min-max normalised D_item and D_value
    against the current observation; the top `n`. The retrieved action is the best
-   ExtractAction: the first action of the best entry whose first action is executable
-   now (`replay = "first"`, the paper's: "select the first action", so EpicStar acts
-   once per step like CoS); `replay = "plan"` replays the entry's whole decision (up to
-   the observation's `max_actions`). No entry, or a best executable entry whose first
-   action is the empty action, is the EmptyAction.
+   ExtractAction (Algorithm 1): the first action of the top-ranked entry, when it is
+   executable now (`replay = "first"`, the paper's: "select the first action", so
+   EpicStar acts once per step like CoS); `extract = "first-executable"` falls through
+   to the best entry whose first action is executable now; `replay = "plan"` replays
+   the entry's whole decision (up to the observation's `max_actions`). No entry, or a
+   read entry whose first action is the empty action, is the EmptyAction.
 2. **Gating** (Algorithms 1 and 2, `bounded.contracts.episodic.gating`): the retrieved
    action is executed when there is one. When t >= l_e + d_e (`explore_every`) the
    model is asked for `explore_actions` exploration actions, pushed on the queue Q_a.
@@ -155,6 +156,8 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         self._loaded: tuple[Path, float] | None = None
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
         """The reasoning cap in force (the model's, once reset)."""
+        self.empty_action: str | None = self.config.empty_action
+        """The do-nothing action in force (the configured one, else the environment's)."""
         self.no_bank: str = ""
         """Why the contract plays with an empty bank (no bank configured, none at the
         default path), or "" when it has one; logged at reset and kept in the run's record."""
@@ -170,6 +173,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         self.instructions = episode.instructions
         self.model = episode.model
         self.seed = episode.seed
+        self.empty_action = self.config.empty_action or episode.empty_action
         self._load_bank(episode.env_id)
         self.queue.clear()
         self.history.clear()
@@ -209,10 +213,12 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         if self._loaded == (path, stamp):
             return
         try:
-            self.bank = EpisodicBank.load(path)
+            bank = EpisodicBank.load(path)
         except BankError as exc:
             raise ConfigError(str(exc)) from exc
-        self.bank_path, self._loaded = path, (path, stamp)
+        if not len(bank):
+            raise ConfigError(f"bank {path} holds no entries: record winning games into it first")
+        self.bank, self.bank_path, self._loaded = bank, path, (path, stamp)
 
     paper_temperature = PAPER_TEMPERATURE
     """The temperature of a game whose spec sets none (the paper's, Appendix A.1)."""
@@ -262,15 +268,17 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         return plan
 
     def retrieved_actions(self, hits: list[Retrieved], obs: Observation) -> list[Action]:
-        """ExtractAction: the first action of the best hit whose first action is executable
-        now (`replay = "plan"`: the best hit's executable actions); empty is EmptyAction."""
+        """ExtractAction: the first action of the top hit when it is executable now
+        (`extract = "first-executable"`: of the best hit whose first action is;
+        `replay = "plan"`: that hit's executable actions); empty is EmptyAction."""
         legacy_plain = not self.config.fusion and self.config.fusion_ablation == "legacy"
-        candidates = hits[:1] if legacy_plain else hits
+        top_only = self.config.extract == "top" or legacy_plain
+        candidates = hits[:1] if top_only else hits
         for hit in candidates:
             if self.config.replay == "first":
                 first = self._legal(hit.actions[0], obs) if hit.actions else None
                 if first is not None:
-                    return [] if first.id == self.config.empty_action else [first]
+                    return [] if first.id == self.empty_action else [first]
                 continue
             actions = self.executable(hit.actions, obs)
             if actions:
@@ -280,7 +288,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
     def executable(self, actions: list[Action], obs: Observation) -> list[Action]:
         """The recalled actions that are legal now, the empty action left out."""
         legal = (self._legal(action, obs) for action in actions)
-        kept = [a for a in legal if a is not None and a.id != self.config.empty_action]
+        kept = [a for a in legal if a is not None and a.id != self.empty_action]
         return kept[: max(1, obs.max_actions)]
 
     def gate(self, plan: StepPlan, obs: Observation) -> Decision | None:
@@ -290,7 +298,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         """
         if plan.retrieved:
             return self._direct(plan, plan.retrieved, "retrieval")
-        empty = obs.legal_action(self.config.empty_action)
+        empty = obs.legal_action(self.empty_action)
         if self.queue and (self.clock.pop_due(self.step) or empty is None):
             popped = self._pop(obs)
             if popped is not None:

@@ -85,6 +85,7 @@ class CraftEnv(TextEnv):
     """
 
     version = ENV_VERSION
+    empty_action = EMPTY_ACTION
 
     def __init__(
         self,
@@ -226,13 +227,8 @@ class CraftEnv(TextEnv):
             "decisions": decisions,
             "actions_executed": self._executed,
             "actions_failed": self._failed,
-            "actions_per_step": actions / decisions if decisions else 0.0,
-            "game_actions_per_step": self._game_actions() / decisions if decisions else 0.0,
+            "actions_given_per_step": actions / decisions if decisions else 0.0,
         }
-
-    def _game_actions(self) -> int:
-        """Actions given over the game, the empty action left out."""
-        return sum(1 for ids in self._decisions for i in ids if i != EMPTY_ACTION)
 
     def save(self) -> JSON:
         return {

@@ -117,6 +117,7 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
     version = ENV_VERSION
     env_id = "bounded/Crafter-v0"
     game_name = "Crafter"
+    empty_action = "Noop"
 
     def __init__(self, area: int = 64, view: int = 9, max_steps: int = 2_000) -> None:
         try:
