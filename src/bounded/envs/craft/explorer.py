@@ -3,7 +3,8 @@
 EpicStar's and Chain of Summarization's mechanisms ask a model for a few decisions at a
 time (exploration actions, CoS's action queue). To test the mechanisms rather than a
 model, `ExpertExplorer` answers every such call with the craft expert's plan for the
-current observation (up to `decisions` actions, `<ACTION NAME>` form) and any other reply
+current observation (as many actions as the reply's schema allows, or `decisions`,
+`<ACTION NAME>` form) and any other reply
 with the simplest value its schema accepts. It reads the observation the runner shows the
 contract, through the runner's observer hook, not the prompt: it stands for a model that
 reads the game well, and is only a test and benchmark device. A call before the observer
@@ -27,7 +28,7 @@ STRATEGY = "replay the winning build, then keep producing and attack when ahead"
 class ExpertExplorer:
     """`model` answers decisions with `CraftExpert(build)`'s plan for the last observation."""
 
-    def __init__(self, build: str = "gateway", decisions: int = 3) -> None:
+    def __init__(self, build: str = "gateway", decisions: int | None = None) -> None:
         self.expert = CraftExpert(build)
         self.decisions = decisions
         self.obs: Observation | None = None
@@ -43,8 +44,9 @@ class ExpertExplorer:
             return {"strategy": STRATEGY}
         reply = minimal_instance(constraint or {"type": "object"})
         if "decisions" in properties and self.obs is not None and self.obs.legal:
-            plan = self.obs.model_copy(update={"max_actions": self.decisions})
-            reply["decisions"] = [f"<{a.id}>" for a in self.expert.act(plan)][: self.decisions]
+            limit = self.decisions or int(properties["decisions"].get("maxItems", 3))
+            plan = self.obs.model_copy(update={"max_actions": limit})
+            reply["decisions"] = [f"<{a.id}>" for a in self.expert.act(plan)][:limit]
         return dict(reply)
 
 
