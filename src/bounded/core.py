@@ -503,7 +503,7 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`paper_temperature`, `env_options`, `propose`, `fallback_policy`,
+    (`paper_temperature`, `env_options`, `action_rate_bound`, `propose`, `fallback_policy`,
     `counterfactual_schema`, `postrun`,
     `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
     their defaults."""
@@ -516,6 +516,13 @@ class Contract(Protocol):
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """The environment options the contract plays at, completed from the spec's (or a
         `ConfigError` refusing them), asked before the environment is built."""
+        ...
+
+    def action_rate_bound(self) -> float | None:
+        """On an environment with an empty action: the largest share of decisions that can
+        carry any other action, by the contract's construction (Chain of Summarization's
+        `decisions` per `interval`), or None where only the game decides. A sweep's dry run
+        compares the cells' bounds before anything is played."""
         ...
 
     def reset(self, episode: EpisodeContext) -> None: ...
@@ -584,6 +591,10 @@ class ContractBase:
         """Default: the spec's options as they are."""
         return options
 
+    def action_rate_bound(self) -> float | None:
+        """Default: no bound of the contract's own."""
+        return None
+
     def propose(self, obs: Observation) -> Decision | None:
         """Default: every decision asks the model."""
         return None
@@ -644,6 +655,9 @@ class ContractWrapper:
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         return self.inner.env_options(env_id, options)
+
+    def action_rate_bound(self) -> float | None:
+        return self.inner.action_rate_bound()
 
     def reset(self, episode: EpisodeContext) -> None:
         self.inner.reset(episode)

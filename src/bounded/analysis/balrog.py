@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.parity import ParityReport, parity_of_runs
 from bounded.core import JSON, RunRecord
 
 BALROG_ENVS: dict[str, str] = {
@@ -146,6 +147,16 @@ def balrog_table_rows(summaries: dict[str, JSON]) -> list[list[str]]:
     return rows
 
 
+def balrog_parity(runs: Iterable[RunRecord]) -> ParityReport:
+    """The parity report of the agents (run tags), compared within each environment."""
+    cells: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
+    for run in balrog_runs(runs):
+        cells[(agent_name(run), BALROG_ENVS[run.env_id])].append(run)
+    return parity_of_runs(
+        (agent, {"env": env}, found) for (agent, env), found in sorted(cells.items())
+    )
+
+
 def episode_log(run: RunRecord, index: int) -> JSON:
     """One episode in the shape of BALROG's `<task>_run_XX.json`."""
     outcome: dict[str, Any] = dict(run.outcome)
@@ -199,6 +210,7 @@ def _write(path: Path, data: JSON) -> Path:
 __all__ = [
     "BALROG_ENVS",
     "agent_summary",
+    "balrog_parity",
     "balrog_summary",
     "balrog_table_rows",
     "env_summary",

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from bounded.analysis.cost import CostModel
+from bounded.analysis.parity import effective_rate
 from bounded.core import ConfigError, RunRecord, victory_of
 
 BOSS_POINTS = 52 / 3
@@ -43,6 +44,8 @@ class CompletedGame(BaseModel):
     decisions: int
     model_calls: int
     wall_s: float
+    effective_action_rate: float | None = None
+    """Effective actions per decision (`bounded.runner.tally`); None where not recorded."""
     usage: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per model id: prompt, cached and completion tokens (`RunRecord.usage`; a run that
     recorded none: its totals under its model)."""
@@ -122,6 +125,7 @@ def game_from_run(run: RunRecord) -> CompletedGame:
         decisions=run.decisions,
         model_calls=run.model_calls,
         wall_s=run.wall_s,
+        effective_action_rate=effective_rate(run.outcome),
         usage=usage_of(run),
     )
 

@@ -94,6 +94,46 @@ class ParityReport(BaseModel):
         return [f"parity: {difference.line()}" for difference in self.differences]
 
 
+PARITY_HEADERS = (
+    "cell", "games", "effective actions/decision", "model calls/decision",
+    "prompt tokens/decision", "completion tokens/decision", *SETTINGS,
+)  # fmt: skip
+"""The columns of a parity table."""
+
+
+def parity_rows(report: ParityReport) -> list[list[str]]:
+    """One row of text per cell, in `PARITY_HEADERS` order."""
+
+    def number(value: float | None, digits: int) -> str:
+        return "-" if value is None else f"{value:,.{digits}f}"
+
+    rows = []
+    for cell in report.cells:
+        label = " / ".join([cell.label, *cell.group.values()])
+        rows.append(
+            [
+                label, str(cell.games), number(cell.effective_action_rate, 2),
+                number(cell.model_calls_per_decision, 3),
+                number(cell.prompt_tokens_per_decision, 0),
+                number(cell.completion_tokens_per_decision, 0),
+                *(cell.settings.get(setting, "-") for setting in SETTINGS),
+            ]
+        )  # fmt: skip
+    return rows
+
+
+def render_parity_markdown(report: ParityReport) -> str:
+    """The parity table in Markdown, then its lines (what the docs publish under a table)."""
+    lines = [
+        "| " + " | ".join(PARITY_HEADERS) + " |",
+        "|" + "---|" * len(PARITY_HEADERS),
+        *("| " + " | ".join(row) + " |" for row in parity_rows(report)),
+        "",
+        *(f"- {line}" for line in report.lines()),
+    ]
+    return "\n".join(lines)
+
+
 # -- reading runs and plans ------------------------------------------------------------
 
 
@@ -208,10 +248,14 @@ def parity_of_runs(entries: Iterable[Entry]) -> ParityReport:
 
 
 def parity_of_plan(
-    cells: Iterable[tuple[str, Sequence[JSON]]], rates: Mapping[str, float | None] | None = None
+    cells: Iterable[tuple[str, Sequence[JSON]]],
+    rates: Mapping[str, float | None] | None = None,
+    *,
+    bounded: bool = False,
 ) -> ParityReport:
     """The report over planned cells: (label, the specs of its games as played, as dicts
-    of `GameSpec` fields); `rates`, per label, an estimated effective action rate."""
+    of `GameSpec` fields); `rates`, per label, an effective action rate expected, or with
+    `bounded` the most it can be (`Contract.action_rate_bound`)."""
     found = []
     for label, specs in cells:
         if not specs:
@@ -230,7 +274,8 @@ def parity_of_plan(
                 env_options=options_of(spec.get("env_options") or {} for spec in specs),
             )
         )
-    return ParityReport(cells=found, differences=differences(found))
+    rate = "effective action rate bound" if bounded else "effective action rate"
+    return ParityReport(cells=found, differences=differences(found, rate=rate))
 
 
 def plan_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,9 +297,11 @@ def plan_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
 # -- the differences ----------------------------------------------------------------------
 
 
-def differences(cells: Sequence[CellParity]) -> list[ParityDifference]:
+def differences(
+    cells: Sequence[CellParity], *, rate: str = "effective action rate"
+) -> list[ParityDifference]:
     """Every difference between cells of one group, settings first, then environment
-    options, then the effective action rate."""
+    options, then the effective action rate (named `rate`)."""
     groups: dict[tuple[tuple[str, str], ...], list[CellParity]] = {}
     for cell in cells:
         groups.setdefault(tuple(sorted(cell.group.items())), []).append(cell)
@@ -264,7 +311,7 @@ def differences(cells: Sequence[CellParity]) -> list[ParityDifference]:
             continue
         group = dict(key)
         found += _setting_differences(members, group)
-        found += _rate_difference(members, group)
+        found += _rate_difference(members, group, rate)
     return found
 
 
@@ -286,7 +333,9 @@ def _setting_differences(
     return found
 
 
-def _rate_difference(cells: Sequence[CellParity], group: dict[str, str]) -> list[ParityDifference]:
+def _rate_difference(
+    cells: Sequence[CellParity], group: dict[str, str], setting: str
+) -> list[ParityDifference]:
     rates = {c.label: c.effective_action_rate for c in cells if c.effective_action_rate is not None}
     if len(rates) < 2:
         return []
@@ -294,10 +343,11 @@ def _rate_difference(cells: Sequence[CellParity], group: dict[str, str]) -> list
     if high <= 0 or (high - low) / high <= RATE_TOLERANCE:
         return []
     values = {label: f"{rate:.2f}" for label, rate in rates.items()}
-    return [ParityDifference(setting="effective action rate", values=values, group=group)]
+    return [ParityDifference(setting=setting, values=values, group=group)]
 
 
 __all__ = [
+    "PARITY_HEADERS",
     "RATE_TOLERANCE",
     "SETTINGS",
     "CellParity",
@@ -306,4 +356,6 @@ __all__ = [
     "effective_rate",
     "parity_of_plan",
     "parity_of_runs",
+    "parity_rows",
+    "render_parity_markdown",
 ]

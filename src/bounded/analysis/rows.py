@@ -58,6 +58,9 @@ class CellRow(BaseModel):
     """Mean decisions per game."""
     model_calls_per_game: float = 0.0
     """Mean model calls per game."""
+    effective_action_rate: float | None = None
+    """Mean effective actions per decision (the environment's empty action left out);
+    None where the games recorded none."""
     wall_s_per_game: float = 0.0
     """Mean wall time per game, seconds."""
     run_ids: list[str] = Field(default_factory=list)

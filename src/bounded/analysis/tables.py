@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.cost import CostModel
 from bounded.analysis.games import CompletedGame, completed_games, first_by_start, group_games
+from bounded.analysis.parity import ParityReport, parity_of_runs
 from bounded.analysis.rows import CellRow
 from bounded.analysis.stats import (
     BOOTSTRAP_RESAMPLES,
@@ -52,6 +53,8 @@ class CellTable(BaseModel):
     fisher: list[FisherTest] = Field(default_factory=list)
     diffs: list[ScoreDifference] = Field(default_factory=list)
     changes: list[ScoreChange] = Field(default_factory=list)
+    parity: ParityReport | None = None
+    """What else than the memory contract differs between the rows (of one group)."""
 
     def rows_of(self, name: str) -> list[CellRow]:
         """The row labelled `name`, else every row of the cell `name`."""
@@ -73,6 +76,11 @@ class CellTable(BaseModel):
 
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+def _mean_of_known(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return _mean(known) if known else None
 
 
 def _score_stats(row: CellRow, games: Sequence[CompletedGame], resamples: int, seed: int) -> None:
@@ -141,6 +149,7 @@ def cell_row(
         interval=interval,
         decisions_per_game=_mean([g.decisions for g in games]),
         model_calls_per_game=_mean([g.model_calls for g in games]),
+        effective_action_rate=_mean_of_known([g.effective_action_rate for g in games]),
         wall_s_per_game=_mean([g.wall_s for g in games]),
         run_ids=[g.run_id for g in games],
     )
@@ -250,6 +259,7 @@ def cell_table(
     """
     if pool and pool_all:
         raise ConfigError("--pool names the cells to pool, --pool-all pools every cell: give one")
+    runs = list(runs)
     games = completed_games(runs)
     if cells is not None:
         fields = list(by or ())
@@ -265,11 +275,20 @@ def cell_table(
         row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed, costs=costs)
         row.cell, row.group = cell, group
         table.rows.append(row)
+    table.parity = row_parity(table.rows, runs)
     add_comparisons(
         table, games, pool=[r.label for r in table.rows] if pool_all else pool, fisher=fisher,
         diffs=diffs, changes=changes, resamples=resamples, seed=seed, costs=costs,
     )  # fmt: skip
     return table
+
+
+def row_parity(rows: Sequence[CellRow], runs: Iterable[RunRecord]) -> ParityReport:
+    """The parity report over the rows' counted games, rows compared within a group."""
+    by_id = {run.run_id: run for run in runs}
+    return parity_of_runs(
+        (row.cell, row.group, [by_id[run_id] for run_id in row.run_ids]) for row in rows
+    )
 
 
 def add_comparisons(

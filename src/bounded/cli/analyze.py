@@ -28,6 +28,7 @@ from bounded.cli._options import (
 )
 from bounded.cli._output import console, keyed_table, print_folded
 from bounded.cli._output import number as _fmt
+from bounded.cli._parity import print_parity
 from bounded.core import ConfigError
 
 if TYPE_CHECKING:
@@ -70,7 +71,8 @@ def cell_table_view(table: CellTable) -> Table:
     """The cell table as a rich table (the pooled row last, marked `(CP)`)."""
     headers = (
         "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
-        "tokens/point", "fresh tokens/point", "min/floor", "decisions", "model calls", "wall s",
+        "tokens/point", "fresh tokens/point", "min/floor", "decisions",
+        "effective actions/decision", "model calls", "wall s",
         "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
     )  # fmt: skip
     view = keyed_table(table.title or None, headers)
@@ -88,7 +90,8 @@ def cell_table_view(table: CellTable) -> Table:
             _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
             _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
             _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
-            _fmt(row.model_calls_per_game), _fmt(row.wall_s_per_game),
+            _fmt(row.effective_action_rate, 2), _fmt(row.model_calls_per_game),
+            _fmt(row.wall_s_per_game),
             _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
             _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
         )  # fmt: skip
@@ -129,6 +132,7 @@ def change_view(table: CellTable) -> Table:
 def print_table(table: CellTable) -> None:
     """The cell table, its Fisher tests, score differences and changes."""
     print_folded(cell_table_view(table))
+    print_parity(table.parity)
     if table.pooled and table.pooled_cells:
         console.print(
             f"pooled (Clopper-Pearson, descriptive) over: {', '.join(table.pooled_cells)}"
@@ -222,17 +226,21 @@ def analyze(
 
 def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) -> None:
     """BALROG's table: progression per environment (mean ± standard error as BALROG
-    computes them) and the average over environments, one row per agent (run tag)."""
+    computes them) and the average over environments, one row per agent (run tag); the
+    parity report of the agents per environment under it (`--json`: `{"summary": ...,
+    "parity": ...}`)."""
     import json
 
-    from bounded.analysis.balrog import balrog_summary, balrog_table_rows
+    from bounded.analysis.balrog import balrog_parity, balrog_summary, balrog_table_rows
 
     with Archive(archive, read_only=True) as store:
-        summaries = balrog_summary(store.runs(experiment=experiment))
+        runs = store.runs(experiment=experiment)
+    summaries = balrog_summary(runs)
     if not summaries:
         raise ConfigError(f"{archive} holds no completed runs of BALROG's environments")
+    parity = balrog_parity(runs)
     if as_json:
-        print(json.dumps(summaries, indent=2))
+        print(json.dumps({"summary": summaries, "parity": parity.model_dump()}, indent=2))
         return
     header, *rows = balrog_table_rows(summaries)
     view = Table(title="BALROG progression (%), mean ± standard error")
@@ -241,16 +249,21 @@ def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) 
     for row in rows:
         view.add_row(*row)
     console.print(view)
+    print_parity(parity)
 
 
 def craft_table(
     archive: Annotated[Path, typer.Argument(help="Run archive.")],
     experiment: Annotated[str | None, typer.Option(help="Only this experiment.")] = None,
+    by_style: Annotated[
+        bool, typer.Option("--by-style", help="A row per opponent style (the paper's Figure 2).")
+    ] = False,
 ) -> None:
-    """EpicStar's Table 1 for the craft runs of an archive (win rate, PBR, RUR, APU, TR, tokens)."""
+    """EpicStar's Table 1 for the craft runs of an archive (win rate, PBR, RUR, APU, TR,
+    effective actions per step, tokens), with the parity report of its tags under it."""
     from bounded.analysis.craft_table import craft_table_command
 
-    typer.echo(craft_table_command(archive, experiment=experiment))
+    typer.echo(craft_table_command(archive, experiment=experiment, by_style=by_style))
 
 
 def recovery_table(

@@ -155,6 +155,8 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
         plain(line)
     for line in estimate_lines(state.estimates, costs):
         plain(line)
+    for line in state.parity.lines() if state.parity is not None else []:
+        plain(line)
     for problem in state.problems:
         plain(f"problem: {problem}")
     if state.problems:

@@ -313,6 +313,11 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     paper_temperature = PAPER_TEMPERATURE
     """The temperature of a game whose spec sets none (the paper's, Appendix A.1)."""
 
+    def action_rate_bound(self) -> float:
+        """A call every `interval` decisions queues at most `decisions` actions; the other
+        decisions of the interval play the empty action."""
+        return min(self.config.decisions, self.config.interval) / self.config.interval
+
     @staticmethod
     def env_options(env_id: str, options: JSON) -> JSON:
         """The paper's one-action step filled into the game's environment options

@@ -14,6 +14,7 @@ from pydantic import Field
 from bounded.analysis.audit import ContextAudit, context_audit
 from bounded.analysis.games import completed_games
 from bounded.analysis.options import TableOptions
+from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
@@ -187,12 +188,14 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     )
     environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
+    environment.filters["parity_rows"] = parity_rows
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,
         archive=str(archive.path),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         tables=tables,
+        parity_headers=PARITY_HEADERS,
         figures=_figures(runs, plotted, audit),
         plotted=plotted.title,
         audit=audit,

@@ -82,16 +82,30 @@ def build_tiers(spec: GameSpec, default: Model) -> dict[str, Model]:
     return {kind: built[model] for kind, model in spec.models.items()}
 
 
-def check_spec(spec: GameSpec, contract: Contract | None = None) -> dict[str, str]:
+@dataclass(frozen=True)
+class Checked:
+    """What building a spec's environment and contract found."""
+
+    inputs: dict[str, str]
+    """The game's inputs (`bounded.runner.identity.game_inputs`)."""
+    empty_action: str | None
+    """The environment's empty action (`Env.empty_action`)."""
+
+
+def inspect_spec(spec: GameSpec, contract: Contract | None = None) -> Checked:
     """Build the environment and the contract (not the model; `contract` if built
-    already), so that a misspelt name or a bad setting is refused before any game starts;
-    returns the game's inputs (`bounded.runner.identity.game_inputs`)."""
+    already), so that a misspelt name or a bad setting is refused before any game starts."""
     contract = contract if contract is not None else build_contract(spec)
     _, env = build_env(contract_spec(spec, contract))
     try:
-        return game_inputs(env, contract)
+        return Checked(inputs=game_inputs(env, contract), empty_action=env.empty_action)
     finally:
         env.close()
+
+
+def check_spec(spec: GameSpec, contract: Contract | None = None) -> dict[str, str]:
+    """`inspect_spec`'s inputs of the game."""
+    return inspect_spec(spec, contract).inputs
 
 
 def build_game(

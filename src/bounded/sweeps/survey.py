@@ -17,8 +17,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.parity import ParityReport, parity_of_plan
 from bounded.archive import Archive
-from bounded.core import ConfigError, Contract, RunRecord
+from bounded.core import JSON, ConfigError, Contract, RunRecord
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameKey, duplicates_of, run_key
@@ -64,6 +65,8 @@ class Settings:
     """The inputs of each one that builds (`game_inputs`), by `config_key`."""
     contracts: dict[str, Contract] = field(default_factory=dict)
     """The contract each one built, by `config_key`."""
+    empty_actions: dict[str, str | None] = field(default_factory=dict)
+    """The empty action of each environment that builds, by `config_key`."""
 
     def as_played(self, spec: GameSpec) -> GameSpec:
         """The spec as its game records it: with the settings its contract fills in
@@ -80,7 +83,7 @@ class Settings:
 
 def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Settings:
     """Build each distinct environment and contract once (see `Settings`)."""
-    from bounded.runner.build import build_contract, check_spec
+    from bounded.runner.build import build_contract, inspect_spec
 
     found = Settings()
     for spec in games:
@@ -89,12 +92,31 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
             continue
         try:
             found.contracts[key] = contract = build_contract(spec)
-            found.inputs[key] = check_spec(spec, contract)
+            checked = inspect_spec(spec, contract)
+            found.inputs[key], found.empty_actions[key] = checked.inputs, checked.empty_action
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
             found.problems.append(f"{entry}: {exc}" if entry else str(exc))
     found.problems = list(dict.fromkeys(found.problems))  # a cell's games differ in options
     return found
+
+
+def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
+    """The parity check of the planned cells, by condition tag (a tag's matrix pooled), each
+    game as it would be played; a cell's effective action rate is its contract's bound by
+    construction where it has one and the environment has an empty action (`≤` a share of
+    decisions), else up to every decision."""
+    cells: dict[str, list[JSON]] = {}
+    bounds: dict[str, float] = {}
+    for spec in plan.cells:
+        key = config_key(spec)
+        cells.setdefault(spec.run_tag, []).append(settings.as_played(spec).model_dump())
+        contract = settings.contracts.get(key)
+        bound = contract.action_rate_bound() if contract is not None else None
+        if bound is not None and settings.empty_actions.get(key):
+            bounds[spec.run_tag] = min(bound, bounds.get(spec.run_tag, 1.0))
+    rates = {tag: bounds.get(tag, 1.0) for tag in cells}
+    return parity_of_plan(cells.items(), rates, bounded=True)
 
 
 def identity_problems(archive: Archive, plan: Plan, settings: Settings) -> list[str]:
@@ -144,6 +166,8 @@ class SweepPlan(BaseModel):
     """One line each; any stops the sweep before its first game."""
     estimates: list[CellEstimate] = Field(default_factory=list)
     """Per cell with games to play, when asked for (`estimate`)."""
+    parity: ParityReport | None = None
+    """What else than the memory contract differs between the planned cells."""
 
     @property
     def pending(self) -> list[GameSpec]:
@@ -181,6 +205,7 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
     found.problems += settings.problems
     found.problems += store_problems(plan, plan.cells)
     found.problems += identity_problems(archive, plan, settings)
+    found.parity = plan_parity(plan, settings)
     return found
 
 
