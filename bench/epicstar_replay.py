@@ -5,7 +5,7 @@ defaults, seed `--bank-seed`) is replayed by `episodic-no-exploration` (retrieva
 ExtractAction only: no exploration, no model) against level-5 games on the two evaluation
 maps (crossroads, longbridge, which the bank never saw) x the five styles x `--seeds`
 seeds, and the expert itself plays the same games beside it (build `gateway` on even
-seeds, `robo` on odd ones). Every game is played at the paper's one-action step
+seeds, `robo` on odd ones). Every game is played at the one-action step
 (`bounded.contracts.step_protocol`, `--step` to change it). Writes
 bench/results/epicstar_replay.json.
 
@@ -26,7 +26,7 @@ from bounded.apps.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_
 from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.episodic.bank import EpisodicBank
-from bounded.contracts.step_protocol import paper_step
+from bounded.contracts.step_protocol import one_action_step
 from bounded.core import JSON
 from bounded.envs.craft import CraftExpert
 from bounded.runner import GameSpec, play
@@ -89,7 +89,7 @@ def main() -> None:
     parser.add_argument("--step", type=float, nargs=2, metavar=("INTERVAL", "ACTIONS"))
     parser.add_argument("--out", default="bench/results/epicstar_replay.json")
     args = parser.parse_args()
-    step = paper_step(CRAFT_ENV)
+    step = one_action_step(CRAFT_ENV)
     if args.step:
         step = {"decision_interval": args.step[0], "max_actions": int(args.step[1])}
     started = time.perf_counter()

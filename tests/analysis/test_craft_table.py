@@ -48,14 +48,33 @@ def test_rows_per_tag_and_level_with_means_and_tokens() -> None:
 
 
 def test_markdown_rendering_has_one_line_per_row() -> None:
-    rows = craft_table([run("summary", 5, True, 500, PBR=0.5, actions_per_step=1.0)])
-    text = render_craft_table(rows)
+    played = run("summary", 5, True, 500, PBR=0.5, effective_action_rate=0.6)
+    older = run("summary", 6, True, 500, PBR=0.5, actions_per_step=1.0, game_actions_per_step=0.4)
+    text = render_craft_table(craft_table([played, older]))
     lines = text.splitlines()
-    assert len(lines) == 3
-    assert "actions/step" in lines[0]
+    assert len(lines) == 4
+    assert "effective actions/step" in lines[0]
     assert "| summary | 5 | 1 | 100.0% (1/1) | 0.500 |" in lines[2]
     assert "| - |" in lines[2]  # RUR missing
-    assert "| 1.00 |" in lines[2]  # one game action per step
+    assert "| 0.60 |" in lines[2]  # the empty action left out
+    assert "| 0.40 |" in lines[3]  # an older run's game actions per step
+
+
+def test_a_table_by_opponent_style_has_a_row_per_style() -> None:
+    from bounded.analysis.craft_table import style_group
+
+    runs = [
+        run("episodic", 5, True, 10, style="rush"),
+        run("episodic", 5, False, 20, style="air"),
+        run("episodic", 5, True, 30, style="rush"),
+    ]
+    rows = craft_table(runs, style_group)
+    assert [(r.level, r.style, r.games, r.wins) for r in rows] == [
+        (5, "air", 1, 0),
+        (5, "rush", 2, 2),
+    ]
+    header = render_craft_table(rows).splitlines()[0]
+    assert "| style |" in header
 
 
 def test_table_from_an_archive(tmp_path) -> None:
@@ -69,5 +88,6 @@ def test_table_from_an_archive(tmp_path) -> None:
     text = craft_table_command(path)
     assert "| episodic | 5 | 1 | 100.0% (1/1) | 0.250 |" in text
     assert "| summary | 5 | 1 | 0.0% (0/1) | 0.500 |" in text
+    assert "parity: the cells differ in their memory contract alone" in text
     with pytest.raises(ConfigError):
         craft_table_command(tmp_path / "absent.sqlite")

@@ -8,36 +8,36 @@ import pytest
 from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.contracts.step_protocol import check_step, describe_step, paper_step, with_step
+from bounded.contracts.step_protocol import check_step, describe_step, one_action_step, with_step
 from bounded.core import ConfigError
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
 from bounded.runner.build import contract_spec
 
 CRAFT = "bounded/Craft-v0"
-STEP = {"decision_interval": 3.0, "max_actions": 1}
+STEP = {"decision_interval": 2.0, "max_actions": 1}
 
 
-def test_the_paper_step_fills_only_what_a_game_leaves_unset() -> None:
-    assert paper_step(CRAFT) == STEP
+def test_the_one_action_step_fills_only_what_a_game_leaves_unset() -> None:
+    assert one_action_step(CRAFT) == STEP
     assert with_step(CRAFT, {"level": 5}) == {**STEP, "level": 5}
     assert with_step(CRAFT, {"max_actions": 5})["max_actions"] == 5
     assert with_step("bounded/Spire-v0", {"acts": 1}) == {"acts": 1}
-    assert describe_step(STEP) == "decision_interval=3, max_actions=1"
-    check_step({"decision_interval": 3}, STEP, bank_name="b")  # agreeing steps pass
-    with pytest.raises(ConfigError, match="recorded at decision_interval=3, max_actions=1"):
+    assert describe_step(STEP) == "decision_interval=2, max_actions=1"
+    check_step({"decision_interval": 2}, STEP, bank_name="b")  # agreeing steps pass
+    with pytest.raises(ConfigError, match="recorded at decision_interval=2, max_actions=1"):
         check_step({"decision_interval": 10.0, "max_actions": 5}, STEP, bank_name="b")
 
 
-def test_a_bootstrapped_bank_is_played_and_records_the_paper_step() -> None:
+def test_a_bootstrapped_bank_is_played_and_records_the_one_action_step() -> None:
     bank, report = bootstrap_craft_bank(levels=(3,), rounds=1, seed=7)
-    assert report.games[0].options["decision_interval"] == 3.0
+    assert report.games[0].options["decision_interval"] == 2.0
     assert report.games[0].options["max_actions"] == 1
     assert bank.meta["protocol"] == STEP
     assert bank.game_info[0].outcome["actions_given_per_step"] == 1.0
 
 
-def test_both_contracts_play_craft_at_the_paper_step_unless_told(tmp_path) -> None:
+def test_both_contracts_play_craft_at_the_one_action_step_unless_told(tmp_path) -> None:
     for contract in ("summary", "episodic"):
         spec = GameSpec(env="craft", contract=contract, contract_config={}, model="none")
         built = contract_spec(spec, make_contract(contract, {}))
@@ -63,7 +63,7 @@ def test_a_game_at_another_step_than_its_bank_is_refused_before_any_write(tmp_pa
         assert archive.runs() == []
     line = str(refused.value)
     assert "\n" not in line and str(path) in line
-    assert "decision_interval=3, max_actions=1" in line
+    assert "decision_interval=2, max_actions=1" in line
     assert "decision_interval=10, max_actions=5" in line
     # the same game with the step unset plays at the bank's step, and the run's spec says so
     right = wrong.model_copy(update={"env_options": {"level": 3}})

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.contracts.expert import ExpertContract
-from bounded.contracts.step_protocol import paper_step
+from bounded.contracts.step_protocol import one_action_step
 from bounded.core import JSON, Env, Expert, victory_of
 from bounded.models.none import NoModel
 from bounded.runner.build import play
@@ -98,13 +98,13 @@ def bootstrap_craft_bank(
     Round r plays level `levels[r % len(levels)]`, style `styles[r % len(styles)]` and
     expert build `builds[(r // len(levels)) % len(builds)]` (the entries' strategy), so
     every level meets every build, with seed `seed + r`. Every game is played at `step`
-    (default: the paper's one-action step, `bounded.contracts.step_protocol`), which the
+    (default: the one-action step, `bounded.contracts.step_protocol`), which the
     bank records as its `protocol`. `keep` caps the number of kept wins (the paper's 5;
     None keeps every win); once `keep` wins are kept no further round is played.
     """
     from bounded.envs.craft import CraftExpert
 
-    protocol = dict(paper_step(CRAFT_ENV) if step is None else step)
+    protocol = dict(one_action_step(CRAFT_ENV) if step is None else step)
     played: list[GameInfo] = []
     kept: list[tuple[GameInfo, list[BankEntry]]] = []
     for round_ in range(rounds):

@@ -1,10 +1,14 @@
 """The game step EpicStar and Chain of Summarization are run at: one action per step.
 
 The paper's agents act once per game step, at a step short enough for one action to be a
-policy. On `bounded/Craft-v0` that is a decision every 3 game seconds carrying one action
-(`decision_interval = 3`, `max_actions = 1`): the craft expert acting once per step at
-this step wins 80% of level-5 games (97.5% at its own 10 s / 5 actions; docs/episodic.md
-has the measurement), and a bank of its winning games replays into wins.
+policy; the paper gives no step length. On `bounded/Craft-v0` this project plays a
+decision every 2 game seconds carrying one action (`decision_interval = 2`,
+`max_actions = 1`). That is this project's choice, made by
+`bench/epicstar_calibration.py` on calibration games disjoint from every evaluation game
+(map highlands, seeds 100-103, levels 5 and 6) by a rule no agent enters: the candidate
+step (1, 2, 3, 5 or 10 s) at which the craft expert acting once per step wins most, a tie
+to the longer step (the expert won 30, 31, 28, 0 and 0 of 40; docs/episodic.md has the
+table).
 
 Both contracts (`paper_temperature`, 0.1) also set the temperature of a game whose spec
 does not. Both contracts fill these settings into a game's environment options where the game does
@@ -24,16 +28,16 @@ contract runs at it unless its spec sets one (`paper_temperature`)."""
 STEP_KEYS = ("decision_interval", "max_actions")
 """The environment options that define one step."""
 
-PAPER_STEPS: dict[str, JSON] = {
-    "bounded/Craft-v0": {"decision_interval": 3.0, "max_actions": 1},
+ONE_ACTION_STEPS: dict[str, JSON] = {
+    "bounded/Craft-v0": {"decision_interval": 2.0, "max_actions": 1},
 }
-"""Environment id -> the options of one paper step; environments not named here are
-played as they are."""
+"""Environment id -> the options of one one-action step (this project's calibrated
+choice, see the module docstring); environments not named here are played as they are."""
 
 
-def paper_step(env_id: str) -> JSON:
-    """The paper's step on this environment, or {} where it defines none."""
-    return dict(PAPER_STEPS.get(env_id, {}))
+def one_action_step(env_id: str) -> JSON:
+    """The one-action step this project plays on this environment, or {} where it has none."""
+    return dict(ONE_ACTION_STEPS.get(env_id, {}))
 
 
 def step_of(options: JSON) -> JSON:
@@ -56,9 +60,9 @@ def same_step(a: JSON, b: JSON) -> bool:
 
 
 def with_step(env_id: str, options: JSON, step: JSON | None = None) -> JSON:
-    """A game's environment options with `step` (default: the paper's step on this
+    """A game's environment options with `step` (default: the one-action step on this
     environment) filled in where the options do not set it."""
-    fill = paper_step(env_id) if step is None else step_of(step)
+    fill = one_action_step(env_id) if step is None else step_of(step)
     if not fill:
         return dict(options)
     return {**fill, **options}
@@ -74,12 +78,12 @@ def check_step(game: JSON, bank: JSON, *, bank_name: str) -> None:
 
 
 __all__ = [
-    "PAPER_STEPS",
+    "ONE_ACTION_STEPS",
     "PAPER_TEMPERATURE",
     "STEP_KEYS",
     "check_step",
     "describe_step",
-    "paper_step",
+    "one_action_step",
     "same_step",
     "step_of",
     "with_step",
