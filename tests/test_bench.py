@@ -35,6 +35,10 @@ TINY: dict[str, Arguments] = {
         "--games", "1", "--levels", "3-3", "--out", f"{d}/out.json",
     ],
     "craft_throughput": lambda d, _: ["--games", "1", "--out", f"{d}/out.json"],
+    "epicstar_calibration": lambda d, _: [
+        "--seeds", "1", "--levels", "5", "--styles", "rush", "--steps", "2", "--quick",
+        "--agents", "summary", "episodic-no-exploration", "--out", f"{d}/out.json",
+    ],
     "epicstar_paper_scripted": lambda d, shared: [
         "--bank", str(shared["bank"]), "--games", "1", "--limit", "2", "--out", f"{d}/out.json",
     ],

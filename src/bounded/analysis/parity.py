@@ -32,6 +32,10 @@ RATE_TOLERANCE = 0.10
 SETTINGS = ("environment", "seeds", "model", "reply", "temperature", "max_tokens", "reasoning")
 """The settings compared, in the order the report names them."""
 
+UNRECORDED = "-"
+"""A setting a cell's runs do not have (a contract without a reasoning budget): it differs
+from no value."""
+
 DEFAULT_REPLY = "constrained"
 """The reply mode of a run that records none (every reply of an older bounded was decoded
 under a JSON schema of the legal actions)."""
@@ -184,7 +188,7 @@ def model_of(spec: Mapping[str, Any], model: str) -> str:
 def run_settings(run: RunRecord) -> dict[str, Any]:
     """The compared settings of one archived run (seeds apart)."""
     params, spec = run.model_params, run.spec
-    reasoning = params.get("reasoning_chars", "-") if "reasoning_chars" in params else "-"
+    reasoning = params.get("reasoning_chars", UNRECORDED)
     return {
         "environment": run.env_id,
         "model": model_of(spec, run.model),
@@ -320,8 +324,9 @@ def _setting_differences(
 ) -> list[ParityDifference]:
     found = []
     for setting in SETTINGS:
-        values = {cell.label: cell.settings.get(setting, "-") for cell in cells}
-        if len(set(values.values())) > 1:
+        values = {cell.label: cell.settings.get(setting, UNRECORDED) for cell in cells}
+        recorded = {value for value in values.values() if value != UNRECORDED}
+        if len(recorded) > 1:
             found.append(ParityDifference(setting=setting, values=values, group=group))
     options = sorted({key for cell in cells for key in cell.env_options})
     for option in options:

@@ -573,7 +573,7 @@ def test_the_paper_protocol_file_plans_40_games_per_level_and_agent() -> None:
         }
     # one action per step, at the step the bank is recorded at
     assert {(g.env_options["decision_interval"], g.env_options["max_actions"]) for g in games} == {
-        (3.0, 1)
+        (2.0, 1)
     }
     for game in games:  # the file's bank need not exist for its settings to be valid
         make_contract(game.contract, {k: v for k, v in game.contract_config.items() if k != "bank"})
