@@ -29,7 +29,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -278,14 +278,18 @@ def run_sweep(
     budget: float | None = None,
     prices: list[str] | None = None,
     concurrency: int | None = None,
+    only: Callable[[GameSpec], bool] | None = None,
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
     (`bounded.sweeps.estimate`; `prices`: `--price` specs over the file's `[prices]`);
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
-    models (`bounded.sweeps.concurrency`)."""
+    models (`bounded.sweeps.concurrency`); `only` keeps the cell games it accepts (a
+    sweep stopped when decided plays its blocks so, `bounded.sweeps.sequential`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
+    if only is not None:
+        plan.cells = [spec for spec in plan.cells if only(spec)]
     check_plan(experiment, plan)
     costs = SweepPrices.of(experiment.spec.prices, prices or [])
     check_budget(budget, costs, game_models(plan.games))

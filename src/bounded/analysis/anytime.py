@@ -1,0 +1,179 @@
+"""An anytime-valid confidence sequence for the mean paired difference of two cells.
+
+The construction is the hedged betting confidence sequence of Waudby-Smith and Ramdas
+(2024), "Estimating means of bounded random variables by betting", Journal of the Royal
+Statistical Society B 86(1):1-27, section 4 (hedged capital process, predictable plug-in
+bets). No maintained package of it installs cleanly here (`confseq` 0.0.11 is a source
+release that compiles C++ against Boost and pybind11 2.6), so it is written out, and its
+validity under continuous monitoring is checked by simulation in the tests.
+
+Each pair's difference `D` (A's win minus B's, 1/0/-1; or A's score minus B's) lies in a
+known range `[lo, hi]` and is rescaled to `x = (D - lo) / (hi - lo)` in [0, 1]. For a
+candidate mean `m` two gamblers bet on `x - m`, one up and one down:
+`K+_t(m) = prod (1 + l+_i(m) (x_i - m))`, `K-_t(m) = prod (1 - l-_i(m) (x_i - m))`, with
+the predictable bet `l_t = min(sqrt(2 log(2/alpha) / (s2_{t-1} t log(1 + t))), c)`,
+truncated to `c/m` (up) and `c/(1 - m)` (down) so that capital never goes negative
+(`s2` is the running variance estimate with its prior, `c = 1/2`). Under a true mean `m`,
+`K_t(m) = (K+_t(m) + K-_t(m)) / 2` is a nonnegative martingale starting at 1, so by
+Ville's inequality the chance that it ever reaches `1/alpha` is at most `alpha`. The
+confidence sequence is the running intersection over time of `{m : K_t(m) < 1/alpha}`:
+it covers the true mean at every time at once, so it may be looked at after every game
+and a sweep stopped the first time it excludes 0, at level `alpha`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from bounded.archive import Archive
+
+BET_CAP = 0.5
+"""`c`: the largest fraction of capital a bet may stake (Waudby-Smith and Ramdas's 1/2)."""
+GRID = 2001
+"""Candidate means on [0, 1] (the interval's ends are rounded outwards to this grid)."""
+RULE = "hedged betting confidence sequence (Waudby-Smith and Ramdas 2024)"
+
+
+def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
+    """`l_t` for each t (last axis), from the observations before t only."""
+    t = np.arange(1, x.shape[-1] + 1, dtype=float)
+    means = (0.5 + np.cumsum(x, axis=-1)) / (t + 1)
+    variances = (0.25 + np.cumsum((x - means) ** 2, axis=-1)) / (t + 1)
+    before = np.concatenate([np.full((*x.shape[:-1], 1), 0.25), variances[..., :-1]], axis=-1)
+    bets = np.sqrt(2 * np.log(2 / alpha) / (before * t * np.log1p(t)))
+    return np.asarray(np.minimum(bets, BET_CAP))
+
+
+def log_capital(x: np.ndarray, m: np.ndarray, alpha: float) -> np.ndarray:
+    """log K_t(m) for every t and every candidate m: shape `x.shape + m.shape`."""
+    x = np.asarray(x, dtype=float)
+    m = np.asarray(m, dtype=float)
+    bets = predictable_bets(x, alpha)[..., None]
+    with np.errstate(divide="ignore"):
+        up_cap = np.where(m > 0, BET_CAP / np.where(m > 0, m, 1.0), np.inf)
+        down_cap = np.where(m < 1, BET_CAP / np.where(m < 1, 1 - m, 1.0), np.inf)
+    step = x[..., None] - m
+    with np.errstate(divide="ignore"):
+        up = np.cumsum(np.log1p(np.minimum(bets, up_cap) * step), axis=-2)
+        down = np.cumsum(np.log1p(-np.minimum(bets, down_cap) * step), axis=-2)
+    return np.asarray(np.logaddexp(up, down) - np.log(2.0))
+
+
+def rejects(x: np.ndarray, m: float, alpha: float) -> np.ndarray:
+    """Whether the capital against mean `m` has reached 1/alpha by each time (last axis):
+    the confidence sequence's running intersection excludes `m` from then on."""
+    capital = log_capital(x, np.array([m]), alpha)[..., 0]
+    return np.asarray(np.maximum.accumulate(capital, axis=-1) >= np.log(1 / alpha))
+
+
+class Look(BaseModel):
+    """The confidence sequence at one look (after a block of pairs)."""
+
+    pairs: int
+    low: float
+    high: float
+    decided: bool
+    """Whether the interval excludes 0 (the running intersection)."""
+
+
+def confidence_sequence(
+    differences: Sequence[float], lo: float, hi: float, alpha: float
+) -> tuple[float, float]:
+    """The running intersection, after all the differences, on the differences' scale."""
+    data = np.asarray(differences, dtype=float)
+    if data.size == 0:
+        return (lo, hi)
+    if np.any(data < lo) or np.any(data > hi):
+        raise ValueError(f"a paired difference lies outside [{lo:g}, {hi:g}]")
+    x = (data - lo) / (hi - lo)
+    grid = np.linspace(0.0, 1.0, GRID)
+    capital = log_capital(x, grid, alpha)
+    excluded = np.any(capital >= np.log(1 / alpha), axis=0)
+    inside = np.flatnonzero(~excluded)
+    if inside.size == 0:  # every candidate excluded: the sequence is empty to the grid
+        centre = float(np.mean(x))
+        return (lo + (hi - lo) * centre, lo + (hi - lo) * centre)
+    first, last = max(inside[0] - 1, 0), min(inside[-1] + 1, GRID - 1)
+    return (lo + (hi - lo) * grid[first], lo + (hi - lo) * grid[last])
+
+
+def look(differences: Sequence[float], lo: float, hi: float, alpha: float) -> Look:
+    """The sequence after these pairs, and whether it excludes 0 (computed at 0 exactly)."""
+    low, high = confidence_sequence(differences, lo, hi, alpha)
+    data = np.asarray(differences, dtype=float)
+    decided = bool(data.size) and bool(
+        rejects((data - lo) / (hi - lo), (0.0 - lo) / (hi - lo), alpha)[-1]
+    )
+    return Look(pairs=int(data.size), low=low, high=high, decided=decided)
+
+
+SEQUENTIAL_KIND = "until-decided"
+"""The snapshot kind under which a sweep stopped when decided records its rule."""
+
+
+class SequentialRecord(BaseModel):
+    """What `bounded sweep --until-decided A B` did, as recorded in the archive."""
+
+    experiment: str
+    a: str
+    b: str
+    metric: str
+    """`wins` or `score`."""
+    level: float
+    """alpha: the chance of ever excluding a true difference of 0."""
+    lo: float
+    """Smallest possible paired difference (the scale of the bets)."""
+    hi: float
+    block: int
+    """Seeds per block: the sequence was looked at after each."""
+    rule: str = RULE
+    seeds: list[int] = Field(default_factory=list)
+    """The seeds in the order they were played (pairs are taken in this order)."""
+    looks: list[Look] = Field(default_factory=list)
+    stopped_at: int = 0
+    """Pairs counted when the sweep stopped."""
+    reason: str = ""
+    """`decided`, `seeds exhausted`, `game budget`, `cost budget`, or `games failed`."""
+    max_games: int = 0
+    """Games per cell the sweep was allowed."""
+    recorded_at: float = 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        last = self.looks[-1] if self.looks else None
+        return (last.low, last.high) if last else (self.lo, self.hi)
+
+
+def sequential_records(archive: Archive) -> list[SequentialRecord]:
+    """Every recorded sweep stopped when decided, oldest first."""
+    rows = archive.execute(
+        "SELECT content FROM snapshots WHERE kind = ? ORDER BY created_at", (SEQUENTIAL_KIND,)
+    )
+    return [SequentialRecord.model_validate(json.loads(row["content"])) for row in rows]
+
+
+def record_for(records: Sequence[SequentialRecord], a: str, b: str) -> SequentialRecord | None:
+    """The latest record of the comparison A vs B (either order)."""
+    found = [r for r in records if {r.a, r.b} == {a, b}]
+    return found[-1] if found else None
+
+
+__all__ = [
+    "RULE",
+    "SEQUENTIAL_KIND",
+    "Look",
+    "SequentialRecord",
+    "confidence_sequence",
+    "log_capital",
+    "look",
+    "predictable_bets",
+    "record_for",
+    "rejects",
+    "sequential_records",
+]
