@@ -1,24 +1,26 @@
 """An anytime-valid confidence sequence for the mean paired difference of two cells.
 
-The construction is the hedged betting confidence sequence of Waudby-Smith and Ramdas
-(2024), "Estimating means of bounded random variables by betting", Journal of the Royal
-Statistical Society B 86(1):1-27, section 4 (hedged capital process, predictable plug-in
-bets). No maintained package of it installs cleanly here (`confseq` 0.0.11 is a source
-release that compiles C++ against Boost and pybind11 2.6), so it is written out, and its
-validity under continuous monitoring is checked by simulation in the tests.
+The construction is the betting confidence sequence of Waudby-Smith and Ramdas (2024),
+"Estimating means of bounded random variables by betting", Journal of the Royal
+Statistical Society B 86(1):1-27, with their aGRAPA bets (approximate growth-rate
+adaptive: the bet that approximately maximises the capital's growth against each
+candidate mean, so the test is powerful against the alternative the data show). No
+maintained package of it installs cleanly here (`confseq` 0.0.11 is a source release
+that compiles C++ against Boost and pybind11 2.6), so it is written out, and its validity
+under continuous monitoring is checked by simulation in the tests.
 
 Each pair's difference `D` (A's win minus B's, 1/0/-1; or A's score minus B's) lies in a
-known range `[lo, hi]` and is rescaled to `x = (D - lo) / (hi - lo)` in [0, 1]. For a
-candidate mean `m` two gamblers bet on `x - m`, one up and one down:
-`K+_t(m) = prod (1 + l+_i(m) (x_i - m))`, `K-_t(m) = prod (1 - l-_i(m) (x_i - m))`, with
-the predictable bet `l_t = min(sqrt(2 log(2/alpha) / (s2_{t-1} t log(1 + t))), c)`,
-truncated to `c/m` (up) and `c/(1 - m)` (down) so that capital never goes negative
-(`s2` is the running variance estimate with its prior, `c = 1/2`). Under a true mean `m`,
-`K_t(m) = (K+_t(m) + K-_t(m)) / 2` is a nonnegative martingale starting at 1, so by
-Ville's inequality the chance that it ever reaches `1/alpha` is at most `alpha`. The
-confidence sequence is the running intersection over time of `{m : K_t(m) < 1/alpha}`:
-it covers the true mean at every time at once, so it may be looked at after every game
-and a sweep stopped the first time it excludes 0, at level `alpha`.
+known range `[lo, hi]` and is rescaled to `x = (D - lo) / (hi - lo)` in [0, 1]. Against
+a candidate mean `m` a gambler stakes `l_t(m)` on `x_t - m`; the capital is
+`K_t(m) = prod (1 + l_i(m) (x_i - m))`. The bet is predictable (from the pairs before
+t only): `l_t(m) = (mu_{t-1} - m) / (s2_{t-1} + (mu_{t-1} - m)^2)`, clipped to
+`[-c / (1 - m), c / m]` with `c = 1/2`, so that capital never reaches 0; `mu` and `s2`
+are the running mean and variance with a prior of one observation (1/2 and 1/4). Under a
+true mean `m`, `K_t(m)` is a nonnegative martingale starting at 1, so by Ville's
+inequality the chance that it *ever* reaches `1/alpha` is at most `alpha`. The confidence
+sequence is the running intersection over time of `{m : K_t(m) < 1/alpha}`: it covers the
+true mean at every time at once, so it may be looked at after every game and a sweep
+stopped the first time it excludes 0, at level `alpha`.
 """
 
 from __future__ import annotations
@@ -37,32 +39,33 @@ BET_CAP = 0.5
 """`c`: the largest fraction of capital a bet may stake (Waudby-Smith and Ramdas's 1/2)."""
 GRID = 2001
 """Candidate means on [0, 1] (the interval's ends are rounded outwards to this grid)."""
-RULE = "hedged betting confidence sequence (Waudby-Smith and Ramdas 2024)"
+RULE = "betting confidence sequence, aGRAPA bets (Waudby-Smith and Ramdas 2024)"
 
 
-def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
-    """`l_t` for each t (last axis), from the observations before t only."""
+def running_estimates(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and variance estimates before each t (last axis), with their prior."""
     t = np.arange(1, x.shape[-1] + 1, dtype=float)
     means = (0.5 + np.cumsum(x, axis=-1)) / (t + 1)
     variances = (0.25 + np.cumsum((x - means) ** 2, axis=-1)) / (t + 1)
-    before = np.concatenate([np.full((*x.shape[:-1], 1), 0.25), variances[..., :-1]], axis=-1)
-    bets = np.sqrt(2 * np.log(2 / alpha) / (before * t * np.log1p(t)))
-    return np.asarray(np.minimum(bets, BET_CAP))
+    start = (*x.shape[:-1], 1)
+    before_mean = np.concatenate([np.full(start, 0.5), means[..., :-1]], axis=-1)
+    before_var = np.concatenate([np.full(start, 0.25), variances[..., :-1]], axis=-1)
+    return before_mean, before_var
 
 
 def log_capital(x: np.ndarray, m: np.ndarray, alpha: float) -> np.ndarray:
-    """log K_t(m) for every t and every candidate m: shape `x.shape + m.shape`."""
+    """log K_t(m) for every t and every candidate m: shape `x.shape + m.shape`. (`alpha`
+    does not enter the aGRAPA bets; it is kept for the callers' symmetry.)"""
     x = np.asarray(x, dtype=float)
     m = np.asarray(m, dtype=float)
-    bets = predictable_bets(x, alpha)[..., None]
+    mean, var = (estimate[..., None] for estimate in running_estimates(x))
+    gap = mean - m
+    bets = gap / (var + gap**2)
     with np.errstate(divide="ignore"):
-        up_cap = np.where(m > 0, BET_CAP / np.where(m > 0, m, 1.0), np.inf)
-        down_cap = np.where(m < 1, BET_CAP / np.where(m < 1, 1 - m, 1.0), np.inf)
-    step = x[..., None] - m
-    with np.errstate(divide="ignore"):
-        up = np.cumsum(np.log1p(np.minimum(bets, up_cap) * step), axis=-2)
-        down = np.cumsum(np.log1p(-np.minimum(bets, down_cap) * step), axis=-2)
-    return np.asarray(np.logaddexp(up, down) - np.log(2.0))
+        low = np.where(m < 1, -BET_CAP / np.where(m < 1, 1 - m, 1.0), -np.inf)
+        high = np.where(m > 0, BET_CAP / np.where(m > 0, m, 1.0), np.inf)
+    bets = np.clip(bets, low, high)
+    return np.asarray(np.cumsum(np.log1p(bets * (x[..., None] - m)), axis=-2))
 
 
 def rejects(x: np.ndarray, m: float, alpha: float) -> np.ndarray:
@@ -172,8 +175,8 @@ __all__ = [
     "confidence_sequence",
     "log_capital",
     "look",
-    "predictable_bets",
     "record_for",
     "rejects",
+    "running_estimates",
     "sequential_records",
 ]

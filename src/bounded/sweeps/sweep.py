@@ -284,12 +284,11 @@ def run_sweep(
     with `budget`, start games only while the spend stays within it
     (`bounded.sweeps.estimate`; `prices`: `--price` specs over the file's `[prices]`);
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
-    models (`bounded.sweeps.concurrency`); `only` keeps the cell games it accepts (a
-    sweep stopped when decided plays its blocks so, `bounded.sweeps.sequential`)."""
+    models (`bounded.sweeps.concurrency`); `only` plays only the cell games it accepts,
+    every planned game still checked (a sweep stopped when decided plays its blocks so,
+    `bounded.sweeps.sequential`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
-    if only is not None:
-        plan.cells = [spec for spec in plan.cells if only(spec)]
     check_plan(experiment, plan)
     costs = SweepPrices.of(experiment.spec.prices, prices or [])
     check_budget(budget, costs, game_models(plan.games))
@@ -309,6 +308,8 @@ def run_sweep(
     with experiment_lock(path, experiment.name), Archive(path) as archive:
         state = survey(experiment, archive, plan)  # again: under the lock, it is current
         refuse(state)
+        if only is not None:
+            state.cells = [spec for spec in state.cells if only(spec)]
         per_game = {}
         if budget is not None:
             per_game = {e.cell: e.per_game for e in estimate(state, archive) if e.error is None}
