@@ -181,8 +181,11 @@ def _correlation(asked: PlanAsked, rho: float | None, pairs: int, say: Say) -> f
     if rho is not None:
         say(f"pair correlation {rho:+.3f}: observed on the archive's {pairs} common seeds")
         return rho
-    why = f"{pairs} common seeds" if pairs else "no common seeds"
-    say(f"pair correlation 0: assumed ({why} in the archive to estimate it from)")
+    if pairs >= 2:
+        why = f"the archive's {pairs} common seeds leave it undefined: a cell won all or none"
+    else:
+        why = f"{'no' if not pairs else 'one'} common seeds in the archive to estimate it from"
+    say(f"pair correlation 0: assumed ({why})")
     return 0.0
 
 
