@@ -166,10 +166,22 @@ def main() -> None:
         print(f"truth: {json.dumps(truth['wins'])}", flush=True)
         plan = fixed_plan(truth, 0.8)
         print(f"fixed design: {plan['games_per_cell']} games per cell", flush=True)
-        runs = []
+        runs: list[dict[str, Any]] = []
         for index in range(args.replicates):
             runs.append(replicate(directory, index, args.seeds, args.block))
             print(json.dumps(runs[-1]), flush=True)
+            write(args, truth, plan, runs, started)  # what is done so far, kept
+    write(args, truth, plan, runs, started)
+
+
+def write(
+    args: argparse.Namespace,
+    truth: dict[str, Any],
+    plan: dict[str, Any],
+    runs: list[dict[str, Any]],
+    started: float,
+) -> None:
+    """The results file: every replicate so far and their summary."""
     summary = summarise(truth, plan, runs)
     achieved = min(summary["sequential_decided"], 0.99)
     if achieved > 0.5:  # the fixed design of the power the sequential sweeps reached
@@ -185,10 +197,13 @@ def main() -> None:
         "fixed_design": plan,
         "replicates": runs,
         "summary": summary,
+        "replicates_done": len(runs),
+        "replicates_asked": args.replicates,
         "wall_s": round(time.perf_counter() - started, 1),
     }
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(summary, indent=2))
+    if len(runs) == args.replicates:
+        print(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":
