@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from bounded.analysis.plan import PlanAsked, PowerPlan
     from bounded.sweeps.experiment import Experiment
 
-CompareArgument = Annotated[
+CompareOption = Annotated[
     tuple[str, str],
     typer.Option(help="The two cells compared, A then B (the difference is A - B)."),
 ]
@@ -39,7 +39,7 @@ def plan(
     source: Annotated[
         Path, typer.Argument(help="Experiment file (TOML), or an archive of earlier games.")
     ],
-    compare: CompareArgument,
+    compare: CompareOption,
     effect: EffectOption = None,
     power: PowerOption = 0.8,
     level: LevelOption = 0.05,
