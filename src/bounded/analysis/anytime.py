@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 BET_CAP = 0.5
 """`c`: the largest fraction of capital a bet may stake (Waudby-Smith and Ramdas's 1/2)."""
 GRID = 2001
-"""Candidate means on [0, 1] (the interval's ends are rounded outwards to this grid)."""
+"""Candidate means on [0, 1]; each end of the interval is then found between two
+neighbours of this grid on a finer one of `REFINE` points, and rounded outwards to it."""
+REFINE = 201
 RULE = "betting confidence sequence, aGRAPA bets (Waudby-Smith and Ramdas 2024)"
 
 
@@ -96,14 +98,33 @@ def confidence_sequence(
         raise ValueError(f"a paired difference lies outside [{lo:g}, {hi:g}]")
     x = (data - lo) / (hi - lo)
     grid = np.linspace(0.0, 1.0, GRID)
-    capital = log_capital(x, grid, alpha)
-    excluded = np.any(capital >= np.log(1 / alpha), axis=0)
-    inside = np.flatnonzero(~excluded)
+    inside = np.flatnonzero(~_excluded(x, grid, alpha))
     if inside.size == 0:  # every candidate excluded: the sequence is empty to the grid
         centre = float(np.mean(x))
         return (lo + (hi - lo) * centre, lo + (hi - lo) * centre)
-    first, last = max(inside[0] - 1, 0), min(inside[-1] + 1, GRID - 1)
-    return (lo + (hi - lo) * grid[first], lo + (hi - lo) * grid[last])
+    low = _edge(x, grid[max(inside[0] - 1, 0)], grid[inside[0]], alpha, lower=True)
+    high = _edge(x, grid[inside[-1]], grid[min(inside[-1] + 1, GRID - 1)], alpha, lower=False)
+    return (lo + (hi - lo) * low, lo + (hi - lo) * high)
+
+
+def _excluded(x: np.ndarray, means: np.ndarray, alpha: float) -> np.ndarray:
+    """Whether each candidate mean has been excluded at some time (running intersection)."""
+    return np.asarray(np.any(log_capital(x, means, alpha) >= np.log(1 / alpha), axis=0))
+
+
+def _edge(x: np.ndarray, start: float, end: float, alpha: float, *, lower: bool) -> float:
+    """An end of the interval between two grid neighbours, on a finer grid, rounded
+    outwards: the last excluded point before the first included one (lower end), or the
+    first excluded point after the last included one (upper end)."""
+    if start == end:
+        return float(start)
+    fine = np.linspace(start, end, REFINE)
+    inside = np.flatnonzero(~_excluded(x, fine, alpha))
+    if inside.size == 0:
+        return float(start if lower else end)
+    if lower:
+        return float(fine[max(inside[0] - 1, 0)])
+    return float(fine[min(inside[-1] + 1, REFINE - 1)])
 
 
 def look(differences: Sequence[float], lo: float, hi: float, alpha: float) -> Look:
