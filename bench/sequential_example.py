@@ -132,7 +132,10 @@ def fixed_plan(truth: dict[str, Any], power: float) -> dict[str, Any]:
         + [1.0] * wins["only_b"]
         + [0.0] * wins["neither"]
     )
-    rho = statistics.correlation(x, y)
+    try:
+        rho = statistics.correlation(x, y)
+    except statistics.StatisticsError:  # a player won all or none: no correlation to use
+        rho = 0.0
     asked = PlanAsked(
         a="expert", b="slip", effect=wins["difference"], power=power, rate=wins["rate_b"],
         correlation=rho,
@@ -164,6 +167,8 @@ def main() -> None:
         directory = Path(scratch)
         truth = calibrate(directory, args.calibration)
         print(f"truth: {json.dumps(truth['wins'])}", flush=True)
+        if truth["wins"]["difference"] <= 0:
+            raise SystemExit(f"the calibration shows no advantage for the expert: {truth}")
         plan = fixed_plan(truth, 0.8)
         print(f"fixed design: {plan['games_per_cell']} games per cell", flush=True)
         runs: list[dict[str, Any]] = []

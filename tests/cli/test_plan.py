@@ -94,11 +94,11 @@ def player_file(tmp_path, games):
 
             [[cells]]
             tag = "expert"
-            contract_config = {{ slip = 0.0 }}
+            contract_config = {{ expert = "bounded.envs.spire:SpireExpert", slip = 0.0 }}
 
             [[cells]]
             tag = "slip"
-            contract_config = {{ slip = 0.2 }}
+            contract_config = {{ expert = "bounded.envs.spire:SpireExpert", slip = 0.2 }}
             """
         )
     )

@@ -12,10 +12,11 @@ from bounded.models.none import NoModel
 from bounded.runner import run_episode
 
 PLAYER = "bounded.contracts.expert:PlayerContract"
+SPIRE = "bounded.envs.spire:SpireExpert"
 
 
 def played(slip, seed):
-    contract = make_contract(PLAYER, {"slip": slip})
+    contract = make_contract(PLAYER, {"expert": SPIRE, "slip": slip})
     run = run_episode(make("spire"), contract, NoModel(), seed=seed, env_id="bounded/Spire-v0")
     return run
 
@@ -36,6 +37,8 @@ def test_a_seed_replays_the_same_game_and_slipping_costs_floors():
     assert floors[0.6] < floors[0.0]
 
 
-def test_a_slip_outside_0_to_1_is_refused():
+def test_a_slip_outside_0_to_1_or_an_expert_not_named_by_import_path_is_refused():
     with pytest.raises(ConfigError, match="slip must lie in"):
-        make_contract(PLAYER, {"slip": 1.5})
+        make_contract(PLAYER, {"expert": SPIRE, "slip": 1.5})
+    with pytest.raises(ConfigError, match="expert must be an import path"):
+        make_contract(PLAYER, {"expert": "spire"})

@@ -41,11 +41,11 @@ def player_file(tmp_path, *, games=40, slip=1.0, extra=""):
 
             [[cells]]
             tag = "expert"
-            contract_config = {{ slip = 0.0 }}
+            contract_config = {{ expert = "bounded.envs.spire:SpireExpert", slip = 0.0 }}
 
             [[cells]]
             tag = "random"
-            contract_config = {{ slip = {slip} }}
+            contract_config = {{ expert = "bounded.envs.spire:SpireExpert", slip = {slip} }}
             {extra}
             """
         )

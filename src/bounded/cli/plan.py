@@ -198,7 +198,7 @@ def cost_lines(
     """What the games still to play to reach the plan's games per cell would cost, from
     the sweep's estimate (`bounded.sweeps.estimate`)."""
     from bounded.archive import Archive
-    from bounded.cli.sweep import usage_text
+    from bounded.cli._output import usage_text
     from bounded.sweeps.estimate import SweepPrices, add_usage, estimate_cells
     from bounded.sweeps.survey import cell_name, has_runs_table
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bounded.cli._output import console, plain
+from bounded.cli._output import console, plain, usage_text
 from bounded.core import ConfigError, Interrupted
 
 if TYPE_CHECKING:
@@ -259,18 +259,6 @@ def estimate_lines(estimates: list[CellEstimate], costs: SweepPrices) -> list[st
         note = f"; {len(unknown)} cells not estimated" if unknown else ""
         lines.append(f"estimate, total: {usage_text(games, total, costs)}{note} (an estimate)")
     return lines
-
-
-def usage_text(games: int, usage: dict[str, dict[str, float]], costs: SweepPrices) -> str:
-    calls = sum(counts["calls"] for counts in usage.values())
-    tokens = sum(counts["prompt_tokens"] for counts in usage.values())
-    cost, unpriced = costs.cost(usage)
-    money = f"cost {cost:.4f}"
-    if unpriced:
-        money = f"cost {cost:.4f} + the calls of {', '.join(unpriced)} (no price set)"
-        if not cost:
-            money = f"cost unknown: no price set for {', '.join(unpriced)}"
-    return f"{games} games, {calls:,.0f} model calls, {tokens:,.0f} prompt tokens, {money}"
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
