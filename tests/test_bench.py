@@ -57,6 +57,9 @@ TINY: dict[str, Arguments] = {
         "--contracts", "state", "--nethack-decisions", "0", "--spire-contracts", "",
         "--out", f"{d}/out.json",
     ],
+    "sequential_example": lambda d, _: [
+        "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
+    ],
     "kill_trials": lambda d, _: [
         "--trials", "1", "--games", "1", "--horizon", "3", "--out", f"{d}/out.json",
     ],

@@ -51,6 +51,10 @@ CANNOT_RUN: dict[tuple[str, str], str] = {
     ): "the BALROG experts' benchmark over every environment",
     ("docs/results.md", "bounded import agenticsts ../shared/reference"): "reads the "
     "AgenticSTS reference data outside the repository",
+    ("docs/planning.md", "bounded import agenticsts ../shared/reference"): "reads the "
+    "AgenticSTS reference data outside the repository (tests/cli/test_plan.py plans on it)",
+    ("docs/planning.md", "bounded sweep experiments/skill_example.toml --until-decided"): "plays "
+    "about 460 spire games (over a minute); tests/sweeps/test_sequential.py runs the same path",
     ("docs/results.md", "inspect eval bounded/warehouse --model openai/gpt-4o-mini"): ENDPOINT,
     ("docs/typed.md", 'GameSpec(env="spire", contract="self-evolve", model="local"'): EMBEDDED,
     ("docs/workbench.md", 'run_suite(make_model("local"), tasks="all"'): EMBEDDED,

@@ -3,11 +3,14 @@ share, and the one place that turns them into a table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.anytime import SequentialRecord, look, record_for
 from bounded.analysis.cost import CostModel
+from bounded.analysis.games import CompletedGame, completed_games
+from bounded.analysis.paired import AnytimeInterval, PairedComparison, adjust_holm, compare_paired
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
@@ -38,6 +41,8 @@ class TableOptions(BaseModel):
     """Score differences mean(a) - mean(b) with bootstrap intervals."""
     changes: list[Pair] = Field(default_factory=list)
     """Percent changes of the mean score from cell a to cell b per group."""
+    compares: list[Pair] = Field(default_factory=list)
+    """Paired comparisons of rows on their common seeds (`bounded.analysis.paired`)."""
     seed: int = 0
     """Bootstrap seed."""
     costs: CostModel = Field(default_factory=CostModel)
@@ -55,8 +60,21 @@ class TableOptions(BaseModel):
         }
         return [option for option, present in given.items() if present]
 
-    def compute(self, runs: Iterable[RunRecord], title: str = "") -> CellTable:
-        """The table over the runs."""
+    def compute(
+        self,
+        runs: Iterable[RunRecord],
+        title: str = "",
+        records: Sequence[SequentialRecord] = (),
+    ) -> CellTable:
+        """The table over the runs, with its paired comparisons (`records`: the archive's
+        sweeps stopped when decided, whose comparisons get the anytime-valid interval)."""
+        runs = list(runs)
+        table = self._table(runs, title)
+        if self.compares:
+            add_paired(table, completed_games(runs), self.compares, self.seed, records)
+        return table
+
+    def _table(self, runs: list[RunRecord], title: str) -> CellTable:
         if self.table:
             conflicts = self.preset_conflicts()
             if conflicts:
@@ -75,4 +93,57 @@ class TableOptions(BaseModel):
         )  # fmt: skip
 
 
-__all__ = ["TableOptions"]
+def add_paired(
+    table: CellTable,
+    games: Sequence[CompletedGame],
+    compares: Sequence[Pair],
+    seed: int,
+    records: Sequence[SequentialRecord] = (),
+) -> None:
+    """Each pair of rows compared on their common seeds, Holm-adjusted together."""
+    by_id = {game.run_id: game for game in games}
+    for a, b in compares:
+        games_a = [by_id[run_id] for run_id in table.row(a).run_ids]
+        games_b = [by_id[run_id] for run_id in table.row(b).run_ids]
+        comparison = compare_paired(a, games_a, b, games_b, seed=seed)
+        record = record_for(records, a, b)
+        if record is not None:
+            comparison.anytime = anytime_interval(record, comparison, games_a, games_b)
+        table.paired.append(comparison)
+    table.holm_tests = adjust_holm(table.paired)
+
+
+def anytime_interval(
+    record: SequentialRecord,
+    comparison: PairedComparison,
+    games_a: Sequence[CompletedGame],
+    games_b: Sequence[CompletedGame],
+) -> AnytimeInterval:
+    """The confidence sequence of a sweep stopped when decided, over the pairs the table
+    holds now in the order the sweep played their seeds (further seeds after, in order),
+    oriented as the comparison is (A - B)."""
+    flip = record.a != comparison.a
+    first, second = (games_b, games_a) if flip else (games_a, games_b)
+    mine = {g.seed: g for g in first}
+    theirs = {g.seed: g for g in second}
+    order = list(record.seeds) + sorted(set(mine) - set(record.seeds))
+    diffs = [
+        _value(mine[s], record.metric) - _value(theirs[s], record.metric)
+        for s in order
+        if s in mine and s in theirs
+    ]
+    seen = look(diffs, record.lo, record.hi, record.level)
+    low, high = (-seen.high, -seen.low) if flip else (seen.low, seen.high)
+    estimate = sum(diffs) / len(diffs) if diffs else 0.0
+    return AnytimeInterval(
+        metric=record.metric, level=record.level, rule=record.rule, pairs=seen.pairs,
+        low=low, high=high, estimate=-estimate if flip else estimate, decided=seen.decided,
+        reason=f"{record.reason} after {record.stopped_at} pairs (block {record.block})",
+    )  # fmt: skip
+
+
+def _value(game: CompletedGame, metric: str) -> float:
+    return float(game.victory) if metric == "wins" else float(game.score or 0.0)
+
+
+__all__ = ["TableOptions", "add_paired"]

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.cost import CostModel
 from bounded.analysis.games import CompletedGame, completed_games, first_by_start, group_games
+from bounded.analysis.paired import PairedComparison
 from bounded.analysis.parity import ParityReport, parity_of_runs
 from bounded.analysis.rows import CellRow
 from bounded.analysis.stats import (
@@ -55,6 +56,11 @@ class CellTable(BaseModel):
     changes: list[ScoreChange] = Field(default_factory=list)
     parity: ParityReport | None = None
     """What else than the memory contract differs between the rows (of one group)."""
+    paired: list[PairedComparison] = Field(default_factory=list)
+    """Paired comparisons on common seeds (`bounded.analysis.paired`), Holm-adjusted
+    together."""
+    holm_tests: int = 0
+    """The number of tests the paired comparisons' Holm adjustment covers."""
 
     def rows_of(self, name: str) -> list[CellRow]:
         """The row labelled `name`, else every row of the cell `name`."""

@@ -8,6 +8,7 @@ command group and is its entry point (`main`); each command lives in its group's
 | `demo` | `demo` |
 | `sweep` | `sweep` |
 | `analyze` | `analyze`, `craft-table`, `recovery-table` |
+| `plan` | `plan` (games per cell for a paired comparison, before paying) |
 | `importing` | `import` |
 | `audit` | `audit` |
 | `report` | `report`, `view`, `export` |
@@ -39,6 +40,7 @@ from bounded.cli import (
     demo,
     importing,
     ladder,
+    plan,
     report,
     run,
     runs,
@@ -55,7 +57,9 @@ app = typer.Typer(
     help="Long-horizon LLM agents with bounded, typed, inspectable memory.",
 )
 
-GROUP_MODULES = (run, runs, demo, sweep, analyze, importing, audit, report, ladder, attribute)
+GROUP_MODULES = (
+    run, runs, demo, sweep, plan, analyze, importing, audit, report, ladder, attribute,
+)  # fmt: skip
 """The modules of single commands, in the order `bounded --help` lists them."""
 
 

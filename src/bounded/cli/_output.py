@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from bounded.core import DecisionRecord, RunRecord
+
+if TYPE_CHECKING:
+    from bounded.sweeps.estimate import SweepPrices
 
 console = Console()
 
@@ -160,6 +164,19 @@ def add_counterfactual_rows(
     table.add_row("prompt tokens served from the cache", f"{served:.1%}")
 
 
+def usage_text(games: int, usage: dict[str, dict[str, float]], costs: SweepPrices) -> str:
+    """Games, model calls, prompt tokens and their cost at the sweep's prices."""
+    calls = sum(counts["calls"] for counts in usage.values())
+    tokens = sum(counts["prompt_tokens"] for counts in usage.values())
+    cost, unpriced = costs.cost(usage)
+    money = f"cost {cost:.4f}"
+    if unpriced:
+        money = f"cost {cost:.4f} + the calls of {', '.join(unpriced)} (no price set)"
+        if not cost:
+            money = f"cost unknown: no price set for {', '.join(unpriced)}"
+    return f"{games} games, {calls:,.0f} model calls, {tokens:,.0f} prompt tokens, {money}"
+
+
 __all__ = [
     "add_counterfactual_rows",
     "add_decision_rows",
@@ -170,4 +187,5 @@ __all__ = [
     "plain",
     "print_folded",
     "run_summary",
+    "usage_text",
 ]

@@ -143,6 +143,10 @@ def print_table(table: CellTable) -> None:
         print_folded(diff_view(table), keys=2)
     if table.changes:
         print_folded(change_view(table), keys=2)
+    if table.paired:
+        from bounded.cli._paired import print_paired
+
+        print_paired(table.paired, table.holm_tests)
 
 
 def table_options(
@@ -157,6 +161,7 @@ def table_options(
     fisher: list[str] | None = None,
     diff: list[str] | None = None,
     change: list[str] | None = None,
+    compare: list[str] | None = None,
     seed: int = 0,
     price: list[str] | None = None,
     prices: list[Path] | None = None,
@@ -171,7 +176,7 @@ def table_options(
         pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
         pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
         diffs=parse_pairs(diff or [], "--diff"), changes=parse_pairs(change or [], "--change"),
-        seed=seed,
+        compares=parse_pairs(compare or [], "--compare"), seed=seed,
     )  # fmt: skip
 
 
@@ -195,6 +200,13 @@ def analyze(
     fisher: FisherOption = None,
     diff: DiffOption = None,
     change: ChangeOption = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Compare two cells on their common seeds: A,B (repeat; the tests of one call "
+            "are Holm-adjusted together)."
+        ),
+    ] = None,
     experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
     seed: SeedOption = 0,
     price: PriceOption = None,
@@ -209,15 +221,17 @@ def analyze(
         return
     options = table_options(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
-        pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, seed=seed,
-        price=price, prices=prices,
+        pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, compare=compare,
+        seed=seed, price=price, prices=prices,
     )  # fmt: skip
+    from bounded.analysis.anytime import sequential_records
     from bounded.runner.spec import check_no_duplicates
 
     with Archive(archive, read_only=True) as store:
         runs = store.runs(experiment=experiment)
+        records = [r for r in sequential_records(store) if experiment in (None, r.experiment)]
     check_no_duplicates(runs)
-    result = options.compute(runs)
+    result = options.compute(runs, records=records)
     if as_json:
         print(result.model_dump_json(indent=2))
         return

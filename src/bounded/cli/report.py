@@ -46,6 +46,10 @@ def report(
     fisher: FisherOption = None,
     diff: DiffOption = None,
     change: ChangeOption = None,
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(help="Compare two cells on their common seeds: A,B (repeat; Holm)."),
+    ] = None,
     seed: SeedOption = 0,
     price: PriceOption = None,
     prices: PricesOption = None,
@@ -56,7 +60,7 @@ def report(
 
     main = table_options(
         cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, fisher=fisher, diff=diff,
-        change=change, seed=seed, price=price, prices=prices,
+        change=change, compare=compare, seed=seed, price=price, prices=prices,
     )  # fmt: skip
     options = ReportOptions(**dict(main), tables=table or [], max_runs=max_runs)
     path = build_report(existing_archive(archive), out, options)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bounded.cli._output import console, plain
-from bounded.core import Interrupted
+from bounded.cli._output import console, plain, usage_text
+from bounded.core import ConfigError, Interrupted
 
 if TYPE_CHECKING:
     from bounded.sweeps.estimate import CellEstimate, SweepPrices
@@ -56,6 +56,35 @@ def sweep(
         list[str] | None,
         typer.Option(help="A model's prices MODEL=INPUT,CACHED,OUTPUT per million (repeat)."),
     ] = None,
+    until_decided: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            help="Play cells A and B only, their common seeds in blocks, until an anytime-valid "
+            "confidence sequence of A - B excludes 0 (or the seeds, --max-games or --budget "
+            "run out); the rule and the stop are recorded in the archive."
+        ),
+    ] = None,
+    block: Annotated[int, typer.Option(help="--until-decided: seeds per block.")] = 10,
+    level: Annotated[
+        float, typer.Option(help="--until-decided and --compare: the level (alpha).")
+    ] = 0.05,
+    metric: Annotated[
+        str, typer.Option(help="--until-decided and --compare: wins or score.")
+    ] = "wins",
+    max_games: Annotated[
+        int | None, typer.Option(help="--until-decided: games per cell at most.")
+    ] = None,
+    score_range: Annotated[
+        str, typer.Option(help="--until-decided --metric score: LOW,HIGH a game can score.")
+    ] = "0,100",
+    compare: Annotated[
+        tuple[str, str] | None,
+        typer.Option(help="--dry-run: plan the paired comparison of cells A and B (bounded plan)."),
+    ] = None,
+    effect: Annotated[
+        float | None, typer.Option(help="--dry-run --compare: the difference A - B to detect.")
+    ] = None,
+    power: Annotated[float, typer.Option(help="--dry-run --compare: the power.")] = 0.8,
 ) -> None:
     """Play an experiment's games, its learning phases first; rerunning resumes (completed
     games are skipped, frozen phases kept)."""
@@ -65,6 +94,21 @@ def sweep(
     experiment = load_experiment(file)
     if dry_run:
         print_dry_run(experiment, archive, price or [])
+        if compare is not None:
+            dry_run_plan(experiment, archive, price or [], compare, effect, power, level, metric)
+        return
+    if until_decided is not None:
+        from bounded.cli.sequential import sweep_until_decided
+        from bounded.sweeps.sequential import Stopping
+
+        stopping = Stopping(
+            a=until_decided[0], b=until_decided[1], metric=metric, level=level, block=block,
+            max_games=max_games, score_range=parse_range(score_range),
+        )  # fmt: skip
+        sweep_until_decided(
+            experiment, stopping, archive=archive, executor=executor, workers=workers,
+            address=address, budget=budget, prices=price or [], concurrency=concurrency,
+        )  # fmt: skip
         return
     try:
         summary = run_sweep(
@@ -109,6 +153,36 @@ def sweep(
             f"with: {again} --budget MORE"
         )
         raise typer.Exit(BUDGET_REACHED)
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    """`LOW,HIGH` into two numbers."""
+    parts = text.split(",")
+    try:
+        low, high = (float(part) for part in parts)
+    except ValueError:
+        raise ConfigError(f"--score-range takes LOW,HIGH, got {text!r}") from None
+    return (low, high)
+
+
+def dry_run_plan(
+    experiment: Experiment,
+    archive: Path | None,
+    prices: list[str],
+    compare: tuple[str, str],
+    effect: float | None,
+    power: float,
+    level: float,
+    metric: str,
+) -> None:
+    """`--dry-run --compare A B`: the plan of `bounded plan` under the dry run."""
+    from bounded.analysis.plan import PlanAsked
+    from bounded.cli.plan import print_experiment_plan
+
+    asked = PlanAsked(
+        a=compare[0], b=compare[1], metric=metric, effect=effect, power=power, alpha=level
+    )
+    print_experiment_plan(experiment, asked, archive, prices)
 
 
 def spend_line(spent: float, unpriced: list[str]) -> str:
@@ -187,18 +261,6 @@ def estimate_lines(estimates: list[CellEstimate], costs: SweepPrices) -> list[st
         note = f"; {len(unknown)} cells not estimated" if unknown else ""
         lines.append(f"estimate, total: {usage_text(games, total, costs)}{note} (an estimate)")
     return lines
-
-
-def usage_text(games: int, usage: dict[str, dict[str, float]], costs: SweepPrices) -> str:
-    calls = sum(counts["calls"] for counts in usage.values())
-    tokens = sum(counts["prompt_tokens"] for counts in usage.values())
-    cost, unpriced = costs.cost(usage)
-    money = f"cost {cost:.4f}"
-    if unpriced:
-        money = f"cost {cost:.4f} + the calls of {', '.join(unpriced)} (no price set)"
-        if not cost:
-            money = f"cost unknown: no price set for {', '.join(unpriced)}"
-    return f"{games} games, {calls:,.0f} model calls, {tokens:,.0f} prompt tokens, {money}"
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

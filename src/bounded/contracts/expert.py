@@ -8,6 +8,8 @@ features, actions), which is how a bank is built from an expert's winning games.
 
 from __future__ import annotations
 
+import random
+
 from bounded.contracts._features import flatten_state
 from bounded.contracts.episodic.bank import BankEntry
 from bounded.core import (
@@ -65,4 +67,50 @@ class ExpertContract(ContractBase):
         return {"expert": type(self.expert).__name__, "strategy": self.strategy}
 
 
-__all__ = ["ExpertContract"]
+class PlayerContract(ExpertContract):
+    """A scripted player of known skill for a sweep: an expert (`expert`, an import path
+    `module:Class` constructed without arguments, e.g. `bounded.envs.spire:SpireExpert`)
+    which at each decision, with probability `slip`, plays a uniformly random legal action
+    instead (drawn from a generator seeded by the game's seed and `slip`, so a seed
+    replays the same game). `slip = 0` is the expert; a larger slip is a weaker player on
+    the same deals. Named in an experiment file by its import path: `contract =
+    "bounded.contracts.expert:PlayerContract"`, `contract_config = { expert =
+    "bounded.envs.spire:SpireExpert", slip = 0.1 }`."""
+
+    name = "player"
+
+    def __init__(self, *, expert: str, slip: float = 0.0) -> None:
+        from bounded.registry import is_import_path
+
+        if not 0.0 <= slip <= 1.0:
+            raise ValueError(f"slip must lie in [0, 1], got {slip}")
+        if not is_import_path(expert):
+            raise ValueError(f"expert must be an import path module:Class, got {expert!r}")
+        super().__init__(_NoExpert(), strategy=f"slip={slip:g}")
+        self.expert_path, self.slip = expert, slip
+        self.rng = random.Random(0)
+
+    def reset(self, episode: EpisodeContext) -> None:
+        from bounded.registry import load_target
+
+        super().reset(episode)
+        self.expert = load_target(self.expert_path)()
+        self.rng = random.Random(f"player:{episode.seed}:{self.slip}")
+
+    def propose(self, obs: Observation) -> Decision:
+        if obs.legal and self.rng.random() < self.slip:
+            return Decision(actions=[self.rng.choice(obs.legal)], extra={"source": "slip"})
+        return super().propose(obs)
+
+    def config_dict(self) -> JSON:
+        return {"expert": self.expert_path, "slip": self.slip}
+
+
+class _NoExpert:
+    """The seat before `reset` names the environment's expert."""
+
+    def act(self, obs: Observation) -> Action:
+        raise RuntimeError("PlayerContract.reset has not run")
+
+
+__all__ = ["ExpertContract", "PlayerContract"]

@@ -130,8 +130,13 @@ def json_for_script(value: Any) -> str:
     return "".join(SCRIPT_ESCAPES.get(char, char) for char in text)
 
 
-def _tables(runs: Sequence[RunRecord], options: ReportOptions) -> list[CellTable]:
-    main = options.compute(runs, title="Cells")
+def _tables(
+    runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
+) -> list[CellTable]:
+    from bounded.analysis.anytime import sequential_records
+
+    records = sequential_records(archive) if archive is not None and options.compares else []
+    main = options.compute(runs, title="Cells", records=records)
     extra = [
         published_table(name).compute(runs, seed=options.seed, costs=options.costs)
         for name in options.tables
@@ -174,7 +179,7 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
 def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
     """The page; served pages fetch decisions from the server instead of embedding them."""
     runs = archive.runs()
-    tables = _tables(runs, options)
+    tables = _tables(runs, options, archive)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)

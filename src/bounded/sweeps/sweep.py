@@ -29,7 +29,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -278,12 +278,15 @@ def run_sweep(
     budget: float | None = None,
     prices: list[str] | None = None,
     concurrency: int | None = None,
+    only: Callable[[GameSpec], bool] | None = None,
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
     (`bounded.sweeps.estimate`; `prices`: `--price` specs over the file's `[prices]`);
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
-    models (`bounded.sweeps.concurrency`)."""
+    models (`bounded.sweeps.concurrency`); `only` plays only the cell games it accepts,
+    every planned game still checked (a sweep stopped when decided plays its blocks so,
+    `bounded.sweeps.sequential`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
@@ -305,6 +308,8 @@ def run_sweep(
     with experiment_lock(path, experiment.name), Archive(path) as archive:
         state = survey(experiment, archive, plan)  # again: under the lock, it is current
         refuse(state)
+        if only is not None:
+            state.cells = [spec for spec in state.cells if only(spec)]
         per_game = {}
         if budget is not None:
             per_game = {e.cell: e.per_game for e in estimate(state, archive) if e.error is None}
