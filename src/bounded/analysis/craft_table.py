@@ -185,7 +185,7 @@ def craft_table_command(
         runs = [r for r in store.runs(experiment=experiment) if r.env_id == CRAFT_ENV]
     table = render_craft_table(craft_table(runs, style_group if by_style else default_group))
     parity = craft_parity(runs)
-    if len(parity.cells) < 2:
+    if not parity.compared:
         return table
     return f"{table}\n\n{render_parity_markdown(parity)}"
 

@@ -81,13 +81,19 @@ class ParityReport(BaseModel):
     differences: list[ParityDifference] = Field(default_factory=list)
 
     @property
+    def compared(self) -> bool:
+        """Whether any group holds two cells or more (else nothing was compared)."""
+        groups = [tuple(sorted(cell.group.items())) for cell in self.cells]
+        return len(groups) > len(set(groups))
+
+    @property
     def matched(self) -> bool:
         return not self.differences
 
     def lines(self) -> list[str]:
         """What a table prints under itself: one line per difference, or one that says the
         cells differ in their memory alone."""
-        if len(self.cells) < 2:
+        if not self.compared:
             return []
         if self.matched:
             return [

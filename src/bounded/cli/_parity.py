@@ -7,24 +7,24 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from bounded.cli._output import keyed_table, plain, print_folded
+from bounded.cli._output import console, keyed_table, print_folded
 
 if TYPE_CHECKING:
     from bounded.analysis.parity import ParityReport
 
 
 def print_parity(report: ParityReport | None) -> None:
-    """The parity table and its lines (nothing for fewer than two cells)."""
+    """The parity table and its lines (nothing where no two cells share a group)."""
     from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 
-    if report is None or len(report.cells) < 2:
+    if report is None or not report.compared:
         return
     view = keyed_table("parity: what else differs between the cells", PARITY_HEADERS)
     for row in parity_rows(report):
         view.add_row(*(escape(text) for text in row))
     print_folded(view)
     for line in report.lines():
-        plain(line)
+        console.print(line, markup=False)
 
 
 __all__ = ["print_parity"]
