@@ -273,6 +273,31 @@ def extract_json_object(text: str) -> JSON:
     return decode_reply(text)[0]
 
 
+class NotLegalError(ValueError):
+    """A reply that names an action outside the legal set (an invalid action, as BALROG
+    counts them), with what it named."""
+
+    def __init__(self, candidate: str) -> None:
+        super().__init__(f"action {brief(candidate)} is not legal now")
+        self.candidate = candidate
+
+
+INVALID_KEY = "invalid_actions"
+"""`Decision.extra` key (and so the archived decision's `info`): the actions a reply named
+that were not legal, each cut to `MESSAGE_MAX_CHARS`."""
+
+
+def note_invalid(decision: Decision, candidate: str) -> None:
+    """Record on a decision that its reply named an action outside the legal set."""
+    decision.extra.setdefault(INVALID_KEY, []).append(clip(candidate))
+
+
+def invalid_count(info: JSON) -> int:
+    """How many invalid actions a decision's record holds (`INVALID_KEY`)."""
+    found = info.get(INVALID_KEY)
+    return len(found) if isinstance(found, list) else 0
+
+
 def resolve_action(raw: Any, obs: Observation) -> Action:
     """Check one raw action against the legal list; raises ValueError naming the problem."""
     if isinstance(raw, str):
@@ -281,7 +306,7 @@ def resolve_action(raw: Any, obs: Observation) -> Action:
         raise ValueError(f"action must be an object with a string id, got {brief(raw)}")
     legal = obs.legal_action(raw["id"])
     if legal is None:
-        raise ValueError(f"action {brief(raw['id'])} is not legal now")
+        raise NotLegalError(raw["id"])
     args = raw.get("args") or {}
     if not isinstance(args, dict):
         raise ValueError(f"args for {legal.id!r} must be an object, got {type(args).__name__}")
@@ -325,6 +350,9 @@ def parse_decision(text: str, obs: Observation) -> tuple[Decision, JSON]:
         decision.reasoning = reasoning
     try:
         decision.actions = parse_actions(reply, obs)
+    except NotLegalError as exc:
+        decision.parse_error = str(exc)
+        note_invalid(decision, exc.candidate)
     except ValueError as exc:
         decision.parse_error = str(exc)
     return decision, reply
