@@ -99,8 +99,9 @@ def main() -> None:
                     try:
                         run = play(spec, archive=archive, model=model)
                     except Exception as exc:  # a failed cell is a row, with its error
-                        rows.append({"contract": contract, "env": env, "mode": mode,
-                                     "status": "failed", "error": f"{type(exc).__name__}: {exc}"})  # fmt: skip
+                        error = f"{type(exc).__name__}: {exc}"
+                        failed = {"contract": contract, "env": env, "mode": mode}
+                        rows.append({**failed, "status": "failed", "error": error})
                         continue
                     row = cell_row(run, archive.decisions(run.run_id), mode)
                     rows.append(row)

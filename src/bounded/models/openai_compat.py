@@ -25,7 +25,13 @@ llama.cpp's server rejects that and wants `{"type": "json_object", "schema": ...
 `auto` mode the first constrained call asks in the standard form, and only a reply that
 proves the server refuses it (a 400 or 422 naming `response_format` or `json_schema`, or
 a validation error of any status naming both) switches this call and the rest of the run
-to the other form; any other 5xx, a 429 or a timeout leaves the choice open.
+to the other form (and says so in one line on the `bounded` logger); any other 5xx, a 429
+or a timeout leaves the choice open. The `json` reply mode's constraint (any JSON object,
+`bounded.core.ANY_JSON_OBJECT`) is sent as `{"type": "json_object"}`; the `text` mode sends
+no response format. A server that refuses the format a call needs (both forms of a schema,
+or `json_object`) raises `ResponseFormatRefused`, which the runner turns into the next reply
+mode the contract allows, before the game is played, or a one-line stop; what each call
+sent is `last_response_format`.
 
 Usage: a reply without `usage` is counted with the model's tokenizer (`tokenizer`: an
 embedded model's name or a GGUF path, whose vocabulary llama.cpp loads without the
@@ -47,6 +53,7 @@ and ranks that decision by BM25 alone when it fails); without it the model does 
 from __future__ import annotations
 
 import email.utils
+import logging
 import math
 import os
 import time
@@ -92,6 +99,8 @@ SchemaMode = Literal["auto", "json_schema", "json_object", "none"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where the SDK goes without a `base_url` or `$OPENAI_BASE_URL`."""
+
+LOG = logging.getLogger("bounded")
 
 RETRIED_STATUS = (408, 409, 429)
 """Client-error statuses worth another attempt (with every 5xx)."""
@@ -536,6 +545,11 @@ class OpenAICompatModel(ModelBase):
         except openai.APIStatusError as exc:
             if not refuses_schema(exc):
                 raise
+            LOG.warning(
+                "%s refuses the json_schema response format (HTTP %s); asking in llama.cpp's "
+                "json_object form with the schema, whose server decodes under it",
+                self.id, exc.status_code,
+            )  # fmt: skip
             self.schema_mode = "json_object"
             fallback = {**params, "response_format": self._response_format(schema, "json_object")}
             return self._request(messages, fallback, deadline)
