@@ -203,6 +203,17 @@ class Decision(BaseModel):
     """Contract-specific fields of the reply (e.g. a combat plan's notes)."""
 
 
+INVALID_KEY: Final = "invalid_actions"
+"""`Decision.extra` key (and so an archived decision's `info`): the actions a reply named
+that were not legal now, as it named them (invalid actions, as BALROG counts them)."""
+
+
+def invalid_count(info: Mapping[str, Any]) -> int:
+    """How many invalid actions a decision's record holds (`INVALID_KEY`)."""
+    found = info.get(INVALID_KEY)
+    return len(found) if isinstance(found, list) else 0
+
+
 class StepResult(BaseModel):
     """What the environment answered to a decision's actions."""
 

@@ -23,7 +23,14 @@ from typing import Annotated, Any, Literal
 import jsonschema
 from pydantic import Field
 
-from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Action, Decision, Observation
+from bounded.core import (
+    EMBEDDED_REASONING_CHARS,
+    INVALID_KEY,
+    JSON,
+    Action,
+    Decision,
+    Observation,
+)
 from bounded.validation import validate
 
 REASONING_MAX_CHARS = EMBEDDED_REASONING_CHARS
@@ -282,20 +289,19 @@ class NotLegalError(ValueError):
         self.candidate = candidate
 
 
-INVALID_KEY = "invalid_actions"
-"""`Decision.extra` key (and so the archived decision's `info`): the actions a reply named
-that were not legal, each cut to `MESSAGE_MAX_CHARS`."""
-
-
 def note_invalid(decision: Decision, candidate: str) -> None:
-    """Record on a decision that its reply named an action outside the legal set."""
+    """Record on a decision that its reply named an action outside the legal set
+    (`INVALID_KEY`, each name cut to `MESSAGE_MAX_CHARS`)."""
     decision.extra.setdefault(INVALID_KEY, []).append(clip(candidate))
 
 
-def invalid_count(info: JSON) -> int:
-    """How many invalid actions a decision's record holds (`INVALID_KEY`)."""
-    found = info.get(INVALID_KEY)
-    return len(found) if isinstance(found, list) else 0
+def keeps_schema(reply: JSON, schema: JSON) -> bool:
+    """Whether a decoded reply is valid under a reply schema."""
+    try:
+        validate(reply, schema)
+    except (jsonschema.ValidationError, jsonschema.SchemaError):
+        return False
+    return True
 
 
 def resolve_action(raw: Any, obs: Observation) -> Action:

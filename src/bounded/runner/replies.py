@@ -21,11 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import jsonschema
-
-from bounded.contracts._reply import decode_reply
+from bounded.contracts._reply import decode_reply, keeps_schema
 from bounded.core import JSON, BoundedError, Completion, ReplyMode
-from bounded.validation import validate
 
 CUT_REASON = "length"
 """`Completion.finish_reason` of a reply the token limit cut."""
@@ -44,13 +41,7 @@ def keeps_format(mode: ReplyMode, text: str, constraint: JSON | None) -> bool:
         reply, _ = decode_reply(text)
     except ValueError:
         return False
-    if mode == "json" or constraint is None:
-        return True
-    try:
-        validate(reply, constraint)
-    except (jsonschema.ValidationError, jsonschema.SchemaError):
-        return False
-    return True
+    return mode == "json" or constraint is None or keeps_schema(reply, constraint)
 
 
 @dataclass
