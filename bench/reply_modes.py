@@ -81,12 +81,13 @@ def main() -> None:
     parser.add_argument("--envs", default="warehouse,babyai")
     parser.add_argument("--modes", default="constrained,json,text")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args()
     model = make_model("local")
     rows: list[dict[str, Any]] = []
     started = time.time()
-    ARCHIVE.parent.mkdir(exist_ok=True)
-    with Archive(ARCHIVE) as archive:
+    args.archive.parent.mkdir(parents=True, exist_ok=True)
+    with Archive(args.archive) as archive:
         for env in args.envs.split(","):
             for contract in args.contracts.split(","):
                 for mode in args.modes.split(","):
