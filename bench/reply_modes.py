@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bounded.archive import Archive
-from bounded.contracts._reply import invalid_count
-from bounded.core import DecisionRecord, RunRecord
+from bounded.core import DecisionRecord, RunRecord, invalid_count
 from bounded.models import make_model
 from bounded.runner import GameSpec, play
 
