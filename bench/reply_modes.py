@@ -2,7 +2,8 @@
 and tokens per decision, for the contracts whose papers read replies in other ways.
 
 Usage: python bench/reply_modes.py [--decisions 8] [--contracts typed,state,summary,balrog-naive]
-       [--envs warehouse,babyai] [--modes constrained,json,text] [--out PATH]
+       [--envs warehouse,babyai] [--modes constrained,json,text] [--out PATH] [--archive PATH]
+       python bench/reply_modes.py --table RESULTS.json ...   (the markdown table of results)
 
 Plays one game per (contract, environment, mode) cell with the embedded model (SmolLM2-135M
 on llama.cpp, `model = "local"`, greedy), each cut to `--decisions` decisions, into
@@ -73,8 +74,34 @@ def cell_row(run: RunRecord, decisions: list[DecisionRecord], mode: str) -> dict
     }
 
 
+COLUMNS = (
+    ("contract", "contract"), ("env", "env"), ("mode", "mode"), ("decisions", "decisions"),
+    ("model_decisions", "model calls"), ("invalid_actions", "invalid actions"),
+    ("invalid_per_model_decision", "invalid / call"), ("fallback_rate", "fallback rate"),
+    ("parse_errors", "parse errors"), ("completion_tokens_per_call", "reply tokens / call"),
+    ("cut_by_token_limit", "cut by limit"), ("prompt_tokens_per_call", "prompt tokens / call"),
+    ("response_format", "sent"), ("seconds_per_call", "s / call"),
+)  # fmt: skip
+
+
+def table(paths: list[Path]) -> str:
+    """The cells of result files as a markdown table (the one in docs/results.md)."""
+    cells = [cell for path in paths for cell in json.loads(path.read_text())["cells"]]
+    lines = ["| " + " | ".join(name for _, name in COLUMNS) + " |"]
+    lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
+    for cell in cells:
+        if cell.get("status") != "completed":
+            lines.append(f"| {cell['contract']} | {cell['env']} | {cell['mode']} | "
+                         f"{cell.get('status')}: {cell.get('error')} |")  # fmt: skip
+            continue
+        values = {**cell, "response_format": cell.get("reply", {}).get("response_format", "")}
+        lines.append("| " + " | ".join(str(values.get(key, "")) for key, _ in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", type=Path, nargs="+", help="print these results as a table")
     parser.add_argument("--decisions", type=int, default=8)
     parser.add_argument("--contracts", default="typed,state,summary,balrog-naive")
     parser.add_argument("--envs", default="warehouse,babyai")
@@ -82,6 +109,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args()
+    if args.table:
+        print(table(args.table))
+        return
     model = make_model("local")
     rows: list[dict[str, Any]] = []
     started = time.time()
