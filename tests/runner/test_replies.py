@@ -53,3 +53,13 @@ def test_the_ledger_reads_each_mode_by_its_format():
     assert ledger.record()["off_format"] == 1 and ledger.record()["cut"] == 1
     assert ledger.record()["response_format"] == "json_object"
     assert ledger.record()["honoured"] is False
+
+
+def test_a_constrained_game_without_a_fallback_records_its_config_as_before():
+    from bounded.contracts import make_contract
+
+    plain = make_contract("state").config_dict()
+    assert not {"reply", "reply_fallback", "text_rule"} & set(plain)
+    asked = make_contract("state", {"reply_fallback": ["text"]}).config_dict()
+    assert asked["reply"] == "constrained" and asked["reply_fallback"] == ["text"]
+    assert make_contract("balrog-naive").config_dict()["text_rule"] == "balrog-naive"

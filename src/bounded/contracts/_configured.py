@@ -24,7 +24,13 @@ class ConfiguredContract(ContractBase, Generic[ConfigT]):
     config: ConfigT
 
     def config_dict(self) -> JSON:
-        return self.config.model_dump()
+        """The settings as JSON. The reply settings of a game played constrained without a
+        fallback, at their defaults, are left out: such a game is the one bounded played
+        before reply modes existed, and keeps its archived identity (`reply_fields`)."""
+        data = self.config.model_dump()
+        for key in implicit_reply_fields(self.config):
+            data.pop(key, None)
+        return data
 
     @property
     def reply_mode(self) -> ReplyMode:
@@ -46,4 +52,21 @@ class ConfiguredContract(ContractBase, Generic[ConfigT]):
         self.config = self.config.model_copy(update={"reply": mode})
 
 
-__all__ = ["ConfiguredContract"]
+REPLY_FIELDS = ("reply", "reply_fallback", "text_rule")
+"""The reply settings a configuration may hold (`text_rule`: a contract's own)."""
+
+
+def implicit_reply_fields(config: BaseModel) -> list[str]:
+    """The reply settings left out of a configuration's record: all of them, where each is
+    at its default and the default mode is constrained with no fallback (nothing about the
+    reply differs from a game of a bounded without reply modes); none otherwise."""
+    if not isinstance(config, ReplySettings) or config.reply_modes != ["constrained"]:
+        return []
+    fields = type(config).model_fields
+    present = [key for key in REPLY_FIELDS if key in fields]
+    at_default = all(getattr(config, key) == fields[key].get_default(call_default_factory=True)
+                     for key in present)  # fmt: skip
+    return present if at_default else []
+
+
+__all__ = ["ConfiguredContract", "implicit_reply_fields"]
