@@ -499,10 +499,11 @@ ReplyMode = Literal["constrained", "json", "text"]
 
 REPLY_MODES: Final = ("constrained", "json", "text")
 
-ANY_JSON_OBJECT: Final[JSON] = {"type": "object"}
+ANY_JSON_OBJECT: Final[JSON] = {"type": "object", "$comment": "bounded: the json reply mode"}
 """The constraint of the `json` reply mode: any JSON object, and nothing about its keys. An
 endpoint model sends it as `response_format = {"type": "json_object"}`; the embedded model
-decodes it under the grammar of any object."""
+decodes it under the grammar of any object (validators and llama.cpp's converter ignore the
+`$comment`, which tells this constraint from a reply schema that is `{"type": "object"}`)."""
 
 
 def reply_constraint(mode: ReplyMode, schema: Callable[[], JSON]) -> JSON | None:
