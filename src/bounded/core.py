@@ -47,6 +47,17 @@ def first_validation_error(exc: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
+class ResponseFormatRefused(BoundedError):
+    """An endpoint refuses the response format a reply mode needs (strict `json_schema`,
+    `json_object`); the message names the model, the format and the server's reason in one
+    line. Raised by a model's `complete`; the runner falls back to the next reply mode the
+    contract allows, before the game is played, or stops."""
+
+    def __init__(self, message: str, response_format: str) -> None:
+        super().__init__(message)
+        self.response_format = response_format
+
+
 class IllegalActionError(BoundedError):
     """An environment refused an action; its state is unchanged."""
 
@@ -193,6 +204,17 @@ class Decision(BaseModel):
     parse_error: str | None = None
     extra: JSON = Field(default_factory=dict)
     """Contract-specific fields of the reply (e.g. a combat plan's notes)."""
+
+
+INVALID_KEY: Final = "invalid_actions"
+"""`Decision.extra` key (and so an archived decision's `info`): the actions a reply named
+that were not legal now, as it named them (invalid actions, as BALROG counts them)."""
+
+
+def invalid_count(info: Mapping[str, Any]) -> int:
+    """How many invalid actions a decision's record holds (`INVALID_KEY`)."""
+    found = info.get(INVALID_KEY)
+    return len(found) if isinstance(found, list) else 0
 
 
 class StepResult(BaseModel):
@@ -418,6 +440,10 @@ class ModelBase:
     """Default: unknown."""
     run_deadline_s: float | None = None
     """Default: no budget of model time per run."""
+    last_response_format: str | None = None
+    """The response format the latest call sent (`json_schema`, `json_object`, `grammar`,
+    `none`, ...), recorded with a run (`model_params["reply"]`); None: the model does not
+    say (the constraint was given to it as it is)."""
 
     def count_tokens(self, text: str) -> int:
         """Default: `approx_tokens`'s estimate, for a model without a tokenizer of its own."""
@@ -465,6 +491,41 @@ class EpisodeContext:
     """The archive's id of this run."""
     empty_action: str | None = None
     """The environment's do-nothing action id (`Env.empty_action`), or None."""
+
+
+ReplyMode = Literal["constrained", "json", "text"]
+"""How a contract asks for a reply and reads it (`reply` in its settings, recorded in a run's
+`model_params["reply"]`):
+
+- `constrained`: decoded under the reply's JSON schema (the embedded model's grammar, an
+  endpoint's `response_format` json_schema, strict), so a reply can only name a legal action;
+- `json`: one JSON object asked for in the prompt, decoded as any JSON object (an endpoint's
+  `json_object` response format, the embedded model's any-object grammar) and parsed
+  leniently; an action outside the legal set is an invalid action;
+- `text`: free text with no response format, read by the contract's own rule (AgenticSTS's
+  decision tag, SKILL.state's reasoning and JSON block, CoS's `<ACTION NAME>`, BALROG's
+  per-agent extraction)."""
+
+REPLY_MODES: Final = ("constrained", "json", "text")
+
+ANY_JSON_OBJECT: Final[JSON] = {"type": "object", "$comment": "bounded: the json reply mode"}
+"""The constraint of the `json` reply mode: any JSON object, and nothing about its keys. An
+endpoint model sends it as `response_format = {"type": "json_object"}`; the embedded model
+decodes it under the grammar of any object (validators and llama.cpp's converter ignore the
+`$comment`, which tells this constraint from a reply schema that is `{"type": "object"}`)."""
+
+
+def reply_constraint(mode: ReplyMode, schema: Callable[[], JSON]) -> JSON | None:
+    """The constraint a model call gets in a reply mode: the reply's schema (`schema()`,
+    built only when asked for) when constrained, any JSON object in `json`, none in `text`."""
+    if mode == "constrained":
+        return schema()
+    return dict(ANY_JSON_OBJECT) if mode == "json" else None
+
+
+def is_any_object(constraint: JSON | None) -> bool:
+    """Whether a constraint is the `json` mode's (any JSON object, no schema of keys)."""
+    return constraint == ANY_JSON_OBJECT
 
 
 FallbackPolicy = Literal["no-op", "first-legal", "game-default"]
@@ -541,6 +602,22 @@ class Contract(Protocol):
         """What a decision whose reply is unusable executes (`fallback_actions`)."""
         ...
 
+    @property
+    def reply_mode(self) -> ReplyMode:
+        """How replies are asked for and read now (`ReplyMode`): the runner sends the
+        constraint this mode says (`reply_constraint`), `parse` reads by it."""
+        ...
+
+    def reply_modes(self) -> list[ReplyMode]:
+        """The modes the contract may play in, in order of preference (its `reply`, then
+        its `reply_fallback`)."""
+        ...
+
+    def use_reply_mode(self, mode: ReplyMode) -> None:
+        """Play in `mode` (one of `reply_modes()`), chosen before the game starts when the
+        endpoint refuses the preferred one's response format."""
+        ...
+
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         """The schema an archived decision (its prompt's `segments`) was answered under,
         which attribution re-asks under: a contract that asks again within a decision
@@ -602,6 +679,20 @@ class ContractBase:
     def fallback_policy(self) -> FallbackPolicy:
         """Default: the game's default action, else the first legal one."""
         return "game-default"
+
+    @property
+    def reply_mode(self) -> ReplyMode:
+        """Default: constrained decoding under `reply_schema`."""
+        return "constrained"
+
+    def reply_modes(self) -> list[ReplyMode]:
+        """Default: the one mode in force."""
+        return [self.reply_mode]
+
+    def use_reply_mode(self, mode: ReplyMode) -> None:
+        """Default: only the mode in force (a `ConfigError` for any other)."""
+        if mode != self.reply_mode:
+            raise ConfigError(f"contract {self.name!r} cannot reply in {mode!r} mode")
 
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         """Default: the reply schema (one call per decision)."""
@@ -667,6 +758,16 @@ class ContractWrapper:
 
     def fallback_policy(self) -> FallbackPolicy:
         return self.inner.fallback_policy()
+
+    @property
+    def reply_mode(self) -> ReplyMode:
+        return self.inner.reply_mode
+
+    def reply_modes(self) -> list[ReplyMode]:
+        return self.inner.reply_modes()
+
+    def use_reply_mode(self, mode: ReplyMode) -> None:
+        self.inner.use_reply_mode(mode)
 
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         return self.inner.counterfactual_schema(obs, segments)

@@ -68,7 +68,7 @@ def test_every_setting_beyond_the_contract_is_a_line() -> None:
     report = parity_of_runs(
         cells(
             ("a", [run("a", 0, temperature=0.1, env_options={"level": 5, "max_actions": 1})]),
-            ("b", [run("b", 1, temperature=1.0, model="openai:x", reply="text",
+            ("b", [run("b", 1, temperature=1.0, model="openai:x", contract_config={"reply": "text"},
                        env_options={"level": 5, "max_actions": 5})]),
         )
     )  # fmt: skip
@@ -116,3 +116,19 @@ def test_seeds_print_compactly() -> None:
     assert seed_text([3, 0, 1, 2]) == "0-3 (4)"
     assert seed_text([1, 5]) == "1, 5 (2)"
     assert seed_text([]) == "-"
+
+
+def test_a_reply_mode_difference_is_named_with_the_format_sent() -> None:
+    constrained = run("a", 0)
+    constrained.model_params["reply"] = {"mode": "constrained", "response_format": "grammar",
+                                         "honoured": True}  # fmt: skip
+    text = run("b", 0)
+    text.model_params["reply"] = {"mode": "text", "response_format": "none", "honoured": None}
+    broken = run("c", 0)
+    broken.model_params["reply"] = {"mode": "json", "response_format": "json_object",
+                                    "honoured": False}  # fmt: skip
+    report = parity_of_runs(cells(("a", [constrained]), ("b", [text]), ("c", [broken])))
+    assert report.lines() == [
+        "parity: reply differs: a constrained (grammar); b text (none); "
+        "c json (json_object, not honoured)"
+    ]

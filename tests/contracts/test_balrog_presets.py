@@ -1,6 +1,6 @@
-"""BALROG's agents as transcript presets: 16 turns of history, the previous turn's
-reasoning only, the game's default action on an unusable reply with feedback, and the
-robust agents' strict wording."""
+"""BALROG's agents as transcript presets: free-text replies read by each agent's rule, 16
+turns of history, the previous turn's reasoning only, the game's default action on an
+unusable reply with feedback naming it, and the robust agents' strict wording."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.balrog_presets import BALROG_PRESETS, STRICT_NOTE
+from bounded.contracts.replies import BALROG_ROBUST_NOTE
 from bounded.contracts.transcript import INVALID_FEEDBACK
 from bounded.core import Action, Completion, Decision, Observation, StepResult
 from bounded.envs import make
@@ -22,7 +23,13 @@ def observation(i: int) -> Observation:
 
 
 def reply(i: int) -> str:
-    return json.dumps({"reasoning": f"thought {i}", "action": {"id": "go"}})
+    """A cot agent's reply (the naive rule reads the same letters as `thought  ACTION: go`:
+    not an action)."""
+    return f"thought {i}\nACTION: go"
+
+
+def naive_reply(i: int) -> str:
+    return "go"
 
 
 def play(name: str, turns: int, replies=reply):
@@ -47,7 +54,7 @@ def test_the_four_agents_are_registered_transcript_presets() -> None:
 
 
 def test_only_the_newest_sixteen_turns_are_resent() -> None:
-    prompt = play("balrog-naive", 20).assemble(observation(20))
+    prompt = play("balrog-naive", 20, replies=naive_reply).assemble(observation(20))
     users = [m["content"] for m in prompt.messages() if m["role"] == "user"]
     assert len(users) == 17 and users[0].startswith("Room 4.") and users[-1].startswith("Room 20.")
 
@@ -56,14 +63,23 @@ def test_cot_keeps_the_reasoning_of_the_previous_turn_only() -> None:
     prompt = play("balrog-cot", 3).assemble(observation(3))
     replies = [m["content"] for m in prompt.messages() if m["role"] == "assistant"]
     assert replies[-1] == reply(2)
-    assert [json.loads(r) for r in replies[:-1]] == [{"action": {"id": "go"}}] * 2
+    assert replies[:-1] == ["go", "go"]  # older replies: the action BALROG's rule read
+
+
+def test_the_four_agents_reply_in_text_by_default_and_in_json_when_asked() -> None:
+    assert {make_contract(name).reply_mode for name in BALROG_PRESETS} == {"text"}
+    contract = make_contract("balrog-cot", {"reply": "json"})
+    contract.reset(episode(instructions="Walk."))
+    contract.assemble(observation(0))
+    text = json.dumps({"reasoning": "r", "action": {"id": "go"}})
+    assert contract.parse(Completion(text=text), observation(0)).actions[0].id == "go"
 
 
 def test_an_unusable_reply_runs_the_games_default_and_the_next_turn_says_so() -> None:
     contract = play("balrog-naive", 1, replies=lambda i: "I would go, maybe")
     assert contract.fallback_policy() == "game-default"
     text = contract.assemble(observation(1)).messages()[-1]["content"]
-    assert text.startswith(INVALID_FEEDBACK)
+    assert text.startswith(INVALID_FEEDBACK.split("{")[0])
     contract.commit(observation(1), Decision(actions=[Action(id="go")]), StepResult())
     assert not contract.assemble(observation(2)).messages()[-1]["content"].startswith("Your")
 
@@ -82,7 +98,11 @@ def test_the_robust_agents_add_the_strict_wording() -> None:
     for name in ("balrog-robust-naive", "balrog-robust-cot"):
         contract = make_contract(name)
         contract.reset(episode(instructions="Walk."))
-        assert contract.assemble(observation(0)).messages()[-1]["content"].endswith(STRICT_NOTE)
+        text = contract.assemble(observation(0)).messages()[-1]["content"]
+        assert text.endswith(BALROG_ROBUST_NOTE)
+        as_json = make_contract(name, {"reply": "json"})
+        as_json.reset(episode(instructions="Walk."))
+        assert as_json.assemble(observation(0)).messages()[-1]["content"].endswith(STRICT_NOTE)
     plain = make_contract("balrog-naive")
     plain.reset(episode(instructions="Walk."))
     assert STRICT_NOTE not in plain.assemble(observation(0)).messages()[-1]["content"]

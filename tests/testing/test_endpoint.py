@@ -14,10 +14,10 @@ from bounded.testing.endpoint import USAGE, Endpoint
 SOURCE = Path(__file__).parents[2] / "src"
 
 
-def chat(url: str, model: str = "m") -> tuple[int, dict]:
+def chat(url: str, model: str = "m", **body: object) -> tuple[int, dict]:
     request = urllib.request.Request(
         f"{url}/chat/completions",
-        data=json.dumps({"model": model, "messages": []}).encode(),
+        data=json.dumps({"model": model, "messages": [], **body}).encode(),
         headers={"Content-Type": "application/json"},
     )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -113,3 +113,16 @@ def test_a_bad_option_is_refused():
         env={"PYTHONPATH": str(SOURCE), "PATH": ""},
     )
     assert result.returncode == 2 and "--latency" in result.stderr
+
+
+def test_refused_formats_are_refused_without_reading_the_script():
+    with Endpoint(refuses=frozenset({"json_object"}), content="plain") as endpoint:
+        endpoint.play(endpoint.ok(content="scripted"))
+        code, body = chat(endpoint.url, response_format={"type": "json_object"})
+        assert code == 400 and "'json_object' is not supported" in body["error"]["message"]
+        code, body = chat(endpoint.url, response_format={"type": "json_schema"})
+        assert code == 200 and body["choices"][0]["message"]["content"] == "scripted"
+        code, body = chat(endpoint.url)
+        assert code == 200 and body["choices"][0]["message"]["content"] == "plain"
+        assert endpoint.forms() == ["json_object", "json_schema", None]
+        assert endpoint.in_flight == 0

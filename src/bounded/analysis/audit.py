@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from bounded.analysis.cost import CostModel, cached_by_layer
 from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
-from bounded.core import DecisionRecord, RunRecord, approx_tokens
+from bounded.core import DecisionRecord, RunRecord, approx_tokens, invalid_count
 
 OBSERVATION_LAYERS = ("observation", "L2", "combat")
 """Layers that show the decision at hand; what a transcript would append each step."""
@@ -93,6 +93,13 @@ class RunAudit(BaseModel):
     layer_cost: dict[str, float] = Field(default_factory=dict)
     """Each layer's tokens at fresh or cached input prices."""
     points: list[AuditPoint] = Field(default_factory=list)
+    reply_mode: str = ""
+    """The reply mode played (`model_params["reply"]["mode"]`; "" for an older run)."""
+    invalid_actions: int = 0
+    """Actions the replies named outside the legal set (`invalid_actions`)."""
+    fallbacks: int = 0
+    """Decisions whose executed action was not the model's."""
+    parse_errors: int = 0
 
 
 class ContractAudit(BaseModel):
@@ -118,6 +125,12 @@ class ContractAudit(BaseModel):
     raw_ratio: float | None = None
     """Counterfactual prompt tokens / actual prompt tokens: the saving counted raw."""
     layer_cost: dict[str, float] = Field(default_factory=dict)
+    reply_modes: list[str] = Field(default_factory=list)
+    """The reply modes its runs played (one, unless the runs differ: a mode difference)."""
+    decisions: int = 0
+    invalid_actions: int = 0
+    fallbacks: int = 0
+    parse_errors: int = 0
 
 
 class ContextAudit(BaseModel):
@@ -194,6 +207,10 @@ def audit_run(
         counterfactual_total=sum(shadow),
         layers=layers,
         points=points,
+        reply_mode=str(run.model_params.get("reply", {}).get("mode", "")),
+        invalid_actions=sum(invalid_count(d.info) for d in decisions),
+        fallbacks=sum(d.fallback for d in decisions),
+        parse_errors=sum(d.parse_error is not None for d in decisions),
     )
     add_costs(audit, decisions, costs)
     return audit
@@ -279,6 +296,11 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
         cost_ratio=shadow_cost / cost if cost else None,
         raw_ratio=shadow / actual if actual else None,
         layer_cost=layer_cost,
+        reply_modes=sorted({r.reply_mode for r in runs if r.reply_mode}),
+        decisions=sum(r.decisions for r in runs),
+        invalid_actions=sum(r.invalid_actions for r in runs),
+        fallbacks=sum(r.fallbacks for r in runs),
+        parse_errors=sum(r.parse_errors for r in runs),
     )
 
 

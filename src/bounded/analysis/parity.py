@@ -179,9 +179,18 @@ def seed_text(seeds: Iterable[int]) -> str:
 
 
 def reply_of(spec: Mapping[str, Any], model_params: Mapping[str, Any]) -> str:
-    """A game's reply mode as recorded, `constrained` where it records none."""
-    value = spec.get("reply") or model_params.get("reply")
-    return str(value) if value else DEFAULT_REPLY
+    """A game's reply mode and the response format sent, as its run records them
+    (`model_params["reply"]`, `bounded.runner.replies`: `json (json_object)`, with `, not
+    honoured` where a reply broke the format), else the mode its contract configuration
+    asks for; `constrained` where neither says (every reply of an older bounded)."""
+    recorded = model_params.get("reply")
+    if isinstance(recorded, Mapping):
+        mode = str(recorded.get("mode") or DEFAULT_REPLY)
+        sent = recorded.get("response_format")
+        broken = ", not honoured" if recorded.get("honoured") is False else ""
+        return f"{mode} ({sent}{broken})" if sent else mode
+    configured = (spec.get("contract_config") or {}).get("reply")
+    return str(recorded or configured or DEFAULT_REPLY)
 
 
 def model_of(spec: Mapping[str, Any], model: str) -> str:

@@ -41,6 +41,7 @@ from bounded.core import (
     RunRecord,
     approx_tokens,
     fallback_actions,
+    reply_constraint,
     stable_hash,
 )
 from bounded.runner.build import build_contract, build_env, build_model
@@ -277,6 +278,9 @@ class Asker:
         self.run = run
         game = spec_of(run)
         self.contract: Contract = build_contract(game)
+        played = run.model_params.get("reply", {}).get("mode")
+        if played:  # the mode the run played (a refused format may have moved it)
+            self.contract.use_reply_mode(played)
         _, env = build_env(game)
         self.default = env.default_action()
         try:
@@ -318,7 +322,9 @@ class Asker:
         model = self.model_for(task)
         completion = model.complete(
             prompt.messages(),
-            constraint=self.schema_for(obs, task.record),
+            constraint=reply_constraint(
+                self.contract.reply_mode, lambda: self.schema_for(obs, task.record)
+            ),
             max_tokens=int(task.settings["max_tokens"]),
             temperature=float(task.settings["temperature"]),
             seed=int(task.settings["seed"]),

@@ -40,6 +40,7 @@ from bounded.cli import (
     demo,
     importing,
     ladder,
+    models,
     plan,
     report,
     run,
@@ -67,7 +68,7 @@ def register_commands() -> None:
     for module in GROUP_MODULES:
         for name, command in module.COMMANDS.items():
             app.command(name)(command)
-    for module in (bank, stores):
+    for module in (bank, stores, models):
         for name, group in module.GROUPS.items():
             app.add_typer(group, name=name)
     for name, command in spire.COMMANDS.items():

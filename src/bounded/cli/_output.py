@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bounded.core import DecisionRecord, RunRecord
+from bounded.core import DecisionRecord, RunRecord, invalid_count
 
 if TYPE_CHECKING:
     from bounded.sweeps.estimate import SweepPrices
@@ -103,6 +103,9 @@ def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecor
             value = f"{value:.3f}"
         table.add_row(key, str(value))
     table.add_row("decisions", str(run.decisions))
+    reply = run.model_params.get("reply")
+    if reply:
+        table.add_row("reply mode", reply_line(reply))
     table.add_row("model calls", str(run.model_calls))
     table.add_row("total prompt tokens", str(run.prompt_tokens))
     table.add_row("last-step prompt tokens", str(run.last_prompt_tokens))
@@ -126,10 +129,23 @@ def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecor
     return table
 
 
+def reply_line(reply: dict[str, Any]) -> str:
+    """A run's reply mode, the response format sent and whether replies kept to it."""
+    line = f"{reply.get('mode')} ({reply.get('response_format') or 'none'}"
+    honoured = reply.get("honoured")
+    if honoured is not None:
+        line += ", honoured" if honoured else f", {reply.get('off_format', 0)} off format"
+    line += ")"
+    if reply.get("asked") and reply.get("asked") != reply.get("mode"):
+        line += f", asked {reply['asked']}: refused"
+    return escape(line)
+
+
 def add_decision_rows(table: Table, decisions: Sequence[DecisionRecord]) -> None:
     """Fallbacks, parse errors and prompt tokens per layer over a run's decisions."""
     table.add_row("fallback actions", str(sum(d.fallback for d in decisions)))
     table.add_row("parse errors", str(sum(d.parse_error is not None for d in decisions)))
+    table.add_row("invalid actions", str(sum(invalid_count(d.info) for d in decisions)))
     layers: dict[str, int] = {}
     for record in decisions:
         for layer, tokens in record.tokens_by_layer.items():

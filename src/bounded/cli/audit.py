@@ -55,6 +55,7 @@ def audit(
         print(result.model_dump_json(indent=2))
         return
     print_folded(audit_view(result), keys=2)
+    print_folded(audit_reply_view(result), keys=2)
     print_folded(audit_cost_view(result), keys=2)
     print_layer_costs(result)
     plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
@@ -79,6 +80,24 @@ def audit_view(result: ContextAudit) -> Table:
             f"{c.mean_last_prompt:.0f}",
             f"{c.mean_counterfactual_last:.0f}",
             f"{100 * c.savings:.1f}%",
+        )
+    return view
+
+
+def audit_reply_view(result: ContextAudit) -> Table:
+    """How each contract's replies were asked for and read: the reply mode, the invalid
+    actions (outside the legal set), fallbacks and parse errors over its decisions."""
+    headers = ("contract", "tag", "reply mode", "decisions", "invalid", "fallbacks", "parse errors")
+    view = keyed_table("replies", headers, keys=2)
+    for c in result.contracts:
+        view.add_row(
+            escape(c.contract),
+            escape(c.tag),
+            escape(", ".join(c.reply_modes) or "-"),
+            str(c.decisions),
+            str(c.invalid_actions),
+            str(c.fallbacks),
+            str(c.parse_errors),
         )
     return view
 

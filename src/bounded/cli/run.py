@@ -51,6 +51,8 @@ def run(
     opt: Annotated[list[str] | None, typer.Option(help="Environment option key=value.")] = None,
     copt: Annotated[list[str] | None, typer.Option(help="Contract option key=value.")] = None,
     reasoning_chars: Annotated[str | None, typer.Option(help=REASONING_CHARS_HELP)] = None,
+    reply: Annotated[str | None, typer.Option(help=REPLY_HELP)] = None,
+    reply_fallback: Annotated[str | None, typer.Option(help=REPLY_FALLBACK_HELP)] = None,
     mopt: Annotated[
         list[str] | None,
         typer.Option(
@@ -113,6 +115,7 @@ def run(
     contract_config = parse_options(copt or [])
     if reasoning_chars is not None:
         contract_config["reasoning_chars"] = parse_reasoning_chars(reasoning_chars)
+    contract_config.update(reply_options(reply, reply_fallback))
     if env in ("workbench", "bounded/Workbench-v0"):
         run_workbench(
             task or "all", contract, contract_config, model, base_url=base_url,
@@ -137,6 +140,27 @@ def run(
         record = run_game(game, archive=store)
         decisions = store.decisions(record.run_id)
     console.print(run_summary(record, archive, decisions))
+
+
+REPLY_HELP = (
+    "Reply mode: constrained (decoded under the reply schema), json (one JSON object, any "
+    "object decoded) or text (free text read by the contract's own rule). Default: the "
+    "contract's (its paper's). Sets the contract option reply."
+)
+REPLY_FALLBACK_HELP = (
+    "Modes to play in instead, comma-separated in order, when the endpoint refuses the reply "
+    "mode's response format (e.g. json,text); none: such a run stops before playing."
+)
+
+
+def reply_options(reply: str | None, fallback: str | None) -> dict[str, Any]:
+    """The contract options of `--reply` and `--reply-fallback` (the contract checks them)."""
+    options: dict[str, Any] = {}
+    if reply is not None:
+        options["reply"] = reply.strip()
+    if fallback is not None:
+        options["reply_fallback"] = [m.strip() for m in fallback.split(",") if m.strip()]
+    return options
 
 
 def retry_options(timeout: float | None, pairs: list[str]) -> dict[str, Any] | None:

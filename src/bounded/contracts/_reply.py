@@ -23,7 +23,14 @@ from typing import Annotated, Any, Literal
 import jsonschema
 from pydantic import Field
 
-from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Action, Decision, Observation
+from bounded.core import (
+    EMBEDDED_REASONING_CHARS,
+    INVALID_KEY,
+    JSON,
+    Action,
+    Decision,
+    Observation,
+)
 from bounded.validation import validate
 
 REASONING_MAX_CHARS = EMBEDDED_REASONING_CHARS
@@ -273,6 +280,30 @@ def extract_json_object(text: str) -> JSON:
     return decode_reply(text)[0]
 
 
+class NotLegalError(ValueError):
+    """A reply that names an action outside the legal set (an invalid action, as BALROG
+    counts them), with what it named."""
+
+    def __init__(self, candidate: str) -> None:
+        super().__init__(f"action {brief(candidate)} is not legal now")
+        self.candidate = candidate
+
+
+def note_invalid(decision: Decision, candidate: str) -> None:
+    """Record on a decision that its reply named an action outside the legal set
+    (`INVALID_KEY`, each name cut to `MESSAGE_MAX_CHARS`)."""
+    decision.extra.setdefault(INVALID_KEY, []).append(clip(candidate))
+
+
+def keeps_schema(reply: JSON, schema: JSON) -> bool:
+    """Whether a decoded reply is valid under a reply schema."""
+    try:
+        validate(reply, schema)
+    except (jsonschema.ValidationError, jsonschema.SchemaError):
+        return False
+    return True
+
+
 def resolve_action(raw: Any, obs: Observation) -> Action:
     """Check one raw action against the legal list; raises ValueError naming the problem."""
     if isinstance(raw, str):
@@ -281,7 +312,7 @@ def resolve_action(raw: Any, obs: Observation) -> Action:
         raise ValueError(f"action must be an object with a string id, got {brief(raw)}")
     legal = obs.legal_action(raw["id"])
     if legal is None:
-        raise ValueError(f"action {brief(raw['id'])} is not legal now")
+        raise NotLegalError(raw["id"])
     args = raw.get("args") or {}
     if not isinstance(args, dict):
         raise ValueError(f"args for {legal.id!r} must be an object, got {type(args).__name__}")
@@ -325,6 +356,9 @@ def parse_decision(text: str, obs: Observation) -> tuple[Decision, JSON]:
         decision.reasoning = reasoning
     try:
         decision.actions = parse_actions(reply, obs)
+    except NotLegalError as exc:
+        decision.parse_error = str(exc)
+        note_invalid(decision, exc.candidate)
     except ValueError as exc:
         decision.parse_error = str(exc)
     return decision, reply

@@ -9,20 +9,21 @@ contracts beside the baselines BALROG reports.
   (exactly one listed action, nothing else);
 - `balrog-robust-cot` (`robust_cot`): `balrog-cot` with the same strict wording.
 
-All four execute the game's default action on an unusable reply (BALROG's
-`check_action_validity`: NetHack `esc`, MiniHack `north`, BabyAI `go forward`, Crafter
-`Noop`, TextWorld `help`) and say so at the top of the next observation (BALROG's
-`feedback_on_invalid_action`, on by default).
+All four reply in free text (`reply = "text"`), read by their agent's rule
+(`bounded.contracts.replies`): `balrog-naive` keeps the reply's letters, spaces and colons,
+`balrog-cot` takes what follows the last `ACTION:`, the robust presets read
+`<|ACTION|>...<|END|>` (else the whole reply); each closes its prompt with its agent's
+instruction. The extracted action is matched exactly against the legal actions' ids (then
+labels); anything else is an invalid action (`invalid_actions`), the game's default action
+runs (BALROG's `check_action_validity`: NetHack `esc`, MiniHack `north`, BabyAI `go
+forward`, Crafter `Noop`, TextWorld `help`), and the next observation starts with BALROG's
+`feedback_on_invalid_action` line naming it. `reply = "constrained"` or `"json"` plays the
+same agents on a JSON reply object instead (the robust presets then add `STRICT_NOTE`).
 
-Where they differ from BALROG's agents (`balrog/agents/`, `balrog/prompt_builder/`):
+Where they still differ from BALROG's agents (`balrog/agents/`, `balrog/prompt_builder/`):
 
-- the reply is a JSON object (`{"action": {"id": ...}}`, with `"reasoning"` first for the
-  cot presets) under the reply schema, not free text: BALROG's naive agent keeps only the
-  letters of the reply and its cot agent reads what follows `ACTION:`; its robust agents
-  read `<|ACTION|>...<|END|>`. Our parse is the same JSON parse for all four, so the
-  robust presets differ from the others only in the instruction's wording;
 - past turns are resent as the observations were rendered (with the legal actions and
-  the reply format), and past replies as the JSON the model wrote (its action alone,
+  the reply instruction), and past replies as the model wrote them (its action alone,
   without reasoning, beyond the newest `reasoning_turns`); BALROG resends observations
   as `Observation:` texts and actions as bare words;
 - the instructions go in a system message (BALROG sends them as the first user message);
@@ -48,15 +49,21 @@ _SHARED: dict[str, Any] = {
     "max_turns": BALROG_HISTORY,
     "fallback": "game-default",
     "invalid_feedback": True,
+    "reply": "text",
 }
 
 BALROG_PRESETS: dict[str, dict[str, Any]] = {
-    "balrog-naive": {**_SHARED, "reasoning": False},
-    "balrog-cot": {**_SHARED, "reasoning": True, "reasoning_turns": BALROG_COT_HISTORY},
-    "balrog-robust-naive": {**_SHARED, "reasoning": False, "reply_note": STRICT_NOTE},
+    "balrog-naive": {**_SHARED, "reasoning": False, "text_rule": "balrog-naive"},
+    "balrog-cot": {
+        **_SHARED, "reasoning": True, "reasoning_turns": BALROG_COT_HISTORY,
+        "text_rule": "balrog-cot",
+    },
+    "balrog-robust-naive": {
+        **_SHARED, "reasoning": False, "reply_note": STRICT_NOTE, "text_rule": "balrog-robust",
+    },
     "balrog-robust-cot": {
         **_SHARED, "reasoning": True, "reasoning_turns": BALROG_COT_HISTORY,
-        "reply_note": STRICT_NOTE,
+        "reply_note": STRICT_NOTE, "text_rule": "balrog-robust",
     },
 }  # fmt: skip
 """Tag -> overrides of `TranscriptConfig`."""

@@ -59,6 +59,11 @@ ANSWER = """\
 Answer with one JSON object: "analysis" (the six parts above), "suggestions" (the five \
 areas) and "decisions" (the list of <ACTION NAME>)."""
 
+TEXT_ANSWER = """\
+Answer in plain text: the analysis (the six parts above), the suggestions (the five areas), \
+and last the decisions, each written as <ACTION NAME>."""
+"""The closing instruction of a `text` reply (the paper's own: free text, decisions tagged)."""
+
 ANALYSIS_PARTS = (
     "game_overview",
     "game_stage",
@@ -84,17 +89,20 @@ def field_chars(reply_tokens: int, context_window: int | None) -> int:
     return max(MIN_FIELD_CHARS, room * CHARS_PER_TOKEN // TEXT_FIELDS)
 
 
-def system_prompt(instructions: str, decisions: int, *, strategy: bool = False) -> list[str]:
+def system_prompt(
+    instructions: str, decisions: int, *, strategy: bool = False, text: bool = False
+) -> list[str]:
     """The parts of the system prompt around the strategy slot: [before, after].
 
-    The strategy description (Prompt 1) goes between the two; Prompt 2 joins them."""
+    The strategy description (Prompt 1) goes between the two; Prompt 2 joins them. `text`:
+    the reply is free text (`TEXT_ANSWER`), not the JSON object."""
     before = "\n\n".join(p for p in (instructions, ROLE) if p)
     after = "\n\n".join(
         (
             ANALYSIS,
             SUGGESTIONS.format(n=decisions),
             DECISIONS.format(n=decisions, strategy=" and the strategy above" if strategy else ""),
-            ANSWER,
+            TEXT_ANSWER if text else ANSWER,
         )
     )
     return [before, after]

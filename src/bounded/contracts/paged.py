@@ -48,9 +48,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._render import render_observation, reply_format
-from bounded.contracts._reply import ReasoningChars, decision_schema, parse_decision, scrub
+from bounded.contracts._render import render_observation
+from bounded.contracts._reply import ReasoningChars, decision_schema, scrub
 from bounded.contracts._search import BM25Index
+from bounded.contracts.replies import instruction, parse_reply
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     JSON,
     Completion,
@@ -65,6 +67,7 @@ from bounded.core import (
     TokenCounter,
     approx_tokens,
     reasoning_chars_in_force,
+    reply_constraint,
     stable_hash,
 )
 
@@ -80,7 +83,7 @@ MESSAGE_OVERHEAD_TOKENS = 4
 """Chat-template tokens around each message, counted against the queue's budget."""
 
 
-class PagedConfig(BaseModel):
+class PagedConfig(ReplySettings):
     """Settings of the paged-memory contract."""
 
     model_config = ConfigDict(extra="forbid")
@@ -192,6 +195,11 @@ class PagedContract(ConfiguredContract[PagedConfig]):
             schemas.append(op_schema("search", {"query": string(min(limit, 120))}))
         return schemas
 
+    def reply_instruction(self, obs: Observation) -> str:
+        """How to answer, in the reply mode in force (a `text` reply: reasoning, then the
+        reply object as a JSON block)."""
+        return instruction(self.reply_schema(obs), self.reply_mode, "json-block")
+
     def reply_schema(self, obs: Observation) -> JSON:
         ops = self.op_schemas()
         extra: JSON = {}
@@ -242,7 +250,9 @@ class PagedContract(ConfiguredContract[PagedConfig]):
             prompt.add("queue", "user", turn.seen)
             prompt.add("queue", "assistant", turn.reply)
         prompt.add(
-            "observation", "user", f"{self._current}\n\n{reply_format(self.reply_schema(obs))}"
+            "observation",
+            "user",
+            f"{self._current}\n\n{self.reply_instruction(obs)}",
         )
         self._prompt = prompt
         return prompt
@@ -270,7 +280,7 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         self.archive_hash = hashlib.sha256(blob).hexdigest()
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, reply = parse_decision(completion.text, obs)
+        decision, reply = parse_reply(completion.text, obs, self.reply_mode, "json-block")
         self._pending_reply = scrub(completion.text)[0]
         ops, refused = self._valid_ops(reply.get("memory", []))
         if self._evicted:
@@ -332,16 +342,18 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         asked = Prompt(segments=list(self._prompt.segments))
         asked.add("search", "assistant", scrub(first.text)[0])
         asked.add("archive", "user", self.results_text(query, hits))
-        asked.add("search", "user", "Now choose the action.\n\n" + reply_format(schema))
+        ask = instruction(schema, self.reply_mode, "json-block")
+        asked.add("search", "user", "Now choose the action.\n\n" + ask)
+        constraint = reply_constraint(self.reply_mode, lambda: schema)
         try:
             second = self.model.complete(
-                asked.messages(), constraint=schema, max_tokens=self.config.search_reply_tokens
+                asked.messages(), constraint=constraint, max_tokens=self.config.search_reply_tokens
             )
         except Exception as exc:  # the search's call failed: the first action stands
             decision.extra["search"] = {**record, "asked_again": False, "error": str(exc)[:200]}
             return decision
         self._prompt.segments[:] = asked.segments  # the decision's prompt: the call that decided
-        again, _ = parse_decision(second.text, obs)
+        again, _ = parse_reply(second.text, obs, self.reply_mode, "json-block")
         again.extra.update(decision.extra)
         again.extra["search"] = {**record, "asked_again": True}
         again.extra["set_aside"] = [a.id for a in decision.actions]

@@ -33,9 +33,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._render import render_observation, reply_format
-from bounded.contracts._reply import ReasoningChars, decision_schema, parse_decision, scrub
+from bounded.contracts._render import render_observation
+from bounded.contracts._reply import ReasoningChars, decision_schema, scrub
 from bounded.contracts._search import BM25Index, VectorIndex, hybrid, top
+from bounded.contracts.replies import instruction, parse_reply
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     JSON,
     Action,
@@ -59,7 +61,7 @@ Similarity = Literal["auto", "bm25", "embedding", "hybrid"]
 RETRIEVED_HEADER = "Past moments most like this one (most similar first):"
 
 
-class RagConfig(BaseModel):
+class RagConfig(ReplySettings):
     """Settings of the retrieval contract."""
 
     model_config = ConfigDict(extra="forbid")
@@ -184,6 +186,11 @@ class RagContract(ConfiguredContract[RagConfig]):
     def fallback_policy(self) -> FallbackPolicy:
         return self.config.fallback
 
+    def reply_instruction(self, obs: Observation) -> str:
+        """How to answer, in the reply mode in force (a `text` reply: reasoning, then the
+        reply object as a JSON block)."""
+        return instruction(self.reply_schema(obs), self.reply_mode, "json-block")
+
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(
             obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
@@ -208,7 +215,7 @@ class RagContract(ConfiguredContract[RagConfig]):
         prompt.add("instructions", "system", self.instructions.strip())
         if kept:
             prompt.add("retrieved", "user", "\n\n".join(lines))
-        current = f"{render_observation(obs)}\n\n{reply_format(self.reply_schema(obs))}"
+        current = f"{render_observation(obs)}\n\n{self.reply_instruction(obs)}"
         prompt.add("observation", "user", current)
         return prompt
 
@@ -241,7 +248,7 @@ class RagContract(ConfiguredContract[RagConfig]):
             return None
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, _ = parse_decision(completion.text, obs)
+        decision, _ = parse_reply(completion.text, obs, self.reply_mode, "json-block")
         self._pending_reply = scrub(completion.text)[0][: self.config.chunk_chars]
         decision.extra.update(self._last)
         return decision

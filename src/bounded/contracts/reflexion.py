@@ -34,15 +34,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._render import render_observation, reply_format
+from bounded.contracts._render import render_observation
 from bounded.contracts._reply import (
     ReasoningChars,
     closed_object,
     decision_schema,
     extract_json_object,
-    parse_decision,
     scrub,
 )
+from bounded.contracts.replies import instruction, parse_reply
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     JSON,
     Completion,
@@ -73,7 +74,7 @@ specific actions or choices you should have made instead."""
 REFLECTIONS_HEADER = "Your reflections on earlier attempts (oldest first):"
 
 
-class ReflexionConfig(BaseModel):
+class ReflexionConfig(ReplySettings):
     """Settings of the Reflexion contract."""
 
     model_config = ConfigDict(extra="forbid")
@@ -214,6 +215,11 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     def fallback_policy(self) -> FallbackPolicy:
         return self.config.fallback
 
+    def reply_instruction(self, obs: Observation) -> str:
+        """How to answer, in the reply mode in force (a `text` reply: reasoning, then the
+        reply object as a JSON block)."""
+        return instruction(self.reply_schema(obs), self.reply_mode, "json-block")
+
     def reply_schema(self, obs: Observation) -> JSON:
         return decision_schema(
             obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
@@ -229,13 +235,13 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
             prompt.add("window", "user", seen)
             prompt.add("window", "assistant", reply)
         self._current = render_observation(obs)
-        current = f"{self._current}\n\n{reply_format(self.reply_schema(obs))}"
+        current = f"{self._current}\n\n{self.reply_instruction(obs)}"
         prompt.add("observation", "user", current)
         return prompt
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self._pending = scrub(completion.text)[0]
-        decision, _ = parse_decision(completion.text, obs)
+        decision, _ = parse_reply(completion.text, obs, self.reply_mode, "json-block")
         decision.extra["reflections_shown"] = [r.id for r in self.read]
         return decision
 

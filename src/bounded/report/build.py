@@ -18,7 +18,7 @@ from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
-from bounded.core import DecisionRecord, RunRecord
+from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
 
@@ -83,6 +83,7 @@ def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str,
         "reasoning": record.reasoning,
         "parse_error": record.parse_error,
         "fallback": record.fallback,
+        "invalid_actions": record.info.get(INVALID_KEY, []),
         "reward": record.reward,
         "cached_tokens": completion.cached_tokens if completion else 0,
         "latency_s": round(record.latency_s, 4),
@@ -107,6 +108,7 @@ def run_summary(run: RunRecord) -> dict[str, Any]:
         "seed": run.seed,
         "status": run.status,
         "decisions": run.decisions,
+        "reply": run.model_params.get("reply", {}).get("mode", ""),
         "prompt_tokens": run.prompt_tokens,
         "started": time.strftime("%Y-%m-%d %H:%M", time.gmtime(run.started_at)),
     }

@@ -27,6 +27,7 @@ snapshot (`bounded.runner.resume`).
 
 from __future__ import annotations
 
+import logging
 import time
 import traceback
 import uuid
@@ -54,18 +55,24 @@ from bounded.core import (
     Observation,
     Outcome,
     Prompt,
+    ResponseFormatRefused,
     RunRecord,
     StepResult,
     fallback_actions,
     reasoning_chars_in_force,
+    reply_constraint,
     stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.identity import changed_inputs
+from bounded.runner.identity import changed_inputs, identity_hash
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
+from bounded.runner.replies import ReplyLedger, no_mode_left
+from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
+
+LOG = logging.getLogger("bounded")
 
 
 def reasoning_in_force(config: JSON, model: Model) -> JSON:
@@ -185,6 +192,10 @@ class EpisodeRunner:
             package_version=package_version(),
             spec=spec or {},
         )
+        mode = contract.reply_mode
+        self.replies = ReplyLedger(asked=mode, mode=mode)
+        """The run's reply mode and how its replies came back (`model_params["reply"]`)."""
+        self.run.model_params["reply"] = self.replies.record()
         self._model_errors = 0
         self._owner = this_owner()
         self.observer = observer
@@ -324,6 +335,8 @@ class EpisodeRunner:
             decision.parse_error = decision.parse_error or f"refused by env: {exc}"
             actions, fallback = fallback_actions(obs, "game-default", self._default), True
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
+        if fallback:  # what ran instead, for a contract that says so in its next prompt
+            decision.extra["fallback_action"] = actions[0].id if actions else ""
         result = StepResult(reward=reward, terminated=terminated, truncated=truncated, info=info)
         self.contract.commit(obs, decision, result)
         extra = [call for call in self._drain() if call is not completion]
@@ -340,24 +353,68 @@ class EpisodeRunner:
         proposed = self.contract.propose(obs)
         if proposed is not None:
             return Prompt(), None, proposed
-        prompt = self.contract.assemble(obs)
-        try:
-            completion = self.model_for(obs).complete(
-                prompt.messages(),
-                constraint=self.contract.reply_schema(obs),
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
-                seed=self.seed,
+        while True:
+            prompt = self.contract.assemble(obs)
+            constraint = reply_constraint(
+                self.contract.reply_mode, lambda: self.contract.reply_schema(obs)
             )
-        except ModelUnavailableError:  # past the run's deadline: not a fallback
-            raise
-        except Exception as exc:
-            self._model_errors += 1
-            if self._model_errors >= MAX_CONSECUTIVE_MODEL_ERRORS:
-                raise ModelUnavailableError(f"model failed {self._model_errors}x: {exc}") from exc
-            return prompt, None, Decision(parse_error=f"model error: {type(exc).__name__}: {exc}")
+            try:
+                completion = self._ask(obs, prompt, constraint)
+            except ResponseFormatRefused as exc:
+                self._refused(exc)
+                continue
+            except ModelUnavailableError:  # past the run's deadline: not a fallback
+                raise
+            except Exception as exc:
+                self._model_errors += 1
+                if self._model_errors >= MAX_CONSECUTIVE_MODEL_ERRORS:
+                    raise ModelUnavailableError(
+                        f"model failed {self._model_errors}x: {exc}"
+                    ) from exc
+                error = f"model error: {type(exc).__name__}: {exc}"
+                return prompt, None, Decision(parse_error=error)
+            break
         self._model_errors = 0
+        sent = self.model_for(obs).inner
+        self.replies.read(completion, constraint, getattr(sent, "last_response_format", None))
+        self.run.model_params["reply"] = self.replies.record()
         return prompt, completion, self.contract.parse(completion, obs)
+
+    def _ask(self, obs: Observation, prompt: Prompt, constraint: JSON | None) -> Completion:
+        return self.model_for(obs).complete(
+            prompt.messages(),
+            constraint=constraint,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            seed=self.seed,
+        )
+
+    def _refused(self, exc: ResponseFormatRefused) -> None:
+        """The endpoint refused the reply mode's response format. Before any reply was read,
+        the run moves to the contract's next allowed mode (its identity follows: the mode is
+        in the contract's configuration), or stops; after, the refusal is a model error."""
+        allowed = self.contract.reply_modes()
+        if self.replies.replies or self.trajectory:
+            raise ModelUnavailableError(f"the endpoint stopped taking its format: {exc}") from exc
+        later = allowed[allowed.index(self.contract.reply_mode) + 1 :]
+        self.replies.refuse(str(exc), later[0] if later else None)
+        if not later:
+            raise no_mode_left(self.replies.refused, allowed) from exc
+        self.contract.use_reply_mode(later[0])
+        self._reidentify()
+        LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])
+
+    def _reidentify(self) -> None:
+        """The run's recorded configuration and identity after a change of reply mode."""
+        config = self.contract.config_dict()
+        self.run.contract_config = config
+        self.run.contract_config_hash = stable_hash(config)
+        self.run.model_params["reply"] = self.replies.record()
+        if self.run.inputs:
+            self.run.inputs = {**self.run.inputs, "contract_config_hash": stable_hash(config)}
+        if self.run.identity and self.run.spec:
+            spec = GameSpec.model_validate(self.run.spec)
+            self.run.identity = identity_hash(spec, self.run.inputs)
 
     def model_for(self, obs: Observation) -> ClockedModel:
         """The model that makes decisions of this kind."""

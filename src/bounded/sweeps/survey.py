@@ -110,8 +110,12 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
     bounds: dict[str, float] = {}
     for spec in plan.cells:
         key = config_key(spec)
-        cells.setdefault(spec.run_tag, []).append(settings.as_played(spec).model_dump())
         contract = settings.contracts.get(key)
+        played = settings.as_played(spec).model_dump()
+        if contract is not None and "reply" in contract.config_dict():
+            reply = contract.config_dict()["reply"]
+            played["contract_config"] = {**played["contract_config"], "reply": reply}
+        cells.setdefault(spec.run_tag, []).append(played)
         bound = contract.action_rate_bound() if contract is not None else None
         if bound is not None and settings.empty_actions.get(key):
             bounds[spec.run_tag] = min(bound, bounds.get(spec.run_tag, 1.0))

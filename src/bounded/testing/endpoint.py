@@ -6,7 +6,8 @@
 the next `Reply` of its script (`endpoint.play(status(429, retry_after="1"), ok())`),
 then the `then` reply (by default `ok(content)`): a good reply with or without `usage`, a
 reasoning model's reply, an error status with or without `Retry-After`, a connection
-reset, a refusal of the json_schema form, a reply dripped one byte at a time, a hang or a
+reset, a refusal of the json_schema form (or, `refuses`, of every request asking for a
+`response_format` type it does not take), a reply dripped one byte at a time, a hang or a
 late reply. It counts the calls, the most it had waiting at once, and (`record`) each
 request's body and arrival time, so a test counts attempts and the waits between them.
 
@@ -122,6 +123,23 @@ def refuse_schema(code: int = 400) -> Reply:
     return Reply("status", 400, {"error": error})
 
 
+def refuse_format(kind: str) -> Reply:
+    """The server refuses a `response_format` type it does not take (`json_schema` or
+    `json_object`), in OpenAI's 400 shape."""
+    error = {
+        "message": f"Invalid parameter: 'response_format' of type '{kind}' is not supported.",
+        "type": "invalid_request_error",
+        "param": "response_format",
+    }
+    return Reply("status", 400, {"error": error})
+
+
+def format_type(body: Mapping[str, Any]) -> str | None:
+    """The `response_format` type of a request body (None: it sent none)."""
+    form = body.get("response_format")
+    return str(form.get("type")) if isinstance(form, Mapping) else None
+
+
 def reset() -> Reply:
     """Read the request, then reset the connection (TCP RST) without a reply."""
     return Reply("reset")
@@ -183,6 +201,10 @@ class Endpoint:
     """A good reply's `usage`."""
     record: bool = True
     """Keep every request's body in `requests` (off: count them only)."""
+    refuses: frozenset[str] = frozenset()
+    """`response_format` types every request with one is refused for (`refuse_format`),
+    before its script is read: `{"json_schema"}` is a server without strict schemas,
+    `{"json_schema", "json_object"}` one that takes neither."""
     then: Reply = field(default_factory=ok)
     script: deque[Reply] = field(default_factory=deque)
     requests: list[Received] = field(default_factory=list)
@@ -202,6 +224,7 @@ class Endpoint:
     status = staticmethod(status)
     retry_after_date = staticmethod(retry_after_date)
     refuse_schema = staticmethod(refuse_schema)
+    refuse_format = staticmethod(refuse_format)
     reset = staticmethod(reset)
     drip = staticmethod(drip)
     hang = staticmethod(hang)
@@ -237,6 +260,11 @@ class Endpoint:
             self.in_flight -= 1
             return self.script.popleft() if self.script else self.then
 
+    def take_refusal(self) -> None:
+        """A request refused for its format (`refuses`) leaves the script as it was."""
+        with self.lock:
+            self.in_flight -= 1
+
     @property
     def attempts(self) -> int:
         return self.calls
@@ -247,7 +275,7 @@ class Endpoint:
 
     def forms(self) -> list[str | None]:
         """The `response_format` type of each request."""
-        return [(r.body.get("response_format") or {}).get("type") for r in self.requests]
+        return [format_type(r.body) for r in self.requests]
 
     def completion_body(self, model: str, reply: Reply) -> dict[str, Any]:
         content = self.content if reply.content is None else reply.content
@@ -300,6 +328,11 @@ class Handler(BaseHTTPRequestHandler):
         self.endpoint.arrive(body)
         if self.endpoint.latency_s:
             self.endpoint.stop.wait(self.endpoint.latency_s)
+        kind = format_type(body)
+        if kind is not None and kind in self.endpoint.refuses:
+            self.endpoint.take_refusal()
+            self._answer(body["model"], refuse_format(kind))
+            return
         self._answer(body["model"], self.endpoint.take())
 
     def _answer(self, model: str, reply: Reply) -> None:
@@ -369,8 +402,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--content", default=CONTENT, help="what every reply says")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    parser.add_argument(
+        "--refuse",
+        default="",
+        help="response_format types to refuse, comma-separated (json_schema,json_object)",
+    )
     arguments = parser.parse_args(argv)
-    endpoint = Endpoint(content=arguments.content, latency_s=arguments.latency, record=False)
+    refuses = frozenset(kind for kind in arguments.refuse.split(",") if kind)
+    endpoint = Endpoint(
+        content=arguments.content, latency_s=arguments.latency, record=False, refuses=refuses
+    )
     print(endpoint.url, flush=True)
     try:
         threading.Event().wait()

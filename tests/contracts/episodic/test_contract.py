@@ -690,3 +690,23 @@ def test_the_empty_action_is_the_environments_unless_configured() -> None:
     told.reset(episode(empty_action="IDLE"))
     decision = told.propose(obs)
     assert decision is not None and [a.id for a in decision.actions] == ["TRAIN"]
+
+
+def test_an_exploration_reply_in_text_mode_is_read_as_epicstars_action_names() -> None:
+    contract = contract_with(
+        EpisodicBank.empty(), explore_actions=3, gating_start="immediate", reply="text"
+    )
+    obs = observation(0, {}, ["BUILD", "TRAIN", EMPTY])
+    assert contract.propose(obs) is None
+    system = contract.assemble(obs).messages()[0]["content"]
+    assert "each written as <ACTION NAME>" in system and "JSON object" not in system
+    reply = "We need production first. Decisions: <TRAIN> <FLY> <BUILD>"
+    decision = contract.parse(Completion(text=reply), obs)
+    assert decision.extra["explored"] == ["TRAIN", "BUILD"]
+    assert decision.extra["invalid_actions"] == ["FLY"]
+    assert decision.actions[0].id == "TRAIN" and decision.reasoning.startswith("We need")
+    contract.commit(obs, decision, StepResult())
+    malformed = contract_with(EpisodicBank.empty(), gating_start="immediate", reply="text")
+    assert malformed.propose(obs) is None
+    failed = malformed.parse(Completion(text="train a probe"), obs)
+    assert failed.parse_error == "reply names no <ACTION NAME>"

@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from bounded.contracts._reply import ReasoningChars
 from bounded.contracts.episodic.bank import DValue
 from bounded.contracts.episodic.gating import GatingStart
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import JSON
 
 BANK_DIR_VARIABLE = "BOUNDED_BANK_DIR"
@@ -45,8 +46,10 @@ DESCRIPTION_SCHEMA: JSON = {
 }
 
 
-class EpisodicConfig(BaseModel):
-    """Settings of the episodic contract; defaults are the paper's where it gives them."""
+class EpisodicConfig(ReplySettings):
+    """Settings of the episodic contract; defaults are the paper's where it gives them. A
+    `text` reply is read as EpicStar's: an exploration call's `<ACTION NAME>`s, in order,
+    are its proposals; any other call's reply is reasoning, then a JSON block."""
 
     model_config = ConfigDict(extra="forbid")
 

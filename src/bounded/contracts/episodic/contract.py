@@ -57,14 +57,13 @@ from pathlib import Path
 from bounded.contracts import cos_prompt
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
-from bounded.contracts._render import render_observation, reply_format
+from bounded.contracts._render import render_observation
 from bounded.contracts._reply import (
     action_schema,
     decision_schema,
     decode_reply,
     extract_json_object,
     note_scrubbed,
-    parse_decision,
     reasoning_schema,
     resolve_action,
     scrub,
@@ -90,8 +89,10 @@ from bounded.contracts.episodic.memory import (
     render_changes,
     working_memory,
 )
+from bounded.contracts.replies import action_tags, instruction, parse_reply, text_instruction
 from bounded.contracts.step_protocol import PAPER_TEMPERATURE, check_step, step_of, with_step
 from bounded.core import (
+    INVALID_KEY,
     JSON,
     Action,
     Completion,
@@ -411,8 +412,17 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         parts = [self.instructions, ROLE]
         if self._executable_instruction():
             parts.append(EXECUTABLE_NOW)
-        parts.append(reply_format(self.reply_schema(obs)))
+        parts.append(self._reply_instruction(obs))
         return "\n\n".join(p for p in parts if p)
+
+    def _reply_instruction(self, obs: Observation) -> str:
+        """How to answer in the mode in force: an exploration call in `text` mode names its
+        actions as `<ACTION NAME>` (EpicStar's), any other reply is a JSON object (in
+        `text` mode: reasoning, then a JSON block)."""
+        schema = self.reply_schema(obs)
+        if self.reply_mode == "text" and self.plan(obs).explore:
+            return text_instruction(schema, "action-tags")
+        return instruction(schema, self.reply_mode, "json-block")
 
     def _paper_system(self, obs: Observation, *, strategy: bool) -> tuple[str, str]:
         """Prompt 1 around the strategy slot; an exploration-free decision (an environment
@@ -420,10 +430,11 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         plan = self.plan(obs)
         if plan.explore:
             before, after = cos_prompt.system_prompt(
-                self.instructions, self.config.explore_actions, strategy=strategy
-            )
+                self.instructions, self.config.explore_actions, strategy=strategy,
+                text=self.reply_mode == "text",
+            )  # fmt: skip
         else:
-            before, after = self.instructions, reply_format(self.reply_schema(obs))
+            before, after = self.instructions, self._reply_instruction(obs)
         if self._executable_instruction():
             after = f"{after}\n\n{EXECUTABLE_NOW}"
         return before, after
@@ -433,7 +444,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         if plan.direct is not None:
             return plan.direct
         if not plan.explore:
-            decision, _ = parse_decision(completion.text, obs)
+            decision, _ = parse_reply(completion.text, obs, self.reply_mode, "json-block")
             decision.extra.update(self._extra(plan, "model"))
             return decision
         text, replaced = scrub(completion.text)
@@ -446,6 +457,11 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         decision.reasoning = reasoning  # whole: the completion's, however long
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
+        if self.reply_mode == "text":  # names outside the legal set: invalid actions
+            named = action_tags(text)[: self.config.explore_actions]
+            invalid = [name for name in named if obs.legal_action(name) is None]
+            if invalid:
+                decision.extra[INVALID_KEY] = invalid
         note_scrubbed(decision, replaced + decoded)
         return decision
 
@@ -454,6 +470,8 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
     ) -> tuple[list[Action], str, str | None, int]:
         """The proposed actions, the reasoning, a problem, and the lone surrogates the
         decoded strings held (replaced)."""
+        if self.reply_mode == "text":
+            return self._tagged_reply(text, obs)
         try:
             reply, replaced = decode_reply(text)
         except ValueError as exc:
@@ -474,6 +492,22 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
             except ValueError as exc:
                 errors.append(str(exc))
         return proposed, str(reasoning), "; ".join(errors) or None, replaced
+
+    def _tagged_reply(
+        self, text: str, obs: Observation
+    ) -> tuple[list[Action], str, str | None, int]:
+        """A free-text exploration reply (EpicStar's): its `<ACTION NAME>`s are the
+        proposals, the text the reasoning."""
+        proposed: list[Action] = []
+        errors: list[str] = []
+        for name in action_tags(text)[: self.config.explore_actions]:
+            try:
+                proposed.append(resolve_action({"id": name}, obs))
+            except ValueError as exc:
+                errors.append(str(exc))
+        if not proposed and not errors:
+            errors.append("reply names no <ACTION NAME>")
+        return proposed, text.strip(), "; ".join(errors) or None, 0
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         plan = self.plan(obs)

@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bounded.contracts._render import render_legal, reply_format
+from bounded.contracts._render import render_legal
 from bounded.contracts._reply import REASONING_MAX_CHARS, decision_schema
+from bounded.contracts.replies import instruction
 from bounded.contracts.typed.config import TypedConfig
 from bounded.core import JSON, Observation, Prompt, approx_tokens
 from bounded.stores.budget import Truncation, fit_block, fit_items
@@ -260,7 +261,7 @@ class Assembler:
         schema = decision_schema(
             obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
         )
-        footer = reply_format(schema)
+        footer = instruction(schema, self.config.reply, self.config.text_rule)
         if obs.max_actions > 1:
             footer = f"You may give up to {obs.max_actions} actions, executed in order. {footer}"
         prompt.add("L2", "user", "\n".join([header, state_text, "Legal actions:", *lines, footer]))

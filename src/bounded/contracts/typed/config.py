@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bounded.contracts._reply import ReasoningChars
+from bounded.contracts.replies import TextRule
+from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import DEFAULT_MAX_TOKENS, ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope
@@ -109,11 +111,14 @@ class PostrunSettings(BaseModel):
     """Similarity at or above which a new text is a duplicate of a stored one."""
 
 
-class TypedConfig(BaseModel):
+class TypedConfig(ReplySettings):
     """Settings of the typed contract (presets set several of these at once)."""
 
     model_config = ConfigDict(extra="forbid")
 
+    text_rule: TextRule = "decision-tag"
+    """How a `text` reply is read: `decision-tag` (AgenticSTS, Appendix E.1: valid JSON
+    inside a decision tag, reasoning required, plan actions in order) or `json-block`."""
     prompt: Literal["strict", "full"] = "full"
     """`strict`: task, protocol and reply format only; `full`: plus the layer guide."""
     order: LayerOrder = "cache"

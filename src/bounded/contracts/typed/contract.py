@@ -14,7 +14,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._reply import decision_schema, parse_decision
+from bounded.contracts._reply import decision_schema
+from bounded.contracts.replies import parse_reply
 from bounded.contracts.typed.assembly import Assembler, Fight
 from bounded.contracts.typed.config import TypedConfig, config_error, game_of
 from bounded.contracts.typed.learning import Digest, Learner, outcome_word
@@ -30,6 +31,7 @@ from bounded.core import (
     Observation,
     Outcome,
     Prompt,
+    ReplyMode,
     StepResult,
     reasoning_chars_in_force,
 )
@@ -168,8 +170,12 @@ class TypedContract(ConfiguredContract[TypedConfig]):
     def assemble(self, obs: Observation) -> Prompt:
         return self.assembler.assemble(obs, self.situation(obs))
 
+    def use_reply_mode(self, mode: ReplyMode) -> None:
+        super().use_reply_mode(mode)
+        self.assembler.config = self.config  # its L2 footer asks in the mode in force
+
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, _ = parse_decision(completion.text, obs)
+        decision, _ = parse_reply(completion.text, obs, self.reply_mode, self.config.text_rule)
         decision.extra.update(self.assembly_record())
         return decision
 

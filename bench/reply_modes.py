@@ -1,0 +1,160 @@
+"""What each reply mode costs the embedded model: invalid actions, fallbacks, parse errors
+and tokens per decision, for the contracts whose papers read replies in other ways.
+
+Usage: python bench/reply_modes.py [--decisions 8] [--contracts typed,state,summary,balrog-naive]
+       [--envs warehouse,babyai] [--modes constrained,json,text] [--out PATH] [--archive PATH]
+       python bench/reply_modes.py --table RESULTS.json ...   (the markdown table of results)
+
+Plays one game per (contract, environment, mode) cell with the embedded model (SmolLM2-135M
+on llama.cpp, `model = "local"`, greedy), each cut to `--decisions` decisions, into
+runs/reply_modes.sqlite, and writes bench/results/reply_modes.json: per cell the decisions,
+the model calls, the invalid actions (a reply naming an action outside the legal set), the
+fallbacks (the executed action was not the model's), the parse errors, completion and prompt
+tokens per model call, and the run's `model_params["reply"]` (the mode played, the response
+format sent, whether replies kept to it). A 135M model proves the pipeline, not a mechanism:
+the rates say what unconstrained decoding costs this model on these prompts, nothing more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from bounded.archive import Archive
+from bounded.core import DecisionRecord, RunRecord, invalid_count
+from bounded.models import make_model
+from bounded.runner import GameSpec, play
+
+RESULTS = Path(__file__).parent / "results" / "reply_modes.json"
+ARCHIVE = Path("runs") / "reply_modes.sqlite"
+ENV_OPTIONS: dict[str, dict[str, Any]] = {
+    "warehouse": {"horizon": 12},
+    "babyai": {"level": "goto", "max_steps": 64},
+}
+"""Small games: a 12-event warehouse stream, BabyAI's GoTo with its own step limit."""
+
+
+def cell_row(run: RunRecord, decisions: list[DecisionRecord], mode: str) -> dict[str, Any]:
+    """One cell's numbers from its archived decisions."""
+    asked = [d for d in decisions if d.completion is not None]
+    calls = max(1, len(asked))
+    invalid = sum(invalid_count(d.info) for d in decisions)
+    return {
+        "contract": run.spec.get("contract", run.contract),
+        "env": run.spec.get("env", run.env_id),
+        "mode": mode,
+        "status": run.status,
+        "error": run.error,
+        "decisions": len(decisions),
+        "model_decisions": len(asked),
+        "invalid_actions": invalid,
+        "invalid_per_model_decision": round(invalid / calls, 3),
+        "fallbacks": sum(d.fallback for d in decisions),
+        "fallback_rate": round(sum(d.fallback for d in decisions) / max(1, len(decisions)), 3),
+        "parse_errors": sum(d.parse_error is not None for d in decisions),
+        "completion_tokens_per_call": round(
+            sum(d.completion.completion_tokens for d in asked if d.completion) / calls, 1
+        ),
+        "prompt_tokens_per_call": round(
+            sum(d.completion.prompt_tokens for d in asked if d.completion) / calls, 1
+        ),
+        "cut_by_token_limit": sum(
+            1 for d in asked if d.completion and d.completion.finish_reason == "length"
+        ),
+        "seconds_per_call": round(
+            sum(d.completion.latency_s for d in asked if d.completion) / calls, 2
+        ),
+        "reply": run.model_params.get("reply", {}),
+        "score": run.outcome.get("score"),
+    }
+
+
+COLUMNS = (
+    ("contract", "contract"), ("env", "env"), ("mode", "mode"), ("decisions", "decisions"),
+    ("model_decisions", "model calls"), ("invalid_actions", "invalid actions"),
+    ("invalid_per_model_decision", "invalid / call"), ("fallback_rate", "fallback rate"),
+    ("parse_errors", "parse errors"), ("completion_tokens_per_call", "reply tokens / call"),
+    ("cut_by_token_limit", "cut by limit"), ("prompt_tokens_per_call", "prompt tokens / call"),
+    ("response_format", "sent"), ("seconds_per_call", "s / call"),
+)  # fmt: skip
+
+
+def table(paths: list[Path]) -> str:
+    """The cells of result files as a markdown table (the one in docs/results.md)."""
+    cells = [cell for path in paths for cell in json.loads(path.read_text())["cells"]]
+    lines = ["| " + " | ".join(name for _, name in COLUMNS) + " |"]
+    lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
+    for cell in cells:
+        if cell.get("status") != "completed":
+            lines.append(f"| {cell['contract']} | {cell['env']} | {cell['mode']} | "
+                         f"{cell.get('status')}: {cell.get('error')} |")  # fmt: skip
+            continue
+        values = {**cell, "response_format": cell.get("reply", {}).get("response_format", "")}
+        lines.append("| " + " | ".join(str(values.get(key, "")) for key, _ in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", type=Path, nargs="+", help="print these results as a table")
+    parser.add_argument("--decisions", type=int, default=8)
+    parser.add_argument("--contracts", default="typed,state,summary,balrog-naive")
+    parser.add_argument("--envs", default="warehouse,babyai")
+    parser.add_argument("--modes", default="constrained,json,text")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--archive", type=Path, default=ARCHIVE)
+    args = parser.parse_args()
+    if args.table:
+        print(table(args.table))
+        return
+    model = make_model("local")
+    rows: list[dict[str, Any]] = []
+    started = time.time()
+    args.archive.parent.mkdir(parents=True, exist_ok=True)
+    with Archive(args.archive) as archive:
+        for env in args.envs.split(","):
+            for contract in args.contracts.split(","):
+                for mode in args.modes.split(","):
+                    spec = GameSpec(
+                        env=env, env_options=ENV_OPTIONS.get(env, {}), contract=contract,
+                        contract_config={"reply": mode}, model="local", seed=1,
+                        max_decisions=args.decisions, experiment="reply-modes",
+                        cell=f"{contract}.{env}.{mode}", tag=f"{contract}.{mode}",
+                    )  # fmt: skip
+                    try:
+                        run = play(spec, archive=archive, model=model)
+                    except Exception as exc:  # a failed cell is a row, with its error
+                        error = f"{type(exc).__name__}: {exc}"
+                        failed = {"contract": contract, "env": env, "mode": mode}
+                        rows.append({**failed, "status": "failed", "error": error})
+                        continue
+                    row = cell_row(run, archive.decisions(run.run_id), mode)
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    write(args, rows, started)
+    write(args, rows, started)
+
+
+def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) -> None:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "command": "python bench/reply_modes.py "
+        f"--decisions {args.decisions} --contracts {args.contracts} --envs {args.envs} "
+        f"--modes {args.modes}",
+        "model": "local (SmolLM2-135M-Instruct, llama.cpp, greedy)",
+        "env_options": ENV_OPTIONS,
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "commit": os.environ.get("BOUNDED_COMMIT", ""),
+        "wall_s": round(time.time() - started, 1),
+        "cells": rows,
+    }
+    args.out.write_text(json.dumps(payload, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

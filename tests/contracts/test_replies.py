@@ -1,0 +1,225 @@
+"""Each contract family reads its paper's reply format in `text` mode, from recorded
+examples (a valid reply, a malformed one, one naming an illegal action), and does what the
+method says with it: AgenticSTS's decision tag (typed), SKILL.state's reasoning and JSON
+block (state: a malformed reply is a no-op with its parse error), CoS's `<ACTION NAME>`
+(summary), BALROG's naive, cot and robust extraction (the game's default action and a note
+naming it in the next prompt)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bounded.archive import Archive
+from bounded.contracts import make_contract
+from bounded.contracts.replies import (
+    balrog_candidate,
+    last_json_object,
+    parse_balrog,
+    parse_decision_tag,
+    parse_json_block,
+    parse_reply,
+)
+from bounded.core import ANY_JSON_OBJECT, Action, Observation
+from bounded.envs import make
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import run_episode
+
+ARGS = {"occupied": 0, "shipped": 0}
+BABYAI = Observation(
+    kind="test",
+    text="You see a wall 2 steps forward.",
+    legal=[Action(id="turn left"), Action(id="turn right"), Action(id="go forward")],
+)
+
+
+def play(tmp_path, env, contract, replies, **config):
+    model = ScriptedModel(replies)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = run_episode(env, make_contract(contract, config), model, seed=1, archive=archive)
+        return run, archive.decisions(run.run_id), model
+
+
+# -- typed: AgenticSTS's decision tag (Appendix E.1) --------------------------------------
+
+TAGGED = (
+    "Nothing is stored yet, so both counts are zero.\n<decision>"
+    + json.dumps({"reasoning": "empty shelves", "action": {"id": "report", "args": ARGS}})
+    + "</decision>"
+)
+
+
+def test_typed_reads_the_json_inside_its_decision_tag(tmp_path):
+    _run, decisions, model = play(
+        tmp_path, make("warehouse", horizon=3), "typed", [TAGGED, "I cannot decide.",
+        '<decision>{"reasoning": "x", "action": {"id": "ship"}}</decision>'], reply="text",
+    )  # fmt: skip
+    assert [call["constraint"] for call in model.calls] == [None, None, None]
+    assert "<decision>" in model.calls[0]["messages"][-1]["content"]
+    valid, malformed, illegal = decisions
+    assert valid.actions[0].args == ARGS and valid.reasoning == "empty shelves"
+    assert not valid.fallback and valid.parse_error is None
+    assert malformed.fallback and malformed.parse_error == "reply holds no <decision> tag"
+    assert illegal.fallback and "'ship' is not legal" in illegal.parse_error
+    assert illegal.info["invalid_actions"] == ["ship"] and "invalid_actions" not in valid.info
+
+
+def test_a_decision_tag_left_open_runs_to_the_end_and_prose_is_the_reasoning():
+    text = 'Turn first. <decision>{"action": {"id": "turn left"}}'
+    decision, _ = parse_decision_tag(text, BABYAI)
+    assert decision.actions[0].id == "turn left" and decision.reasoning == "Turn first."
+
+
+# -- state: SKILL.state's reasoning, then a JSON block ---------------------------------------
+
+BLOCK = (
+    "Event 1 stores a box on shelf 0.\n```json\n"
+    + json.dumps({"state_patch": {"stored": 1}, "action": {"id": "report", "args": ARGS}})
+    + "\n```"
+)
+
+
+def test_state_reads_reasoning_then_a_json_block_and_a_malformed_reply_is_a_no_op(tmp_path):
+    run, decisions, _ = play(
+        tmp_path, make("warehouse", horizon=3), "state",
+        [BLOCK, "I would report zero and zero.",
+         '{"state_patch": {}, "action": {"id": "store"}}'], reply="text",
+    )  # fmt: skip
+    valid, malformed, illegal = decisions
+    assert valid.reasoning == "Event 1 stores a box on shelf 0."
+    assert valid.state_patch == {"stored": 1} and valid.actions[0].args == ARGS
+    assert [d.actions[0].id for d in (malformed, illegal)] == ["noop", "noop"]
+    assert malformed.parse_error == "reply holds no JSON block" and malformed.fallback
+    assert illegal.info["invalid_actions"] == ["store"]
+    assert run.outcome["score"] < 1  # the no-ops are counted wrong by the warehouse
+
+
+def test_the_last_json_object_of_free_text_is_the_block():
+    text = 'Earlier I said {"a": 1}. Now: {"b": {"c": 2}} and done.'
+    assert last_json_object(text) == ({"b": {"c": 2}}, text.index('{"b"'))
+    assert last_json_object("no object {here") is None
+    assert last_json_object("[" * 100 + "{}") is None  # deeper than the limit: refused
+
+
+def test_a_json_block_reply_keeps_lone_surrogates_out():
+    decision, _ = parse_json_block('why \ud800 {"action": {"id": "turn left"}}', BABYAI)
+    assert decision.actions[0].id == "turn left" and decision.extra["surrogates_replaced"] == 1
+
+
+# -- summary: CoS's <ACTION NAME> ------------------------------------------------------------
+
+
+def test_summary_reads_the_action_names_of_free_text(tmp_path):
+    reply = "The goal is ahead. Suggestions: move. Decisions: <go forward> <fly away> <turn left>"
+    _run, decisions, model = play(
+        tmp_path, make("babyai", level="goto", max_steps=3), "summary", [reply], reply="text",
+    )  # fmt: skip
+    assert model.calls[0]["constraint"] is None
+    assert "each written as <ACTION NAME>" in model.calls[0]["messages"][0]["content"]
+    first = decisions[0]
+    assert first.actions[0].id == "go forward" and first.parse_error is None
+    assert first.info["invalid_actions"] == ["fly away"]
+    assert first.reasoning.startswith("The goal is ahead.")
+    assert decisions[1].actions[0].id == "turn left"  # the queue, in the order written
+
+
+def test_summary_without_any_action_name_is_a_parse_error(tmp_path):
+    _, decisions, _ = play(
+        tmp_path, make("babyai", level="goto", max_steps=1), "summary", ["go forward"],
+        reply="text",
+    )  # fmt: skip
+    assert decisions[0].fallback and decisions[0].parse_error == "reply names no <ACTION NAME>"
+
+
+# -- BALROG's agents -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "text", "action"),
+    [
+        ("balrog-naive", "go forward", "go forward"),
+        ("balrog-naive", "  turn left.\n", "turn left"),
+        ("balrog-cot", "The wall is ahead, so turn.\nACTION: turn right", "turn right"),
+        ("balrog-robust", "Think: wall.\n<|ACTION|>turn left<|END|>", "turn left"),
+        ("balrog-robust", "go forward", "go forward"),  # no tag: the whole reply
+    ],
+)  # fmt: skip
+def test_balrogs_rules_extract_the_action(rule, text, action):
+    decision = parse_balrog(text, BABYAI, rule)
+    assert [a.id for a in decision.actions] == [action] and decision.parse_error is None
+
+
+@pytest.mark.parametrize(
+    ("rule", "text", "candidate"),
+    [
+        ("balrog-naive", "Go forward!", "Go forward"),  # exact, as BALROG's vocabulary check
+        ("balrog-cot", "I go. ACTION: jump", "jump"),
+        ("balrog-robust", "<|ACTION|>turn around<|END|>", "turn around"),
+    ],
+)  # fmt: skip
+def test_balrogs_rules_record_an_illegal_action(rule, text, candidate):
+    decision = parse_balrog(text, BABYAI, rule)
+    assert decision.actions == [] and decision.extra["invalid_actions"] == [candidate]
+    assert balrog_candidate(text, rule) == candidate
+
+
+def test_balrog_naive_plays_the_default_action_and_says_so_next(tmp_path):
+    run, decisions, model = play(
+        tmp_path, make("babyai", level="goto", max_steps=3), "balrog-naive",
+        ["turn left", "I will go forwards now", "turn right"],
+    )  # fmt: skip
+    assert [d.actions[0].id for d in decisions] == ["turn left", "go forward", "turn right"]
+    assert [d.fallback for d in decisions] == [False, True, False]
+    assert decisions[1].info["invalid_actions"] == ["I will go forwards now"]
+    assert decisions[1].info["fallback_action"] == "go forward"
+    prompts = [call["messages"][-1]["content"] for call in model.calls]
+    note = "Your previous output did not contain a valid action. Defaulted to action: go forward"
+    assert prompts[2].startswith(note) and not prompts[1].startswith("Your previous")
+    assert all(call["constraint"] is None for call in model.calls)
+    assert prompts[0].endswith("Action:")  # BALROG's naive instruction closes the prompt
+    assert run.model_params["reply"]["mode"] == "text"
+
+
+def test_a_cot_reply_is_resent_as_its_action_beyond_the_newest():
+    contract = make_contract("balrog-cot")
+    from bounded.core import Completion, StepResult
+    from bounded.testing import episode
+
+    contract.reset(episode(instructions="Walk."))
+    for i in range(3):
+        contract.assemble(BABYAI)
+        decision = contract.parse(Completion(text=f"thought {i}\nACTION: turn left"), BABYAI)
+        contract.commit(BABYAI, decision, StepResult())
+    replies = [
+        m["content"] for m in contract.assemble(BABYAI).messages() if m["role"] == "assistant"
+    ]
+    assert replies == ["turn left", "turn left", "thought 2\nACTION: turn left"]
+
+
+# -- the modes themselves ----------------------------------------------------------------
+
+
+def test_json_mode_asks_for_any_object_and_parses_leniently(tmp_path):
+    reply = 'Sure: {"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": '
+    reply += json.dumps(ARGS) + "}}"
+    _, decisions, model = play(
+        tmp_path, make("warehouse", horizon=1), "state", [reply], reply="json"
+    )
+    assert model.calls[0]["constraint"] == ANY_JSON_OBJECT
+    assert not decisions[0].fallback
+
+
+def test_constrained_mode_sends_the_reply_schema(tmp_path):
+    reply = json.dumps(
+        {"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}}
+    )
+    _, _, model = play(tmp_path, make("warehouse", horizon=1), "state", [reply])
+    assert "action" in model.calls[0]["constraint"]["properties"]
+
+
+@pytest.mark.parametrize("rule", ["decision-tag", "json-block", "action-tags", "balrog-naive"])
+def test_no_reply_text_crashes_a_rule(rule):
+    for text in ("", "<decision>", "{" * 200, "```json\n{\n```", "<|ACTION|><|END|>", "\udfff"):
+        decision, _ = parse_reply(text, BABYAI, "text", rule)
+        assert decision.actions or decision.parse_error
