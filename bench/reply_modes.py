@@ -90,11 +90,13 @@ def table(paths: list[Path]) -> str:
     lines = ["| " + " | ".join(name for _, name in COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
     for cell in cells:
-        if cell.get("status") != "completed":
+        if "decisions" not in cell:  # failed before it played
             lines.append(f"| {cell['contract']} | {cell['env']} | {cell['mode']} | "
                          f"{cell.get('status')}: {cell.get('error')} |")  # fmt: skip
             continue
         values = {**cell, "response_format": cell.get("reply", {}).get("response_format", "")}
+        if cell.get("status") != "completed":  # stopped before its last decision
+            values["contract"] = f"{cell['contract']} ({cell.get('status')})"
         lines.append("| " + " | ".join(str(values.get(key, "")) for key, _ in COLUMNS) + " |")
     return "\n".join(lines)
 
