@@ -1,6 +1,6 @@
-"""A comparison whose runs differ in reply mode says so, in one line."""
+"""A run's reply as the parity report names it (its differences: tests/analysis/test_parity.py)."""
 
-from bounded.analysis.replies import OLDER_RUN, mode_difference, reply_groups, reply_of
+from bounded.analysis.replies import OLDER_RUN, reply_label, reply_of
 from bounded.core import RunRecord
 
 
@@ -17,18 +17,11 @@ SCHEMA = {"mode": "constrained", "response_format": "json_schema", "honoured": T
 IGNORED = {"mode": "json", "response_format": "json_object", "honoured": False}
 
 
-def test_runs_in_one_mode_need_no_note():
-    assert mode_difference([run("a", SCHEMA), run("b", SCHEMA)]) is None
+def test_a_reply_is_labelled_with_its_mode_and_the_format_sent():
+    assert reply_label(reply_of(run("typed", SCHEMA))) == "constrained (json_schema)"
+    assert reply_label(reply_of(run("x", IGNORED))) == "json (json_object, not honoured)"
 
 
-def test_a_mode_difference_is_named_with_the_tags_of_each_side():
-    line = mode_difference([run("typed", SCHEMA), run("balrog-naive", TEXT), run("x", IGNORED)])
-    assert line is not None and "\n" not in line
-    assert "constrained (json_schema) in typed" in line and "text (none) in balrog-naive" in line
-    assert "json (json_object, not honoured) in x" in line
-
-
-def test_an_older_run_was_played_constrained_and_failed_runs_are_left_out():
+def test_an_older_run_was_played_constrained():
     assert reply_of(run("old", None)) is OLDER_RUN
-    groups = reply_groups([run("old", None), run("t", TEXT, status="failed")])
-    assert groups == {"constrained (format not recorded)": ["old"]}
+    assert reply_label(OLDER_RUN) == "constrained (format not recorded)"

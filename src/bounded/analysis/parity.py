@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from bounded.analysis.replies import reply_label
 from bounded.core import JSON, RunRecord
 
 RATE_TOLERANCE = 0.10
@@ -178,19 +179,16 @@ def seed_text(seeds: Iterable[int]) -> str:
     return f"{', '.join(map(str, ordered))} ({len(ordered)})"
 
 
-def reply_of(spec: Mapping[str, Any], model_params: Mapping[str, Any]) -> str:
+def reply_text(spec: Mapping[str, Any], model_params: Mapping[str, Any]) -> str:
     """A game's reply mode and the response format sent, as its run records them
-    (`model_params["reply"]`, `bounded.runner.replies`: `json (json_object)`, with `, not
-    honoured` where a reply broke the format), else the mode its contract configuration
-    asks for; `constrained` where neither says (every reply of an older bounded)."""
+    (`model_params["reply"]`: `json (json_object)`, `, not honoured` where a reply broke the
+    format); for a planned game, the mode its contract configuration asks for;
+    `constrained` where neither says (every reply of an older bounded)."""
     recorded = model_params.get("reply")
-    if isinstance(recorded, Mapping):
-        mode = str(recorded.get("mode") or DEFAULT_REPLY)
-        sent = recorded.get("response_format")
-        broken = ", not honoured" if recorded.get("honoured") is False else ""
-        return f"{mode} ({sent}{broken})" if sent else mode
+    if isinstance(recorded, Mapping) and recorded.get("mode"):
+        return reply_label(recorded)
     configured = (spec.get("contract_config") or {}).get("reply")
-    return str(recorded or configured or DEFAULT_REPLY)
+    return str(configured or DEFAULT_REPLY)
 
 
 def model_of(spec: Mapping[str, Any], model: str) -> str:
@@ -207,7 +205,7 @@ def run_settings(run: RunRecord) -> dict[str, Any]:
     return {
         "environment": run.env_id,
         "model": model_of(spec, run.model),
-        "reply": reply_of(spec, params),
+        "reply": reply_text(spec, params),
         "temperature": params.get("temperature", spec.get("temperature")),
         "max_tokens": params.get("max_tokens", spec.get("max_tokens")),
         "reasoning": "uncapped" if reasoning is None else reasoning,
@@ -306,7 +304,7 @@ def plan_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "environment": spec.get("env"),
         "model": model_of(spec, str(spec.get("model", ""))),
-        "reply": reply_of(spec, {}),
+        "reply": reply_text(spec, {}),
         "temperature": spec.get("temperature"),
         "max_tokens": spec.get("max_tokens"),
         "reasoning": "uncapped" if reasoning is None else reasoning,

@@ -1,14 +1,15 @@
-"""The reply mode of archived runs, and a one-line note when compared runs differ in it.
+"""The reply mode of archived runs, as the parity report (`bounded.analysis.parity`) names it.
 
 A comparison that changes how replies are asked for and read (constrained decoding, a JSON
-object asked for, free text parsed by a rule) changes more than memory: a table whose runs
-differ in reply mode, response format sent, or whether the endpoint honoured it, says so.
+object asked for, free text parsed by a rule) changes more than memory: the parity report
+under a table whose runs differ in reply mode, response format sent, or whether the
+endpoint honoured it, says so.
 Every run records its reply in `model_params["reply"]` (`bounded.runner.replies`); a run
 of an older bounded, which recorded none, was played constrained."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from bounded.core import RunRecord
@@ -31,25 +32,4 @@ def reply_label(reply: Mapping[str, Any]) -> str:
     return f"{reply.get('mode')} ({detail})"
 
 
-def reply_groups(runs: Iterable[RunRecord]) -> dict[str, list[str]]:
-    """Reply label -> the tags of the completed runs played so, in first-seen order."""
-    groups: dict[str, list[str]] = {}
-    for run in runs:
-        if run.status != "completed":
-            continue
-        tags = groups.setdefault(reply_label(reply_of(run)), [])
-        if run.tag not in tags:
-            tags.append(run.tag)
-    return groups
-
-
-def mode_difference(runs: Iterable[RunRecord]) -> str | None:
-    """One line naming how the runs' replies differ, or None when they agree."""
-    groups = reply_groups(runs)
-    if len(groups) < 2:
-        return None
-    parts = "; ".join(f"{label} in {', '.join(tags)}" for label, tags in groups.items())
-    return f"replies differ between these runs, not memory alone: {parts}"
-
-
-__all__ = ["OLDER_RUN", "mode_difference", "reply_groups", "reply_label", "reply_of"]
+__all__ = ["OLDER_RUN", "reply_label", "reply_of"]

@@ -26,7 +26,7 @@ from bounded.cli._options import (
     PricesOption,
     SeedOption,
 )
-from bounded.cli._output import console, keyed_table, plain, print_folded
+from bounded.cli._output import console, keyed_table, print_folded
 from bounded.cli._output import number as _fmt
 from bounded.cli._parity import print_parity
 from bounded.core import ConfigError
@@ -236,11 +236,6 @@ def analyze(
         print(result.model_dump_json(indent=2))
         return
     print_table(result)
-    from bounded.analysis.replies import mode_difference
-
-    difference = mode_difference(runs)
-    if difference:
-        plain(difference)
 
 
 def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) -> None:
