@@ -57,6 +57,10 @@ TINY: dict[str, Arguments] = {
         "--contracts", "state", "--nethack-decisions", "0", "--spire-contracts", "",
         "--out", f"{d}/out.json",
     ],
+    "reply_modes": lambda d, _: [
+        "--decisions", "1", "--contracts", "balrog-naive", "--envs", "babyai", "--modes",
+        "constrained", "--archive", f"{d}/a.sqlite", "--out", f"{d}/out.json",
+    ],
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],
