@@ -226,8 +226,6 @@ def cell_of_runs(label: str, runs: Sequence[RunRecord], group: Mapping[str, str]
     """One cell's parity data from its completed runs."""
     decisions = sum(r.decisions for r in runs)
     rates = [rate for rate in (effective_rate(r.outcome) for r in runs) if rate is not None]
-    settings = [run_settings(r) for r in runs]
-    compared = {key: joined(s[key] for s in settings) for key in settings[0]} if settings else {}
     return CellParity(
         label=label,
         group=dict(group),
@@ -237,9 +235,18 @@ def cell_of_runs(label: str, runs: Sequence[RunRecord], group: Mapping[str, str]
         model_calls_per_decision=_per(sum(r.model_calls for r in runs), decisions),
         prompt_tokens_per_decision=_per(sum(r.prompt_tokens for r in runs), decisions),
         completion_tokens_per_decision=_per(sum(r.completion_tokens for r in runs), decisions),
-        settings={**compared, "seeds": seed_text(r.seed for r in runs)},
+        settings=cell_settings([run_settings(r) for r in runs], (r.seed for r in runs)),
         env_options=options_of(r.spec.get("env_options") or {} for r in runs),
     )
+
+
+def cell_settings(per_game: Sequence[Mapping[str, Any]], seeds: Iterable[int]) -> dict[str, str]:
+    """Each compared setting's values over a cell's games, and the cell's seeds."""
+    keys = per_game[0] if per_game else {}
+    return {
+        **{key: joined(game[key] for game in per_game) for key in keys},
+        "seeds": seed_text(seeds),
+    }
 
 
 def _per(total: float, decisions: int) -> float | None:
@@ -277,17 +284,16 @@ def parity_of_plan(
     for label, specs in cells:
         if not specs:
             continue
-        values = [plan_settings(spec) for spec in specs]
         found.append(
             CellParity(
                 label=label,
                 games=len(specs),
                 contracts=sorted({str(spec.get("contract", "")) for spec in specs}),
                 effective_action_rate=(rates or {}).get(label),
-                settings={
-                    **{key: joined(v[key] for v in values) for key in values[0]},
-                    "seeds": seed_text(int(spec.get("seed", 0)) for spec in specs),
-                },
+                settings=cell_settings(
+                    [plan_settings(spec) for spec in specs],
+                    (int(spec.get("seed", 0)) for spec in specs),
+                ),
                 env_options=options_of(spec.get("env_options") or {} for spec in specs),
             )
         )

@@ -112,9 +112,9 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
         key = config_key(spec)
         contract = settings.contracts.get(key)
         played = settings.as_played(spec).model_dump()
-        if contract is not None and "reply" in contract.config_dict():
-            reply = contract.config_dict()["reply"]
-            played["contract_config"] = {**played["contract_config"], "reply": reply}
+        config = contract.config_dict() if contract is not None else {}
+        if "reply" in config:
+            played["contract_config"] = {**played["contract_config"], "reply": config["reply"]}
         cells.setdefault(spec.run_tag, []).append(played)
         bound = contract.action_rate_bound() if contract is not None else None
         if bound is not None and settings.empty_actions.get(key):
