@@ -204,6 +204,10 @@ class Decision(BaseModel):
     parse_error: str | None = None
     extra: JSON = Field(default_factory=dict)
     """Contract-specific fields of the reply (e.g. a combat plan's notes)."""
+    reply_object: JSON | None = Field(default=None, exclude=True)
+    """The JSON object the contract's parse decoded from the reply, or None where it decoded
+    none; left unset (not in `model_fields_set`) by a contract that does not say. The run's
+    reply ledger reads it instead of decoding the reply again; never archived."""
 
 
 INVALID_KEY: Final = "invalid_actions"
@@ -507,6 +511,13 @@ ReplyMode = Literal["constrained", "json", "text"]
   per-agent extraction)."""
 
 REPLY_MODES: Final = ("constrained", "json", "text")
+
+TextRule = Literal[
+    "decision-tag", "json-block", "action-tags", "balrog-naive", "balrog-cot", "balrog-robust"
+]
+"""How a `text` reply is read: the method's own rule (`bounded.contracts.replies`). A model
+that reads the reply's form (`reads_reply_schema`: the scripted model, the embedded model's
+`text_grammar = "frame"`) is told the rule of each call."""
 
 ANY_JSON_OBJECT: Final[JSON] = {"type": "object", "$comment": "bounded: the json reply mode"}
 """The constraint of the `json` reply mode: any JSON object, and nothing about its keys. An

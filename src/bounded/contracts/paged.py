@@ -49,16 +49,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation
-from bounded.contracts._reply import ReasoningChars, decision_schema, scrub
+from bounded.contracts._reply import scrub
 from bounded.contracts._search import BM25Index
-from bounded.contracts.replies import instruction, parse_reply
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.replies import instruction
+from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
     Decision,
     EpisodeContext,
-    FallbackPolicy,
     Model,
     Observation,
     Prompt,
@@ -66,7 +65,6 @@ from bounded.core import (
     StepResult,
     TokenCounter,
     approx_tokens,
-    reasoning_chars_in_force,
     reply_constraint,
     stable_hash,
 )
@@ -83,7 +81,7 @@ MESSAGE_OVERHEAD_TOKENS = 4
 """Chat-template tokens around each message, counted against the queue's budget."""
 
 
-class PagedConfig(ReplySettings):
+class PagedConfig(ReasoningSettings, FallbackSettings):
     """Settings of the paged-memory contract."""
 
     model_config = ConfigDict(extra="forbid")
@@ -108,14 +106,6 @@ class PagedConfig(ReplySettings):
     """Most memory operations in one reply."""
     search_reply_tokens: int = Field(default=256, ge=16)
     """Reply tokens of a search's second call."""
-    reasoning: bool = True
-    """Ask for a reasoning field before the memory operations."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models); recorded with the run (`model_params["reasoning_chars"]`)."""
-    fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes (see `bounded.core.fallback_actions`)."""
 
 
 class Turn(BaseModel):
@@ -149,8 +139,6 @@ class PagedContract(ConfiguredContract[PagedConfig]):
 
     def __init__(self, **settings: object) -> None:
         self.config = PagedConfig.model_validate(settings)
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset)."""
         self.instructions = ""
         self.core = ""
         self.queue: deque[Turn] = deque()
@@ -169,7 +157,6 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         self._evicted = 0
 
     def reset(self, episode: EpisodeContext) -> None:
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, episode.model)
         self.instructions = episode.instructions
         self.model = episode.model
         self._count = self.model.count_tokens if self.model is not None else approx_tokens
@@ -195,29 +182,17 @@ class PagedContract(ConfiguredContract[PagedConfig]):
             schemas.append(op_schema("search", {"query": string(min(limit, 120))}))
         return schemas
 
-    def reply_instruction(self, obs: Observation) -> str:
-        """How to answer, in the reply mode in force (a `text` reply: reasoning, then the
-        reply object as a JSON block)."""
-        return instruction(self.reply_schema(obs), self.reply_mode, "json-block")
-
     def reply_schema(self, obs: Observation) -> JSON:
         ops = self.op_schemas()
         extra: JSON = {}
         if ops:
             item = ops[0] if len(ops) == 1 else {"anyOf": ops}
             extra["memory"] = {"type": "array", "items": item, "maxItems": self.config.max_ops}
-        return decision_schema(
-            obs,
-            reasoning=self.config.reasoning,
-            extra=extra,
-            reasoning_chars=self.reasoning_chars,
-        )
+        return self.decision_reply_schema(obs, extra)
 
     def action_schema(self, obs: Observation) -> JSON:
         """The schema of a search's second call: the action, no memory operations."""
-        return decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
+        return self.decision_reply_schema(obs)
 
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         """The schema an archived decision was answered under (attribution re-asks under
@@ -225,9 +200,6 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         if any(segment.layer == "search" for segment in segments):
             return self.action_schema(obs)
         return self.reply_schema(obs)
-
-    def fallback_policy(self) -> FallbackPolicy:
-        return self.config.fallback
 
     # -- one decision -------------------------------------------------------------------
 
@@ -280,7 +252,7 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         self.archive_hash = hashlib.sha256(blob).hexdigest()
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, reply = parse_reply(completion.text, obs, self.reply_mode, "json-block")
+        decision, reply = self.read_reply(completion, obs)
         self._pending_reply = scrub(completion.text)[0]
         ops, refused = self._valid_ops(reply.get("memory", []))
         if self._evicted:
@@ -342,7 +314,7 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         asked = Prompt(segments=list(self._prompt.segments))
         asked.add("search", "assistant", scrub(first.text)[0])
         asked.add("archive", "user", self.results_text(query, hits))
-        ask = instruction(schema, self.reply_mode, "json-block")
+        ask = instruction(schema, self.reply_mode, self.reply_rule)
         asked.add("search", "user", "Now choose the action.\n\n" + ask)
         constraint = reply_constraint(self.reply_mode, lambda: schema)
         try:
@@ -353,7 +325,7 @@ class PagedContract(ConfiguredContract[PagedConfig]):
             decision.extra["search"] = {**record, "asked_again": False, "error": str(exc)[:200]}
             return decision
         self._prompt.segments[:] = asked.segments  # the decision's prompt: the call that decided
-        again, _ = parse_reply(second.text, obs, self.reply_mode, "json-block")
+        again, _ = self.read_reply(second, obs)
         again.extra.update(decision.extra)
         again.extra["search"] = {**record, "asked_again": True}
         again.extra["set_aside"] = [a.id for a in decision.actions]

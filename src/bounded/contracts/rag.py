@@ -34,10 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation
-from bounded.contracts._reply import ReasoningChars, decision_schema, scrub
+from bounded.contracts._reply import scrub
 from bounded.contracts._search import BM25Index, VectorIndex, hybrid, top
-from bounded.contracts.replies import instruction, parse_reply
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Action,
@@ -46,14 +45,12 @@ from bounded.core import (
     Decision,
     Embedder,
     EpisodeContext,
-    FallbackPolicy,
     Model,
     Observation,
     Prompt,
     StepResult,
     TokenCounter,
     approx_tokens,
-    reasoning_chars_in_force,
 )
 
 Similarity = Literal["auto", "bm25", "embedding", "hybrid"]
@@ -61,8 +58,8 @@ Similarity = Literal["auto", "bm25", "embedding", "hybrid"]
 RETRIEVED_HEADER = "Past moments most like this one (most similar first):"
 
 
-class RagConfig(ReplySettings):
-    """Settings of the retrieval contract."""
+class RagConfig(ReasoningSettings, FallbackSettings):
+    """Settings of the retrieval contract (a reply's reasoning is stored in its chunk)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -79,14 +76,6 @@ class RagConfig(ReplySettings):
     """BM25's share of a hybrid score (the rest is cosine)."""
     cross_game: bool = False
     """Keep the chunks of earlier games of this contract object searchable."""
-    reasoning: bool = True
-    """Ask for a reasoning field before the action (it is stored in the chunk)."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models); recorded with the run (`model_params["reasoning_chars"]`)."""
-    fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes (see `bounded.core.fallback_actions`)."""
     bm25_k1: float = Field(default=1.5, gt=0)
     bm25_b: float = Field(default=0.75, ge=0, le=1)
 
@@ -127,8 +116,6 @@ class RagContract(ConfiguredContract[RagConfig]):
 
     def __init__(self, **settings: object) -> None:
         self.config = RagConfig.model_validate(settings)
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset)."""
         self.instructions = ""
         self.chunks: list[Chunk] = []
         self._dumped: list[JSON] = []
@@ -147,9 +134,8 @@ class RagContract(ConfiguredContract[RagConfig]):
     # -- lifecycle ------------------------------------------------------------------
 
     def reset(self, episode: EpisodeContext) -> None:
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, episode.model)
         self.instructions = episode.instructions
-        model = episode.model
+        model = self.model = episode.model
         self._count = model.count_tokens if model is not None else approx_tokens
         self._embedder = self._embedder_of(model)
         self.game += 1
@@ -182,19 +168,6 @@ class RagContract(ConfiguredContract[RagConfig]):
             self._vectors.add(doc, chunk.vector)
 
     # -- one decision ---------------------------------------------------------------
-
-    def fallback_policy(self) -> FallbackPolicy:
-        return self.config.fallback
-
-    def reply_instruction(self, obs: Observation) -> str:
-        """How to answer, in the reply mode in force (a `text` reply: reasoning, then the
-        reply object as a JSON block)."""
-        return instruction(self.reply_schema(obs), self.reply_mode, "json-block")
-
-    def reply_schema(self, obs: Observation) -> JSON:
-        return decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
 
     def assemble(self, obs: Observation) -> Prompt:
         found, seconds = self.retrieve(obs.text)
@@ -248,7 +221,7 @@ class RagContract(ConfiguredContract[RagConfig]):
             return None
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, _ = parse_reply(completion.text, obs, self.reply_mode, "json-block")
+        decision, _ = self.read_reply(completion, obs)
         self._pending_reply = scrub(completion.text)[0][: self.config.chunk_chars]
         decision.extra.update(self._last)
         return decision

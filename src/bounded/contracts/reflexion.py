@@ -36,14 +36,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation
 from bounded.contracts._reply import (
-    ReasoningChars,
     closed_object,
-    decision_schema,
     extract_json_object,
     scrub,
 )
-from bounded.contracts.replies import instruction, parse_reply
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
@@ -51,13 +48,11 @@ from bounded.core import (
     Decision,
     DecisionRecord,
     EpisodeContext,
-    FallbackPolicy,
     Model,
     Observation,
     Outcome,
     Prompt,
     StepResult,
-    reasoning_chars_in_force,
     stable_hash,
 )
 from bounded.stores.directory import REFLECTIONS_FILE, canonical_bytes
@@ -74,7 +69,7 @@ specific actions or choices you should have made instead."""
 REFLECTIONS_HEADER = "Your reflections on earlier attempts (oldest first):"
 
 
-class ReflexionConfig(ReplySettings):
+class ReflexionConfig(ReasoningSettings, FallbackSettings):
     """Settings of the Reflexion contract."""
 
     model_config = ConfigDict(extra="forbid")
@@ -96,14 +91,6 @@ class ReflexionConfig(ReplySettings):
     """Each of those decisions' observation is cut to this many characters."""
     max_tokens: int = Field(default=320, ge=16)
     """Reply tokens of the reflection call."""
-    reasoning: bool = True
-    """Ask for a reasoning field before the action."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models); recorded with the run (`model_params["reasoning_chars"]`)."""
-    fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes (see `bounded.core.fallback_actions`)."""
 
 
 class Reflection(BaseModel):
@@ -137,8 +124,6 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
 
     def __init__(self, **settings: object) -> None:
         self.config = ReflexionConfig.model_validate(settings)
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset)."""
         self.book = ReflectionBook()
         self.read: list[Reflection] = []
         self.window: deque[tuple[str, str]] = deque(maxlen=self.config.window)
@@ -199,7 +184,6 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     # -- lifecycle --------------------------------------------------------------------
 
     def reset(self, episode: EpisodeContext) -> None:
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, episode.model)
         self.episode, self.model = episode, episode.model
         self.instructions = episode.instructions
         self.book = self._open_book()
@@ -211,19 +195,6 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
         self._current = self._pending = ""
 
     # -- one decision ----------------------------------------------------------------
-
-    def fallback_policy(self) -> FallbackPolicy:
-        return self.config.fallback
-
-    def reply_instruction(self, obs: Observation) -> str:
-        """How to answer, in the reply mode in force (a `text` reply: reasoning, then the
-        reply object as a JSON block)."""
-        return instruction(self.reply_schema(obs), self.reply_mode, "json-block")
-
-    def reply_schema(self, obs: Observation) -> JSON:
-        return decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
 
     def assemble(self, obs: Observation) -> Prompt:
         prompt = Prompt()
@@ -241,7 +212,7 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self._pending = scrub(completion.text)[0]
-        decision, _ = parse_reply(completion.text, obs, self.reply_mode, "json-block")
+        decision, _ = self.read_reply(completion, obs)
         decision.extra["reflections_shown"] = [r.id for r in self.read]
         return decision
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal, get_args
+from typing import get_args
 
 from bounded.contracts._render import reply_format
 from bounded.contracts._reply import (
@@ -45,11 +45,8 @@ from bounded.contracts._reply import (
     resolve_action,
     scrub,
 )
-from bounded.core import JSON, Action, Decision, Observation, ReplyMode
+from bounded.core import JSON, Action, Decision, Observation, ReplyMode, TextRule
 
-TextRule = Literal[
-    "decision-tag", "json-block", "action-tags", "balrog-naive", "balrog-cot", "balrog-robust"
-]
 TEXT_RULES: tuple[str, ...] = get_args(TextRule)
 
 DECISION_TAG = re.compile(r"<decision>(.*?)(?:</decision>|\Z)", re.DOTALL | re.IGNORECASE)

@@ -1,16 +1,20 @@
-"""The reply settings every model-asking contract's configuration shares: how a reply is
-asked for and read (`reply`), and the modes a run may fall back to when the endpoint refuses
-the response format that mode needs (`reply_fallback`).
+"""The reply settings every model-asking contract's configuration shares, each defined here
+once: how a reply is asked for and read (`reply`, `reply_fallback`), the reasoning asked
+for in it and its budget (`reasoning`, `reasoning_chars`), and what an unusable reply
+executes (`fallback`).
 
-A contract configuration inherits `ReplySettings`; `ConfiguredContract` reads it, and the
-runner negotiates the mode in force with the model before the game starts
-(`bounded.runner.replies`)."""
+A contract configuration inherits `ReplySettings` (every contract that asks the model),
+`ReasoningSettings` (those whose reply has a reasoning field) and `FallbackSettings` (those
+whose fallback is a setting); `ConfiguredContract` reads them: the reply mode, the reply
+schema, the reasoning budget in force and the fallback policy. The runner negotiates the
+mode in force with the model before the game starts (`bounded.runner.replies`)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from bounded.core import ReplyMode
+from bounded.contracts._reply import ReasoningChars
+from bounded.core import FallbackPolicy, ReplyMode
 
 
 class ReplySettings(BaseModel):
@@ -21,7 +25,8 @@ class ReplySettings(BaseModel):
     reply: ReplyMode = "constrained"
     """`constrained` (decoded under the reply's JSON schema), `json` (one JSON object asked
     for, any object decoded, parsed leniently) or `text` (free text read by the contract's
-    own rule, as its paper does); see `bounded.core.ReplyMode`."""
+    own rule, as its paper does); see `bounded.core.ReplyMode`. A contract that reproduces
+    one paper's method declares its paper's mode as its default (docs/replies.md)."""
     reply_fallback: list[ReplyMode] = []
     """The modes the run may play in instead, in order, when the model's endpoint refuses
     the response format `reply` needs (an endpoint without strict JSON schemas); empty: such
@@ -41,4 +46,28 @@ class ReplySettings(BaseModel):
         return [self.reply, *(mode for mode in self.reply_fallback if mode != self.reply)]
 
 
-__all__ = ["ReplySettings"]
+class ReasoningSettings(ReplySettings):
+    """The reply settings of a contract whose decision reply has a reasoning field."""
+
+    reasoning: bool = True
+    """Ask for a reasoning field before the decision's action(s) (what a contract keeps of
+    it: its own docs; the embedded model's is short where it is capped)."""
+    reasoning_chars: ReasoningChars = "model"
+    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
+    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
+    endpoint and plugin models). The value in force is recorded with the run
+    (`model_params["reasoning_chars"]`) and read by `ConfiguredContract.reasoning_chars`."""
+
+
+class FallbackSettings(BaseModel):
+    """The fallback of a contract that makes it a setting."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    fallback: FallbackPolicy = "first-legal"
+    """What an unusable reply (malformed, no action, an invalid action) executes: `no-op`
+    (the SKILL.state replication's), `first-legal`, or `game-default` (BALROG's agents'); see
+    `bounded.core.fallback_actions`."""
+
+
+__all__ = ["FallbackSettings", "ReasoningSettings", "ReplySettings"]

@@ -18,32 +18,28 @@ from pydantic import ConfigDict, Field
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation
 from bounded.contracts._reply import (
-    ReasoningChars,
-    decision_schema,
     decode_reply,
     resent_reply,
     scrub,
 )
 from bounded.contracts.recovery import Perturbation, corrupt_text
-from bounded.contracts.replies import TextRule, balrog_candidate, instruction, parse_reply
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.replies import TextRule, balrog_candidate
+from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
     Decision,
     EpisodeContext,
-    FallbackPolicy,
     Observation,
     Prompt,
     StepResult,
     TokenCounter,
     approx_tokens,
-    reasoning_chars_in_force,
     stable_hash,
 )
 
 
-class TranscriptConfig(ReplySettings):
+class TranscriptConfig(ReasoningSettings, FallbackSettings):
     """Settings of the transcript baseline."""
 
     model_config = ConfigDict(extra="forbid")
@@ -52,23 +48,12 @@ class TranscriptConfig(ReplySettings):
     """How a `text` reply is read (`bounded.contracts.replies`): `json-block` (reasoning,
     then the reply object), or BALROG's agents' `balrog-naive`, `balrog-cot`,
     `balrog-robust` (the `balrog-*` presets)."""
-    reasoning: bool = True
-    """Ask for a reasoning field before the action."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models). The value in force is recorded with the run
-    (`model_params["reasoning_chars"]`)."""
     max_prompt_tokens: int | None = Field(default=None, ge=64)
     """Prompt budget; when the transcript outgrows it the oldest turns are dropped (and the
     number dropped recorded on the decision). None: the model's context window, if it has
     one, minus `reply_tokens`."""
     reply_tokens: int = Field(default=256, ge=1)
     """Room kept for the reply when the budget comes from the model's context window."""
-    fallback: FallbackPolicy = "first-legal"
-    """What an unusable reply executes: `first-legal`, `no-op` as the SKILL.state
-    replication's conversational mode, or `game-default` as BALROG's agents (see
-    `bounded.core.fallback_actions`)."""
     max_turns: int | None = Field(default=None, ge=0)
     """Keep only the newest this many observation/reply turns (BALROG's
     `max_text_history = 16`); None: every turn the budget holds."""
@@ -132,17 +117,13 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         self._exact: Callable[[list[dict[str, str]]], tuple[list[int], Any]] | None = None
         self._perturbed_now = False
         self.decisions = 0
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset), in the schema and in what
-        is resent."""
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
         self.history, self._turn_tokens, self._bare_replies = [], [], []
         self._pending, self._dropped, self._fell_back = None, 0, None
         self._perturbed_now, self.decisions = False, 0
-        model = episode.model
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, model)
+        model = self.model = episode.model
         if model is not None:
             self._count = model.count_tokens
         exact = getattr(model, "prompt_tokens", None)
@@ -151,14 +132,6 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         window = model.context_window if model is not None else None
         if self._budget is None and window:
             self._budget = int(window) - self.config.reply_tokens
-
-    def fallback_policy(self) -> FallbackPolicy:
-        return self.config.fallback
-
-    def reply_schema(self, obs: Observation) -> JSON:
-        return decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
 
     def _perturb_if_due(self) -> None:
         self._perturbed_now = self.decisions == self.config.perturb_at
@@ -172,10 +145,8 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     def assemble(self, obs: Observation) -> Prompt:
         self._perturb_if_due()
         system = self.instructions.strip()
-        mode, rule = self.reply_mode, self.config.text_rule
-        asked = instruction(self.reply_schema(obs), mode, rule)
-        current = f"{render_observation(obs)}\n\n{asked}"
-        if self.config.reply_note and mode != "text":
+        current = f"{render_observation(obs)}\n\n{self.reply_instruction(obs)}"
+        if self.config.reply_note and self.reply_mode != "text":
             current += f"\n{self.config.reply_note}"
         if self.config.invalid_feedback and self._fell_back is not None:
             current = f"{INVALID_FEEDBACK.format(action=self._fell_back)}\n\n{current}"
@@ -235,8 +206,8 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         return kept
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        mode, rule = self.reply_mode, self.config.text_rule
-        decision, reply = parse_reply(completion.text, obs, mode, rule)
+        mode, rule = self.reply_mode, self.reply_rule
+        decision, reply = self.read_reply(completion, obs)
         resent = scrub(completion.text)[0]  # in every later prompt, within the reasoning cap
         self._pending = resent_reply(resent, reply, decision, self.reasoning_chars)
         if mode == "text" and rule.startswith("balrog"):  # its action, where resent bare

@@ -31,8 +31,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from bounded.contracts._render import render_legal
-from bounded.contracts._reply import REASONING_MAX_CHARS, decision_schema
-from bounded.contracts.replies import instruction
 from bounded.contracts.typed.config import TypedConfig
 from bounded.core import JSON, Observation, Prompt, approx_tokens
 from bounded.stores.budget import Truncation, fit_block, fit_items
@@ -184,13 +182,16 @@ class Assembler:
         stores: StoreSet,
         task: str = "",
         *,
-        reasoning_chars: int | None = REASONING_MAX_CHARS,
+        reply_instruction: Callable[[Observation], str],
+        short_reasoning: bool = True,
     ) -> None:
         self.config = config
         self.stores = stores
         self.task = task
-        self.reasoning_chars = reasoning_chars
-        """The reasoning cap in force (None: uncapped, and L1 asks for no short one)."""
+        self.reply_instruction = reply_instruction
+        """The contract's instruction of how to answer `obs`, in its reply mode in force."""
+        self.short_reasoning = short_reasoning
+        """Whether L1 asks for a short reasoning (the reasoning is capped)."""
         self.fight: Fight | None = None
         self.last = Assembly()
         self._changing_rules: list[tuple[str, str]] = []
@@ -212,8 +213,7 @@ class Assembler:
         """The prompt for `obs`; what it was built from is in `last`."""
         self.last = Assembly()
         prompt = Prompt()
-        capped = self.reasoning_chars is not None
-        l1 = instructions_text(self.task, self.config.prompt, short_reasoning=capped)
+        l1 = instructions_text(self.task, self.config.prompt, short_reasoning=self.short_reasoning)
         prompt.add("L1", "system", l1)
         bound = approx_tokens(l1)
         parts: dict[str, Callable[[], int]] = {
@@ -258,10 +258,7 @@ class Assembler:
         legal_lines = [line for line in rendered if line.startswith("- ")]
         lines, cut = fit_items("L2.actions", legal_lines, config.actions, prefix="")
         self.last.note(cut)
-        schema = decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
-        footer = instruction(schema, self.config.reply, self.config.text_rule)
+        footer = self.reply_instruction(obs)
         if obs.max_actions > 1:
             footer = f"You may give up to {obs.max_actions} actions, executed in order. {footer}"
         prompt.add("L2", "user", "\n".join([header, state_text, "Legal actions:", *lines, footer]))

@@ -13,9 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bounded.contracts._reply import ReasoningChars
 from bounded.contracts.replies import TextRule
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.reply_settings import ReasoningSettings
 from bounded.core import DEFAULT_MAX_TOKENS, ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope
@@ -111,7 +110,7 @@ class PostrunSettings(BaseModel):
     """Similarity at or above which a new text is a duplicate of a stored one."""
 
 
-class TypedConfig(ReplySettings):
+class TypedConfig(ReasoningSettings):
     """Settings of the typed contract (presets set several of these at once)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -131,13 +130,6 @@ class TypedConfig(ReplySettings):
     caches (L1; the rules of relics, deck, enemies and room in a fixed order; the combat
     container; L4; L5; the rules of what changes every play; L2). Recorded with the run's
     contract config."""
-    reasoning: bool = True
-    """Ask for a reasoning field before the action(s) (a short one where it is capped)."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models). The value in force is recorded with the run
-    (`model_params["reasoning_chars"]`)."""
     l2: StateLayer = Field(default_factory=StateLayer)
     l3: RulesLayer = Field(default_factory=RulesLayer)
     l4: StoreLayer = Field(default_factory=lambda: StoreLayer(budget=LayerBudget(items=3)))

@@ -14,8 +14,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bounded.contracts._configured import ConfiguredContract
-from bounded.contracts._reply import decision_schema
-from bounded.contracts.replies import parse_reply
 from bounded.contracts.typed.assembly import Assembler, Fight
 from bounded.contracts.typed.config import TypedConfig, config_error, game_of
 from bounded.contracts.typed.learning import Digest, Learner, outcome_word
@@ -31,9 +29,7 @@ from bounded.core import (
     Observation,
     Outcome,
     Prompt,
-    ReplyMode,
     StepResult,
-    reasoning_chars_in_force,
 )
 from bounded.stores.budget import Truncation
 from bounded.stores.directory import StoreSet
@@ -63,9 +59,7 @@ class TypedContract(ConfiguredContract[TypedConfig]):
         self.stores = StoreSet(self.game)
         self._stores_seeded = False
         """Whether `stores` was built at a reset (from that episode's knowledge)."""
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset)."""
-        self.assembler = Assembler(self.config, self.stores, reasoning_chars=self.reasoning_chars)
+        self.assembler = self._assembler()
         self.digest = Digest()
         self.read_hashes: dict[str, str] = {}
         self.written_hashes: dict[str, str] = {}
@@ -79,7 +73,6 @@ class TypedContract(ConfiguredContract[TypedConfig]):
         self.knowledge = episode.knowledge
         self.game = self._game_for(episode)
         self.model = episode.model
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, self.model)
         self.run_id = episode.run_id
         path = self._store_path()
         # In memory, what earlier episodes of this object learned is kept; on disk, the
@@ -87,9 +80,7 @@ class TypedContract(ConfiguredContract[TypedConfig]):
         if path is not None or not self._stores_seeded or self.stores.game != self.game:
             self.stores = self._open_stores(path)
             self._stores_seeded = True
-        self.assembler = Assembler(
-            self.config, self.stores, episode.instructions, reasoning_chars=self.reasoning_chars
-        )
+        self.assembler = self._assembler(episode.instructions)
         self.digest = Digest()
         self.read_hashes = {
             layer: digest
@@ -100,6 +91,14 @@ class TypedContract(ConfiguredContract[TypedConfig]):
         self.verdicts = []
         self.postrun_calls = []
         self.postrun_note = ""
+
+    def _assembler(self, task: str = "") -> Assembler:
+        """The prompt's assembler for the stores and the reasoning budget in force."""
+        return Assembler(
+            self.config, self.stores, task,
+            reply_instruction=self.reply_instruction,
+            short_reasoning=self.reasoning_chars is not None,
+        )  # fmt: skip
 
     def _game_for(self, episode: EpisodeContext) -> str:
         """The stores' namespace: the config's, else the knowledge's, else the env id's."""
@@ -162,20 +161,11 @@ class TypedContract(ConfiguredContract[TypedConfig]):
 
     # -- one decision -------------------------------------------------------------
 
-    def reply_schema(self, obs: Observation) -> JSON:
-        return decision_schema(
-            obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-        )
-
     def assemble(self, obs: Observation) -> Prompt:
         return self.assembler.assemble(obs, self.situation(obs))
 
-    def use_reply_mode(self, mode: ReplyMode) -> None:
-        super().use_reply_mode(mode)
-        self.assembler.config = self.config  # its L2 footer asks in the mode in force
-
     def parse(self, completion: Completion, obs: Observation) -> Decision:
-        decision, _ = parse_reply(completion.text, obs, self.reply_mode, self.config.text_rule)
+        decision, _ = self.read_reply(completion, obs)
         decision.extra.update(self.assembly_record())
         return decision
 
