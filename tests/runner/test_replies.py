@@ -3,7 +3,7 @@
 import json
 
 import bounded
-from bounded.core import Completion
+from bounded.core import Completion, Decision
 from bounded.models.scripted import ScriptedModel
 from bounded.runner.build import check_spec
 from bounded.runner.identity import identity_hash
@@ -58,8 +58,49 @@ def test_the_ledger_reads_each_mode_by_its_format():
 def test_a_constrained_game_without_a_fallback_records_its_config_as_before():
     from bounded.contracts import make_contract
 
-    plain = make_contract("state").config_dict()
-    assert not {"reply", "reply_fallback", "text_rule"} & set(plain)
-    asked = make_contract("state", {"reply_fallback": ["text"]}).config_dict()
-    assert asked["reply"] == "constrained" and asked["reply_fallback"] == ["text"]
+    for name in ("typed", "transcript"):  # constrained by default
+        assert not {"reply", "reply_fallback", "text_rule"} & set(make_contract(name).config_dict())
+    asked = make_contract("state", {"reply": "constrained"}).config_dict()
+    assert not {"reply", "reply_fallback", "text_rule"} & set(asked)  # today's text default
+    assert make_contract("state").config_dict()["reply"] == "text"
+    allowed = make_contract("transcript", {"reply_fallback": ["text"]}).config_dict()
+    assert allowed["reply"] == "constrained" and allowed["reply_fallback"] == ["text"]
     assert make_contract("balrog-naive").config_dict()["text_rule"] == "balrog-naive"
+
+
+def test_the_ledger_takes_what_the_parse_decoded_and_decodes_only_where_it_is_not_said(
+    monkeypatch,
+):
+    decoded = []
+
+    def counting(text):
+        decoded.append(text)
+        return {"a": 1}, 0
+
+    monkeypatch.setattr("bounded.runner.replies.decode_reply", counting)
+    ledger = ReplyLedger(asked="constrained", mode="constrained")
+    said = Completion(text='{"a": 1}', finish_reason="stop")
+    ledger.read(said, SCHEMA, None, Decision(reply_object={"a": 1}))
+    ledger.read(said, SCHEMA, None, Decision(reply_object=None))  # the parse found none
+    assert decoded == [] and ledger.record()["off_format"] == 1
+    ledger.read(said, SCHEMA, None, Decision())  # a contract that does not say
+    assert decoded == ['{"a": 1}'] and ledger.record()["off_format"] == 1
+
+
+def test_a_play_decodes_each_reply_once(monkeypatch):
+    import bounded.contracts._reply as reply_module
+
+    calls = []
+    original = reply_module.decode_reply
+
+    def counting(text, **kwargs):
+        calls.append(text)
+        return original(text, **kwargs)
+
+    monkeypatch.setattr(reply_module, "decode_reply", counting)
+    monkeypatch.setattr("bounded.runner.replies.decode_reply", counting)
+    reply = json.dumps({"action": {"id": "report", "args": ARGS}})
+    spec = bounded.GameSpec(env="warehouse", env_options={"horizon": 3}, contract="transcript",
+                            contract_config={"reply": "json"})  # fmt: skip
+    run = bounded.play(spec, model=ScriptedModel([reply] * 3))
+    assert run.model_params["reply"]["replies"] == 3 and len(calls) == 3

@@ -346,10 +346,10 @@ def parse_decision(text: str, obs: Observation) -> tuple[Decision, JSON]:
     try:
         reply, replaced = decode_reply(text)
     except ValueError as exc:
-        decision = Decision(parse_error=str(exc))
+        decision = Decision(parse_error=str(exc), reply_object=None)
         note_scrubbed(decision, scrub(text)[1])
         return decision, {}
-    decision = Decision()
+    decision = Decision(reply_object=reply)
     note_scrubbed(decision, replaced)
     reasoning = reply.get("reasoning")
     if isinstance(reasoning, str):

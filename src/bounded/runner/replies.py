@@ -15,6 +15,10 @@ JSON schemas) or take it and not keep to it. `ReplyLedger` keeps, per run, in
   for (not a JSON object in `json` mode; not valid under the reply schema when
   `constrained`), and those cut by the token limit (not counted as off format);
 - `honoured`: no reply was off format (None in `text` mode, where no format is asked).
+
+Whether a reply kept to its format is read from what the contract's parse found
+(`Decision.reply_object`, the object it decoded, or None); the reply is decoded here again
+only for a contract that does not say.
 """
 
 from __future__ import annotations
@@ -22,7 +26,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bounded.contracts._reply import decode_reply, keeps_schema
-from bounded.core import JSON, BoundedError, Completion, ReplyMode
+from bounded.core import (
+    JSON,
+    BoundedError,
+    Completion,
+    Contract,
+    Decision,
+    Observation,
+    ReplyMode,
+    TextRule,
+)
 
 CUT_REASON = "length"
 """`Completion.finish_reason` of a reply the token limit cut."""
@@ -33,13 +46,25 @@ class ReplyFormatError(BoundedError):
     plays (one line naming the refusals and the setting that would allow another mode)."""
 
 
-def keeps_format(mode: ReplyMode, text: str, constraint: JSON | None) -> bool:
+def decoded_object(text: str, decision: Decision | None) -> JSON | None:
+    """The reply's JSON object as the contract's parse decoded it (`Decision.reply_object`),
+    decoded here only where the decision does not say; None: the reply holds none."""
+    if decision is not None and "reply_object" in decision.model_fields_set:
+        return decision.reply_object
+    try:
+        return decode_reply(text)[0]
+    except ValueError:
+        return None
+
+
+def keeps_format(
+    mode: ReplyMode, text: str, constraint: JSON | None, decision: Decision | None = None
+) -> bool:
     """Whether a reply keeps to the format its mode asked for (any text in `text` mode)."""
     if mode == "text":
         return True
-    try:
-        reply, _ = decode_reply(text)
-    except ValueError:
+    reply = decoded_object(text, decision)
+    if reply is None:
         return False
     return mode == "json" or constraint is None or keeps_schema(reply, constraint)
 
@@ -56,9 +81,16 @@ class ReplyLedger:
     off_format: int = 0
     cut: int = 0
 
-    def read(self, completion: Completion, constraint: JSON | None, sent: str | None) -> None:
-        """Count one reply of the decision's own call; `sent` is what the model says it
-        sent (None: it does not say, and the constraint was handed to it as it is)."""
+    def read(
+        self,
+        completion: Completion,
+        constraint: JSON | None,
+        sent: str | None,
+        decision: Decision | None = None,
+    ) -> None:
+        """Count one reply of the decision's own call, as the contract parsed it into
+        `decision`; `sent` is what the model says it sent (None: it does not say, and the
+        constraint was handed to it as it is)."""
         self.replies += 1
         if sent is not None:
             self.response_format = sent
@@ -66,7 +98,7 @@ class ReplyLedger:
             self.response_format = "constraint" if constraint is not None else "none"
         if completion.finish_reason == CUT_REASON:
             self.cut += 1
-        elif not keeps_format(self.mode, completion.text, constraint):
+        elif not keeps_format(self.mode, completion.text, constraint, decision):
             self.off_format += 1
 
     def refuse(self, line: str, next_mode: ReplyMode | None) -> None:
@@ -89,6 +121,14 @@ class ReplyLedger:
         }
 
 
+def text_rule_of(contract: Contract, obs: Observation) -> TextRule | None:
+    """The rule a contract reads this decision's `text` reply by (its `text_rule_for`), or
+    None for a contract that does not say."""
+    rule_for = getattr(contract, "text_rule_for", None)
+    rule: TextRule | None = rule_for(obs) if callable(rule_for) else None
+    return rule
+
+
 def no_mode_left(refused: list[str], allowed: list[ReplyMode]) -> ReplyFormatError:
     """The error of a run whose endpoint refused every mode allowed."""
     tried = ", ".join(allowed)
@@ -98,4 +138,4 @@ def no_mode_left(refused: list[str], allowed: list[ReplyMode]) -> ReplyFormatErr
     )
 
 
-__all__ = ["ReplyFormatError", "ReplyLedger", "keeps_format", "no_mode_left"]
+__all__ = ["ReplyFormatError", "ReplyLedger", "keeps_format", "no_mode_left", "text_rule_of"]
