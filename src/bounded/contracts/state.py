@@ -35,14 +35,12 @@ from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation
 from bounded.contracts._reply import (
     MAX_JSON_DEPTH,
-    ReasoningChars,
     clip,
-    decision_schema,
     json_depth,
 )
 from bounded.contracts.recovery import Perturbation, corrupt_value
-from bounded.contracts.replies import TextRule, instruction, parse_reply
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.replies import TextRule
+from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     REASONING_BY_MODEL,
@@ -52,6 +50,7 @@ from bounded.core import (
     FallbackPolicy,
     Observation,
     Prompt,
+    ReplyMode,
     StepResult,
     reasoning_chars_in_force,
     stable_hash,
@@ -165,11 +164,14 @@ def patch_schema(state_schema: JSON | None) -> JSON:
     return {"type": "object", "properties": nullable, "additionalProperties": False}
 
 
-class StateConfig(ReplySettings):
-    """Settings of the state contract."""
+class StateConfig(ReasoningSettings, FallbackSettings):
+    """Settings of the state contract (a reply's reasoning is archived with its decision
+    and not kept: the state is all that is carried)."""
 
     model_config = ConfigDict(extra="forbid")
 
+    reply: ReplyMode = "text"
+    """SKILL.state's: free text, read by `text_rule` (`constrained` or `json` on request)."""
     text_rule: TextRule = "json-block"
     """How a `text` reply is read: `json-block` (SKILL.state's `parse_response`: reasoning,
     then a JSON block with `state_patch` and `action`; a reply without one is a no-op with
@@ -179,13 +181,6 @@ class StateConfig(ReplySettings):
     suggestion (if any), `{}` disables the check."""
     initial_state: JSON = Field(default_factory=dict)
     """The state before the first decision (the environment's suggestion fills keys left out)."""
-    reasoning: bool = True
-    """Ask for a reasoning field (discarded after each reply, archived with the decision)."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models). The value in force is recorded with the run
-    (`model_params["reasoning_chars"]`)."""
     max_state_chars: int | None = Field(default=MAX_STATE_CHARS, ge=2)
     """Largest state, in characters of the compact JSON the prompt shows; a patch whose
     result is larger is rejected and journaled. None: no limit (the state can then grow
@@ -199,8 +194,7 @@ class StateConfig(ReplySettings):
     closes) or `model` (`notes` for a model that declares a free-text budget, such as the
     embedded one; `open` otherwise). See the module's docstring."""
     fallback: FallbackPolicy = "no-op"
-    """What an unusable reply executes: `no-op` (the SKILL.state replication's) or
-    `first-legal` (see `bounded.core.fallback_actions`)."""
+    """The SKILL.state replication's: a malformed reply is a no-op with its parse error."""
     perturb_at: int | None = Field(default=None, ge=0)
     """State recovery: the decision (0-based) before which the state is perturbed
     (see `bounded.contracts.recovery`); None: never."""
@@ -246,12 +240,10 @@ class StateContract(ConfiguredContract[StateConfig]):
         self._pending_patch: Any = None
         self.decisions = 0
         self._perturbed_now = False
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset)."""
 
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, episode.model)
+        self.model = episode.model
         self.schema = self._schema_in_force(episode)
         self.state = {**(episode.initial_state or {}), **self.config.initial_state}
         self.journal, self._journal_json = [], []
@@ -274,17 +266,12 @@ class StateContract(ConfiguredContract[StateConfig]):
         parts = [self.instructions, MERGE_RULES]
         if self.schema:
             parts.append("Your state must match this JSON schema: " + compact_json(self.schema))
-        parts.append(instruction(self.reply_schema(obs), self.reply_mode, self.config.text_rule))
+        parts.append(self.reply_instruction(obs))
         return "\n\n".join(p for p in parts if p)
-
-    def fallback_policy(self) -> FallbackPolicy:
-        return self.config.fallback
 
     def reply_schema(self, obs: Observation) -> JSON:
         extra = {"state_patch": patch_schema(self.schema)}
-        return decision_schema(
-            obs, reasoning=self.config.reasoning, extra=extra, reasoning_chars=self.reasoning_chars
-        )
+        return self.decision_reply_schema(obs, extra)
 
     def _perturb_if_due(self) -> None:
         self._perturbed_now = self.decisions == self.config.perturb_at
@@ -303,7 +290,7 @@ class StateContract(ConfiguredContract[StateConfig]):
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         """The decision and its pending patch; a patch that is not an object is a parse
         error (and is journaled as rejected when the decision is committed)."""
-        decision, reply = parse_reply(completion.text, obs, self.reply_mode, self.config.text_rule)
+        decision, reply = self.read_reply(completion, obs)
         if self._perturbed_now:
             decision.extra["perturbed"] = self.config.perturb
         patch = self._pending_patch = reply.get("state_patch")  # null: no patch

@@ -55,6 +55,7 @@ from bounded.core import (
     EpisodeContext,
     Observation,
     Prompt,
+    ReplyMode,
     StepResult,
     stable_hash,
 )
@@ -88,6 +89,8 @@ class SummaryConfig(ReplySettings):
 
     model_config = ConfigDict(extra="forbid")
 
+    reply: ReplyMode = "text"
+    """CoS's (Appendix B): free text naming each decision as `<ACTION NAME>`."""
     interval: int = Field(default=5, ge=1)
     """K: decisions between two model calls, and how many L1 summaries a call sees."""
     decisions: int = Field(default=3, ge=1, le=16)
@@ -145,6 +148,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     """Chain of Summarization: L1 summaries every step, an L2 call every K steps."""
 
     name = "summary"
+    text_rule = "action-tags"
 
     def __init__(self, **settings: object) -> None:
         self.config = SummaryConfig.model_validate(settings)
@@ -270,10 +274,12 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self.last_call, self.calls = self.step, self.calls + 1
         text, replaced = scrub(completion.text)
+        decoded_object: JSON | None = None
         if self.reply_mode == "text":
             reply, items, error, decoded = self._text_reply(text)
         else:
-            reply, items, error, decoded = self._reply(text)
+            decoded_object, items, error, decoded = self._reply(text)
+            reply = decoded_object or {}
         actions, errors, invalid = self._resolve(items, obs)
         self.queue = deque(actions)
         self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
@@ -285,6 +291,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
             actions=chosen,
             parse_error=problems if not actions else None,
             extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
+            reply_object=decoded_object,
         )
         if invalid:
             decision.extra[INVALID_KEY] = invalid
@@ -294,15 +301,15 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         note_scrubbed(decision, replaced + decoded)
         return decision
 
-    def _reply(self, text: str) -> tuple[JSON, list[object], str | None, int]:
-        """The reply object, its decision items, a problem, and the lone surrogates its
-        decoded strings held (replaced)."""
+    def _reply(self, text: str) -> tuple[JSON | None, list[object], str | None, int]:
+        """The reply object (None: the reply holds none), its decision items, a problem,
+        and the lone surrogates its decoded strings held (replaced)."""
         try:
             reply, replaced = decode_reply(text)
         except ValueError as exc:
             tags = decisions_from_text(text)[: self.config.decisions]
             problem = None if tags else f"{exc} and no <ACTION>"
-            return {}, list(tags), problem, 0
+            return None, list(tags), problem, 0
         items = reply.get("decisions", [])
         if not isinstance(items, list):
             return reply, [], "decisions must be a list", replaced

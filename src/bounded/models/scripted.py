@@ -1,12 +1,30 @@
-"""A deterministic model for tests of the loop: replies come from a list or a function."""
+"""A deterministic model for tests of the loop: replies come from a list or a function.
+
+A reply given as a dict is the reply object. Where a response format is asked for
+(`constrained`, `json` reply modes) it is sent as JSON; in `text` mode it is written in the
+form the contract's text rule reads, as a model following the prompt's instruction would
+(`as_text`): inside a `<decision>` tag, as reasoning then a ```json block, as `<ACTION
+NAME>` tags, or as BALROG's agents answer. A scripted model reads no prompt as a model
+does, so in the `json` and `text` modes the runner tells it the reply's schema and the
+call's text rule (`reads_reply_schema`): a reply function is called with that schema, so a
+script that answers from the schema (the schema filler) plays in every mode. A reply given
+as a string is sent as it is."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ModelBase, approx_tokens
+from bounded.core import (
+    DEFAULT_MAX_TOKENS,
+    JSON,
+    Completion,
+    ModelBase,
+    TextRule,
+    approx_tokens,
+)
 
 Reply = str | JSON
 ReplyFunction = Callable[[list[dict[str, str]], JSON | None], Reply]
@@ -16,8 +34,13 @@ class ScriptedModel(ModelBase):
     """Returns the given replies in order (dicts are sent as JSON), cycling when `cycle` is set.
 
     With a function instead of a list, each reply is `fn(messages, constraint)`, which
-    lets a test answer from what the prompt holds. Every call is kept in `calls`.
+    lets a test answer from what the prompt holds; `constraint` is the reply's schema in
+    every mode (see the module's docstring). Every call is kept in `calls`.
     """
+
+    reads_reply_schema = True
+    """The runner tells this model the reply's schema and text rule in `json` and `text`
+    mode too."""
 
     def __init__(
         self,
@@ -53,10 +76,17 @@ class ScriptedModel(ModelBase):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
+        reply_schema: JSON | None = None,
+        text_rule: TextRule | None = None,
     ) -> Completion:
         self.calls.append({"messages": messages, "constraint": constraint})
-        reply = self._reply(messages, constraint)
-        text = reply if isinstance(reply, str) else json.dumps(reply)
+        reply = self._reply(messages, reply_schema if reply_schema is not None else constraint)
+        if isinstance(reply, str):
+            text = reply
+        elif constraint is not None:
+            text = json.dumps(reply)
+        else:
+            text = as_text(reply, text_rule)
         prompt_tokens = sum(approx_tokens(m["content"]) for m in messages)
         return Completion(
             text=text,
@@ -65,6 +95,41 @@ class ScriptedModel(ModelBase):
             model=self.id,
             finish_reason="stop",
         )
+
+
+_TAGGED = re.compile(r"^<(.*)>$")
+
+
+def action_ids(reply: JSON) -> list[str]:
+    """The ids a reply object names, in order (`action`, `actions` or `decisions`; a
+    decision written `<NAME>` is `NAME`)."""
+    one = [reply["action"]] if "action" in reply else []
+    raw = reply.get("actions", reply.get("decisions", one))
+    ids = []
+    for item in raw if isinstance(raw, list) else []:
+        name = item.get("id") if isinstance(item, dict) else item
+        if isinstance(name, str):
+            tagged = _TAGGED.match(name)
+            ids.append(tagged.group(1) if tagged else name)
+    return ids
+
+
+def as_text(reply: JSON, rule: TextRule | None) -> str:
+    """A reply object written in the form `rule` reads (`bounded.contracts.replies`), as a
+    model following the prompt's instruction would; JSON where no rule is given."""
+    body = json.dumps(reply)
+    prose = str(reply.get("reasoning") or reply.get("analysis") or "")
+    names = action_ids(reply)
+    first = names[0] if names else ""
+    written = {
+        "decision-tag": f"{prose}\n<decision>{body}</decision>",
+        "json-block": f"{prose}\n```json\n{body}\n```",
+        "action-tags": f"{prose}\n" + " ".join(f"<{name}>" for name in names),
+        "balrog-robust": f"<|ACTION|>{first}<|END|>",
+        "balrog-cot": f"{prose}\nACTION: {first}",
+        "balrog-naive": first,
+    }
+    return written.get(rule or "", body).strip()
 
 
 def minimal_instance(schema: JSON) -> Any:

@@ -65,8 +65,13 @@ from bounded.core import (
 )
 from bounded.envs import canonical_env_id
 from bounded.runner.identity import changed_inputs, identity_hash
-from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
-from bounded.runner.replies import ReplyLedger, no_mode_left
+from bounded.runner.meter import (
+    ClockedModel,
+    ModelUnavailableError,
+    PromptCounter,
+    reads_reply_schema,
+)
+from bounded.runner.replies import ReplyLedger, no_mode_left, text_rule_of
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 
@@ -375,18 +380,23 @@ class EpisodeRunner:
                 return prompt, None, Decision(parse_error=error)
             break
         self._model_errors = 0
-        sent = self.model_for(obs).inner
-        self.replies.read(completion, constraint, getattr(sent, "last_response_format", None))
+        decision = self.contract.parse(completion, obs)
+        sent = getattr(self.model_for(obs).inner, "last_response_format", None)
+        self.replies.read(completion, constraint, sent, decision)
         self.run.model_params["reply"] = self.replies.record()
-        return prompt, completion, self.contract.parse(completion, obs)
+        return prompt, completion, decision
 
     def _ask(self, obs: Observation, prompt: Prompt, constraint: JSON | None) -> Completion:
-        return self.model_for(obs).complete(
+        model = self.model_for(obs)
+        told = self.contract.reply_mode != "constrained" and reads_reply_schema(model.inner)
+        return model.complete(
             prompt.messages(),
             constraint=constraint,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             seed=self.seed,
+            reply_schema=self.contract.reply_schema(obs) if told else None,
+            text_rule=text_rule_of(self.contract, obs) if told else None,
         )
 
     def _refused(self, exc: ResponseFormatRefused) -> None:

@@ -23,8 +23,16 @@ from bounded.core import (
     Embeddings,
     Model,
     Prompt,
+    TextRule,
     TokenCounter,
 )
+
+
+def reads_reply_schema(model: object) -> bool:
+    """Whether a model is told the reply's schema and text rule in the `json` and `text`
+    reply modes (the scripted model, which cannot read the prompt's instruction; the
+    embedded model decoding a text reply's frame)."""
+    return getattr(model, "reads_reply_schema", False) is True
 
 
 class MeteredModel:
@@ -50,14 +58,24 @@ class MeteredModel:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
+        reply_schema: JSON | None = None,
+        text_rule: TextRule | None = None,
     ) -> Completion:
-        completion = self.inner.complete(
-            messages,
-            constraint=constraint,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            seed=seed,
-        )
+        """The inner model's completion, kept. `reply_schema` and `text_rule` (what the
+        reply is asked to hold, and in `text` mode its form) are handed on only to a model
+        that reads them (`reads_reply_schema`), never to another."""
+        if reads_reply_schema(self.inner):
+            complete: Any = self.inner.complete
+            completion = complete(
+                messages, constraint=constraint, max_tokens=max_tokens,
+                temperature=temperature, seed=seed, reply_schema=reply_schema,
+                text_rule=text_rule,
+            )  # fmt: skip
+        else:
+            completion = self.inner.complete(
+                messages, constraint=constraint, max_tokens=max_tokens,
+                temperature=temperature, seed=seed,
+            )  # fmt: skip
         if not completion.model:  # every call is counted under the model that made it
             completion = completion.model_copy(update={"model": self.id})
         self._calls.append(completion)
@@ -150,13 +168,16 @@ class ClockedModel(MeteredModel):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
+        reply_schema: JSON | None = None,
+        text_rule: TextRule | None = None,
     ) -> Completion:
         self._check_budget()
         started = time.perf_counter()
         try:
             completion = super().complete(
                 messages, constraint=constraint, max_tokens=max_tokens,
-                temperature=temperature, seed=seed,
+                temperature=temperature, seed=seed, reply_schema=reply_schema,
+                text_rule=text_rule,
             )  # fmt: skip
         except Exception as exc:
             self.spent_s += time.perf_counter() - started

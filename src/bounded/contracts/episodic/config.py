@@ -8,11 +8,10 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from bounded.contracts._reply import ReasoningChars
 from bounded.contracts.episodic.bank import DValue
 from bounded.contracts.episodic.gating import GatingStart
-from bounded.contracts.reply_settings import ReplySettings
-from bounded.core import JSON
+from bounded.contracts.reply_settings import ReasoningSettings
+from bounded.core import JSON, ReplyMode
 
 BANK_DIR_VARIABLE = "BOUNDED_BANK_DIR"
 DEFAULT_BANK_DIR = "runs/banks"
@@ -46,13 +45,16 @@ DESCRIPTION_SCHEMA: JSON = {
 }
 
 
-class EpisodicConfig(ReplySettings):
+class EpisodicConfig(ReasoningSettings):
     """Settings of the episodic contract; defaults are the paper's where it gives them. A
     `text` reply is read as EpicStar's: an exploration call's `<ACTION NAME>`s, in order,
     are its proposals; any other call's reply is reasoning, then a JSON block."""
 
     model_config = ConfigDict(extra="forbid")
 
+    reply: ReplyMode = "text"
+    """EpicStar's (Appendix B): an exploration call's free text names its actions as
+    `<ACTION NAME>`; any other call answers with reasoning, then a JSON block."""
     bank: str | None = None
     """Path of the bank file (`.npz`); None: `$BOUNDED_BANK_DIR/<env>.npz` (default
     directory `runs/banks`) when that file exists, otherwise an empty bank."""
@@ -121,13 +123,6 @@ class EpisodicConfig(ReplySettings):
     """Id of the do-nothing action, executed when nothing else is due; None (the default): the
     environment's own (`Env.empty_action`, craft's `EMPTY ACTION`). On an environment that
     declares none the model is asked whenever nothing is retrieved or popped."""
-    reasoning: bool = True
-    """Ask for a reasoning field in the model's replies (the `short` prompt's)."""
-    reasoning_chars: ReasoningChars = "model"
-    """Longest reasoning a reply may hold, in characters (its schema's `maxLength`), or
-    None: no cap. `model`: the model's own budget (the embedded model's 120; no cap for
-    endpoint and plugin models). The value in force is recorded with the run
-    (`model_params["reasoning_chars"]`)."""
     description_max_tokens: int = Field(default=120, ge=16)
     """Token budget of one strategy description."""
     description_temperature: float = Field(default=0.1, ge=0.0)

@@ -60,7 +60,6 @@ from bounded.contracts._features import flatten_state
 from bounded.contracts._render import render_observation
 from bounded.contracts._reply import (
     action_schema,
-    decision_schema,
     decode_reply,
     extract_json_object,
     note_scrubbed,
@@ -89,7 +88,7 @@ from bounded.contracts.episodic.memory import (
     render_changes,
     working_memory,
 )
-from bounded.contracts.replies import action_tags, instruction, parse_reply, text_instruction
+from bounded.contracts.replies import action_tags, text_instruction
 from bounded.contracts.step_protocol import PAPER_TEMPERATURE, check_step, step_of, with_step
 from bounded.core import (
     INVALID_KEY,
@@ -103,7 +102,7 @@ from bounded.core import (
     Observation,
     Prompt,
     StepResult,
-    reasoning_chars_in_force,
+    TextRule,
     stable_hash,
 )
 
@@ -155,8 +154,6 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         self._plan: StepPlan | None = None
         self._injected_bank = False
         self._loaded: tuple[Path, float] | None = None
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-        """The reasoning cap in force (the model's, once reset)."""
         self.empty_action: str | None = self.config.empty_action
         """The do-nothing action in force (the configured one, else the environment's)."""
         self.no_bank: str = ""
@@ -183,7 +180,6 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         self.step = 0
         self.clock.reset()
         self.context_window = self.model.context_window if self.model is not None else None
-        self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars, self.model)
         self.sources = {}
         self._plan = None
         if self.no_bank:
@@ -354,9 +350,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
 
     def reply_schema(self, obs: Observation) -> JSON:
         if not self.plan(obs).explore:
-            return decision_schema(
-                obs, reasoning=self.config.reasoning, reasoning_chars=self.reasoning_chars
-            )
+            return self.decision_reply_schema(obs)
         if self.config.prompt == "paper":
             return cos_prompt.reply_schema(
                 obs.legal, self.config.explore_actions, self.text_chars()
@@ -412,17 +406,20 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         parts = [self.instructions, ROLE]
         if self._executable_instruction():
             parts.append(EXECUTABLE_NOW)
-        parts.append(self._reply_instruction(obs))
+        parts.append(self.reply_instruction(obs))
         return "\n\n".join(p for p in parts if p)
 
-    def _reply_instruction(self, obs: Observation) -> str:
+    def text_rule_for(self, obs: Observation) -> TextRule:
+        """An exploration call's `<ACTION NAME>`s; any other call's JSON block."""
+        return "action-tags" if self.plan(obs).explore else self.reply_rule
+
+    def reply_instruction(self, obs: Observation) -> str:
         """How to answer in the mode in force: an exploration call in `text` mode names its
         actions as `<ACTION NAME>` (EpicStar's), any other reply is a JSON object (in
         `text` mode: reasoning, then a JSON block)."""
-        schema = self.reply_schema(obs)
         if self.reply_mode == "text" and self.plan(obs).explore:
-            return text_instruction(schema, "action-tags")
-        return instruction(schema, self.reply_mode, "json-block")
+            return text_instruction(self.reply_schema(obs), "action-tags")
+        return super().reply_instruction(obs)
 
     def _paper_system(self, obs: Observation, *, strategy: bool) -> tuple[str, str]:
         """Prompt 1 around the strategy slot; an exploration-free decision (an environment
@@ -434,7 +431,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
                 text=self.reply_mode == "text",
             )  # fmt: skip
         else:
-            before, after = self.instructions, self._reply_instruction(obs)
+            before, after = self.instructions, self.reply_instruction(obs)
         if self._executable_instruction():
             after = f"{after}\n\n{EXECUTABLE_NOW}"
         return before, after
@@ -444,7 +441,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         if plan.direct is not None:
             return plan.direct
         if not plan.explore:
-            decision, _ = parse_reply(completion.text, obs, self.reply_mode, "json-block")
+            decision, _ = self.read_reply(completion, obs)
             decision.extra.update(self._extra(plan, "model"))
             return decision
         text, replaced = scrub(completion.text)
