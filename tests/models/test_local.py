@@ -5,11 +5,19 @@ from llama_cpp import LlamaGrammar
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from bounded.contracts import make_contract
-from bounded.contracts._reply import parse_decision
+from bounded.contracts._reply import decision_schema, parse_decision
+from bounded.contracts.replies import TEXT_RULES, parse_decision_tag
 from bounded.core import EMBEDDED_REASONING_CHARS, Action, ConfigError, Observation
 from bounded.envs import make
 from bounded.models import make_model
-from bounded.models.local import EMBEDDED, LocalModel, schema_grammar, sha256_of, verify
+from bounded.models.local import (
+    EMBEDDED,
+    LocalModel,
+    frame_grammar,
+    schema_grammar,
+    sha256_of,
+    verify,
+)
 from bounded.runner import run_episode
 from bounded.testing import episode
 
@@ -155,3 +163,38 @@ def test_gemma_base_model_decodes_under_the_grammar_when_installed():
 @pytest.mark.model
 def test_the_embedded_model_declares_todays_reasoning_budget(local_model):
     assert local_model.reasoning_chars == EMBEDDED_REASONING_CHARS == 120
+
+
+@pytest.mark.parametrize("rule", TEXT_RULES)
+def test_each_text_rule_has_a_frame_grammar_llama_cpp_compiles(rule):
+    schema = decision_schema(Observation(kind="choice", text="", legal=CHOICES))
+    gbnf = frame_grammar(rule, schema, prose_chars=EMBEDDED_REASONING_CHARS)
+    if rule == "balrog-naive":  # the whole reply is the action: nothing to frame
+        assert gbnf is None
+        return
+    assert gbnf is not None and gbnf.startswith("root ::= bounded-prose")
+    LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+def test_text_grammar_is_a_named_option(local_model):
+    assert local_model.text_grammar == "none" and not local_model.reads_reply_schema
+    with pytest.raises(ConfigError, match="text_grammar"):
+        LocalModel(text_grammar="tags")
+
+
+def test_a_framed_text_reply_is_free_prose_then_the_tag_its_rule_reads(local_model, monkeypatch):
+    """One short decision: the prose is free, the decision tag and its object are not."""
+    monkeypatch.setattr(local_model, "text_grammar", "frame")
+    obs = Observation(kind="choice", text="Pick a colour you like.", legal=CHOICES)
+    contract = make_contract(
+        "transcript", {"reply": "text", "text_rule": "decision-tag", "reasoning": False}
+    )
+    contract.reset(episode(instructions="You choose colours."))
+    completion = local_model.complete(
+        contract.assemble(obs).messages(), constraint=None, max_tokens=96,
+        reply_schema=contract.reply_schema(obs), text_rule="decision-tag",
+    )  # fmt: skip
+    assert local_model.last_response_format == "frame"
+    decision, _ = parse_decision_tag(completion.text, obs)
+    assert decision.parse_error is None, completion.text
+    assert decision.actions[0].id in {a.id for a in CHOICES}

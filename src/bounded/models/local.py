@@ -5,8 +5,15 @@ A constrained decision is decoded under a grammar built from the reply's JSON sc
 instead of `response_format`, which silently falls back to generic JSON), so the reply
 always parses and names a legal action. In the `json` reply mode the constraint is any
 JSON object (`bounded.core.ANY_JSON_OBJECT`), decoded under that object's grammar; in the
-`text` mode there is no constraint and no grammar: the model writes free text
-(`last_response_format` says which: `grammar` or `none`).
+`text` mode there is no constraint and, by default (`text_grammar = "none"`), no grammar:
+the model writes free text. With `text_grammar = "frame"` (a model option, so part of the
+game's identity) a text reply is decoded under a grammar of only the frame its text rule
+reads (`frame_grammar`): free prose up to the model's reasoning budget, then the decision
+tag or JSON block holding a reply object under the reply's schema, the `<ACTION NAME>`
+tags, BALROG's `ACTION:` line or `<|ACTION|>...<|END|>` (BALROG's naive rule has no frame:
+no grammar). So the cost of free decoding, against free prose with a frame the parse can
+always read, is measurable. `last_response_format` says which: `grammar`, `frame` or
+`none`.
 
 llama.cpp keeps the KV cache of the previous call and re-evaluates only what follows the
 longest common token prefix; `cached_tokens` reports that prefix.
@@ -30,9 +37,10 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bounded.core import (
+    ANY_JSON_OBJECT,
     DEFAULT_MAX_TOKENS,
     EMBEDDED_REASONING_CHARS,
     JSON,
@@ -40,6 +48,7 @@ from bounded.core import (
     ConfigError,
     Embeddings,
     ModelBase,
+    TextRule,
 )
 
 
@@ -131,6 +140,40 @@ def schema_grammar(schema_json: str) -> str:
     return json_schema_to_gbnf(schema_json).replace(LOOSE_STRING_CHAR, STRICT_STRING_CHAR)
 
 
+TextGrammar = Literal["none", "frame"]
+"""How the embedded model decodes a `text` reply: under no grammar, or its rule's frame."""
+
+FRAME_PROSE_CHARS = 400
+"""Longest prose before a frame, for a model that declares no reasoning budget."""
+
+FRAMES: dict[str, tuple[str, str]] = {
+    "decision-tag": ("[^<]", '"<decision>" bounded-reply "</decision>"'),
+    "json-block": ("[^`]", '"```json\\n" bounded-reply "\\n```"'),
+    "action-tags": ("[^<]", 'bounded-tag (" " bounded-tag){0,15}'),
+    "balrog-cot": ("[^\\x00]", '"ACTION: " [a-zA-Z :]{1,80}'),
+    "balrog-robust": ("[^<]", '"<|ACTION|>" [^<]{1,80} "<|END|>"'),
+}
+"""Text rule -> the characters its prose may hold, and its frame (GBNF)."""
+
+
+def frame_grammar(rule: TextRule, schema: JSON | None, prose_chars: int) -> str | None:
+    """GBNF of a text reply's frame under `rule`: up to `prose_chars` characters of prose,
+    then the frame, whose reply object (a decision tag's, a JSON block's) is decoded under
+    `schema` (None: any JSON object). None for a rule with no frame (BALROG's naive)."""
+    if rule not in FRAMES:
+        return None
+    prose, frame = FRAMES[rule]
+    lines = [
+        f"root ::= bounded-prose {frame}",
+        f"bounded-prose ::= {prose}{{0,{prose_chars}}}",
+        'bounded-tag ::= "<" [^<>\\n]{1,80} ">"',
+    ]
+    if "bounded-reply" in frame:
+        reply = schema_grammar(json.dumps(schema if schema is not None else ANY_JSON_OBJECT))
+        lines.append(reply.replace("root ::=", "bounded-reply ::=", 1))
+    return "\n".join(lines)
+
+
 EMBED_CONTEXT = 512
 """Tokens of one text the embedding context reads (a longer text is cut)."""
 
@@ -147,7 +190,13 @@ class LocalModel(ModelBase):
         n_threads: int | None = None,
         seed: int = 0,
         chat_format: str | None = None,
+        text_grammar: TextGrammar = "none",
     ) -> None:
+        if text_grammar not in ("none", "frame"):
+            raise ConfigError(f"text_grammar must be none or frame, not {text_grammar!r}")
+        self.text_grammar = text_grammar
+        self.reads_reply_schema = text_grammar == "frame"
+        """A framed text reply needs the call's text rule and reply schema (the runner's)."""
         if path is None:
             if embedded not in EMBEDDED:
                 raise ConfigError(
@@ -214,14 +263,28 @@ class LocalModel(ModelBase):
 
     def _grammar(self, schema: JSON) -> Any:
         """The grammar for a schema; cached, since most decisions repeat their schema."""
+        key = json.dumps(schema)  # not sorted: property order is the order the model writes
+        return self._compiled(key, lambda: schema_grammar(key))
+
+    def _compiled(self, key: str, gbnf: Any) -> Any:
+        """The compiled grammar of `key`, built from `gbnf()` on first use (cached)."""
         from llama_cpp import LlamaGrammar
 
-        key = json.dumps(schema)  # not sorted: property order is the order the model writes
         if key not in self._grammars:
             if len(self._grammars) >= 256:
                 self._grammars.clear()
-            self._grammars[key] = LlamaGrammar.from_string(schema_grammar(key), verbose=False)
+            self._grammars[key] = LlamaGrammar.from_string(gbnf(), verbose=False)
         return self._grammars[key]
+
+    def _text_grammar(self, rule: TextRule | None, schema: JSON | None) -> Any:
+        """The frame's grammar of a text reply (`text_grammar = "frame"`), or None."""
+        if self.text_grammar != "frame" or rule is None:
+            return None
+        prose = self.reasoning_chars or FRAME_PROSE_CHARS
+        gbnf = frame_grammar(rule, schema, prose)
+        if gbnf is None:
+            return None
+        return self._compiled(f"{rule}:{prose}:{json.dumps(schema)}", lambda: gbnf)
 
     def embed(self, texts: list[str]) -> Embeddings:
         """One mean-pooled embedding per text (each cut to `EMBED_CONTEXT` tokens)."""
@@ -266,7 +329,11 @@ class LocalModel(ModelBase):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float = 0.0,
         seed: int | None = None,
+        reply_schema: JSON | None = None,
+        text_rule: TextRule | None = None,
     ) -> Completion:
+        """One reply; `reply_schema` and `text_rule` (told only where `text_grammar` is
+        `frame`) shape a text reply's frame."""
         tokens, stop = self.prompt_tokens(messages)
         if len(tokens) + max_tokens > self._llama.n_ctx():
             raise ValueError(
@@ -274,8 +341,11 @@ class LocalModel(ModelBase):
                 f"window of {self._llama.n_ctx()}"
             )
         cached = common_prefix(list(self._llama.input_ids[: self._llama.n_tokens]), tokens)
-        grammar = self._grammar(constraint) if constraint is not None else None
-        self.last_response_format = "grammar" if grammar is not None else "none"
+        if constraint is not None:
+            grammar, self.last_response_format = self._grammar(constraint), "grammar"
+        else:
+            grammar = self._text_grammar(text_rule, reply_schema)
+            self.last_response_format = "frame" if grammar is not None else "none"
         started = time.perf_counter()
         response = self._llama.create_completion(
             prompt=tokens,
