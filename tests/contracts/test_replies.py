@@ -2,8 +2,9 @@
 examples (a valid reply, a malformed one, one naming an illegal action), and does what the
 method says with it: AgenticSTS's decision tag (typed), SKILL.state's reasoning and JSON
 block (state: a malformed reply is a no-op with its parse error), CoS's `<ACTION NAME>`
-(summary), BALROG's naive, cot and robust extraction (the game's default action and a note
-naming it in the next prompt)."""
+(summary), EpicStar's `<ACTION NAME>` exploration (episodic: the legal names queued, the
+others invalid actions), BALROG's naive, cot and robust extraction (the game's default
+action and a note naming it in the next prompt)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract
+from bounded.contracts.episodic import EpisodicContract
+from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.contracts.replies import (
     balrog_candidate,
     last_json_object,
@@ -21,10 +24,11 @@ from bounded.contracts.replies import (
     parse_json_block,
     parse_reply,
 )
-from bounded.core import ANY_JSON_OBJECT, Action, Observation
+from bounded.core import ANY_JSON_OBJECT, INVALID_KEY, Action, Completion, Observation
 from bounded.envs import make
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
+from bounded.testing import episode
 
 ARGS = {"occupied": 0, "shipped": 0}
 BABYAI = Observation(
@@ -130,6 +134,39 @@ def test_summary_without_any_action_name_is_a_parse_error(tmp_path):
         reply="text",
     )  # fmt: skip
     assert decisions[0].fallback and decisions[0].parse_error == "reply names no <ACTION NAME>"
+
+
+# -- episodic: EpicStar's <ACTION NAME> exploration (Appendix B) ---------------------------
+
+EMPTY = "EMPTY ACTION"
+CRAFT = Observation(
+    kind="macro", t=0, legal=[Action(id="BUILD"), Action(id="TRAIN"), Action(id=EMPTY)]
+)
+
+
+def exploring(prompt="short"):
+    contract = EpisodicContract(gating_start="immediate", explore_actions=3, prompt=prompt)
+    contract.use_bank(EpisodicBank.empty())
+    contract.reset(episode(empty_action=EMPTY, instructions="Win.", seed=0))
+    return contract
+
+
+@pytest.mark.parametrize("prompt", ["short", "paper"])
+def test_episodic_reads_the_action_names_of_an_exploration_reply(prompt):
+    valid = "Expand first. <TRAIN> then <BUILD>"
+    contract = exploring(prompt)
+    assert contract.reply_mode == "text" and contract.text_rule_for(CRAFT) == "action-tags"
+    assert "<ACTION NAME>" in "".join(m["content"] for m in contract.assemble(CRAFT).messages())
+    decision = contract.parse(Completion(text=valid), CRAFT)
+    assert decision.extra["explored"] == ["TRAIN", "BUILD"] and decision.reasoning == valid
+    assert INVALID_KEY not in decision.extra
+
+
+def test_an_exploration_reply_without_a_legal_name_is_a_parse_error_and_names_the_illegal():
+    malformed = exploring().parse(Completion(text="I would train."), CRAFT)
+    assert malformed.extra["explored"] == [] and "no <ACTION NAME>" in malformed.parse_error
+    illegal = exploring().parse(Completion(text="<FLY> <TRAIN>"), CRAFT)
+    assert illegal.extra["explored"] == ["TRAIN"] and illegal.extra[INVALID_KEY] == ["FLY"]
 
 
 # -- BALROG's agents -------------------------------------------------------------------------

@@ -136,6 +136,38 @@ def test_a_cells_reasoning_cap_becomes_its_contracts_setting():
     assert all("reasoning_chars" not in config for config in plain.values())
 
 
+def test_a_cells_reply_mode_becomes_its_contracts_setting():
+    data = BASE | {
+        "defaults": BASE["defaults"] | {"reply": "constrained"},
+        "cells": [
+            {"tag": "pinned", "contract": "state", "contract_config": {"fallback": "no-op"}},
+            {"tag": "paper", "contract": "state", "reply": "text"},
+        ],
+    }
+    configs = {spec.tag: spec.contract_config for spec in parse_experiment(data).plan()}
+    assert configs == {"pinned": {"fallback": "no-op", "reply": "constrained"},
+                       "paper": {"reply": "text"}}  # fmt: skip
+
+
+def test_shipped_experiments_play_in_the_modes_their_archived_games_were_played_in(
+    monkeypatch,
+):
+    """The papers' contracts reply in `text` by default now; the shipped files pin their
+    cells to `constrained`, the mode their games (and the numbers docs/ reports) were
+    played in, but for BALROG's agents, which played in `text` before."""
+    from pathlib import Path
+
+    from bounded.contracts import make_contract
+    from bounded.contracts.episodic import EpisodicContract
+
+    monkeypatch.setattr(EpisodicContract, "_load_file", lambda self, path: None)  # no banks
+    for path in sorted((Path(__file__).parents[2] / "experiments").glob("*.toml")):
+        for spec in load_experiment(path).plan():
+            mode = make_contract(spec.contract, spec.contract_config).reply_mode
+            expected = "text" if spec.contract.startswith("balrog-") else "constrained"
+            assert mode == expected, (path.name, spec.cell)
+
+
 @pytest.mark.parametrize("bad", [0, "lots"])
 def test_a_bad_reasoning_cap_names_the_field(bad):
     data = BASE | {"cells": [{"tag": "s", "contract": "state", "reasoning_chars": bad}]}

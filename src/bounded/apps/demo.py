@@ -4,7 +4,8 @@
   model, with a progress bar over floors and a summary of what the prompts held per layer.
 - `warehouse`: the inventory stream at several horizons, `transcript` beside `state`, one
   seed: under `state` the last prompt stays the same size whatever the horizon; under
-  `transcript` it grows with every event.
+  `transcript` it grows with every event. Both reply `constrained` (`DEMO_REPLY`): one
+  decoding for both, so the rows differ by memory alone.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from bounded.runner.build import build_model, play
 from bounded.runner.spec import GameSpec, make_spec
 
 DEMO_CONTRACTS = ("transcript", "state")
+DEMO_REPLY = "constrained"
+"""The warehouse demo's reply mode, the same for both contracts (`state`'s own default is
+SKILL.state's free text, which the embedded 135M model rarely writes readably)."""
 
 
 class DemoRow(BaseModel):
@@ -39,8 +43,9 @@ def run_warehouse(
     llm: Model, contract: str, horizon: int, *, seed: int, archive: Any = None, tag: str = "demo"
 ) -> DemoRow:
     spec = GameSpec(
-        env="warehouse", env_options={"horizon": horizon}, contract=contract, seed=seed, tag=tag
-    )
+        env="warehouse", env_options={"horizon": horizon}, contract=contract,
+        contract_config={"reply": DEMO_REPLY}, seed=seed, tag=tag,
+    )  # fmt: skip
     record = play(spec, archive=archive, model=llm)
     fallbacks = (
         0

@@ -74,7 +74,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from bounded.analysis.cost import Prices
-from bounded.core import ConfigError
+from bounded.core import ConfigError, ReplyMode
 from bounded.runner.spec import GameSpec, seed_range
 
 Scalar = str | int | float | bool
@@ -142,6 +142,9 @@ class CellSettings(_SpecSettings):  # type: ignore[misc,valid-type]
     reasoning_chars: Annotated[int, Field(ge=1)] | Literal["none", "model"] | None = None
     """Cap on a reply's reasoning in characters, `none` (no cap) or `model` (the model's own
     budget: the contracts' default); sets `contract_config.reasoning_chars`."""
+    reply: ReplyMode | None = None
+    """The reply mode (`constrained`, `json` or `text`; unset: the contract's default, its
+    paper's for a paper's contract, docs/replies.md); sets `contract_config.reply`."""
     seeds: list[int] | None = None
     """Explicit seeds; exclusive with `games`."""
     games: int | None = Field(default=None, ge=1)
@@ -343,6 +346,8 @@ class Experiment(BaseModel):
         cap = settings.get("reasoning_chars")
         if cap is not None:
             config["reasoning_chars"] = None if cap == "none" else cap
+        if settings.get("reply") is not None:
+            config["reply"] = settings["reply"]
         if store is not None:
             config["store_dir"] = str(store)
         common = {

@@ -1,8 +1,10 @@
 """The typed contract's presets, named after the conditions of the AgenticSTS matrix.
 
 The plain `typed` contract (no preset) has `mode-a`'s settings with L5 `on` and the
-cache-aware layer order (`order = "cache"`); every preset keeps the paper's order
-(`order = "paper"`, AgenticSTS Appendix C). The seed
+cache-aware layer order (`order = "cache"`) and replies `constrained`; every preset keeps
+the paper's order (`order = "paper"`, AgenticSTS Appendix C) and its replies (`reply =
+"text"`, read by the `decision-tag` rule: valid JSON inside a decision tag, Appendix E.1).
+The seed
 skills (`skill_seed`: `hand`, `templates`) are the environment's libraries of that name
 (`GameKnowledge.skills`, from `Env.game_knowledge()`); a game that supplies none starts
 with an empty L5, and the rules book (L3) likewise comes from the environment.
@@ -90,5 +92,6 @@ TYPED_PRESETS: dict[str, dict[str, Any]] = {
 
 for _settings in TYPED_PRESETS.values():
     _settings.setdefault("order", "paper")
+    _settings.setdefault("reply", "text")  # AgenticSTS's decision tag (Appendix E.1)
 
 __all__ = ["TYPED_PRESETS"]
