@@ -2,7 +2,8 @@
 and tokens per decision, for the contracts whose papers read replies in other ways.
 
 Usage: python bench/reply_modes.py [--decisions 8] [--contracts typed,state,summary,balrog-naive]
-       [--envs warehouse,babyai] [--modes constrained,json,text] [--out PATH] [--archive PATH]
+       [--envs warehouse,babyai] [--modes constrained,json,text] [--text-grammars none]
+       [--out PATH] [--archive PATH]
        python bench/reply_modes.py --table RESULTS.json ...   (the markdown table of results)
 
 Plays one game per (contract, environment, mode) cell with the embedded model (SmolLM2-135M
@@ -11,7 +12,10 @@ runs/reply_modes.sqlite, and writes bench/results/reply_modes.json: per cell the
 the model calls, the invalid actions (a reply naming an action outside the legal set), the
 fallbacks (the executed action was not the model's), the parse errors, completion and prompt
 tokens per model call, and the run's `model_params["reply"]` (the mode played, the response
-format sent, whether replies kept to it). A 135M model proves the pipeline, not a mechanism:
+format sent, whether replies kept to it). `--text-grammars none,frame` plays each `text` cell
+once per embedded `text_grammar` (`frame`: free prose, then the rule's frame decoded under a
+grammar; a model option, so part of the game's identity; the row's mode `text+frame`).
+A 135M model proves the pipeline, not a mechanism:
 the rates say what unconstrained decoding costs this model on these prompts, nothing more.
 """
 
@@ -108,38 +112,51 @@ def main() -> None:
     parser.add_argument("--contracts", default="typed,state,summary,balrog-naive")
     parser.add_argument("--envs", default="warehouse,babyai")
     parser.add_argument("--modes", default="constrained,json,text")
+    parser.add_argument("--text-grammars", default="none", help="none, frame or both")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args()
     if args.table:
         print(table(args.table))
         return
-    model = make_model("local")
+    grammars = {"none", *args.text_grammars.split(",")}
+    models = {grammar: make_model("local", text_grammar=grammar) for grammar in grammars}
     rows: list[dict[str, Any]] = []
     started = time.time()
     args.archive.parent.mkdir(parents=True, exist_ok=True)
     with Archive(args.archive) as archive:
         for env in args.envs.split(","):
             for contract in args.contracts.split(","):
-                for mode in args.modes.split(","):
+                for mode, grammar in cells(args.modes, args.text_grammars):
+                    label = mode if grammar == "none" else f"{mode}+{grammar}"
+                    options = {} if grammar == "none" else {"text_grammar": grammar}
                     spec = GameSpec(
                         env=env, env_options=ENV_OPTIONS.get(env, {}), contract=contract,
-                        contract_config={"reply": mode}, model="local", seed=1,
-                        max_decisions=args.decisions, experiment="reply-modes",
-                        cell=f"{contract}.{env}.{mode}", tag=f"{contract}.{mode}",
+                        contract_config={"reply": mode}, model="local", model_options=options,
+                        seed=1, max_decisions=args.decisions, experiment="reply-modes",
+                        cell=f"{contract}.{env}.{label}", tag=f"{contract}.{label}",
                     )  # fmt: skip
                     try:
-                        run = play(spec, archive=archive, model=model)
+                        run = play(spec, archive=archive, model=models[grammar])
                     except Exception as exc:  # a failed cell is a row, with its error
                         error = f"{type(exc).__name__}: {exc}"
-                        failed = {"contract": contract, "env": env, "mode": mode}
+                        failed = {"contract": contract, "env": env, "mode": label}
                         rows.append({**failed, "status": "failed", "error": error})
                         continue
-                    row = cell_row(run, archive.decisions(run.run_id), mode)
+                    row = cell_row(run, archive.decisions(run.run_id), label)
                     rows.append(row)
                     print(json.dumps(row), flush=True)
                     write(args, rows, started)
     write(args, rows, started)
+
+
+def cells(modes: str, grammars: str) -> list[tuple[str, str]]:
+    """The (mode, text grammar) pairs to play: each mode once, `text` once per grammar."""
+    found = []
+    for mode in modes.split(","):
+        kinds = grammars.split(",") if mode == "text" else ["none"]
+        found.extend((mode, grammar) for grammar in kinds)
+    return found
 
 
 def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) -> None:
@@ -147,7 +164,7 @@ def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) 
     payload = {
         "command": "python bench/reply_modes.py "
         f"--decisions {args.decisions} --contracts {args.contracts} --envs {args.envs} "
-        f"--modes {args.modes}",
+        f"--modes {args.modes} --text-grammars {args.text_grammars}",
         "model": "local (SmolLM2-135M-Instruct, llama.cpp, greedy)",
         "env_options": ENV_OPTIONS,
         "machine": f"{platform.machine()}, {platform.python_version()}",
