@@ -7,7 +7,9 @@ A tool is a plain Python callable with a JSON schema for its keyword arguments. 
 agent sees a fixed spec (the task, the tools, the merge rules), its own JSON state and
 the latest tool results, nothing else; each reply carries a state patch and one or
 more tool calls. Every patch is journaled, and with a journal path each episode
-writes a `patches.jsonl` from which the state history can be replayed.
+writes a `patches.jsonl` from which the state history can be replayed. The replies are
+`constrained` (decoded under their schema) unless `reply` asks for another mode (the `state`
+contract's own default is SKILL.state's free text: docs/replies.md).
 
     from bounded.agent import StateAgent, tool
 
@@ -30,7 +32,7 @@ from pydantic import BaseModel
 
 from bounded.contracts.journal import JournaledStateContract, PatchJournal, replay_patches
 from bounded.contracts.state import JournalEntry
-from bounded.core import JSON, Model, RunRecord
+from bounded.core import JSON, Model, ReplyMode, RunRecord
 from bounded.envs.tools import (
     Tool,
     ToolEnv,
@@ -73,6 +75,7 @@ class StateAgent:
         state_schema: JSON | None = None,
         initial_state: JSON | None = None,
         max_tokens: int = 1024,
+        reply: ReplyMode = "constrained",
     ) -> None:
         self.model = model
         self.tools = list(tools)
@@ -81,7 +84,7 @@ class StateAgent:
             "multi_action": multi_action,
             "max_actions": max_actions,
         }
-        self.contract_settings: JSON = {"initial_state": initial_state or {}}
+        self.contract_settings: JSON = {"initial_state": initial_state or {}, "reply": reply}
         if state_schema is not None:
             self.contract_settings["state_schema"] = state_schema
         self.max_tokens = max_tokens

@@ -251,7 +251,9 @@ def test_constrained_mode_sends_the_reply_schema(tmp_path):
     reply = json.dumps(
         {"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}}
     )
-    _, _, model = play(tmp_path, make("warehouse", horizon=1), "state", [reply])
+    _, _, model = play(
+        tmp_path, make("warehouse", horizon=1), "state", [reply], reply="constrained"
+    )
     assert "action" in model.calls[0]["constraint"]["properties"]
 
 

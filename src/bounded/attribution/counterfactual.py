@@ -45,6 +45,7 @@ from bounded.core import (
     stable_hash,
 )
 from bounded.runner.build import build_contract, build_env, build_model
+from bounded.runner.replies import reply_hints
 
 CONTROL = "(control)"
 """The layer name of a control: the archived prompt asked again unchanged."""
@@ -328,6 +329,7 @@ class Asker:
             max_tokens=int(task.settings["max_tokens"]),
             temperature=float(task.settings["temperature"]),
             seed=int(task.settings["seed"]),
+            **reply_hints(self.contract, obs, model, lambda: self.schema_for(obs, task.record)),
         )
         decision = self.contract.parse(completion, obs)
         actions, fallback = decision.actions, False

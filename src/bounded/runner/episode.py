@@ -65,13 +65,8 @@ from bounded.core import (
 )
 from bounded.envs import canonical_env_id
 from bounded.runner.identity import changed_inputs, identity_hash
-from bounded.runner.meter import (
-    ClockedModel,
-    ModelUnavailableError,
-    PromptCounter,
-    reads_reply_schema,
-)
-from bounded.runner.replies import ReplyLedger, no_mode_left, text_rule_of
+from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
+from bounded.runner.replies import ReplyLedger, no_mode_left, reply_hints
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 
@@ -388,15 +383,13 @@ class EpisodeRunner:
 
     def _ask(self, obs: Observation, prompt: Prompt, constraint: JSON | None) -> Completion:
         model = self.model_for(obs)
-        told = self.contract.reply_mode != "constrained" and reads_reply_schema(model.inner)
         return model.complete(
             prompt.messages(),
             constraint=constraint,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             seed=self.seed,
-            reply_schema=self.contract.reply_schema(obs) if told else None,
-            text_rule=text_rule_of(self.contract, obs) if told else None,
+            **reply_hints(self.contract, obs, model.inner),
         )
 
     def _refused(self, exc: ResponseFormatRefused) -> None:

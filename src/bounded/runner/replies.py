@@ -23,7 +23,9 @@ only for a contract that does not say.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bounded.contracts._reply import decode_reply, keeps_schema
 from bounded.core import (
@@ -36,6 +38,7 @@ from bounded.core import (
     ReplyMode,
     TextRule,
 )
+from bounded.runner.meter import reads_reply_schema
 
 CUT_REASON = "length"
 """`Completion.finish_reason` of a reply the token limit cut."""
@@ -121,6 +124,21 @@ class ReplyLedger:
         }
 
 
+def reply_hints(
+    contract: Contract,
+    obs: Observation,
+    model: object,
+    schema: Callable[[], JSON] | None = None,
+) -> dict[str, Any]:
+    """What a model that reads them (`reads_reply_schema`) is told of a decision's reply
+    in the `json` and `text` modes: its schema (`schema()`, default the contract's reply
+    schema) and its text rule; {} for any other model, and in `constrained` mode."""
+    if contract.reply_mode == "constrained" or not reads_reply_schema(model):
+        return {}
+    reply_schema = schema() if schema is not None else contract.reply_schema(obs)
+    return {"reply_schema": reply_schema, "text_rule": text_rule_of(contract, obs)}
+
+
 def text_rule_of(contract: Contract, obs: Observation) -> TextRule | None:
     """The rule a contract reads this decision's `text` reply by (its `text_rule_for`), or
     None for a contract that does not say."""
@@ -138,4 +156,11 @@ def no_mode_left(refused: list[str], allowed: list[ReplyMode]) -> ReplyFormatErr
     )
 
 
-__all__ = ["ReplyFormatError", "ReplyLedger", "keeps_format", "no_mode_left", "text_rule_of"]
+__all__ = [
+    "ReplyFormatError",
+    "ReplyLedger",
+    "keeps_format",
+    "no_mode_left",
+    "reply_hints",
+    "text_rule_of",
+]
