@@ -464,6 +464,17 @@ class Embeddings(BaseModel):
 
 
 @runtime_checkable
+class ReplyReader(Protocol):
+    """A model that is told a decision's reply in the `json` and `text` reply modes: its
+    `complete` takes `reply_schema` (the reply's schema) and `text_rule` (the call's
+    `TextRule`), handed to it where `reads_reply_schema` is True. The scripted model reads
+    them (it cannot read a prompt's instruction), the embedded model where it decodes a
+    text reply's frame; no other model is handed them."""
+
+    reads_reply_schema: bool
+
+
+@runtime_checkable
 class Embedder(Protocol):
     """A model that can also embed text (optional: `rag` uses it where a model has it)."""
 
@@ -629,6 +640,11 @@ class Contract(Protocol):
         endpoint refuses the preferred one's response format."""
         ...
 
+    def text_rule_for(self, obs: Observation) -> TextRule | None:
+        """The rule this decision's `text` reply is read by (`TextRule`), told to a model
+        that reads it (`ReplyReader`); None: the contract does not say."""
+        ...
+
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         """The schema an archived decision (its prompt's `segments`) was answered under,
         which attribution re-asks under: a contract that asks again within a decision
@@ -705,6 +721,10 @@ class ContractBase:
         if mode != self.reply_mode:
             raise ConfigError(f"contract {self.name!r} cannot reply in {mode!r} mode")
 
+    def text_rule_for(self, obs: Observation) -> TextRule | None:
+        """Default: the contract does not say."""
+        return None
+
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         """Default: the reply schema (one call per decision)."""
         return self.reply_schema(obs)
@@ -779,6 +799,9 @@ class ContractWrapper:
 
     def use_reply_mode(self, mode: ReplyMode) -> None:
         self.inner.use_reply_mode(mode)
+
+    def text_rule_for(self, obs: Observation) -> TextRule | None:
+        return self.inner.text_rule_for(obs)
 
     def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
         return self.inner.counterfactual_schema(obs, segments)

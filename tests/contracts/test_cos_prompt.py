@@ -41,7 +41,7 @@ def test_the_cos_prompt_has_the_six_parts_the_five_areas_and_three_decisions() -
 
 
 def test_a_structured_reply_fits_the_schema_and_fills_the_queue() -> None:
-    contract = SummaryContract()
+    contract = SummaryContract(reply="constrained")  # the structured (JSON) reply
     contract.reset(episode(empty_action=EMPTY, instructions="Play."))
     obs = observation()
     schema = contract.reply_schema(obs)

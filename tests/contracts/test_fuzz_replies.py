@@ -227,7 +227,9 @@ def build(name: str, store_root: Path, *, loop: bool = False) -> Contract:
     """A contract under test: summary calling the model every decision, episodic on an
     empty bank exploring every other decision (in the loop, every decision: a model call
     at each), typed presets with their own store directory, and in the loop a transcript
-    with a prompt budget (it drops its oldest turns, as against a model's window)."""
+    with a prompt budget (it drops its oldest turns, as against a model's window). The
+    warehouse contracts read JSON replies (`constrained`, what their checks expect); the
+    typed presets read theirs in their paper's `text` mode (the decision tag)."""
     config: dict[str, Any] = {}
     if name == "summary":
         config = {"interval": 1}
@@ -237,6 +239,8 @@ def build(name: str, store_root: Path, *, loop: bool = False) -> Contract:
         config = {"max_prompt_tokens": 4096}
     if name in TYPED_PRESETS:
         config = {"store_dir": tempfile.mkdtemp(dir=store_root)}
+    if name in WAREHOUSE_CONTRACTS:
+        config["reply"] = "constrained"
     contract = make_contract(name, config)
     if name == "episodic":
         contract.use_bank(EpisodicBank.empty())  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ from bounded.core import (
     Embeddings,
     Model,
     Prompt,
+    ReplyReader,
     TextRule,
     TokenCounter,
 )
@@ -30,9 +31,8 @@ from bounded.core import (
 
 def reads_reply_schema(model: object) -> bool:
     """Whether a model is told the reply's schema and text rule in the `json` and `text`
-    reply modes (the scripted model, which cannot read the prompt's instruction; the
-    embedded model decoding a text reply's frame)."""
-    return getattr(model, "reads_reply_schema", False) is True
+    reply modes (`bounded.core.ReplyReader`)."""
+    return isinstance(model, ReplyReader) and model.reads_reply_schema is True
 
 
 class MeteredModel:

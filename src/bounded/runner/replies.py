@@ -36,7 +36,6 @@ from bounded.core import (
     Decision,
     Observation,
     ReplyMode,
-    TextRule,
 )
 from bounded.runner.meter import reads_reply_schema
 
@@ -136,15 +135,7 @@ def reply_hints(
     if contract.reply_mode == "constrained" or not reads_reply_schema(model):
         return {}
     reply_schema = schema() if schema is not None else contract.reply_schema(obs)
-    return {"reply_schema": reply_schema, "text_rule": text_rule_of(contract, obs)}
-
-
-def text_rule_of(contract: Contract, obs: Observation) -> TextRule | None:
-    """The rule a contract reads this decision's `text` reply by (its `text_rule_for`), or
-    None for a contract that does not say."""
-    rule_for = getattr(contract, "text_rule_for", None)
-    rule: TextRule | None = rule_for(obs) if callable(rule_for) else None
-    return rule
+    return {"reply_schema": reply_schema, "text_rule": contract.text_rule_for(obs)}
 
 
 def no_mode_left(refused: list[str], allowed: list[ReplyMode]) -> ReplyFormatError:
@@ -162,5 +153,4 @@ __all__ = [
     "keeps_format",
     "no_mode_left",
     "reply_hints",
-    "text_rule_of",
 ]
