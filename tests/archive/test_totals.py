@@ -3,6 +3,8 @@
 import hashlib
 import logging
 import sqlite3
+import subprocess
+import sys
 
 from bounded.archive import Archive
 from bounded.archive.progress import Checkpoint
@@ -90,6 +92,16 @@ def test_opening_an_archive_repairs_rows_that_disagree_with_their_decisions_once
     with Archive(path) as archive:
         assert archive.repaired == []
     assert caplog.messages == []
+
+
+def test_with_no_logging_set_up_the_repair_is_one_line_on_stderr(tmp_path):
+    """As under the command line: the archive logs, Python writes the warning."""
+    path = broken_archive(tmp_path / "a.sqlite")
+    code = "import sys; from bounded.archive import Archive; Archive(sys.argv[1]).close()"
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("bounded: archive ") and "repaired them" in done.stderr
 
 
 def test_a_read_only_open_reads_the_rows_recounted_and_writes_nothing(tmp_path, caplog):
