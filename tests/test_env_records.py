@@ -161,10 +161,16 @@ def with_toy(site: Path, *args: str, cwd: Path | None = None) -> subprocess.Comp
     )
 
 
-def test_the_toy_is_in_the_cli_help(toy_site: Path) -> None:
+def test_the_toy_is_in_the_cli_help_and_answers_to_its_short_name(toy_site: Path) -> None:
     done = with_toy(toy_site, "-m", "bounded.cli", "run", "--help")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "toy/Toy-v0" in " ".join(done.stdout.split())
+    code = (
+        "from bounded.envs import make, resolve_env_id; print(resolve_env_id('toy'), make('toy'))"
+    )
+    named = with_toy(toy_site, "-c", code)  # its short name, once its record is read
+    assert named.returncode == 0, named.stderr[-2000:]
+    assert named.stdout.split()[0] == "toy/Toy-v0"
 
 
 def test_the_toy_has_an_inspect_task_with_its_options(toy_site: Path) -> None:

@@ -92,7 +92,7 @@ def resolve_env_id(name: str) -> str:
 
 def canonical_env_id(name: str) -> str:
     """The id a run is archived under: a short name's Gymnasium id, any other name as is."""
-    record = ENV_RECORDS.by_name(name)
+    record = env_record(name)
     return record.env_id if record is not None else name
 
 
