@@ -22,7 +22,6 @@ command) and prints the summary.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import statistics
 import sys
@@ -30,8 +29,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from bounded.analysis.games import completed_games
 from bounded.analysis.paired import compare_paired
@@ -63,7 +60,7 @@ def copy_of(directory: Path, name: str, first_seed: int, games: int) -> Path:
 def calibrate(directory: Path, games: int) -> dict[str, Any]:
     """Both players on the calibration seeds: the truth."""
     experiment = load_experiment(copy_of(directory, "calibration", CALIBRATION_SEED, games))
-    run_sweep(experiment, console=Console(file=io.StringIO()))
+    run_sweep(experiment)
     with Archive(experiment.archive, read_only=True) as archive:
         played = completed_games(archive.runs())
     expert = [g for g in played if g.cell == "expert"]
@@ -81,7 +78,6 @@ def replicate(directory: Path, index: int, seeds: int, block: int) -> dict[str, 
     summary = run_until_decided(
         experiment,
         Stopping(a="expert", b="slip", block=block),
-        console=Console(file=io.StringIO()),
     )
     record = summary.record
     low, high = record.interval

@@ -15,7 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bounded.envs.spire import RandomPlayer, SpireExpert, play_game
+from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
+from bounded.runner.build import play_expert
 
 RESULTS = Path(__file__).parent / "results" / "spire_calibration.json"
 
@@ -23,7 +24,9 @@ RESULTS = Path(__file__).parent / "results" / "spire_calibration.json"
 def play(job: tuple[str, int, int]) -> dict[str, Any]:
     player_name, ascension, seed = job
     player = SpireExpert() if player_name == "expert" else RandomPlayer(seed)
-    return play_game(player, seed=seed, ascension=ascension).metrics
+    env = SpireEnv(ascension=ascension)
+    play_expert(env, player, seed=seed)
+    return env.metrics()
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:

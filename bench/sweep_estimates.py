@@ -14,15 +14,12 @@ apart. Writes bench/results/sweep_estimates.json.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import tempfile
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.sweeps.experiment import parse_experiment
@@ -63,7 +60,7 @@ def measure(name: str, games: int) -> dict[str, Any]:
         dry_s = time.perf_counter() - started
         if state.problems:
             return {"file": name, "problems": state.problems}
-        run_sweep(experiment, archive_path=archive, console=Console(file=io.StringIO()))
+        run_sweep(experiment, archive_path=archive)
         with Archive(archive, read_only=True) as store:
             runs = store.runs(experiment=experiment.name, status="completed")
     rows = []

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bounded.apps.scripted_players import expert_model
 from bounded.apps.workbench import SuiteRow, format_table, run_suite
 from bounded.core import Model
-from bounded.envs.workbench import expert_model
 from bounded.models import make_model
 
 RESULTS = Path(__file__).parent / "results"

@@ -19,18 +19,32 @@ ALLOWED: dict[str, set[str]] = {
     "version": set(),
     "registry": {"core"},
     "validation": {"core"},
+    "env_records": {"core", "registry"},
     "testing": {"core"},
     "stores": {"core"},
     "models": {"core", "registry"},
-    "contracts": {"core", "registry", "stores", "validation"},
-    "envs": {"core", "registry", "stores", "models", "validation"},
-    "archive": {"core", "envs"},
-    "runner": {"core", "version", "registry", "stores", "models", "contracts", "envs", "archive"},
+    "contracts": {"core", "registry", "env_records", "stores", "validation"},
+    # an environment's expert plays by the observation: envs import no model
+    "envs": {"core", "registry", "env_records", "stores", "validation"},
+    # the archive stores runs of any environment and builds none
+    "archive": {"core", "env_records"},
+    "runner": {
+        "core",
+        "version",
+        "registry",
+        "env_records",
+        "stores",
+        "models",
+        "contracts",
+        "envs",
+        "archive",
+    },
     # sweeps may read the analysis: an experiment file carries the cost columns' prices
     "sweeps": {
         "core",
         "version",
         "registry",
+        "env_records",
         "stores",
         "models",
         "contracts",
@@ -39,14 +53,25 @@ ALLOWED: dict[str, set[str]] = {
         "analysis",
         "runner",
     },
-    "apps": {"core", "registry", "stores", "models", "contracts", "envs", "archive", "runner"},
+    "apps": {
+        "core",
+        "registry",
+        "env_records",
+        "stores",
+        "models",
+        "contracts",
+        "envs",
+        "archive",
+        "runner",
+    },
     "agent": {"core", "contracts", "envs", "runner"},
     "importers": {"core", "archive", "version"},
-    "analysis": {"core", "archive", "stores"},
+    "analysis": {"core", "env_records", "archive", "stores"},
     "report": {"core", "archive", "analysis"},
     "attribution": {
         "core",
         "registry",
+        "env_records",
         "stores",
         "models",
         "contracts",
@@ -55,7 +80,17 @@ ALLOWED: dict[str, set[str]] = {
         "runner",
         "analysis",
     },
-    "inspect": {"core", "registry", "stores", "models", "contracts", "envs", "archive", "runner"},
+    "inspect": {
+        "core",
+        "registry",
+        "env_records",
+        "stores",
+        "models",
+        "contracts",
+        "envs",
+        "archive",
+        "runner",
+    },
 }
 """Package -> the packages it may import. `cli` (and `bounded/__init__`) sit on top of
 everything."""
@@ -193,6 +228,12 @@ def test_a_package_imports_only_what_lies_beneath_it(package):
 
 def test_every_package_has_a_place_in_the_layers():
     assert set(package_graph()) <= set(ALLOWED) | TOP
+
+
+@pytest.mark.parametrize(("package", "forbidden"), [("envs", "models"), ("archive", "envs")])
+def test_the_layers_the_readme_names_are_kept(package, forbidden):
+    assert forbidden not in ALLOWED[package]
+    assert forbidden not in package_graph().get(package, set())
 
 
 def test_the_workbench_environment_imports_no_runner_or_contract():

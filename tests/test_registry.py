@@ -7,12 +7,11 @@ import textwrap
 
 import gymnasium
 import pytest
-from rich.console import Console
 
 import bounded
 from bounded.contracts import CONTRACTS, PRESETS, make_contract, register_contract
 from bounded.core import ConfigError
-from bounded.envs import ENVS, canonical_env_id, make, register_env, resolve_env_id
+from bounded.envs import ENV_RECORDS, canonical_env_id, make, register_env, resolve_env_id
 from bounded.models import MODELS, make_model, register_model
 from bounded.registry import Registry, load_target
 from bounded.runner.plugins import registrations, restore_registrations
@@ -107,11 +106,12 @@ def test_runtime_registrations_reach_sweep_workers(user_module, tmp_path):
                 "cells": [{"tag": "mine", "contract": "mine", "env_options": {"horizon": 3}}],
             }
         )
-        summary = run_sweep(experiment, workers=2, console=Console(file=None, quiet=True))
+        summary = run_sweep(experiment, workers=2)
         assert summary.completed == 2 and summary.failed == []
     finally:
-        for registry, name in ((CONTRACTS, "mine"), (MODELS, "constant"), (ENVS, "user/Stream-v0")):
+        for registry, name in ((CONTRACTS, "mine"), (MODELS, "constant")):
             registry._targets.pop(name, None)
+        ENV_RECORDS._records.pop("user/Stream-v0", None)
 
 
 def test_restoring_registrations_is_idempotent_and_keeps_presets():

@@ -34,6 +34,7 @@ from bounded.core import (
     Segment,
     StepResult,
 )
+from bounded.env_records import EnvRecord
 from bounded.envs import TextEnv, make, register_env
 from bounded.models import make_model, register_model
 from bounded.runner import GameSpec, play, run_episode
@@ -52,6 +53,7 @@ __all__ = [
     "Decision",
     "DecisionRecord",
     "Env",
+    "EnvRecord",
     "EpisodeContext",
     "Expert",
     "GameSpec",

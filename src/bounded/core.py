@@ -581,6 +581,20 @@ def fallback_actions(
     return [default] if default is not None else list(obs.legal[:1])
 
 
+@dataclass(frozen=True)
+class StoreLayers:
+    """What a contract of some settings reads and writes of its store directory
+    (`store_dir`): the layers by name (`L4`, `reflections`), for a sweep's phases."""
+
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    frozen: tuple[str, ...] = ()
+    """The layers it reads frozen: their store directory, if given, must exist."""
+    needs_store: bool = False
+    """Whether it reads what only earlier runs can have written: it refuses to start
+    without a store."""
+
+
 @runtime_checkable
 class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
@@ -690,6 +704,13 @@ class ContractBase:
 
     name: str = "contract"
     paper_temperature: float | None = None
+
+    @classmethod
+    def store_layers(cls, settings: JSON) -> StoreLayers | None:
+        """The store layers a contract of these settings (its config as JSON, `store_dir`
+        aside) reads and writes; None: it keeps no store (the default). A pydantic
+        `ValidationError` for settings the contract would refuse."""
+        return None
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """Default: the spec's options as they are."""

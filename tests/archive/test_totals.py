@@ -1,7 +1,10 @@
 """A run row counts what the archive stores: recounts, repairs on open, closed runs."""
 
 import hashlib
+import logging
 import sqlite3
+import subprocess
+import sys
 
 from bounded.archive import Archive
 from bounded.archive.progress import Checkpoint
@@ -74,29 +77,42 @@ def broken_archive(path):
     return path
 
 
-def test_opening_an_archive_repairs_rows_that_disagree_with_their_decisions_once(tmp_path, capsys):
+def test_opening_an_archive_repairs_rows_that_disagree_with_their_decisions_once(tmp_path, caplog):
     path = broken_archive(tmp_path / "a.sqlite")
+    caplog.set_level(logging.WARNING, logger="bounded.archive")
     with Archive(path) as archive:
         assert archive.repaired == ["r1"]
         run = archive.run("r1")
         assert (run.decisions, run.model_calls, run.prompt_tokens) == (38, 38, 380)
         assert run.status == "failed"
         assert archive.run("imported").decisions == 120
-    said = capsys.readouterr().err
-    assert said.count("\n") == 1 and "1 run row counted decisions it does not store" in said
+    [said] = caplog.messages
+    assert "1 run row counted decisions it does not store" in said
+    caplog.clear()
     with Archive(path) as archive:
         assert archive.repaired == []
-    assert capsys.readouterr().err == ""
+    assert caplog.messages == []
 
 
-def test_a_read_only_open_reads_the_rows_recounted_and_writes_nothing(tmp_path, capsys):
+def test_with_no_logging_set_up_the_repair_is_one_line_on_stderr(tmp_path):
+    """As under the command line: the archive logs, Python writes the warning."""
     path = broken_archive(tmp_path / "a.sqlite")
+    code = "import sys; from bounded.archive import Archive; Archive(sys.argv[1]).close()"
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("bounded: archive ") and "repaired them" in done.stderr
+
+
+def test_a_read_only_open_reads_the_rows_recounted_and_writes_nothing(tmp_path, caplog):
+    path = broken_archive(tmp_path / "a.sqlite")
+    caplog.set_level(logging.WARNING, logger="bounded.archive")
     before = sha256(path)
     with Archive(path, read_only=True) as archive:
         assert archive.run("r1").decisions == 38
         assert sorted(r.decisions for r in archive.runs()) == [38, 120]
     assert sha256(path) == before
-    assert "read them recounted" in capsys.readouterr().err
+    assert "read them recounted" in caplog.text
 
 
 def test_a_run_closed_outside_the_normal_path_counts_what_is_stored(tmp_path):

@@ -7,9 +7,10 @@ import pytest
 from bounded.contracts import make_contract
 from bounded.core import ConfigError
 from bounded.envs import make
-from bounded.envs.spire import SpireExpert, play_game
+from bounded.envs.spire import SpireEnv, SpireExpert
 from bounded.models.none import NoModel
 from bounded.runner import run_episode
+from bounded.runner.build import play_expert
 
 PLAYER = "bounded.contracts.expert:PlayerContract"
 SPIRE = "bounded.envs.spire:SpireExpert"
@@ -24,7 +25,9 @@ def played(slip, seed):
 def test_no_slip_plays_the_experts_own_game():
     for seed in (1, 2):
         run = played(0.0, seed)
-        expert = play_game(SpireExpert(), seed=seed).metrics
+        env = SpireEnv()
+        play_expert(env, SpireExpert(), seed=seed)
+        expert = env.metrics()
         assert run.outcome["floor"] == expert["floor"]
         assert run.outcome["victory"] == expert["victory"]
 

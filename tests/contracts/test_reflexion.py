@@ -1,4 +1,3 @@
-import io
 import json
 
 import pytest
@@ -149,15 +148,13 @@ games = 2
 
 
 def test_a_learning_phase_writes_reflections_that_frozen_cells_read_from_its_snapshot(tmp_path):
-    from rich.console import Console
-
     from bounded.sweeps.experiment import load_experiment
     from bounded.sweeps.sweep import phase_record, run_sweep
 
     path = tmp_path / "r.toml"
     path.write_text(PHASED.format(archive=tmp_path / "a.sqlite", stores=tmp_path / "stores"))
     experiment = load_experiment(path)
-    summary = run_sweep(experiment, console=Console(file=io.StringIO()))
+    summary = run_sweep(experiment)
     assert (summary.played, summary.failed) == (4, [])
     with Archive(experiment.archive) as archive:
         record = phase_record(archive, "reflexion-phase", "learn-reflexion")

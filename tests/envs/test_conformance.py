@@ -1,6 +1,8 @@
-"""Every environment passes Gymnasium's `check_env` and bounded's own `check_bounded_env`
-(determinism, in this process and another, JSON save/load, legal actions, reports); and
-the bounded checker catches each kind of broken environment."""
+"""Every environment record's small game passes Gymnasium's `check_env` and bounded's own
+`check_bounded_env` (determinism, in this process and another, JSON save/load, legal
+actions, reports) and is what its record says (thread safety, short name); and the
+bounded checker catches each kind of broken environment. The cases are the registry's:
+a plugin whose record names a small game is checked here too."""
 
 from __future__ import annotations
 
@@ -17,43 +19,38 @@ from gymnasium.utils.env_checker import check_env
 
 import bounded.envs  # noqa: F401 (registers the Gymnasium ids, until `import bounded` does)
 from bounded.core import JSON, Action, Env, Observation, Outcome
-from bounded.envs import make
+from bounded.env_records import ENV_RECORDS, EnvRecord
+from bounded.envs import canonical_env_id, make, resolve_env_id
 from bounded.envs.checker import ConformanceError, check_bounded_env, trajectory_digest
 from bounded.envs.warehouse import WarehouseEnv
-from bounded.envs.workbench import sandbox_available, task_names
-
-needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot run here")
-
-FIRST_TASK = task_names()[0]
-
-GYM_CASES = [
-    pytest.param("bounded/Warehouse-v0", {"horizon": 5}, id="warehouse"),
-    pytest.param("bounded/Spire-v0", {"acts": 1}, id="spire"),
-    pytest.param("bounded/Craft-v0", {"time_limit": 300}, id="craft"),
-    pytest.param("bounded/Workbench-v0", {"task": FIRST_TASK}, id="workbench", marks=needs_sandbox),
-]
-
-OPTIONS: dict[str, dict[str, Any]] = {
-    "warehouse": {"horizon": 12},
-    "spire": {"acts": 1},
-    "craft": {"time_limit": 300},
-    "workbench": {"task": FIRST_TASK, "max_turns": 6},
-}
-"""Small games: a short stream, one act, five minutes of game time, six turns."""
-STEPS = {"warehouse": 50, "spire": 50, "craft": 20, "workbench": 8}
-ENV_NAMES = ["warehouse", "spire", "craft", pytest.param("workbench", marks=needs_sandbox)]
 
 
-def factory(name: str) -> Callable[[], Env]:
-    return lambda: make(name, **OPTIONS[name])
+def conformance_cases() -> list[Any]:
+    """Every environment record with a small game, skipped where it cannot run here."""
+    cases = []
+    for record in ENV_RECORDS.records():
+        if record.test_options is None:
+            continue
+        marks = []
+        if not record.runs_here():
+            marks.append(pytest.mark.skip(reason=f"{record.name} cannot run here"))
+        cases.append(pytest.param(record, id=record.name, marks=marks))
+    return cases
+
+
+CASES = conformance_cases()
+
+
+def factory(record: EnvRecord) -> Callable[[], Env]:
+    return lambda: make(record.env_id, **record.test_options)
 
 
 # -- Gymnasium ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("env_id", "kwargs"), GYM_CASES)
-def test_gymnasium_check_env_passes_without_warnings(env_id: str, kwargs: dict) -> None:
-    env = gymnasium.make(env_id, **kwargs).unwrapped
+@pytest.mark.parametrize("record", CASES)
+def test_gymnasium_check_env_passes_without_warnings(record: EnvRecord) -> None:
+    env = gymnasium.make(resolve_env_id(record.env_id), **record.test_options).unwrapped
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -77,26 +74,36 @@ def test_importing_bounded_registers_the_environments() -> None:
 # -- bounded ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ENV_NAMES)
-def test_check_bounded_env_passes(name: str) -> None:
-    check_bounded_env(factory(name), seeds=(0, 1), steps=STEPS[name])
+@pytest.mark.parametrize("record", CASES)
+def test_check_bounded_env_passes(record: EnvRecord) -> None:
+    check_bounded_env(factory(record), seeds=(0, 1), steps=record.test_steps)
 
 
-@pytest.mark.parametrize("name", ENV_NAMES)
-def test_same_seed_same_trajectory_in_another_process(name: str) -> None:
+@pytest.mark.parametrize("record", CASES)
+def test_the_record_says_what_the_environment_is(record: EnvRecord) -> None:
+    env = factory(record)()
+    try:
+        assert env.thread_safe == record.thread_safe
+    finally:
+        env.close()
+    assert canonical_env_id(record.name) == record.env_id
+
+
+@pytest.mark.parametrize("record", CASES)
+def test_same_seed_same_trajectory_in_another_process(record: EnvRecord) -> None:
     code = (
         "import json, sys; from bounded.envs import make;"
         "from bounded.envs.checker import trajectory_digest;"
         "name, options, steps = json.loads(sys.argv[1]);"
         "print(trajectory_digest(lambda: make(name, **options), 5, steps))"
     )
-    spec = json.dumps([name, OPTIONS[name], STEPS[name]])
+    spec = json.dumps([record.env_id, dict(record.test_options or {}), record.test_steps])
     out = subprocess.run(
         [sys.executable, "-c", code, spec], capture_output=True, text=True, check=True
     )
-    here = trajectory_digest(factory(name), 5, STEPS[name])
+    here = trajectory_digest(factory(record), 5, record.test_steps)
     assert out.stdout.strip() == here
-    assert trajectory_digest(factory(name), 6, STEPS[name]) != here
+    assert trajectory_digest(factory(record), 6, record.test_steps) != here
 
 
 # -- broken environments are caught --------------------------------------------------------

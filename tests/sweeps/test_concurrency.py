@@ -1,7 +1,6 @@
 """`--concurrency N`: several games at once in each sweep worker, against a real
 OpenAI-compatible endpoint on 127.0.0.1 that answers after a fixed delay."""
 
-import io
 import json
 import os
 import signal
@@ -11,7 +10,6 @@ import textwrap
 import time
 
 import pytest
-from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.core import ConfigError
@@ -21,10 +19,6 @@ from bounded.testing.endpoint import Endpoint
 
 ARGS = {"occupied": 0, "shipped": 0}
 REPLY = json.dumps({"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}})
-
-
-def quiet():
-    return Console(file=io.StringIO(), width=100)
 
 
 @pytest.fixture
@@ -86,14 +80,14 @@ def played(archive_path):
 def test_concurrent_games_are_the_games_played_one_at_a_time(tmp_path, endpoint):
     (tmp_path / "one").mkdir()
     one = write_experiment(tmp_path / "one", endpoint.url)
-    assert run_sweep(one, console=quiet()).played == 6
+    assert run_sweep(one).played == 6
     assert endpoint.most_in_flight == 1
     expected = played(one.archive)
 
     (tmp_path / "threads").mkdir()
     threads = write_experiment(tmp_path / "threads", endpoint.url)
     endpoint.most_in_flight = 0
-    summary = run_sweep(threads, console=quiet(), concurrency=3)
+    summary = run_sweep(threads, concurrency=3)
     assert (summary.played, summary.failed) == (6, [])
     assert endpoint.most_in_flight == 3  # three games waited on the endpoint at once
     assert played(threads.archive) == expected
@@ -101,7 +95,7 @@ def test_concurrent_games_are_the_games_played_one_at_a_time(tmp_path, endpoint)
     (tmp_path / "processes").mkdir()
     processes = write_experiment(tmp_path / "processes", endpoint.url)
     endpoint.most_in_flight = 0
-    summary = run_sweep(processes, console=quiet(), workers=2, concurrency=2)
+    summary = run_sweep(processes, workers=2, concurrency=2)
     assert (summary.played, summary.failed) == (6, [])
     assert endpoint.most_in_flight >= 3  # two processes of two threads
     assert played(processes.archive) == expected
@@ -113,7 +107,7 @@ def test_the_experiment_file_sets_the_concurrency_and_the_option_overrides_it(tm
     experiment = write_experiment(tmp_path, endpoint.url, games=2)
     text = experiment.source.read_text().replace('name = "conc"', 'name = "conc"\nconcurrency = 4')
     experiment.source.write_text(text)
-    summary = run_sweep(load_experiment(experiment.source), console=quiet())
+    summary = run_sweep(load_experiment(experiment.source))
     assert summary.played == 4 and endpoint.most_in_flight == 4
     experiment.source.write_text(text.replace("concurrency = 4", "concurrency = 0"))
     with pytest.raises(ConfigError, match="concurrency"):
@@ -132,9 +126,9 @@ def test_concurrency_refuses_the_embedded_model_and_ray_in_one_line(tmp_path, ca
     assert not experiment.archive.exists()
     scripted = write_experiment(tmp_path, "http://127.0.0.1:9/v1", model="scripted:minimal")
     with pytest.raises(ConfigError, match="for the local executor"):
-        run_sweep(scripted, console=quiet(), executor="ray", concurrency=2)
+        run_sweep(scripted, executor="ray", concurrency=2)
     with pytest.raises(ConfigError, match="at least 1"):
-        run_sweep(scripted, console=quiet(), concurrency=-1)
+        run_sweep(scripted, concurrency=-1)
 
 
 SWEEP = [sys.executable, "-c", "from bounded.cli import main; main()", "sweep"]
@@ -173,7 +167,7 @@ def test_a_stopped_concurrent_sweep_resumes_every_game_in_flight(
 ):
     (tmp_path / "ref").mkdir()
     reference = write_experiment(tmp_path / "ref", endpoint.url, games=2, horizon=30)
-    run_sweep(reference, console=quiet(), concurrency=4)
+    run_sweep(reference, concurrency=4)
     experiment = write_experiment(tmp_path, endpoint.url, games=2, horizon=30)
     process = sweep_process(experiment.source, *options)
     deadline = time.monotonic() + 60

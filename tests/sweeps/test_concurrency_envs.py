@@ -5,7 +5,6 @@ module-wide parser) one game at a time per process, decision by decision the sam
 from __future__ import annotations
 
 import hashlib
-import io
 import itertools
 import json
 import signal
@@ -16,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.core import JSON, stable_hash
@@ -120,10 +118,6 @@ ENVIRONMENTS = {
 """A few dozen decisions of each (TextWorld's small coin collector generates in seconds)."""
 
 
-def quiet() -> Console:
-    return Console(file=io.StringIO(), width=100)
-
-
 def write_experiment(directory, env: str, options: dict[str, Any]):
     path = directory / f"{env}.toml"
     path.write_text(
@@ -177,7 +171,7 @@ def sweep(directory, env: str, options: dict[str, Any], concurrency: int) -> lis
 
     def target() -> None:
         try:
-            outcome["summary"] = run_sweep(experiment, console=quiet(), concurrency=concurrency)
+            outcome["summary"] = run_sweep(experiment, concurrency=concurrency)
         except BaseException as exc:  # reported below, in the test's thread
             outcome["error"] = exc
 
@@ -247,7 +241,7 @@ def test_an_interrupt_reaches_the_games_waiting_for_their_turn(tmp_path, textwor
     handler = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own
     try:
         with pytest.raises(KeyboardInterrupt):
-            run_sweep(experiment, console=quiet(), concurrency=3)
+            run_sweep(experiment, concurrency=3)
     finally:
         INTERRUPT.at_call = None
         signal.signal(signal.SIGINT, handler)
@@ -256,6 +250,6 @@ def test_an_interrupt_reaches_the_games_waiting_for_their_turn(tmp_path, textwor
         runs = archive.runs()
         assert [run.status for run in runs] == ["failed"]  # the waiting games: no run
         assert runs[0].error and runs[0].error.startswith("KeyboardInterrupt")
-    summary = run_sweep(experiment, console=quiet(), concurrency=3)
+    summary = run_sweep(experiment, concurrency=3)
     assert (summary.played, summary.failed) == (GAMES, [])
     assert played(experiment.archive) == expected

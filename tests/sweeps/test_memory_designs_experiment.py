@@ -2,10 +2,7 @@
 spire Act 1), made small and played with the scripted schema-filling model: its phases
 learn and freeze, and every cell's game completes."""
 
-import io
 from pathlib import Path
-
-from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.sweeps.experiment import load_experiment
@@ -41,7 +38,7 @@ def test_the_shipped_file_plans_two_phases_and_sixteen_cells():
 def test_the_shipped_file_made_small_plays_every_game(tmp_path, monkeypatch):
     monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path / "banks"))
     experiment = load_experiment(small(tmp_path))
-    summary = run_sweep(experiment, console=Console(file=io.StringIO()))
+    summary = run_sweep(experiment)
     assert summary.failed == [] and summary.played == 18
     assert set(summary.frozen) == {"learn-reflexion-warehouse", "learn-reflexion-spire"}
     with Archive(experiment.archive) as archive:

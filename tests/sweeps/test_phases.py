@@ -8,7 +8,6 @@ write gate for the phases.
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 import os
@@ -21,7 +20,6 @@ from pathlib import Path
 
 import pytest
 import typer
-from rich.console import Console
 from typer.testing import CliRunner
 
 import bounded.archive.sink as sink_module
@@ -79,10 +77,6 @@ def small_a0(tmp_path: Path, *, games=2, phase_games=2, phase_decisions=20, extr
     return path
 
 
-def quiet() -> Console:
-    return Console(file=io.StringIO(), width=100)
-
-
 def runs_by_cell(archive_path: Path) -> dict[str, list]:
     with Archive(archive_path) as archive:
         runs = archive.runs(experiment="spire-a0")
@@ -120,7 +114,7 @@ def assert_frozen_cells_read_their_phase(archive_path: Path, experiment) -> None
 
 def test_the_a0_protocol_learns_freezes_and_evaluates_end_to_end(tmp_path):
     experiment = load_experiment(small_a0(tmp_path))
-    summary = run_sweep(experiment, workers=2, console=quiet())
+    summary = run_sweep(experiment, workers=2)
     assert (summary.planned, summary.played, summary.failed) == (14, 14, [])
     assert set(summary.frozen) == set(PHASES) and summary.waiting == []
     cells = runs_by_cell(experiment.archive)
@@ -151,7 +145,7 @@ def test_the_a0_protocol_learns_freezes_and_evaluates_end_to_end(tmp_path):
     ]
     templates = json.loads(filled.files["skills.json"])["skills"]
     assert any(s["text"] == LEARNER["text"] for s in templates)  # a template mode-b filled
-    again = run_sweep(experiment, console=quiet())
+    again = run_sweep(experiment)
     assert (again.played, again.skipped) == (0, 14)
     assert again.frozen == summary.frozen
 
@@ -170,7 +164,7 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
 
     monkeypatch.setattr(sweep_module, "play_in_archive", dies_after_five)
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     monkeypatch.setattr(sweep_module, "play_in_archive", real_play)
     with Archive(experiment.archive) as archive:
         assert phase_record(archive, "spire-a0", "learn-mode-b") is not None
@@ -179,7 +173,7 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
     assert "  phase learn-self-evolve: 3/4 games to play (continued on its store)" in preview
     assert "  phase learn-mode-b: frozen " in preview
     assert "(written by phase learn-self-evolve)" in preview and "(frozen " in preview
-    summary = run_sweep(experiment, console=quiet())
+    summary = run_sweep(experiment)
     assert summary.restarted == [] and summary.skipped == 5 and summary.played == 18 - 5
     cells = runs_by_cell(experiment.archive)
     assert [r.seed for r in cells["learn-self-evolve"]] == [1001, 1002, 1003, 1004]
@@ -191,7 +185,7 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
 def mode_b_reference(tmp_path_factory) -> list[list]:
     """The actions of each game of phase learn-mode-b in a sweep never interrupted."""
     experiment = load_experiment(small_a0(tmp_path_factory.mktemp("whole"), phase_games=3))
-    run_sweep(experiment, console=quiet())
+    run_sweep(experiment)
     with Archive(experiment.archive) as archive:
         return [
             [d.actions for d in archive.decisions(run.run_id)]
@@ -216,11 +210,11 @@ def test_a_phase_game_killed_mid_game_continues_from_its_checkpoint(
 
     monkeypatch.setattr(sink_module.ArchiveSink, "decision", dies_mid_game)
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     monkeypatch.setattr(sink_module.ArchiveSink, "decision", real_decision)
     preview = dry_run(path).output
     assert f"continued on its store, game {1001 + game} from its checkpoint" in preview
-    summary = run_sweep(experiment, console=quiet())
+    summary = run_sweep(experiment)
     assert summary.resumed == 1 and summary.restarted == [] and summary.failed == []
     phase = runs_by_cell(experiment.archive)["learn-mode-b"]
     assert phase[game].run_id == seen[0]  # the same run went on: nothing replayed
@@ -244,7 +238,7 @@ def test_a_phase_whose_store_moved_on_is_replayed_from_a_clean_store(tmp_path, m
 
     monkeypatch.setattr(sweep_module, "play_in_archive", dies_after_two)
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     monkeypatch.setattr(sweep_module, "play_in_archive", real_play)
     first = {run.run_id for run in runs_by_cell(experiment.archive)["learn-mode-b"]}
     assert len(first) == 2
@@ -253,7 +247,7 @@ def test_a_phase_whose_store_moved_on_is_replayed_from_a_clean_store(tmp_path, m
     (store / "summaries.json").write_text('{"game": "spire", "summaries": []}\n')
     preview = dry_run(experiment.source).output
     assert "  phase learn-mode-b: 3/3 games to play (replayed from a clean store" in preview
-    summary = run_sweep(experiment, console=quiet())
+    summary = run_sweep(experiment)
     assert summary.restarted == ["learn-mode-b"] and summary.removed == 2
     cells = runs_by_cell(experiment.archive)
     assert [r.seed for r in cells["learn-mode-b"]] == [1001, 1002, 1003]
@@ -323,10 +317,10 @@ def test_a_phase_killed_while_freezing_is_frozen_again_not_replayed(tmp_path, mo
 
     monkeypatch.setattr(phases_module, "freeze_to", dies_after_copying)
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     monkeypatch.setattr(phases_module, "freeze_to", real_freeze)
     assert experiment.stages().phase("learn-mode-b").frozen.is_dir()
-    summary = run_sweep(experiment, console=quiet())
+    summary = run_sweep(experiment)
     assert summary.restarted == [] and summary.skipped == 2 and summary.played == 12
     assert_frozen_cells_read_their_phase(experiment.archive, experiment)
 
@@ -339,7 +333,7 @@ def tamper(snapshot: Path) -> None:
 
 def test_a_tampered_snapshot_makes_the_frozen_cell_refuse(tmp_path):
     experiment = load_experiment(small_a0(tmp_path))
-    run_sweep(experiment, console=quiet())
+    run_sweep(experiment)
     snapshot = experiment.stages().phase("learn-self-evolve").frozen
     recorded = directory_hash(snapshot)
     tamper(snapshot)
@@ -348,7 +342,7 @@ def test_a_tampered_snapshot_makes_the_frozen_cell_refuse(tmp_path):
         archive.delete_run(victim.run_id)
         before = len(archive.runs())
     with pytest.raises(ConfigError) as info:
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     message = str(info.value)
     assert "\n" not in message and message.startswith("cells.full-frozen:")
     assert recorded in message and directory_hash(snapshot) in message
@@ -398,7 +392,7 @@ def test_dry_run_says_what_is_missing_one_line_per_problem(tmp_path):
     )
     # Once a phase is frozen, its snapshot must be there and hash as recorded.
     path = small_a0(tmp_path)
-    run_sweep(load_experiment(path), console=quiet())
+    run_sweep(load_experiment(path))
     snapshot = load_experiment(path).stages().phase("learn-mode-b").frozen
     for file in snapshot.iterdir():
         file.chmod(0o644)
@@ -443,7 +437,7 @@ def test_bad_phase_or_cell_settings_are_refused_before_any_game(tmp_path, old, n
     assert old in text
     path.write_text(text.replace(old, new, 1))
     with pytest.raises(ConfigError) as info:
-        run_sweep(load_experiment(path), console=quiet())
+        run_sweep(load_experiment(path))
     message = str(info.value)
     assert field in message and "\n" not in message, message
     assert not (tmp_path / "a.sqlite").exists() or not runs_by_cell(tmp_path / "a.sqlite")
@@ -455,7 +449,7 @@ def test_a_phase_store_holding_foreign_stores_is_not_cleared(tmp_path):
     store.mkdir(parents=True)
     (store / "skills.json").write_text('{"game": "spire", "skills": []}\n')
     with pytest.raises(ConfigError, match="already holds stores that no game of this phase"):
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     assert (store / "skills.json").exists()
 
 

@@ -4,7 +4,6 @@ the end of its seeds when there is nothing to find (two contracts given the same
 replies); the rule and the stop recorded in the archive and printed by `analyze`; a
 rerun reaches the same decision without playing; mistakes refused in one line."""
 
-import io
 import json
 import os
 import subprocess
@@ -12,7 +11,6 @@ import sys
 import textwrap
 
 import pytest
-from rich.console import Console
 
 from bounded.analysis.anytime import sequential_records
 from bounded.archive import Archive
@@ -53,10 +51,6 @@ def player_file(tmp_path, *, games=40, slip=1.0, extra=""):
     return path
 
 
-def quiet():
-    return Console(file=io.StringIO())
-
-
 def completed(path):
     with Archive(path, read_only=True) as archive:
         return sorted((r.cell, r.seed) for r in archive.runs() if r.status == "completed")
@@ -65,7 +59,7 @@ def completed(path):
 def test_the_expert_against_no_skill_is_decided_early_and_recorded(tmp_path):
     experiment = load_experiment(player_file(tmp_path))
     stopping = Stopping(a="expert", b="random", block=5)
-    summary = run_until_decided(experiment, stopping, console=quiet())
+    summary = run_until_decided(experiment, stopping)
     record = summary.record
     assert record.reason == "decided" and record.stopped_at < 40
     assert record.stopped_at % 5 == 0 and len(record.looks) == record.stopped_at // 5
@@ -78,7 +72,7 @@ def test_the_expert_against_no_skill_is_decided_early_and_recorded(tmp_path):
         (stored,) = sequential_records(archive)
     assert stored.reason == "decided" and stored.stopped_at == record.stopped_at
     assert stored.level == 0.05 and stored.block == 5 and stored.rule == record.rule
-    again = run_until_decided(experiment, stopping, console=quiet())
+    again = run_until_decided(experiment, stopping)
     assert again.played == 0 and again.record.stopped_at == record.stopped_at
     assert completed(experiment.archive) == played
 
@@ -143,13 +137,13 @@ def test_nothing_to_find_plays_every_seed_and_says_so(tmp_path):
     )
     experiment = load_experiment(path)
     stopping = Stopping(a="state", b="transcript", metric="score", block=4)
-    summary = run_until_decided(experiment, stopping, console=quiet())
+    summary = run_until_decided(experiment, stopping)
     assert summary.record.reason == "seeds exhausted" and summary.record.stopped_at == 6
     assert [look.pairs for look in summary.record.looks] == [4, 6]
     assert not any(look.decided for look in summary.record.looks)
     assert {cell for cell, _ in completed(tmp_path / "s.sqlite")} == {"state", "transcript"}
     capped = run_until_decided(
-        experiment, Stopping(a="state", b="transcript", block=2, max_games=2), console=quiet()
+        experiment, Stopping(a="state", b="transcript", block=2, max_games=2)
     )
     assert capped.record.reason == "game budget" and capped.record.stopped_at == 2
 
@@ -158,9 +152,9 @@ def test_mistakes_are_refused_in_one_line_and_leave_the_archive_as_it_was(tmp_pa
     path = player_file(tmp_path, games=2)
     experiment = load_experiment(path)
     with pytest.raises(ConfigError, match="no cell 'nobody'"):
-        run_until_decided(experiment, Stopping(a="expert", b="nobody"), console=quiet())
+        run_until_decided(experiment, Stopping(a="expert", b="nobody"))
     with pytest.raises(ConfigError, match="--block must be at least 1"):
-        run_until_decided(experiment, Stopping(a="expert", b="random", block=0), console=quiet())
+        run_until_decided(experiment, Stopping(a="expert", b="random", block=0))
     assert not (tmp_path / "p.sqlite").exists()
     bad = subprocess.run(
         [*BOUNDED, "sweep", str(path), "--until-decided", "expert", "random", "--level", "2"],

@@ -3,11 +3,8 @@ and `experiments/memory_designs_small.toml`: their size is what their headers sa
 played with the scripted schema-filling model every game completes and the tables they
 are for come out."""
 
-import io
 from collections import Counter
 from pathlib import Path
-
-from rich.console import Console
 
 from bounded.analysis.balrog import balrog_summary
 from bounded.archive import Archive
@@ -47,7 +44,7 @@ def test_balrog_small_played_prints_balrogs_table_for_every_agent_and_environmen
     cell = 'task = "coin_collector", max_steps = 30'
     small_game = (f"{cell} }}", f"{cell}, settings = {{ level = 3 }} }}")  # a quick game
     experiment = load_experiment(scripted_copy(BALROG_SMALL, tmp_path, small_game))
-    summary = run_sweep(experiment, console=Console(file=io.StringIO()))
+    summary = run_sweep(experiment)
     assert summary.failed == [] and summary.played == 12
     with Archive(experiment.archive) as archive:
         table = balrog_summary(archive.runs())
@@ -71,7 +68,7 @@ def test_memory_designs_small_is_every_design_once_within_225_decisions():
 def test_memory_designs_small_played_completes_every_game(tmp_path, monkeypatch):
     monkeypatch.setenv("BOUNDED_BANK_DIR", str(tmp_path / "banks"))
     experiment = load_experiment(scripted_copy(MEMORY_SMALL, tmp_path))
-    summary = run_sweep(experiment, console=Console(file=io.StringIO()))
+    summary = run_sweep(experiment)
     assert summary.failed == [] and summary.played == 18
     with Archive(experiment.archive) as archive:
         runs = archive.runs()

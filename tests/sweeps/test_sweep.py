@@ -1,4 +1,3 @@
-import io
 import json
 import os
 import random
@@ -10,7 +9,6 @@ import textwrap
 import time
 
 import pytest
-from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.archive.progress import current_lease, lease_scope, owner_alive
@@ -51,10 +49,6 @@ def write_experiment(tmp_path, *, games=3, horizon=6, name="sw", extra=""):
     return load_experiment(path)
 
 
-def quiet():
-    return Console(file=io.StringIO(), width=100)
-
-
 def completed_keys(archive_path, experiment):
     with Archive(archive_path) as archive:
         return sorted(
@@ -64,7 +58,7 @@ def completed_keys(archive_path, experiment):
 
 def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
     experiment = write_experiment(tmp_path)
-    first = run_sweep(experiment, console=quiet())
+    first = run_sweep(experiment)
     assert (first.planned, first.played, first.skipped, first.failed) == (6, 6, 0, [])
     with Archive(experiment.archive) as archive:
         runs = archive.runs(experiment="sw")
@@ -79,7 +73,7 @@ def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
             for r in runs
         )
         assert len(archive.decisions(runs[0].run_id)) == 6
-    second = run_sweep(experiment, console=quiet())
+    second = run_sweep(experiment)
     assert (second.played, second.skipped) == (0, 6)
     assert completed_keys(experiment.archive, "sw") == sorted(
         (cell, seed) for cell in ("state", "transcript") for seed in range(1, 4)
@@ -88,14 +82,14 @@ def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
 
 def test_incomplete_games_are_replaced_not_duplicated(tmp_path):
     experiment = write_experiment(tmp_path, games=2)
-    run_sweep(experiment, console=quiet())
+    run_sweep(experiment)
     with Archive(experiment.archive) as archive:
         victim = archive.runs(experiment="sw")[0]
         archive.save_run(victim.model_copy(update={"status": "running"}))
         pending, stale = pending_games(archive, experiment.plan())
     assert [spec.key for spec in pending] == [(victim.experiment, victim.cell, victim.seed)]
     assert [r.run_id for r in stale] == [victim.run_id]
-    summary = run_sweep(experiment, console=quiet())
+    summary = run_sweep(experiment)
     assert (summary.played, summary.removed) == (1, 1)
     with Archive(experiment.archive) as archive:
         assert archive.run(victim.run_id) is None
@@ -106,17 +100,17 @@ def test_incomplete_games_are_replaced_not_duplicated(tmp_path):
 def test_failed_games_are_reported_and_rerun(tmp_path):
     experiment = write_experiment(tmp_path, games=1)
     (tmp_path / "replies.jsonl").write_text("")  # no replies: every model call fails
-    summary = run_sweep(experiment, console=quiet())
+    summary = run_sweep(experiment)
     assert summary.played == 2 and len(summary.failed) == 2
     assert "ModelUnavailableError" in summary.failed[0]
     (tmp_path / "replies.jsonl").write_text(json.dumps(REPLY) + "\n")
-    again = run_sweep(experiment, console=quiet())
+    again = run_sweep(experiment)
     assert (again.played, again.removed, again.failed) == (2, 2, [])
 
 
 def test_worker_processes_write_the_same_archive(tmp_path):
     experiment = write_experiment(tmp_path, games=2)
-    summary = run_sweep(experiment, workers=2, console=quiet())
+    summary = run_sweep(experiment, workers=2)
     assert (summary.played, summary.failed) == (4, [])
     assert len(completed_keys(experiment.archive, "sw")) == 4
 
@@ -157,12 +151,12 @@ def test_sweep_command_dry_run_and_exit_status(tmp_path):
 def test_config_mistakes_stop_the_sweep_with_the_reason(tmp_path):
     experiment = write_experiment(tmp_path, extra='[[cells]]\ntag = "bad"\ncontract = "nope"\n')
     with pytest.raises(ConfigError, match="unknown contract 'nope'"):
-        run_sweep(experiment, console=quiet())
+        run_sweep(experiment)
     with Archive(experiment.archive) as archive:
         assert archive.runs() == []  # stopped before the first game
     bad_option = write_experiment(tmp_path, extra="[matrix]\nshelves_typo = [1]\n")
     with pytest.raises(ConfigError, match="bad options for warehouse"):
-        run_sweep(bad_option, console=quiet())
+        run_sweep(bad_option)
 
 
 SWEEP_SCRIPT = "import typer; from bounded.cli.sweep import sweep; typer.run(sweep)"
@@ -260,7 +254,7 @@ def test_analyze_refuses_an_archive_holding_a_game_twice_in_one_line(tmp_path, c
     from bounded.cli import main
 
     experiment = write_experiment(tmp_path, games=1)
-    run_sweep(experiment, console=quiet())
+    run_sweep(experiment)
     with Archive(experiment.archive) as archive:
         twin = archive.runs(experiment="sw")[0]
         archive.save_run(twin.model_copy(update={"run_id": "d" * 32}))  # as older bugs left
@@ -282,7 +276,7 @@ def test_an_interrupted_game_resumes_only_under_the_inputs_it_was_played_with(
     from bounded.sweeps.survey import dry_run
 
     experiment = write_experiment(tmp_path, games=1, horizon=6)
-    run_sweep(experiment, console=quiet())
+    run_sweep(experiment)
     with Archive(experiment.archive) as archive:
         run = archive.runs(experiment="sw", status="completed")[0]
         inputs = dict(run.inputs)

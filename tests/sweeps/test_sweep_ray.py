@@ -1,10 +1,7 @@
 """The Ray executor on a local instance: workers return games, the driver writes them."""
 
-import io
 import json
 import textwrap
-
-from rich.console import Console
 
 from bounded.archive import Archive
 from bounded.sweeps.executors import RayExecutor
@@ -40,8 +37,7 @@ def test_a_small_sweep_runs_through_a_local_ray_instance(tmp_path):
         )
     )
     experiment = load_experiment(path)
-    console = Console(file=io.StringIO(), width=100)
-    summary = run_sweep(experiment, executor=RayExecutor(workers=2), console=console)
+    summary = run_sweep(experiment, executor=RayExecutor(workers=2))
     assert not ray.is_initialized()  # the executor shut down the instance it started
     assert (summary.played, summary.failed) == (4, [])
     with Archive(experiment.archive) as archive:
@@ -57,5 +53,5 @@ def test_a_small_sweep_runs_through_a_local_ray_instance(tmp_path):
         assert [d.index for d in decisions] == list(range(5))
         assert decisions[0].segments and decisions[0].completion is not None
         assert duplicate_games(archive, "ray-sweep") == {}
-    resumed = run_sweep(experiment, executor="local", console=console)
+    resumed = run_sweep(experiment, executor="local")
     assert (resumed.skipped, resumed.played) == (4, 0)

@@ -9,9 +9,10 @@ in percent. `write_results` lays the runs out as BALROG's results folder: one JS
 episode under `<agent>/<env>/<task>/`, `<env>_summary.json` per environment and
 `summary.json` per agent.
 
-Environment names are BALROG's (`nle`, `minihack`, `babyai`, `crafter`, `textworld`);
-a run's task is its environment's `task` or `level` (Crafter's is `default`, NetHack's
-`NetHackChallenge-v0`).
+Environment names are BALROG's (`nle`, `minihack`, `babyai`, `crafter`, `textworld`),
+from each environment's record (`bounded.env_records`, its `balrog`); a run's task is its
+environment's `task` or `level`, else the record's default task (Crafter's `default`,
+NetHack's `NetHackChallenge-v0`).
 """
 
 from __future__ import annotations
@@ -24,24 +25,30 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.parity import ParityReport, parity_of_runs
-from bounded.core import JSON, RunRecord
+from bounded.core import JSON, ConfigError, RunRecord
+from bounded.env_records import BalrogTasks, env_record
 
-BALROG_ENVS: dict[str, str] = {
-    "bounded/NetHack-v0": "nle",
-    "bounded/MiniHack-v0": "minihack",
-    "bounded/BabyAI-v0": "babyai",
-    "bounded/Crafter-v0": "crafter",
-    "bounded/TextWorld-v0": "textworld",
-}
-"""Our Gymnasium ids -> BALROG's environment names."""
-DEFAULT_TASKS = {"crafter": "default", "nle": "NetHackChallenge-v0"}
+
+def balrog_tasks(env_id: str) -> BalrogTasks | None:
+    """Where an environment (a Gymnasium id) stands in BALROG, from its record; None for
+    one outside BALROG."""
+    record = env_record(env_id)
+    return record.balrog if record is not None else None
+
+
+def balrog_env(run: RunRecord) -> str:
+    """BALROG's name of a BALROG run's environment."""
+    found = balrog_tasks(run.env_id)
+    if found is None:
+        raise ConfigError(f"run {run.run_id[:12]}: {run.env_id} is not a BALROG environment")
+    return found.env
 
 
 def run_task(run: RunRecord) -> str:
     """The BALROG task of a run."""
-    env = BALROG_ENVS[run.env_id]
     task = run.outcome.get("task") or run.outcome.get("level")
-    return str(task) if task else DEFAULT_TASKS.get(env, "default")
+    found = balrog_tasks(run.env_id)
+    return str(task) if task else (found.default_task if found else "default")
 
 
 def mean_and_error(values: list[float]) -> tuple[float, float]:
@@ -63,7 +70,7 @@ def _progression(run: RunRecord) -> float:
 
 def balrog_runs(runs: Iterable[RunRecord]) -> list[RunRecord]:
     """The completed runs of BALROG's environments."""
-    return [r for r in runs if r.status == "completed" and r.env_id in BALROG_ENVS]
+    return [r for r in runs if r.status == "completed" and balrog_tasks(r.env_id) is not None]
 
 
 def env_summary(runs: list[RunRecord]) -> JSON:
@@ -95,7 +102,7 @@ def agent_summary(runs: list[RunRecord]) -> JSON:
     """One agent's summary over its environments, as BALROG's `summary.json`."""
     by_env: dict[str, list[RunRecord]] = defaultdict(list)
     for run in runs:
-        by_env[BALROG_ENVS[run.env_id]].append(run)
+        by_env[balrog_env(run)].append(run)
     envs = {name: env_summary(env_runs) for name, env_runs in sorted(by_env.items())}
     means = [e["progression_percentage"] for e in envs.values()]
     errors = [e["standard_error"] for e in envs.values()]
@@ -151,7 +158,7 @@ def balrog_parity(runs: Iterable[RunRecord]) -> ParityReport:
     """The parity report of the agents (run tags), compared within each environment."""
     cells: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for run in balrog_runs(runs):
-        cells[(agent_name(run), BALROG_ENVS[run.env_id])].append(run)
+        cells[(agent_name(run), balrog_env(run))].append(run)
     return parity_of_runs(
         (agent, {"env": env}, found) for (agent, env), found in sorted(cells.items())
     )
@@ -186,7 +193,7 @@ def write_results(runs: Iterable[RunRecord], out: str | Path) -> list[Path]:
     summaries = balrog_summary(chosen)
     counters: dict[tuple[str, str, str], int] = defaultdict(int)
     for run in sorted(chosen, key=lambda r: (agent_name(r), r.env_id, run_task(r), r.seed)):
-        env, task = BALROG_ENVS[run.env_id], run_task(run)
+        env, task = balrog_env(run), run_task(run)
         key = (agent_name(run), env, task)
         index = counters[key]
         counters[key] += 1
@@ -208,11 +215,12 @@ def _write(path: Path, data: JSON) -> Path:
 
 
 __all__ = [
-    "BALROG_ENVS",
     "agent_summary",
+    "balrog_env",
     "balrog_parity",
     "balrog_summary",
     "balrog_table_rows",
+    "balrog_tasks",
     "env_summary",
     "mean_and_error",
     "run_task",

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -46,6 +46,14 @@ from bounded.core import (
     RunRecord,
     Segment,
 )
+from bounded.env_records import BUILTIN_RECORDS
+
+LOG = logging.getLogger("bounded.archive")
+"""What an archive repairs as it opens is told here, never printed (with no logging set up,
+as under the CLI, Python writes a warning to stderr)."""
+
+SHORT_NAMES: dict[str, str] = {record.name: record.env_id for record in BUILTIN_RECORDS}
+"""The short names older versions archived runs under -> their Gymnasium ids."""
 
 DEFAULT_ARCHIVE = Path("runs/bounded.sqlite")
 
@@ -430,9 +438,8 @@ class Archive:
         if not corrected:
             return
         rows = f"{len(corrected)} run row{'s' if len(corrected) > 1 else ''}"
-        print(
-            f"bounded: archive {self.path}: {rows} counted decisions it does not store; {done}",
-            file=sys.stderr,
+        LOG.warning(
+            "bounded: archive %s: %s counted decisions it does not store; %s", self.path, rows, done
         )
 
     def _open_writable(self, kind: Kind) -> None:
@@ -503,16 +510,14 @@ class Archive:
     def _canonical_env_ids(self) -> None:
         """Older `bounded run` wrote short names (`craft`) where sweeps wrote Gymnasium ids
         (`bounded/Craft-v0`): one environment is one id, so short names are rewritten."""
-        from bounded.envs import ENV_IDS
-
-        marks = ", ".join("?" for _ in ENV_IDS)
+        marks = ", ".join("?" for _ in SHORT_NAMES)
         query = f"SELECT 1 FROM runs WHERE env_id IN ({marks}) LIMIT 1"
-        if self._db.execute(query, tuple(ENV_IDS)).fetchone() is None:
+        if self._db.execute(query, tuple(SHORT_NAMES)).fetchone() is None:
             return
         with self._db:
             self._db.executemany(
                 "UPDATE runs SET env_id = ? WHERE env_id = ?",
-                [(env_id, short) for short, env_id in ENV_IDS.items()],
+                [(env_id, short) for short, env_id in SHORT_NAMES.items()],
             )
 
     def close(self) -> None:
@@ -605,13 +610,11 @@ class Archive:
     def _run_from_row(row: sqlite3.Row) -> RunRecord:
         """A run row as a record (an older archive opened read-only may lack columns added
         since, and hold short environment names: both are read as a migration would)."""
-        from bounded.envs import ENV_IDS
-
         data = dict(row)
         for field in _RUN_JSON_FIELDS:
             if field in data:
                 data[field] = json.loads(data[field])
-        data["env_id"] = ENV_IDS.get(data["env_id"], data["env_id"])
+        data["env_id"] = SHORT_NAMES.get(data["env_id"], data["env_id"])
         return RunRecord.model_validate(data)
 
     def delete_run(self, run_id: str) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -30,28 +31,16 @@ from bounded.core import (
     Observation,
     RunRecord,
 )
-from bounded.registry import Registry
+from bounded.env_records import env_record
+from bounded.registry import Registry, load_target
 from bounded.runner import GameSpec
 from bounded.runner.build import build_env
 
 ExpertFactory = Callable[[], Expert]
 
 EXPERTS = Registry("expert", "bounded.experts")
-"""Environment id -> its expert (`"module:Class"` or a factory taking no arguments)."""
-
-for _env_id, _target in {
-    "bounded/Spire-v0": "bounded.envs.spire:SpireExpert",
-    "bounded/Warehouse-v0": "bounded.envs.warehouse:WarehouseExpert",
-    "bounded/Craft-v0": "bounded.envs.craft:CraftExpert",
-    "bounded/NetHack-v0": "bounded.envs.nethack:NetHackExpert",
-}.items():
-    EXPERTS.register(_env_id, _target)
-
-NOT_REPLAYABLE = {
-    "bounded/Workbench-v0": "its tools run real processes in a sandbox directory, whose "
-    "results a replay cannot promise to reproduce, and its expert is a script of replies",
-}
-"""Environments refused for attribution, with the reason."""
+"""Experts named at run time or by installed plugins (Gymnasium id -> `"module:Class"` or a
+factory taking no arguments), for environments whose record names none."""
 
 
 class ReplayError(BoundedError):
@@ -63,19 +52,37 @@ def register_expert(env_id: str, target: str | ExpertFactory) -> None:
     EXPERTS.register(env_id, target)
 
 
-def expert_for(run: RunRecord) -> Expert:
-    """A fresh expert for the run's environment; ReplayError when it has none."""
-    if run.env_id in NOT_REPLAYABLE:
+def _expert_target(run: RunRecord) -> tuple[Any, bool]:
+    """The run's expert (a target or factory) and whether it is built from the
+    environment; ReplayError when the record refuses replays or names no expert."""
+    record = env_record(run.env_id)
+    where = f"run {run.run_id[:12]} cannot be replayed"
+    if record is not None and record.replay == "refused":
+        raise ReplayError(f"{where}: {run.env_id}: {record.replay_refusal}")
+    if run.env_id in EXPERTS:
+        return EXPERTS.target(run.env_id), False
+    if record is not None and record.expert is not None:
+        return record.expert, record.expert_reads_env
+    raise ReplayError(
+        f"{where}: environment {run.env_id} has no expert (its EnvRecord's `expert`, or "
+        "bounded.attribution.register_expert)"
+    )
+
+
+def expert_for(run: RunRecord, env: Env | None = None) -> Expert:
+    """A fresh expert for the run's environment (its record's, else one registered with
+    `register_expert`), built from `env` when its record says the expert reads the game
+    it plays; ReplayError when its record refuses replays or it has none."""
+    target, reads_env = _expert_target(run)
+    factory = load_target(target) if isinstance(target, str) else target
+    if not reads_env:
+        return factory()
+    if env is None:
         raise ReplayError(
-            f"run {run.run_id[:12]} cannot be replayed: {run.env_id}: {NOT_REPLAYABLE[run.env_id]}"
+            f"run {run.run_id[:12]} cannot be replayed without its environment: its expert "
+            "reads the game it plays"
         )
-    if run.env_id not in EXPERTS:
-        raise ReplayError(
-            f"run {run.run_id[:12]} cannot be replayed: environment {run.env_id} has no "
-            "expert (bounded.attribution.register_expert)"
-        )
-    factory = EXPERTS.load(run.env_id)
-    return factory()
+    return factory(env)
 
 
 def spec_of(run: RunRecord) -> GameSpec:
@@ -140,12 +147,12 @@ def replay(
     targets = set(wanted)
     if not targets:
         return {}
-    expert = expert_for(run)
+    _expert_target(run)  # refuses before the environment is built
     _check_contiguous(run, records)
     if env is None:
         env = build_env(spec_of(run))[1]
     try:
-        return _walk(run, records, targets, env, expert)
+        return _walk(run, records, targets, env, expert_for(run, env))
     finally:
         env.close()
 
@@ -178,7 +185,6 @@ def _walk(
 
 __all__ = [
     "EXPERTS",
-    "NOT_REPLAYABLE",
     "ReplayError",
     "ReplayedDecision",
     "expert_for",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -17,9 +17,6 @@ from bounded.cli._options import (
 from bounded.cli._output import add_counterfactual_rows, console
 from bounded.core import ConfigError
 from bounded.runner.spec import DEFAULT_SEED
-
-if TYPE_CHECKING:
-    pass
 
 
 def demo(

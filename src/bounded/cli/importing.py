@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._output import console
 from bounded.core import ConfigError
-
-if TYPE_CHECKING:
-    pass
 
 
 def import_runs(

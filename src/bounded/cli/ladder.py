@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -13,9 +13,6 @@ from bounded.cli._options import (
     parse_options,
 )
 from bounded.core import ConfigError
-
-if TYPE_CHECKING:
-    pass
 
 
 def ladder(

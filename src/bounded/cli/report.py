@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -27,9 +27,6 @@ from bounded.cli._options import (
 )
 from bounded.cli._output import console
 from bounded.cli.analyze import table_options
-
-if TYPE_CHECKING:
-    pass
 
 
 def report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -21,19 +21,16 @@ from bounded.cli._options import (
 )
 from bounded.cli._output import console, run_summary
 from bounded.core import DEFAULT_MAX_TOKENS, ConfigError
+from bounded.envs import env_names
 from bounded.envs.workbench import REPLY_TOKENS as WORKBENCH_MAX_TOKENS
 from bounded.runner.spec import DEFAULT_CONTRACT, DEFAULT_MODEL, DEFAULT_SEED
-
-if TYPE_CHECKING:
-    pass
 
 
 def run(
     env: Annotated[
         str,
         typer.Argument(
-            help="Environment: warehouse, spire, craft, workbench, nethack, babyai, crafter, "
-            "textworld, minihack."
+            help=f"Environment: {', '.join(env_names())}; or a Gymnasium id, or module:Env-v0."
         ),
     ],
     contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = DEFAULT_CONTRACT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -16,9 +16,6 @@ from bounded.cli._options import (
 )
 from bounded.cli._output import console, run_summary
 from bounded.core import ConfigError
-
-if TYPE_CHECKING:
-    pass
 
 
 def runs(

@@ -40,12 +40,13 @@ def sweep_until_decided(
     games failed, 2 when the sweep was refused."""
     from rich.console import Console
 
+    from bounded.cli._progress import SweepProgress
     from bounded.sweeps.sequential import run_until_decided
     from bounded.sweeps.sweep import SweepInterrupted, SweepRefused
 
     try:
         summary = run_until_decided(
-            experiment, stopping, archive_path=archive, console=Console(stderr=True),
+            experiment, stopping, archive_path=archive, events=SweepProgress(Console(stderr=True)),
             on_look=lambda record: plain(look_line(record)), **options,
         )  # fmt: skip
     except SweepRefused as exc:

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from bounded.cli._output import console
-from bounded.core import ConfigError
-
-if TYPE_CHECKING:
-    pass
-
+from bounded.core import Action, ConfigError, Expert, Observation
 
 PLAYERS = ("expert", "random")
 
@@ -27,6 +23,7 @@ def spire_command(
 ) -> None:
     """Play Spire runs with the expert or the random player and print their metrics."""
     from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
+    from bounded.runner.build import play_expert
 
     if player not in PLAYERS:
         raise ConfigError(f"unknown player {player!r} (known: {', '.join(PLAYERS)})")
@@ -34,18 +31,9 @@ def spire_command(
         raise ConfigError(f"ascension must be 0-10, got {ascension}")
     table = Table("seed", "victory", "floor", "act", "bosses", "hp", "deck", "decisions", "score")
     for run_seed in range(seed, seed + runs):
-        agent = SpireExpert() if player == "expert" else RandomPlayer(run_seed)
+        agent: Expert = SpireExpert() if player == "expert" else RandomPlayer(run_seed)
         env = SpireEnv(ascension=ascension)
-        obs, _ = env.reset(seed=run_seed)
-        done = False
-        while not done:
-            action = agent.act(obs)
-            if show:
-                ids = [a.id for a in action] if isinstance(action, list) else [action.id]
-                console.print(obs.text, markup=False)
-                console.print(f"-> {ids}\n", markup=False)
-            obs, _, terminated, truncated, _ = env.step(action)
-            done = terminated or truncated
+        play_expert(env, Shown(agent) if show else agent, seed=run_seed)
         m = env.metrics()
         table.add_row(
             str(run_seed),
@@ -59,6 +47,20 @@ def spire_command(
             f"{m['score']:.1f}",
         )
     console.print(table)
+
+
+class Shown:
+    """A player whose every observation and choice is printed."""
+
+    def __init__(self, player: Expert) -> None:
+        self.player = player
+
+    def act(self, obs: Observation) -> Action | list[Action]:
+        action = self.player.act(obs)
+        ids = [a.id for a in action] if isinstance(action, list) else [action.id]
+        console.print(obs.text, markup=False)
+        console.print(f"-> {ids}\n", markup=False)
+        return action
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from bounded.core import ConfigError
-
-if TYPE_CHECKING:
-    pass
-
 
 stores_app = typer.Typer(help="Typed-contract stores: show, freeze, diff.", no_args_is_help=True)
 

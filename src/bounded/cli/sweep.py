@@ -88,6 +88,9 @@ def sweep(
 ) -> None:
     """Play an experiment's games, its learning phases first; rerunning resumes (completed
     games are skipped, frozen phases kept)."""
+    from rich.console import Console
+
+    from bounded.cli._progress import SweepProgress
     from bounded.sweeps.experiment import load_experiment
     from bounded.sweeps.sweep import SweepInterrupted, SweepRefused, run_sweep
 
@@ -114,6 +117,7 @@ def sweep(
         summary = run_sweep(
             experiment, archive_path=archive, executor=executor, workers=workers,
             address=address, budget=budget, prices=price or [], concurrency=concurrency,
+            events=SweepProgress(Console(stderr=True)),
         )  # fmt: skip
     except SweepRefused as exc:  # one line per problem, each its own
         for line in exc.problems:

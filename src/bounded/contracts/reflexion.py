@@ -53,6 +53,7 @@ from bounded.core import (
     Outcome,
     Prompt,
     StepResult,
+    StoreLayers,
     stable_hash,
 )
 from bounded.stores.directory import REFLECTIONS_FILE, canonical_bytes
@@ -66,6 +67,8 @@ Do not describe the game back. Think about the strategy you followed and where i
 wrong, then write a short plan for the next attempt that avoids that mistake, naming the
 specific actions or choices you should have made instead."""
 
+REFLECTIONS = "reflections"
+"""Its one store layer (its `reflections.json`), by name."""
 REFLECTIONS_HEADER = "Your reflections on earlier attempts (oldest first):"
 
 
@@ -121,6 +124,18 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     """Instructions, the last reflections, a short window, the current observation."""
 
     name = "reflexion"
+
+    @classmethod
+    def store_layers(cls, settings: JSON) -> StoreLayers:
+        """Its reflections play the part of a typed layer (written by a learning phase,
+        read frozen by the cells)."""
+        mode = ReflexionConfig.model_validate({**settings, "store_dir": "-"}).mode
+        return StoreLayers(
+            reads=(REFLECTIONS,) if mode != "off" else (),
+            writes=(REFLECTIONS,) if mode == "writable" else (),
+            frozen=(REFLECTIONS,) if mode == "frozen" else (),
+            needs_store=mode == "frozen",
+        )
 
     def __init__(self, **settings: object) -> None:
         self.config = ReflexionConfig.model_validate(settings)

@@ -20,6 +20,7 @@ refused (`check_step`).
 from __future__ import annotations
 
 from bounded.core import JSON, ConfigError
+from bounded.env_records import env_record
 
 PAPER_TEMPERATURE = 0.1
 """The sampling temperature of every call in the paper (Appendix A.1): a game of either
@@ -28,16 +29,13 @@ contract runs at it unless its spec sets one (`paper_temperature`)."""
 STEP_KEYS = ("decision_interval", "max_actions")
 """The environment options that define one step."""
 
-ONE_ACTION_STEPS: dict[str, JSON] = {
-    "bounded/Craft-v0": {"decision_interval": 2.0, "max_actions": 1},
-}
-"""Environment id -> the options of one one-action step (this project's calibrated
-choice, see the module docstring); environments not named here are played as they are."""
-
 
 def one_action_step(env_id: str) -> JSON:
-    """The one-action step this project plays on this environment, or {} where it has none."""
-    return dict(ONE_ACTION_STEPS.get(env_id, {}))
+    """The one-action step this project plays on this environment (its record's
+    `one_action_step`, on craft this project's calibrated choice, see the module
+    docstring), or {} where it has none: it is played as it is."""
+    record = env_record(env_id)
+    return dict(record.one_action_step) if record is not None else {}
 
 
 def step_of(options: JSON) -> JSON:
@@ -78,7 +76,6 @@ def check_step(game: JSON, bank: JSON, *, bank_name: str) -> None:
 
 
 __all__ = [
-    "ONE_ACTION_STEPS",
     "PAPER_TEMPERATURE",
     "STEP_KEYS",
     "check_step",

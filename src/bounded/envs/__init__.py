@@ -1,15 +1,18 @@
 """Environment registry: short names, Gymnasium ids, import paths and installed plugins.
 
-Each of our environments is registered with Gymnasium under `bounded/<Name>-v0` with a
-lazy `"module:Class"` entry point (so importing this package imports no engine) and has
-a short name (`spire`). A run records the canonical Gymnasium id, whichever name made it.
-A user's environment plugs in the same way, from Python, the CLI and experiment files:
+Each environment has one record (`bounded.env_records`): our environments are
+registered with Gymnasium under `bounded/<Name>-v0` with a lazy `"module:Class"` entry
+point (so importing this package imports no engine) and have a short name (`spire`). A
+run records the canonical Gymnasium id, whichever name made it. A user's environment
+plugs in the same way, from Python, the CLI and experiment files:
 
-- `register_env("mine/Echo-v0", "pkg.mod:EchoEnv")`, then `make("mine/Echo-v0")`;
+- `register_env(EnvRecord(name="echo", env_id="mine/Echo-v0", entry_point=...))`, or
+  only `register_env("mine/Echo-v0", "pkg.mod:EchoEnv")`, then `make("mine/Echo-v0")`;
 - Gymnasium's `module:Env-v0` form: `make("pkg.mod:Echo-v0")` imports `pkg.mod`, whose
   import registers `Echo-v0`;
-- an installed package's entry point in the `bounded.envs` group,
-  `"mine/Echo-v0" = "pkg.mod:EchoEnv"`, registered on first use (worker processes too).
+- an installed package's entry point in the `bounded.envs` group naming its record or
+  its class, `"mine/Echo-v0" = "pkg.mod:EchoEnv"`, registered on first use (worker
+  processes too).
 """
 
 from __future__ import annotations
@@ -22,36 +25,14 @@ import gymnasium
 from pydantic import ValidationError
 
 from bounded.core import ConfigError, Env, first_validation_error
+from bounded.env_records import (
+    BUILTIN_RECORDS,
+    ENV_RECORDS,
+    EnvRecord,
+    env_record,
+    register_record,
+)
 from bounded.envs.base import TextEnv
-from bounded.registry import Registry
-
-ENV_IDS: dict[str, str] = {
-    "warehouse": "bounded/Warehouse-v0",
-    "spire": "bounded/Spire-v0",
-    "craft": "bounded/Craft-v0",
-    "workbench": "bounded/Workbench-v0",
-    "nethack": "bounded/NetHack-v0",
-    "babyai": "bounded/BabyAI-v0",
-    "crafter": "bounded/Crafter-v0",
-    "textworld": "bounded/TextWorld-v0",
-    "minihack": "bounded/MiniHack-v0",
-}
-"""Short name -> Gymnasium id."""
-
-_ENTRY_POINTS: dict[str, str] = {
-    "bounded/Warehouse-v0": "bounded.envs.warehouse:WarehouseEnv",
-    "bounded/Spire-v0": "bounded.envs.spire:SpireEnv",
-    "bounded/Craft-v0": "bounded.envs.craft:CraftEnv",
-    "bounded/Workbench-v0": "bounded.envs.workbench:WorkbenchEnv",
-    "bounded/NetHack-v0": "bounded.envs.nethack:NetHackEnv",
-    "bounded/BabyAI-v0": "bounded.envs.babyai:BabyAIEnv",
-    "bounded/Crafter-v0": "bounded.envs.crafter:CrafterEnv",
-    "bounded/TextWorld-v0": "bounded.envs.textworld:TextWorldEnv",
-    "bounded/MiniHack-v0": "bounded.envs.minihack:MiniHackEnv",
-}
-
-ENVS = Registry("environment", "bounded.envs")
-"""Environments registered by users and installed plugins: Gymnasium id -> entry point."""
 
 
 def _gym_register(env_id: str, entry_point: Any) -> None:
@@ -59,15 +40,27 @@ def _gym_register(env_id: str, entry_point: Any) -> None:
         gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True)
 
 
-for _env_id, _entry_point in _ENTRY_POINTS.items():
-    _gym_register(_env_id, _entry_point)
+for _record in BUILTIN_RECORDS:
+    _gym_register(_record.env_id, _record.entry_point)
+
+ENV_IDS: dict[str, str] = {record.name: record.env_id for record in BUILTIN_RECORDS}
+"""Our environments' short names -> Gymnasium ids."""
 
 
-def register_env(env_id: str, entry_point: Any) -> None:
-    """Register an environment under a Gymnasium id (`ns/Name-v0`); the entry point is
-    `"module:Class"` (handed to sweep workers) or a class or factory."""
-    ENVS.register(env_id, entry_point)
-    _gym_register(env_id, entry_point)
+def register_env(env: str | EnvRecord, entry_point: Any = None) -> None:
+    """Register an environment: its record (`EnvRecord`), or a Gymnasium id (`ns/Name-v0`)
+    and entry point (`"module:Class"`, handed to sweep workers, or a class or factory)."""
+    if isinstance(env, str):
+        if entry_point is None:
+            raise ConfigError(f"register_env({env!r}) needs an entry point")
+        env = EnvRecord(name=env, env_id=env, entry_point=entry_point)
+    register_record(env)
+    _gym_register(env.env_id, env.entry_point)
+
+
+def env_names() -> list[str]:
+    """What may name an environment: every record's short name, and installed plugins' ids."""
+    return ENV_RECORDS.names()
 
 
 def _import_for(name: str) -> str:
@@ -83,12 +76,13 @@ def _import_for(name: str) -> str:
 def resolve_env_id(name: str) -> str:
     """The canonical Gymnasium id of a short name, an id, `module:Env-v0`, or a plugin."""
     env_id = canonical_env_id(name)
-    if env_id not in gymnasium.registry and env_id in ENVS:
-        _gym_register(env_id, ENVS.target(env_id))
+    record = env_record(env_id)
+    if env_id not in gymnasium.registry and record is not None:
+        _gym_register(env_id, record.entry_point)
     if env_id not in gymnasium.registry and ":" in name:
         env_id = _import_for(name)
     if env_id not in gymnasium.registry:
-        known = ", ".join(sorted(ENV_IDS) + ENVS.names())
+        known = ", ".join(env_names())
         raise ConfigError(
             f"unknown environment {name!r} (known: {known}, a registered Gymnasium id, "
             "or module:Env-v0)"
@@ -98,7 +92,8 @@ def resolve_env_id(name: str) -> str:
 
 def canonical_env_id(name: str) -> str:
     """The id a run is archived under: a short name's Gymnasium id, any other name as is."""
-    return ENV_IDS.get(name, name)
+    record = env_record(name)
+    return record.env_id if record is not None else name
 
 
 def make(name: str, **kwargs: Any) -> Env:
@@ -126,10 +121,13 @@ def option_error(exc: Exception) -> str:
 
 
 __all__ = [
-    "ENVS",
     "ENV_IDS",
+    "ENV_RECORDS",
+    "EnvRecord",
     "TextEnv",
     "canonical_env_id",
+    "env_names",
+    "env_record",
     "make",
     "register_env",
     "resolve_env_id",

@@ -19,38 +19,23 @@ from bounded.inspect._solver import (
     transcript_solver,
     typed_solver,
 )
-from bounded.inspect.tasks import (
-    babyai,
-    bounded_task,
-    craft,
-    crafter,
-    minihack,
-    nethack,
-    spire,
-    textworld,
-    warehouse,
-    workbench,
-)
+from bounded.inspect.tasks import ENVIRONMENT_TASKS, bounded_task, environment_task
+
+globals().update(ENVIRONMENT_TASKS)  # each environment's task: `bounded.inspect.warehouse`
 
 __all__ = [
+    "ENVIRONMENT_TASKS",
     "InspectModel",
     "SchemaForm",
-    "babyai",
     "bounded_solver",
     "bounded_task",
     "contract_solver",
-    "craft",
-    "crafter",
+    "environment_task",
     "episodic_solver",
-    "minihack",
-    "nethack",
     "outcome_scorer",
-    "spire",
     "state_solver",
     "summary_solver",
-    "textworld",
     "transcript_solver",
     "typed_solver",
-    "warehouse",
-    "workbench",
+    *ENVIRONMENT_TASKS,
 ]

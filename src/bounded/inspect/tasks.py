@@ -4,26 +4,29 @@ options), the solver is a contract playing the episode, the scorer the game's ou
     inspect eval src/bounded/inspect/tasks.py@warehouse --model openai/gpt-4o-mini \\
         -T horizon=10 -T seeds=[1,2,3] -T contract=state
 
-Task arguments (`-T`): `seeds` (a list, or a number N of games: seeds 1..N, as a sweep's
+There is one task per environment record (`bounded.env_records`), made from it, and
+`environment` plays any environment by name (`-T env=...`). Task
+arguments (`-T`): `seeds` (a list, or a number N of games: seeds 1..N, as a sweep's
 `games = N`), `contract` (any contract, preset or import path), `max_tokens`,
 `max_decisions`, `schema` (how the reply schema is sent: `json_schema`, `json_object` for
 llama.cpp servers, `none`), `archive` (a bounded archive path that also receives every
-decision), and the environment's own options. Settings are `GameSpec`'s: one left unset
-takes the spec's default (`max_tokens` 256, spire's `REPLY_TOKENS`), an environment option
-left unset the environment's own (the warehouse's 12 shelves, spire's three acts).
+decision), and the environment's own options (the record's `task_options`). Settings are
+`GameSpec`'s: one left unset takes the record's or the spec's default (`max_tokens` 256,
+spire's 640), an environment option left unset the environment's own (the warehouse's 12
+shelves, spire's three acts).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from inspect import Parameter, Signature
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from bounded.core import ConfigError
-from bounded.envs import resolve_env_id
-from bounded.envs.spire import REPLY_TOKENS
-from bounded.envs.workbench import REPLY_TOKENS as WORKBENCH_MAX_TOKENS
+from bounded.envs import ENV_RECORDS, EnvRecord, resolve_env_id
 from bounded.inspect._model import SchemaForm
 from bounded.inspect._scorer import outcome_scorer
 from bounded.inspect._solver import bounded_solver
@@ -96,148 +99,73 @@ def bounded_task(
 
 
 @task
-def warehouse(
+def environment(
+    env: str,
     seeds: int | list[int] | str = 1,
-    horizon: int | None = None,
-    shelves: int | None = None,
-    contract: str = "state",
+    env_options: dict[str, Any] | None = None,
+    contract: str = DEFAULT_CONTRACT,
     max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """The STORE/SHIP/WAIT inventory stream (score: accuracy of the reported counts)."""
-    return bounded_task("warehouse", **locals())
-
-
-@task
-def spire(
-    seeds: int | list[int] | str = 1,
-    acts: int | None = None,
-    ascension: int | None = None,
-    contract: str = "typed",
-    max_tokens: int = REPLY_TOKENS,
     max_decisions: int | None = None,
     schema: SchemaForm = "json_schema",
     archive: str | None = None,
 ) -> Task:
-    """The deck-building roguelike (score: floor reached; progress: floors of the acts)."""
-    return bounded_task("spire", **locals())
+    """Any environment by name (`-T env=...`), its options as `-T env_options={...}`."""
+    settings = locals()
+    return bounded_task(settings.pop("env"), **settings)
 
 
-@task
-def craft(
-    seeds: int | list[int] | str = 1,
-    level: int | None = None,
-    style: str | None = None,
-    contract: str = "summary",
-    max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """The real-time-strategy macro game against the built-in AI."""
-    return bounded_task("craft", **locals())
+def _parameters(record: EnvRecord) -> list[Parameter]:
+    """The task's parameters: the seeds, the record's environment options, then the run's
+    settings (defaults: the record's contract and reply token limit)."""
+
+    def keyword(name: str, default: Any, kind: Any) -> Parameter:
+        return Parameter(name, Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+
+    options = [
+        keyword(option.name, option.default, option.kind | None) for option in record.task_options
+    ]
+    return [
+        keyword("seeds", 1, int | list[int] | str),
+        *options,
+        keyword("contract", record.default_contract, str),
+        keyword("max_tokens", record.reply_tokens, int | None),
+        keyword("max_decisions", None, int | None),
+        keyword("schema", "json_schema", SchemaForm),
+        keyword("archive", None, str | None),
+    ]
 
 
-@task
-def workbench(
-    seeds: int | list[int] | str = 1,
-    task_name: str = "all",
-    contract: str = "state",
-    max_tokens: int = WORKBENCH_MAX_TOKENS,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """Coding tasks in a sandbox directory, judged by their oracles."""
-    arguments = locals()
-    return bounded_task("workbench", task=arguments.pop("task_name"), **arguments)
+def environment_task(record: EnvRecord) -> Callable[..., Task]:
+    """The inspect task of one environment, named by its short name, its options (the
+    record's `task_options`) as parameters."""
+    signature = Signature(_parameters(record), return_annotation=Task)
+
+    def play(**arguments: Any) -> Task:
+        given = signature.bind(**arguments)
+        given.apply_defaults()
+        settings = dict(given.arguments)
+        options = {option.key: settings.pop(option.name) for option in record.task_options}
+        return bounded_task(record.name, env_options=options, **settings)
+
+    play.__name__ = play.__qualname__ = record.name
+    play.__doc__ = record.summary or f"The {record.env_id} environment."
+    play.__signature__ = signature  # type: ignore[attr-defined]
+    return task(name=record.name)(play)
 
 
-@task
-def nethack(
-    seeds: int | list[int] | str = 1,
-    character: str | None = None,
-    max_steps: int | None = None,
-    vocabulary: str | None = None,
-    contract: str = "typed",
-    max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """NetHack through NLE (progress: BALROG's progression)."""
-    return bounded_task("nethack", **locals())
+ENVIRONMENT_TASKS: dict[str, Callable[..., Task]] = {
+    record.name: environment_task(record) for record in ENV_RECORDS.records()
+}
+"""Every environment's task by its short name (`warehouse`, ...), made from its record."""
 
-
-@task
-def babyai(
-    seeds: int | list[int] | str = 1,
-    level: str | None = None,
-    max_steps: int | None = None,
-    contract: str = "typed",
-    max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """A BabyAI mission (progress: 1 when accomplished)."""
-    return bounded_task("babyai", **locals())
-
-
-@task
-def crafter(
-    seeds: int | list[int] | str = 1,
-    max_steps: int | None = None,
-    area: int | None = None,
-    view: int | None = None,
-    contract: str = "typed",
-    max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """Crafter (progress: achievements unlocked / 22)."""
-    return bounded_task("crafter", **locals())
-
-
-@task
-def textworld(
-    seeds: int | list[int] | str = 1,
-    game: str | None = None,
-    max_steps: int | None = None,
-    settings: dict[str, Any] | None = None,
-    contract: str = "typed",
-    max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """A generated TextWorld game (progress: score / max score)."""
-    arguments = locals()
-    return bounded_task("textworld", task=arguments.pop("game"), **arguments)
-
-
-@task
-def minihack(
-    seeds: int | list[int] | str = 1,
-    level: str | None = None,
-    max_steps: int | None = None,
-    contract: str = "typed",
-    max_tokens: int | None = None,
-    schema: SchemaForm = "json_schema",
-    archive: str | None = None,
-) -> Task:
-    """A MiniHack task (progress: 1 when the stairs down are reached)."""
-    arguments = locals()
-    return bounded_task("minihack", task=arguments.pop("level"), **arguments)
-
+globals().update(ENVIRONMENT_TASKS)  # `tasks.py@warehouse` finds each as a module attribute
 
 __all__ = [
-    "babyai",
+    "ENVIRONMENT_TASKS",
     "bounded_task",
-    "craft",
-    "crafter",
+    "environment",
+    "environment_task",
     "game_samples",
-    "minihack",
-    "nethack",
     "seed_list",
-    "spire",
-    "textworld",
-    "warehouse",
-    "workbench",
+    *ENVIRONMENT_TASKS,
 ]

@@ -1,10 +1,13 @@
 """The one builder: a `GameSpec` becomes an environment, a contract and a model, and is
 played by the episode runner.
 
-`play(spec)` is what every command, the sweep workers, the demo, the ladder, the bank
-bootstrap and the Python API call. A caller that plays several games with one model
-(loading the embedded model takes seconds) or one learning contract (a ladder) passes
-the built object in; everything else is built from the spec's strings here and only here.
+`play(spec)` is what every command, the demo, the ladder, the bank bootstrap and the
+Python API call. A caller that plays several games with one model (loading the embedded
+model takes seconds) or one learning contract (a ladder) passes the built object in;
+everything else is built from the spec's strings here and only here. A built game is
+played by `run_game` alone: `play`, a resume (`bounded.runner.resume.resume_run`) and a
+sweep's worker (`bounded.sweeps.executors.play_built`) call it; a scripted player's game
+of a built environment goes through the same loop (`play_expert`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from typing import Any
 from bounded.archive.sink import GameSink
 from bounded.archive.sqlite import Archive
 from bounded.contracts import make_contract
-from bounded.core import Contract, DecisionRecord, Env, Model, Observation, RunRecord
+from bounded.contracts.expert import ExpertContract
+from bounded.core import Contract, DecisionRecord, Env, Expert, Model, Observation, RunRecord
 from bounded.envs import make, resolve_env_id
 from bounded.models import make_model
-from bounded.runner.episode import EpisodeRunner
+from bounded.models.none import NoModel
+from bounded.runner.episode import EpisodeRunner, Resumption, run_episode
 from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec
 
@@ -153,12 +158,36 @@ def runner_for(
     return runner
 
 
-def run_game(game: Game, *, archive: Target = None, observer: Observer | None = None) -> RunRecord:
-    """Play a built game (and close its environment)."""
+def run_game(
+    game: Game,
+    *,
+    archive: Target = None,
+    observer: Observer | None = None,
+    resume: Resumption | None = None,
+    keep_failure: bool = False,
+) -> RunRecord:
+    """Play a built game (and close its environment): from its start, or from the claimed
+    run `resume` (`bounded.runner.resume.claim`). With `keep_failure` a game that fails
+    returns its run row, `failed` with the error, instead of raising (a sweep's worker goes
+    on to its next game)."""
+    runner = runner_for(game, archive=archive, observer=observer)
     try:
-        return runner_for(game, archive=archive, observer=observer).execute()
+        return runner.execute(resume=resume)
+    except Exception:
+        if not keep_failure:
+            raise
+        return runner.run
     finally:
         game.env.close()
+
+
+def play_expert(env: Env, expert: Expert, *, seed: int, max_decisions: int = 100_000) -> RunRecord:
+    """Play one game of a built environment with a scripted player, through the one episode
+    loop (`bounded.contracts.expert.ExpertContract`, no model); the environment is left
+    open for its caller to read."""
+    return run_episode(
+        env, ExpertContract(expert), NoModel(), seed=seed, max_decisions=max_decisions
+    )
 
 
 def play(
@@ -185,5 +214,6 @@ __all__ = [
     "check_spec",
     "contract_spec",
     "play",
+    "play_expert",
     "run_game",
 ]

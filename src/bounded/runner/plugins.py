@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-Registrations = dict[str, dict[str, Any]]
+Registrations = dict[str, Any]
 
 
 def registrations() -> Registrations:
     """What this process registered at run time (import-path targets and presets)."""
     from bounded.contracts import CONTRACTS, PRESETS
-    from bounded.envs import ENVS
+    from bounded.envs import ENV_RECORDS
     from bounded.models import MODELS
 
     return {
         "contracts": CONTRACTS.snapshot(),
         "models": MODELS.snapshot(),
-        "envs": ENVS.snapshot(),
+        "envs": ENV_RECORDS.snapshot(),
         "presets": {name: [p.contract, p.overrides] for name, p in PRESETS.items()},
     }
 
@@ -30,14 +30,14 @@ def registrations() -> Registrations:
 def restore_registrations(plugins: Registrations) -> None:
     """Register in this process what `registrations()` took in another."""
     from bounded.contracts import CONTRACTS, PRESETS, register_preset
-    from bounded.envs import ENVS, register_env
+    from bounded.envs import ENV_RECORDS, register_env
     from bounded.models import MODELS
 
     CONTRACTS.restore(plugins.get("contracts", {}))
     MODELS.restore(plugins.get("models", {}))
-    for env_id, target in plugins.get("envs", {}).items():
-        if env_id not in ENVS:
-            register_env(env_id, target)
+    for record in plugins.get("envs", []):
+        if ENV_RECORDS.get(record.env_id) is None:
+            register_env(record)
     for name, (contract, overrides) in plugins.get("presets", {}).items():
         if name not in PRESETS:
             register_preset(name, contract, overrides)

@@ -132,16 +132,12 @@ def claim(
 
 def resume_run(archive_path: str | Path, run_id: str, *, model: Model | None = None) -> RunRecord:
     """Continue a killed (or failed) run from its last recorded decision."""
-    from bounded.runner.build import build_game, runner_for
+    from bounded.runner.build import build_game, run_game
 
     with Archive(archive_path) as archive:
         resumption = claim(archive, run_id)
         spec = GameSpec.model_validate(resumption.run.spec)
-        game = build_game(spec, model=model)
-        try:
-            return runner_for(game, archive=archive).execute(resume=resumption)
-        finally:
-            game.env.close()
+        return run_game(build_game(spec, model=model), archive=archive, resume=resumption)
 
 
 def resumable_games(

@@ -95,23 +95,19 @@ def play_game(
 def play_built(
     spec: GameSpec, game: Game, sink: GameSink, claim: Claim | None, resume: str | None
 ) -> GameResult:
-    """`play_game`'s part once the game is built: claim, play, close the environment."""
-    from bounded.runner.build import runner_for
+    """`play_game`'s part once the game is built: claim, then `run_game` (a failed game is
+    its run row, `failed` with its error)."""
+    from bounded.runner.build import run_game, runner_for
 
-    runner = runner_for(game, archive=sink)
     try:
         resumption = claim(resume) if resume and claim else None
     except BoundedError as exc:  # taken by another process since the driver looked
+        refused = runner_for(game, archive=sink).run
         game.env.close()
-        refused = runner.run.model_copy(update={"status": "failed", "error": str(exc)})
-        return GameResult(spec=spec, run=refused)
-    try:
-        runner.execute(resume=resumption)
-    except Exception:  # recorded in the run row as `failed` with its error
-        pass
-    finally:
-        game.env.close()
-    return GameResult(spec=spec, run=runner.run, resumed=resumption is not None)
+        failed = refused.model_copy(update={"status": "failed", "error": str(exc)})
+        return GameResult(spec=spec, run=failed)
+    run = run_game(game, archive=sink, resume=resumption, keep_failure=True)
+    return GameResult(spec=spec, run=run, resumed=resumption is not None)
 
 
 def play_in_archive(

@@ -82,9 +82,6 @@ Scalar = str | int | float | bool
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 """A phase's name: it names a directory."""
 
-LEARNED = ("L4", "L5")
-"""The layers a learning phase writes and a frozen cell reads from its store."""
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -504,8 +501,8 @@ class StoreUse(NamedTuple):
 
     contract: str
     typed: bool = False
-    """Whether it keeps stores: the typed contract (or a preset of it), or `reflexion`
-    (whose reflections are its one layer)."""
+    """Whether it keeps stores (declares `store_layers`: the typed contract or a preset of
+    it, `reflexion`, whose reflections are its one layer)."""
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     frozen: tuple[str, ...] = ()
@@ -516,10 +513,10 @@ class StoreUse(NamedTuple):
 
 
 def store_use(settings: dict[str, Any]) -> StoreUse | None:
-    """How the contract of a cell's (merged) settings uses the store; None when its name
-    or settings do not resolve (building the contract says why)."""
+    """How the contract of a cell's (merged) settings uses the store, as the contract
+    declares it (`store_layers`); None when its name or settings do not resolve (building
+    the contract says why)."""
     from bounded.contracts import resolve_contract
-    from bounded.contracts.typed import TypedConfig, TypedContract
 
     contract = settings.get("contract")
     if contract is None:
@@ -528,48 +525,22 @@ def store_use(settings: dict[str, Any]) -> StoreUse | None:
         cls, preset = resolve_contract(contract)
     except ConfigError:
         return None
-    from bounded.contracts.reflexion import ReflexionContract
-
-    if issubclass(cls, ReflexionContract):
-        return reflexion_store_use(contract, {**preset, **(settings.get("contract_config") or {})})
-    if not issubclass(cls, TypedContract):
+    declared = getattr(cls, "store_layers", None)  # a plugin may implement only the protocol
+    try:
+        layers = (
+            declared({**preset, **(settings.get("contract_config") or {})}) if declared else None
+        )
+    except ValidationError:
+        return None
+    if layers is None:
         return StoreUse(contract)
-    stand_in = {**preset, **(settings.get("contract_config") or {}), "store_dir": "-"}
-    try:
-        config = TypedConfig.model_validate(stand_in)
-    except ValidationError:
-        return None
-    l5_needs = config.l5.mode == "frozen" and config.skill_seed == "none"
     return StoreUse(
         contract,
         typed=True,
-        reads=tuple(layer for layer in LEARNED if config.layer(layer).reads),
-        writes=tuple(layer for layer in LEARNED if config.layer(layer).writes),
-        frozen=tuple(layer for layer in LEARNED if config.layer(layer).mode == "frozen"),
-        needs_store=config.l4.mode == "frozen" or l5_needs,
-    )
-
-
-REFLECTIONS = "reflections"
-"""The store layer of the `reflexion` contract (its `reflections.json`)."""
-
-
-def reflexion_store_use(contract: str, settings: dict[str, Any]) -> StoreUse | None:
-    """How a `reflexion` contract uses a store: its reflections play the part of a typed
-    layer (written by a learning phase, read frozen by the cells)."""
-    from bounded.contracts.reflexion import ReflexionConfig
-
-    try:
-        mode = ReflexionConfig.model_validate({**settings, "store_dir": "-"}).mode
-    except ValidationError:
-        return None
-    return StoreUse(
-        contract,
-        typed=True,
-        reads=(REFLECTIONS,) if mode != "off" else (),
-        writes=(REFLECTIONS,) if mode == "writable" else (),
-        frozen=(REFLECTIONS,) if mode == "frozen" else (),
-        needs_store=mode == "frozen",
+        reads=layers.reads,
+        writes=layers.writes,
+        frozen=layers.frozen,
+        needs_store=layers.needs_store,
     )
 
 

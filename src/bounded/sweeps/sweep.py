@@ -34,16 +34,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from bounded.archive import Archive
 from bounded.archive.progress import (
@@ -185,54 +175,24 @@ def sweep_lease(archive: Archive, experiment: str) -> Iterator[tuple[Lease, Leas
             release_lease(archive, lease)
 
 
-class SweepProgress:
-    """A rich display: one bar for the whole sweep and one line per worker."""
+class SweepEvents:
+    """What a sweep tells as it plays, for a display (`bounded sweep`'s progress bars);
+    this base hears everything and shows nothing."""
 
-    def __init__(self, console: Console, total: int, skipped: int, workers: int) -> None:
-        self.progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
-        self.total = self.progress.add_task("all games", total=total, completed=skipped)
-        share = -(-(total - skipped) // workers)  # games per worker if all take equally long
-        self.workers: list[TaskID] = [
-            self.progress.add_task(f"worker {i + 1}: idle", total=share) for i in range(workers)
-        ]
-        self.played = [0] * workers
-
-    def __enter__(self) -> SweepProgress:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+    def begin(self, planned: int, skipped: int, workers: int) -> None:
+        """Before the first game: games planned, already completed, and workers."""
 
     def started(self, slot: int, spec: GameSpec) -> None:
-        self.progress.update(self.workers[slot], description=f"worker {slot + 1}: {spec.label}")
-
-    def settle(self, completed: int) -> None:
-        """Show the final count as the archive has it."""
-        self.progress.update(self.total, completed=completed)
+        """A game started on worker `slot`."""
 
     def finished(self, slot: int, result: GameResult, spend: str = "") -> None:
-        if spend:
-            self.progress.update(self.total, description=f"all games, {spend}")
-        self.played[slot] += 1
-        status = "" if result.run.status == "completed" else f" ({result.run.status})"
-        task = self.workers[slot]
-        share = self.progress.tasks[task].total or 0
-        self.progress.update(
-            task,
-            description=f"worker {slot + 1}: done {result.spec.label}{status}",
-            completed=self.played[slot],
-            total=max(share, self.played[slot]),
-        )
-        self.progress.advance(self.total)
+        """A game ended on worker `slot`; `spend` is the budget's line (empty: none)."""
+
+    def settle(self, completed: int) -> None:
+        """The planned games completed in the archive, as the sweep ends."""
+
+    def end(self) -> None:
+        """After the last game, however the sweep ended."""
 
 
 def check_plan(experiment: Experiment, plan: Plan) -> None:
@@ -274,7 +234,7 @@ def run_sweep(
     executor: str | Executor = "local",
     workers: int = 1,
     address: str | None = None,
-    console: Console | None = None,
+    events: SweepEvents | None = None,
     budget: float | None = None,
     prices: list[str] | None = None,
     concurrency: int | None = None,
@@ -286,7 +246,7 @@ def run_sweep(
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
     models (`bounded.sweeps.concurrency`); `only` plays only the cell games it accepts,
     every planned game still checked (a sweep stopped when decided plays its blocks so,
-    `bounded.sweeps.sequential`)."""
+    `bounded.sweeps.sequential`); `events` hears each game start and end (a display)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
@@ -316,7 +276,7 @@ def run_sweep(
         with sweep_lease(archive, experiment.name) as (lease, stale):
             runner.archive_path, runner.lease = str(path), lease
             limit = Budget(budget, costs, per_game)
-            sweep = Sweep(archive, path, state, console or Console(stderr=True), runner, limit)
+            sweep = Sweep(archive, path, state, events or SweepEvents(), runner, limit)
             sweep.lease = lease
             if stale is not None:
                 sweep.summary.took_over = lease_holder_line(stale)
@@ -345,7 +305,7 @@ class Sweep:
         archive: Archive,
         path: Path,
         state: SweepPlan,
-        console: Console,
+        events: SweepEvents,
         runner: Executor,
         budget: Budget | None = None,
     ) -> None:
@@ -364,11 +324,11 @@ class Sweep:
             restarted=[phase.phase for phase in state.phases if phase.restart],
         )
         self.summary.budget = self.budget.limit
-        self.display = SweepProgress(console, len(plan.games), self.summary.skipped, runner.workers)
+        self.events = events
 
     def started(self, slot: int, spec: GameSpec) -> None:
         self.budget.started(slot, spec)
-        self.display.started(slot, spec)
+        self.events.started(slot, spec)
 
     def done(self, slot: int, result: GameResult) -> None:
         self.summary.played += 1
@@ -377,21 +337,22 @@ class Sweep:
             self.summary.failed.append(f"{result.spec.label}: {result.run.error}")
         self.budget.finished(slot, result.run)
         self.summary.spent, self.summary.unpriced = self.budget.spent, self.budget.unpriced
-        self.display.finished(slot, result, self.budget.line())
+        self.events.finished(slot, result, self.budget.line())
 
     def play(self) -> None:
         self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
         for run in self.state.stale:
             self.archive.delete_run(run.run_id)
-        with self.display:
-            try:
-                for resume in self.state.phases:
-                    self.play_phase(resume)
-                self.play_cells()
-            finally:  # the archive's count: games written by workers whose end went unseen
-                self.display.settle(self.completed_now())
-                if self.budget.refused:
-                    self.summary.not_started = len(self.state.pending) - self.summary.played
+        self.events.begin(self.summary.planned, self.summary.skipped, self.runner.workers)
+        try:
+            for resume in self.state.phases:
+                self.play_phase(resume)
+            self.play_cells()
+        finally:  # the archive's count: games written by workers whose end went unseen
+            self.events.settle(self.completed_now())
+            self.events.end()
+            if self.budget.refused:
+                self.summary.not_started = len(self.state.pending) - self.summary.played
 
     def completed_now(self) -> int:
         """Planned games completed in the archive now."""
@@ -431,6 +392,7 @@ __all__ = [
     "PHASE_KIND",
     "PhaseRecord",
     "PhaseResume",
+    "SweepEvents",
     "SweepInterrupted",
     "SweepPlan",
     "SweepRefused",

@@ -1,39 +1,25 @@
-"""`bounded/BabyAI-v0`: conformance, seeded play across processes, BALROG's text and
-actions, the success metric, and minigrid's bot winning every BALROG task."""
+"""`bounded/BabyAI-v0`: seeded play across processes, BALROG's text and actions, the
+success metric, and minigrid's bot winning every BALROG task (its conformance checks:
+`tests/envs/test_conformance.py`, from its record)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import warnings
 
-import gymnasium
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 from bounded.core import Action, ConfigError, IllegalActionError
 from bounded.envs import make
 from bounded.envs.babyai import ACTIONS, TASKS, BabyAIEnv, BabyAIExpert
-from bounded.envs.checker import check_bounded_env, trajectory_digest
+from bounded.envs.checker import trajectory_digest
 
 
 def babyai(**options) -> BabyAIEnv:
     env = make("babyai", **options)
     assert isinstance(env, BabyAIEnv)
     return env
-
-
-def test_gymnasium_check_env_passes_without_warnings() -> None:
-    env = gymnasium.make("bounded/BabyAI-v0").unwrapped
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env)
-    assert [str(w.message) for w in caught] == []
-
-
-def test_check_bounded_env_passes() -> None:
-    check_bounded_env(lambda: babyai(max_steps=30), seeds=(0, 1), steps=30)
 
 
 def test_same_seed_same_episode_in_another_process() -> None:

@@ -1,20 +1,18 @@
-"""`bounded/Crafter-v0`: conformance, seeded play across processes, BALROG's settings and
-actions, the text of what the player sees, progression checked against Crafter's own
-`info["achievements"]` on a hand-worked trace, save/load, and the scripted player."""
+"""`bounded/Crafter-v0`: seeded play across processes, BALROG's settings and actions, the
+text of what the player sees, progression checked against Crafter's own
+`info["achievements"]` on a hand-worked trace, save/load, and the scripted player (its
+conformance checks: `tests/envs/test_conformance.py`, from its record)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
-import gymnasium
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 from bounded.core import Action, ConfigError, IllegalActionError
 from bounded.envs import make
-from bounded.envs.checker import check_bounded_env, trajectory_digest
+from bounded.envs.checker import trajectory_digest
 from bounded.envs.crafter import ACHIEVEMENTS, ACTIONS, CrafterEnv, CrafterExpert
 
 
@@ -22,18 +20,6 @@ def crafter(**options) -> CrafterEnv:
     env = make("crafter", **options)
     assert isinstance(env, CrafterEnv)
     return env
-
-
-def test_gymnasium_check_env_passes_without_warnings() -> None:
-    env = gymnasium.make("bounded/Crafter-v0").unwrapped
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env)
-    assert [str(w.message) for w in caught] == []
-
-
-def test_check_bounded_env_passes() -> None:
-    check_bounded_env(lambda: crafter(max_steps=60), seeds=(0, 1), steps=60)
 
 
 def test_same_seed_same_world_in_another_process() -> None:

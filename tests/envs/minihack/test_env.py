@@ -1,4 +1,5 @@
-"""`bounded/MiniHack-v0`: conformance, seeded play across processes, BALROG's tasks, step
+"""`bounded/MiniHack-v0`: bounded's conformance check on every task (Gymnasium's:
+`tests/envs/test_conformance.py`), seeded play across processes, BALROG's tasks, step
 limit and success metric on a hand-worked trace, NetHack's text and words, save/load,
 Boxoban refused with its reason, and the scripted player through the mazes."""
 
@@ -6,11 +7,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
-import gymnasium
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 from bounded.core import Action, ConfigError, IllegalActionError, Observation
 from bounded.envs import make
@@ -23,15 +21,6 @@ def minihack(**options) -> MiniHackEnv:
     env = make("minihack", **options)
     assert isinstance(env, MiniHackEnv)
     return env
-
-
-def test_gymnasium_check_env_passes_without_warnings() -> None:
-    env = gymnasium.make("bounded/MiniHack-v0").unwrapped
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env)
-    env.close()
-    assert [str(w.message) for w in caught] == []
 
 
 @pytest.mark.parametrize("task", ["mazewalk-15x15", "quest-easy"])

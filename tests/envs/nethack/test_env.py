@@ -1,21 +1,18 @@
-"""`bounded/NetHack-v0`: Gymnasium's and bounded's conformance checks, seeded play across
-processes, replayed saves, the prompt modes and their answers, the step limit, and NLE's
-failures ending the run with a recorded reason."""
+"""`bounded/NetHack-v0`: seeded play across processes, replayed saves, the prompt modes
+and their answers, the step limit, and NLE's failures ending the run with a recorded
+reason (its conformance checks: `tests/envs/test_conformance.py`, from its record)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import warnings
 
-import gymnasium
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 from bounded.core import Action, ConfigError, IllegalActionError
 from bounded.envs import make
-from bounded.envs.checker import check_bounded_env, play, trajectory_digest
+from bounded.envs.checker import play, trajectory_digest
 from bounded.envs.nethack import NetHackEnv
 
 OPTIONS = {"max_steps": 60}
@@ -29,21 +26,6 @@ def nethack(**options) -> NetHackEnv:
 
 def step(env: NetHackEnv, action_id: str):
     return env.step(Action(id=action_id))
-
-
-def test_gymnasium_check_env_passes_without_warnings() -> None:
-    env = gymnasium.make("bounded/NetHack-v0", max_steps=30).unwrapped
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            check_env(env)
-    finally:
-        env.close()
-    assert [str(w.message) for w in caught] == []
-
-
-def test_check_bounded_env_passes() -> None:
-    check_bounded_env(lambda: nethack(), seeds=(0, 1), steps=40)
 
 
 def test_same_seed_same_game_in_another_process() -> None:

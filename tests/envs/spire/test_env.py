@@ -16,17 +16,25 @@ from gymnasium.utils.passive_env_checker import env_step_passive_checker
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bounded.core import Action, IllegalActionError, Observation, stable_hash
+from bounded.core import Action, Expert, IllegalActionError, Observation, stable_hash
 from bounded.envs import make
-from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert, play_game
+from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
 from bounded.envs.spire.game import Run
 from bounded.envs.spire.mapgen import FLOORS, REST_ROW, TREASURE_ROW, generate
 from bounded.envs.spire.testing import HITTER, Table
+from bounded.runner.build import play_expert
 
 OBS_KINDS = {
     "neow", "map", "combat", "card_select", "card_reward", "reward", "shop", "event", "rest",
     "treasure", "boss_relic", "game_over",
 }  # fmt: skip
+
+
+def play_game(player: Expert, *, seed: int, ascension: int = 0) -> SpireEnv:
+    """One whole run of `player` through the episode loop; the environment, played out."""
+    env = SpireEnv(ascension=ascension)
+    play_expert(env, player, seed=seed)
+    return env
 
 
 class MixedPlayer:
@@ -300,9 +308,9 @@ def test_combat_handler_agrees_with_the_legal_list(seed: int) -> None:
 def test_two_hundred_random_games() -> None:
     floors = []
     for seed in range(200):
-        result = play_game(RandomPlayer(seed), seed=seed, ascension=seed % 11)
-        assert result.metrics["dead"] or result.metrics["victory"]
-        floors.append(result.metrics["floor"])
+        metrics = play_game(RandomPlayer(seed), seed=seed, ascension=seed % 11).metrics()
+        assert metrics["dead"] or metrics["victory"]
+        floors.append(metrics["floor"])
     assert max(floors) < 40, "random play should not get far"
 
 
@@ -437,7 +445,7 @@ def test_act_structure_leads_to_the_final_boss() -> None:
 
 
 def test_expert_beats_random_play() -> None:
-    expert = [play_game(SpireExpert(), seed=s).metrics for s in range(6)]
-    random_ = [play_game(RandomPlayer(s), seed=s).metrics for s in range(6)]
+    expert = [play_game(SpireExpert(), seed=s).metrics() for s in range(6)]
+    random_ = [play_game(RandomPlayer(s), seed=s).metrics() for s in range(6)]
     assert sum(m["floor"] for m in expert) > 3 * sum(m["floor"] for m in random_)
     assert any(m["victory"] for m in expert)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.apps.scripted_players import expert_model
 from bounded.apps.workbench import run_task_episode
 from bounded.core import Action
 from bounded.envs.workbench import (
     WorkbenchEnv,
-    expert_model,
     load_task,
     sandbox_available,
     task_names,

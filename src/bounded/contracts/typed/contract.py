@@ -9,13 +9,14 @@ generic `situation_of` reads the facts: the contract still runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts.typed.assembly import Assembler, Fight
-from bounded.contracts.typed.config import TypedConfig, config_error, game_of
+from bounded.contracts.typed.config import StoreLayer, TypedConfig, config_error, game_of
 from bounded.contracts.typed.learning import Digest, Learner, outcome_word
 from bounded.core import (
     JSON,
@@ -30,6 +31,7 @@ from bounded.core import (
     Outcome,
     Prompt,
     StepResult,
+    StoreLayers,
 )
 from bounded.stores.budget import Truncation
 from bounded.stores.directory import StoreSet
@@ -46,6 +48,23 @@ class TypedContract(ConfiguredContract[TypedConfig]):
     """Fresh typed prompt per decision; stores read per layer mode, learned after the run."""
 
     name = "typed"
+
+    @classmethod
+    def store_layers(cls, settings: JSON) -> StoreLayers:
+        """The learned layers (L4, L5) its settings read, write and read frozen; it needs a
+        store for a frozen L4, or a frozen L5 with no seed to start from."""
+        config = TypedConfig.model_validate({**settings, "store_dir": "-"})
+
+        def layers(given: Callable[[StoreLayer], bool]) -> tuple[str, ...]:
+            return tuple(name for name in LEARNED_LAYERS if given(config.layer(name)))
+
+        return StoreLayers(
+            reads=layers(lambda layer: layer.reads),
+            writes=layers(lambda layer: layer.writes),
+            frozen=layers(lambda layer: layer.mode == "frozen"),
+            needs_store=config.l4.mode == "frozen"
+            or (config.l5.mode == "frozen" and config.skill_seed == "none"),
+        )
 
     def __init__(self, **settings: object) -> None:
         try:

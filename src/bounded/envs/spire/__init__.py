@@ -2,14 +2,12 @@
 
 from bounded.envs.spire.env import REPLY_TOKENS, SpireConfig, SpireEnv
 from bounded.envs.spire.expert import SpireExpert
-from bounded.envs.spire.players import PlayedGame, RandomPlayer, play_game
+from bounded.envs.spire.players import RandomPlayer
 
 __all__ = [
     "REPLY_TOKENS",
-    "PlayedGame",
     "RandomPlayer",
     "SpireConfig",
     "SpireEnv",
     "SpireExpert",
-    "play_game",
 ]

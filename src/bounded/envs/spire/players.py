@@ -1,13 +1,11 @@
-"""A uniform random player, and a loop that plays one whole run with any player."""
+"""A uniform random player (a game of any player is played through the one episode loop:
+`bounded.runner.build.play_expert`)."""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any
 
-from bounded.core import Action, Expert, Observation
-from bounded.envs.spire.env import SpireEnv
+from bounded.core import Action, Observation
 
 
 class RandomPlayer:
@@ -30,24 +28,3 @@ class RandomPlayer:
                     return end
             legal = [a for a in legal if a.id != "end_turn"]
         return self.rng.choice(legal)
-
-
-@dataclass
-class PlayedGame:
-    """One run a scripted player played to the end: its metrics and its action log."""
-
-    metrics: dict[str, Any]
-    log: list[list[str]]
-
-
-def play_game(
-    player: Expert, *, seed: int, ascension: int = 0, max_decisions: int = 20_000
-) -> PlayedGame:
-    """Play one run to the end with `player`; returns the metrics and the action log."""
-    env = SpireEnv(ascension=ascension, max_decisions=max_decisions)
-    obs, _ = env.reset(seed=seed)
-    done = False
-    while not done:
-        obs, _, terminated, truncated, _ = env.step(player.act(obs))
-        done = terminated or truncated
-    return PlayedGame(env.metrics(), env.log)

@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from bounded.core import Action, Observation
-from bounded.models.scripted import ScriptedModel
 
 
 class WarehouseExpert:
@@ -73,14 +72,10 @@ def transcript_reading_reply(
     return {"reasoning": "", "action": {"id": "report", "args": counts}}
 
 
-def counting_model() -> ScriptedModel:
-    """A scripted warehouse player for either contract: the state keeper on a `state`
-    prompt, the transcript reader otherwise (`model = "bounded.envs.warehouse.expert:
-    counting_model"` in an experiment file)."""
-
-    def reply(messages: list[dict[str, str]], constraint: Any) -> dict[str, Any]:
-        if _STATE.search(messages[-1]["content"]):
-            return state_keeping_reply(messages, constraint)
-        return transcript_reading_reply(messages, constraint)
-
-    return ScriptedModel(reply, id="scripted:warehouse-counter")
+def counting_reply(messages: list[dict[str, str]], constraint: Any = None) -> dict[str, Any]:
+    """The reply of a warehouse player for either contract: the state keeper's on a
+    `state` prompt, the transcript reader's otherwise (as a model:
+    `bounded.apps.scripted_players:counting_model`)."""
+    if _STATE.search(messages[-1]["content"]):
+        return state_keeping_reply(messages, constraint)
+    return transcript_reading_reply(messages, constraint)

@@ -1,7 +1,7 @@
 """`bounded/Workbench-v0`: coding tasks with tools in a real sandbox, judged by strict oracles."""
 
 from bounded.envs.workbench.engine import REPLY_TOKENS, WorkbenchEnv
-from bounded.envs.workbench.expert import WorkbenchExpert, expert_model
+from bounded.envs.workbench.expert import WorkbenchExpert, expert_replies
 from bounded.envs.workbench.sandbox import (
     ExecResult,
     Sandbox,
@@ -23,7 +23,7 @@ __all__ = [
     "Task",
     "WorkbenchEnv",
     "WorkbenchExpert",
-    "expert_model",
+    "expert_replies",
     "load_task",
     "sandbox_available",
     "select_tasks",

@@ -1,17 +1,19 @@
 """The reference solver: plays a task's scripted solution, as an Expert or as a model.
 
 `WorkbenchExpert(task)` returns the next calls of the task's `good` (or `bad`) solution,
-as many per turn as the observation allows. `expert_model(task)` wraps the same calls
-in a `ScriptedModel` whose replies fit whatever reply schema the contract asks for
-(`reasoning`, `state_patch`, `action` or `actions`), so the full loop (contract, parser,
-runner, environment, oracle) can be tested without a language model.
+as many per turn as the observation allows. `expert_replies(task)` gives the same calls as
+replies that fit whatever reply schema the contract asks for (`reasoning`,
+`state_patch`, `action` or `actions`); `bounded.apps.scripted_players.expert_model(task)`
+wraps them as a scripted model, so the full loop (contract, parser, runner, environment,
+oracle) can be tested without a language model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bounded.core import JSON, Action, Observation
 from bounded.envs.workbench.tasks import load_task
-from bounded.models.scripted import ScriptedModel
 
 
 class WorkbenchExpert:
@@ -51,8 +53,11 @@ def _reply(constraint: JSON | None, calls: list[Action], turn: int) -> JSON:
     return reply
 
 
-def expert_model(task: str, which: str = "good") -> ScriptedModel:
-    """A scripted model that answers every decision with the reference solution's next calls."""
+def expert_replies(
+    task: str, which: str = "good"
+) -> Callable[[list[dict[str, str]], JSON | None], JSON]:
+    """Replies (`fn(messages, constraint)`) that answer every decision with the reference
+    solution's next calls (as a model: `bounded.apps.scripted_players:expert_model`)."""
     expert = WorkbenchExpert(task, which)
     turn = 0
 
@@ -63,4 +68,4 @@ def expert_model(task: str, which: str = "good") -> ScriptedModel:
         size = properties.get("actions", {}).get("maxItems", 1) if "actions" in properties else 1
         return _reply(constraint, expert.chunk(size), turn)
 
-    return ScriptedModel(answer, id=f"expert:{task}:{which}")
+    return answer
