@@ -1,0 +1,254 @@
+"""Renderers of the docs' generated tables, second part: the spire context audit, the
+calibrations and throughputs of the environments, the workbench suite, NetHack's audit,
+episodic retrieval, reply modes, and the committed summaries of embedded-model archives."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from doc_format import count, measured_under, percent, table
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+
+Data = dict[str, Any]
+
+
+def _outcome(result: Data) -> str:
+    outcome = result["outcome"]
+    return "victory" if outcome["victory"] else f"death, floor {outcome['floor']}"
+
+
+def context_audit_cost(data: Data) -> str:
+    rows = []
+    for r in data["results"]:
+        typed, unbounded = r["typed"], r["transcript_unbounded"]
+        rows.append([
+            f"{r['seed']} ({_outcome(r)}, {r['typed']['decisions']} decisions)",
+            f"{percent(typed['reused_share'])}, {typed['cost']:.3f}",
+            f"{percent(unbounded['reused_share'])}, {unbounded['cost']:.3f}",
+            f"{r['ratios']['unbounded_over_typed']:.1f}x",
+            f"{r['ratios']['unbounded_over_typed_cost']:.2f}x",
+        ])  # fmt: skip
+    header = [
+        "seed", "typed: reused, cost", "transcript (no window): reused, cost", "raw ratio",
+        "cost ratio",
+    ]  # fmt: skip
+    return table(header, rows)
+
+
+def context_audit_raw(data: Data) -> str:
+    rows = [
+        [
+            f"{r['seed']} ({_outcome(r)})", r["typed"]["decisions"], count(r["typed"]["total"]),
+            count(r["transcript_window"]["total"]), count(r["transcript_unbounded"]["total"]),
+            f"{r['ratios']['unbounded_over_typed']:.1f}x",
+        ]
+        for r in data["results"]
+    ]  # fmt: skip
+    header = [
+        "seed", "decisions", "typed", "transcript, 8k window", "transcript, no window",
+        "no window / typed",
+    ]  # fmt: skip
+    return table(header, rows)
+
+
+def context_audit_layers(data: Data) -> str:
+    rows = []
+    for r in data["results"]:
+        whole = r["typed"]["non_state_layer_slope_per_100_share"]
+        within = r["typed"]["non_state_within_act_slope_per_100_share"]
+        rows.append([
+            r["seed"], *(f"{whole[layer]:+.2f}%" for layer in ("L1", "L3", "L5")),
+            f"{within['L3']:+.1f}%, {within['L5']:+.1f}%",
+        ])  # fmt: skip
+    header = ["seed", "L1", "L3 (rules in play)", "L5 (skills whose triggers hold)",
+              "L3, L5 within each act"]  # fmt: skip
+    return table(header, rows)
+
+
+def layer_order_replays(demo: Data, paper: Data) -> str:
+    def row(label: str, data: Data) -> list[str]:
+        orders = data["orders"]
+        recorded = data["recorded"]
+        return [
+            label, *(percent(orders[o]["reused_share"]) for o in ("paper", "legacy")),
+            f"**{percent(orders['cache']['reused_share'])}**",
+            f"{count(recorded['cached'])} of {count(recorded['prompt'])}",
+        ]  # fmt: skip
+
+    header = ["game (seed 1, Act 1, embedded model)", "`paper`", "`legacy`", "`cache`",
+              "llama.cpp's recorded cached tokens"]  # fmt: skip
+    return table(header, [
+        row(f"the demo's, {demo['decisions']} decisions", demo),
+        row(f"the paper-order run's, first {paper['decisions']} decisions", paper),
+    ])  # fmt: skip
+
+
+def spire_calibration(data: Data) -> str:
+    rows = []
+    for c in data["cells"]:
+        if c["player"] != "expert":
+            continue
+        low, high = c["win_rate_ci95"]
+        rows.append([
+            c["player"], c["ascension"], percent(c["win_rate"]),
+            f"{100 * low:.1f}-{100 * high:.1f}%", f"{c['mean_floor']:.1f}",
+        ])  # fmt: skip
+    random = [c for c in data["cells"] if c["player"] == "random"]
+    floors = [c["mean_floor"] for c in random]
+    rows.append([
+        "random", " / ".join(str(c["ascension"]) for c in random),
+        percent(max(c["win_rate"] for c in random), 0), "",
+        f"{min(floors):.1f}-{max(floors):.1f}",
+    ])  # fmt: skip
+    return table(["player", "ascension", "win rate", "95% CI", "mean floor"], rows)
+
+
+def spire_throughput(data: Data) -> str:
+    names = {
+        "expert": "expert, full three-act runs",
+        "random": "random, full runs",
+        "decapitate_the_spire": "decapitate-the-spire 0.2.0, greedy, Act 1 only",
+    }
+    rows = [[label, count(data[key]["runs"]), count(data[key]["decisions_per_cpu_s"])]
+            for key, label in names.items()]  # fmt: skip
+    load = ", ".join(f"{x:.2f}" for x in data["machine"]["load_avg"])
+    return (
+        table(["player", "runs", "decisions per CPU-second"], rows)
+        + f"\nLoad average at the end (1, 5, 15 minutes): {load}. {measured_under(data)}\n"
+    )
+
+
+CRAFT_STYLES = ("timing", "rush", "power", "macro", "air")
+
+
+def craft_calibration(data: Data) -> str:
+    levels = sorted({c["level"] for c in data["cells"]})
+    rate = {(c["level"], c["style"]): c for c in data["cells"]}
+    rows = []
+    for level in levels:
+        cells = [rate[(level, style)] for style in CRAFT_STYLES]
+        wins, games = sum(c["wins"] for c in cells), sum(c["games"] for c in cells)
+        rows.append([level, *(f"{c['win_rate']:.2f}" for c in cells), f"{wins / games:.2f}"])
+    return table(["level", *CRAFT_STYLES, "all"], rows)
+
+
+def workbench(data: Data) -> str:
+    """The suite's cells: with the model's own counts when it is not the expert."""
+    mode = {"multi": "multi-action", "single": "one call per turn"}
+    local = data["settings"]["model"] != "expert"
+    rows = []
+    for cell in data["cells"]:
+        turns = sum(r["turns"] for r in cell["rows"])
+        row = [cell["contract"], mode[cell["mode"]], f"{cell['passed']}/{cell['tasks']}", turns]
+        if local:
+            row.append(sum(r["tool_calls"] for r in cell["rows"]))
+        row.append(count(sum(r["prompt_tokens"] for r in cell["rows"])))
+        if local:
+            row.append(count(sum(r["completion_tokens"] for r in cell["rows"])))
+            row.append(sum(r["stop_reason"] == "finish" for r in cell["rows"]))
+        rows.append(row)
+    header = ["contract", "turn mode", "passed", "turns"]
+    header += (
+        ["tool calls", "prompt tokens", "completion tokens", "stopped by finish"]
+        if local
+        else ["prompt tokens"]
+    )
+    return table(header, rows)
+
+
+def nethack_context_audit(data: Data) -> str:
+    names = {
+        "typed": "`typed` (L1, L3 NetHack rules, L5 NetHack skills, L2)",
+        "state": "`state`",
+        "transcript (unbounded, computed)": "`transcript` (computed)",
+    }
+    rows = []
+    for key, label in names.items():
+        c = data[key]
+        over = c["first_decision_over_window"]
+        rows.append([
+            label, count(c["first"]), count(c["last"]), f"{c['slope_per_decision']:+.2f}",
+            count(c["cumulative"]), "never" if over is None else f"from decision {over}",
+        ])  # fmt: skip
+    header = [
+        "contract", "first prompt", "last prompt", "slope (tokens/decision)",
+        f"cumulative, {data['steps']} decisions", f"over the {count(data['window'])} window",
+    ]  # fmt: skip
+    return table(header, rows)
+
+
+def episodic_retrieval(data: Data) -> str:
+    by = {(r["entries"], r["window"]): r for r in data["rows"]}
+    rows = []
+    for entries in sorted({r["entries"] for r in data["rows"]}):
+        cells = []
+        for window in ("t_delta=0", "t_delta=30", "full scan"):
+            r = by[(entries, window)]
+            cells.append(f"{r['p50_ms']:.2f} ms ({count(r['candidates_mean'])} candidates)")
+        rows.append([count(entries), *cells])
+    header = ["bank entries", "t_delta = 0", "t_delta = 30", "full scan (every entry a candidate)"]
+    return table(header, rows) + f"\np50 over each row's queries. {measured_under(data)}\n"
+
+
+def reply_modes(*files: Data) -> str:
+    from reply_modes import cells_table
+
+    commits = sorted({f.get("commit", "not recorded") for f in files})
+    return cells_table([cell for f in files for cell in f["cells"]]) + (
+        f"\n\nCommits: {', '.join(commits)}. Load: not recorded in these files.\n"
+    )
+
+
+def kill_trials(*files: Data) -> str:
+    """One row per kill-trial file: driver kills (`kill_trials.py`) or Ray workers killed
+    mid-game (`--ray`), with the sums the prose quotes."""
+    rows = []
+    for f in files:
+        kills = f.get("killed", f.get("workers_killed"))
+        at = [k for row in f.get("rows", []) for k in row.get("killed_at", [])]
+        rows.append([
+            f"`{f['command'].removeprefix('python ')}`", f["trials"], kills,
+            f"{min(at)}-{max(at)}" if at else "", f["interrupted_games"], f["re_asked_decisions"],
+            f["trials_re_asking_more_than_their_interrupted_games"], f["orphans"],
+            f["duplicates"], f["stuck_archives"], f["different_games"],
+        ])  # fmt: skip
+    header = [
+        "command", "trials", "kills", "killed at decision", "interrupted games",
+        "decisions asked again", "trials asking more than interrupted", "orphans",
+        "duplicates", "stuck archives", "games differing",
+    ]  # fmt: skip
+    return table(header, rows)
+
+
+def episodic_tokens(data: Data) -> str:
+    rows = [
+        [
+            r["tag"], f"{r['wins']}/{r['games']}", f"{r['pbr']:.3f}", f"{r['rur']:.1f}",
+            f"{r['apu']:.3f}", f"{r['tr']:.3f}", count(r["tokens_per_game"]),
+            f"{r['model_calls_per_game']:.1f}",
+        ]
+        for r in data["rows"]
+    ]  # fmt: skip
+    header = ["tag", "win rate", "PBR", "RUR", "APU", "TR", "tokens/game", "model calls/game"]
+    return table(header, rows) + f"\nModel `{data['model']}`. {measured_under(data)}\n"
+
+
+MORE: dict[str, Callable[..., str]] = {
+    "episodic-tokens": episodic_tokens,
+    "kill-trials": kill_trials,
+    "context-audit-cost": context_audit_cost,
+    "context-audit-raw": context_audit_raw,
+    "context-audit-layers": context_audit_layers,
+    "layer-order-replays": layer_order_replays,
+    "spire-calibration": spire_calibration,
+    "spire-throughput": spire_throughput,
+    "craft-calibration": craft_calibration,
+    "workbench": workbench,
+    "nethack-context-audit": nethack_context_audit,
+    "episodic-retrieval": episodic_retrieval,
+    "reply-modes": reply_modes,
+}
