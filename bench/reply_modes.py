@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.core import DecisionRecord, RunRecord, invalid_count
 from bounded.models import make_model
@@ -86,7 +87,11 @@ COLUMNS = (
 
 def table(paths: list[Path]) -> str:
     """The cells of result files as a markdown table (the one in docs/results.md)."""
-    cells = [cell for path in paths for cell in json.loads(path.read_text())["cells"]]
+    return cells_table([cell for path in paths for cell in json.loads(path.read_text())["cells"]])
+
+
+def cells_table(cells: list[dict[str, Any]]) -> str:
+    """Cells of result files as a markdown table (scripts/docs.py writes the docs' copy)."""
     lines = ["| " + " | ".join(name for _, name in COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
     for cell in cells:
@@ -111,6 +116,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args()
+    started_at = provenance()
     if args.table:
         print(table(args.table))
         return
@@ -138,11 +144,13 @@ def main() -> None:
                     row = cell_row(run, archive.decisions(run.run_id), mode)
                     rows.append(row)
                     print(json.dumps(row), flush=True)
-                    write(args, rows, started)
-    write(args, rows, started)
+                    write(args, rows, started, started_at)
+    write(args, rows, started, started_at)
 
 
-def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) -> None:
+def write(
+    args: argparse.Namespace, rows: list[dict[str, Any]], started: float, started_at: dict[str, Any]
+) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "command": "python bench/reply_modes.py "
@@ -155,7 +163,7 @@ def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) 
         "wall_s": round(time.time() - started, 1),
         "cells": rows,
     }
-    args.out.write_text(json.dumps(payload, indent=2) + "\n")
+    write_result(args.out, payload, started_at)
 
 
 if __name__ == "__main__":
