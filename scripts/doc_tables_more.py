@@ -237,7 +237,95 @@ def episodic_tokens(data: Data) -> str:
     return table(header, rows) + f"\nModel `{data['model']}`. {measured_under(data)}\n"
 
 
+def _recovery(summary: Data, embedded: bool) -> str:
+    from bounded.analysis.recovery import accuracy_after, decisions_to_recover
+
+    runs = [
+        r for r in summary["runs"]
+        if "perturb_at" in r["contract_config"] and r["model"].startswith("local") == embedded
+    ]  # fmt: skip
+    runs.sort(key=lambda r: (r["env_id"] != "bounded/Warehouse-v0", r["contract"],
+                             r["contract_config"].get("perturb", "wipe") != "wipe"))  # fmt: skip
+    rows = []
+    for r in runs:
+        at, rewards = r["contract_config"]["perturb_at"], r["rewards"]
+        recovered = decisions_to_recover(rewards, at)
+        text = "never" if recovered is None else str(recovered)
+        if r["env_id"] == "bounded/Workbench-v0":
+            text += " (passed)" if r["outcome"].get("victory") else " (not passed)"
+        before, after = rewards[:at], accuracy_after(rewards, at)
+        rows.append([
+            r["env_id"].split("/")[1].removesuffix("-v0").lower(), r["contract"],
+            f"{r['contract_config'].get('perturb', 'wipe')} at {at}", text,
+            f"{sum(x > 0 for x in before) / len(before):.2f}" if before else "-",
+            "-" if after is None else f"{after:.2f}",
+        ])  # fmt: skip
+    header = ["env", "contract", "perturbation", "decisions to recover", "accuracy before",
+              "accuracy after"]  # fmt: skip
+    wall = sum(r["wall_s"] for r in runs)
+    return table(header, rows) + (
+        f"\n{len(runs)} games, {wall:.0f} s of wall time in all. The summary's "
+        f"{measured_under(summary)}\n"
+    )
+
+
+def recovery_scripted(summary: Data) -> str:
+    return _recovery(summary, embedded=False)
+
+
+def recovery_embedded(summary: Data) -> str:
+    return _recovery(summary, embedded=True)
+
+
+def _step(step: Data) -> str:
+    return f"{step['decision_interval']:g} s"
+
+
+def epicstar_steps(data: Data) -> str:
+    steps = data["steps"]
+    wins = [
+        f"**{s['wins']}/{s['games']}**"
+        if s["step"] == data["chosen_step"]
+        else f"{s['wins']}/{s['games']}"
+        for s in steps
+    ]
+    header = ["step (1 action)", *(_step(s["step"]) for s in steps)]
+    return table(header, [["expert wins", *wins]], "l" + "r" * len(steps))
+
+
+def epicstar_agents(data: Data) -> str:
+    rows = []
+    for agent, result in data["agents"].items():
+        chosen = result.get("chosen") or {}
+        row = next(r for r in result["rows"] if r["config"] == chosen)
+        settings = ", ".join(f"{k} {v}" for k, v in chosen.items()) or "-"
+        rows.append([
+            f"`{agent}`", len(result["rows"]), settings, f"{row['wins']}/{row['games']}",
+            f"{row['effective_action_rate']:.2f}", f"{row['model_calls_per_game']:.1f}",
+        ])  # fmt: skip
+    header = ["agent", "grid points", "chosen", "wins", "effective actions/step",
+              "model calls/game"]  # fmt: skip
+    return table(header, rows, "llllrr")
+
+
+def epicstar_replays(*files: Data) -> str:
+    def wins(result: Data) -> str:
+        return f"{result['wins']}/{result['games']} ({percent(result['win_rate'])})"
+
+    rows = [
+        [f"{_step(f['step'])}, {f['step']['max_actions']} action(s)", wins(f["replay"]),
+         wins(f["expert"])]
+        for f in files
+    ]  # fmt: skip
+    return table(["step", "replay-only episodic", "the expert"], rows, "lrr")
+
+
 MORE: dict[str, Callable[..., str]] = {
+    "epicstar-steps": epicstar_steps,
+    "epicstar-agents": epicstar_agents,
+    "epicstar-replays": epicstar_replays,
+    "recovery-scripted": recovery_scripted,
+    "recovery-embedded": recovery_embedded,
     "episodic-tokens": episodic_tokens,
     "kill-trials": kill_trials,
     "context-audit-cost": context_audit_cost,
