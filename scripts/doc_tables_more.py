@@ -39,6 +39,55 @@ def context_audit_cost(data: Data) -> str:
     return table(header, rows)
 
 
+def context_audit_fresh(data: Data) -> str:
+    """The cost table of docs/cost.md: reuse, fresh tokens and cost of both contracts."""
+    rows = []
+    for r in data["results"]:
+        typed, unbounded = r["typed"], r["transcript_unbounded"]
+        rows.append([
+            f"{r['seed']} ({_outcome(r)})", typed["decisions"],
+            percent(typed["reused_share"]), count(typed["fresh"]), f"{typed['cost']:.3f}",
+            percent(unbounded["reused_share"]), count(unbounded["fresh"]),
+            f"{unbounded['cost']:.3f}", f"{r['ratios']['unbounded_over_typed']:.1f}x",
+            f"{r['ratios']['unbounded_over_typed_cost']:.2f}x",
+        ])  # fmt: skip
+    header = [
+        "seed", "decisions", "typed: prompt reused", "typed fresh", "typed cost",
+        "transcript: reused", "transcript fresh", "transcript cost", "raw ratio", "cost ratio",
+    ]  # fmt: skip
+    return table(header, rows)
+
+
+def context_audit_orders(data: Data) -> str:
+    orders = ("paper", "legacy", "cache")
+    rows = [
+        [r["seed"], *(f"{percent(r['orders'][o]['reused_share'])} of {count(r['orders'][o]['total'])}"
+                      for o in orders)]
+        for r in data["results"]
+    ]  # fmt: skip
+    return table(["seed", *(f"`{o}`" for o in orders)], rows)
+
+
+def context_audit_full(data: Data) -> str:
+    """docs/typed.md's table: typed against both transcripts, per seed."""
+    rows = []
+    for r in data["results"]:
+        typed, window = r["typed"], r["transcript_window"]
+        rows.append([
+            r["seed"], _outcome(r), typed["decisions"], count(typed["total"]), count(typed["max"]),
+            f"{typed['slope_per_100_share']:+.2f}%", f"{typed['state_slope_per_100_share']:+.2f}%",
+            count(window["total"]), count(r["transcript_unbounded"]["total"]),
+            f"{r['ratios']['unbounded_over_typed']:.1f}x", window["first_truncated_decision"],
+        ])  # fmt: skip
+    header = [
+        "seed", "outcome", "decisions", "typed total", "typed max",
+        "typed slope per 100 decisions", "of which the state (L2 + combat)",
+        "transcript, 8k window", "transcript, no window", "no window / typed",
+        "window full at decision",
+    ]  # fmt: skip
+    return table(header, rows)
+
+
 def context_audit_raw(data: Data) -> str:
     rows = [
         [
@@ -321,6 +370,9 @@ def epicstar_replays(*files: Data) -> str:
 
 
 MORE: dict[str, Callable[..., str]] = {
+    "context-audit-fresh": context_audit_fresh,
+    "context-audit-orders": context_audit_orders,
+    "context-audit-full": context_audit_full,
     "epicstar-steps": epicstar_steps,
     "epicstar-agents": epicstar_agents,
     "epicstar-replays": epicstar_replays,
