@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from doc_format import count, measured_under, percent, table
+from doc_format import count, measured_under, percent, sig3, table
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
 
@@ -60,11 +60,11 @@ def context_audit_fresh(data: Data) -> str:
 
 def context_audit_orders(data: Data) -> str:
     orders = ("paper", "legacy", "cache")
-    rows = [
-        [r["seed"], *(f"{percent(r['orders'][o]['reused_share'])} of {count(r['orders'][o]['total'])}"
-                      for o in orders)]
-        for r in data["results"]
-    ]  # fmt: skip
+
+    def reuse(order: Data) -> str:
+        return f"{percent(order['reused_share'])} of {count(order['total'])}"
+
+    rows = [[r["seed"], *(reuse(r["orders"][o]) for o in orders)] for r in data["results"]]
     return table(["seed", *(f"`{o}`" for o in orders)], rows)
 
 
@@ -156,6 +156,45 @@ def spire_calibration(data: Data) -> str:
     return table(["player", "ascension", "win rate", "95% CI", "mean floor"], rows)
 
 
+def spire_calibration_full(data: Data) -> str:
+    """docs/spire.md's table: every cell with its score, bosses and deaths by act."""
+    rows = []
+    for c in data["cells"]:
+        low, high = c["win_rate_ci95"]
+        deaths = " / ".join(str(c["deaths_by_act"][act]) for act in ("1", "2", "3", "4"))
+        rows.append([
+            c["player"], c["ascension"], percent(c["win_rate"]),
+            f"{100 * low:.1f}-{100 * high:.1f}%", f"{c['mean_floor']:.1f}",
+            f"{c['mean_score']:.1f}", f"{c['mean_bosses_beaten']:.2f}", deaths,
+        ])  # fmt: skip
+    header = ["player", "ascension", "win rate", "95% CI (Wilson)", "mean floor", "mean score",
+              "bosses beaten", "deaths in act 1 / 2 / 3 / final"]  # fmt: skip
+    return table(header, rows)
+
+
+def spire_throughput_full(data: Data) -> str:
+    names = {
+        "expert": "expert",
+        "random": "random",
+        "decapitate_the_spire": "`decapitate-the-spire` 0.2.0, greedy, Act 1",
+    }
+    rows = []
+    for key, label in names.items():
+        d = data[key]
+        runs = f"{count(d['runs'])}" + (f" ({d['wins']} won)" if d["wins"] else "")
+        rows.append([
+            label, runs, count(d["decisions"]), count(d["decisions_per_s"]),
+            count(d["decisions_per_cpu_s"]), count(d["actions_per_s"]), f"{d['runs_per_s']:.1f}",
+        ])  # fmt: skip
+    header = ["player", "runs", "decisions", "decisions/s (wall)", "decisions per CPU-second",
+              "actions/s (wall)", "runs/s (wall)"]  # fmt: skip
+    load = ", ".join(f"{x:.2f}" for x in data["machine"]["load_avg"])
+    return (
+        table(header, rows)
+        + f"\nLoad average at the end (1, 5, 15 minutes): {load}. {measured_under(data)}\n"
+    )
+
+
 def spire_throughput(data: Data) -> str:
     names = {
         "expert": "expert, full three-act runs",
@@ -186,27 +225,38 @@ def craft_calibration(data: Data) -> str:
 
 
 def workbench(data: Data) -> str:
-    """The suite's cells: with the model's own counts when it is not the expert."""
+    """The suite's cells; with the model's completion tokens, finishes and time when it is
+    not the expert."""
     mode = {"multi": "multi-action", "single": "one call per turn"}
     local = data["settings"]["model"] != "expert"
     rows = []
     for cell in data["cells"]:
-        turns = sum(r["turns"] for r in cell["rows"])
-        row = [cell["contract"], mode[cell["mode"]], f"{cell['passed']}/{cell['tasks']}", turns]
+        done = cell["rows"]
+        row = [
+            cell["contract"], mode[cell["mode"]], f"{cell['passed']}/{cell['tasks']}",
+            sum(r["turns"] for r in done), sum(r["tool_calls"] for r in done),
+            count(sum(r["prompt_tokens"] for r in done)),
+        ]  # fmt: skip
         if local:
-            row.append(sum(r["tool_calls"] for r in cell["rows"]))
-        row.append(count(sum(r["prompt_tokens"] for r in cell["rows"])))
-        if local:
-            row.append(count(sum(r["completion_tokens"] for r in cell["rows"])))
-            row.append(sum(r["stop_reason"] == "finish" for r in cell["rows"]))
+            row += [
+                count(sum(r["completion_tokens"] for r in done)),
+                sum(r["stop_reason"] == "finish" for r in done),
+                count(sum(r["seconds"] for r in done)),
+            ]  # fmt: skip
         rows.append(row)
-    header = ["contract", "turn mode", "passed", "turns"]
-    header += (
-        ["tool calls", "prompt tokens", "completion tokens", "stopped by finish"]
-        if local
-        else ["prompt tokens"]
-    )
-    return table(header, rows)
+    header = ["contract", "turn mode", "passed", "turns", "tool calls", "prompt tokens"]
+    if local:
+        header += ["completion tokens", "stopped by finish", "wall s"]
+    return table(header, rows) + f"\nModel `{data['settings']['model']}`. {measured_under(data)}\n"
+
+
+def episodic_retrieval_rows(data: Data) -> str:
+    rows = [
+        [count(r["entries"]), r["window"], count(r["candidates_mean"]), sig3(r["p50_ms"]),
+         sig3(r["p95_ms"])]
+        for r in data["rows"]
+    ]  # fmt: skip
+    return table(["entries", "window", "candidates", "p50 ms", "p95 ms"], rows, "rlrrr")
 
 
 def nethack_context_audit(data: Data) -> str:
@@ -370,6 +420,9 @@ def epicstar_replays(*files: Data) -> str:
 
 
 MORE: dict[str, Callable[..., str]] = {
+    "episodic-retrieval-rows": episodic_retrieval_rows,
+    "spire-calibration-full": spire_calibration_full,
+    "spire-throughput-full": spire_throughput_full,
     "context-audit-fresh": context_audit_fresh,
     "context-audit-orders": context_audit_orders,
     "context-audit-full": context_audit_full,
