@@ -341,7 +341,8 @@ def _recovery(summary: Data, embedded: bool) -> str:
 
     runs = [
         r for r in summary["runs"]
-        if "perturb_at" in r["contract_config"] and r["model"].startswith("local") == embedded
+        if "perturb_at" in r["contract_config"] and r["status"] == "completed"
+        and r["model"].startswith("local") == embedded
     ]  # fmt: skip
     runs.sort(key=lambda r: (r["env_id"] != "bounded/Warehouse-v0", r["contract"],
                              r["contract_config"].get("perturb", "wipe") != "wipe"))  # fmt: skip
