@@ -51,13 +51,13 @@ def _loads(values: Any) -> str:
     return "-".join(f"{v:g}" for v in values[:1]) if values else NOT_RECORDED
 
 
-def measured_under(data: dict[str, Any]) -> str:
+def measured_under(data: dict[str, Any], what: str = "Provenance") -> str:
     """One line: the commit, date, CPUs and load a file was measured under, and whether its
     figures are floors or estimates; "not recorded" for what a file predating provenance
     lacks (it is never guessed)."""
     given = data.get("provenance")
     if not isinstance(given, dict):
-        return f"Provenance: {NOT_RECORDED} (the file predates it)."
+        return f"{what}: {NOT_RECORDED} (the file predates it)."
     commit = (given.get("commit") or "")[:10] or NOT_RECORDED
     if given.get("dirty"):
         commit += " (uncommitted changes)"
@@ -65,7 +65,7 @@ def measured_under(data: dict[str, Any]) -> str:
     load = f"1-minute load average {_loads(start)} at the start, {_loads(end)} at the end"
     kind = given.get("kind", "measured")
     return (
-        f"Provenance: commit {commit}, {given.get('date') or NOT_RECORDED}, "
+        f"{what}: commit {commit}, {given.get('date') or NOT_RECORDED}, "
         f"{given.get('cpus') or NOT_RECORDED} CPUs, {load}; figures {kind}."
     )
 

@@ -132,6 +132,7 @@ FIGURES: list[tuple[str, tuple[str, str, float] | None]] = [
     ("18/40 (`replay.wins`)", ("bench/results/epicstar_replay.json", "replay.wins", 1)),
     ("0.9 | 1.5 | 0.035", None),
     ("| 8-35 |", None),
+    ("| 1 (passed) | 0.00 | 1.00 |", None),
     ("1,139 ms mean", ("bench/results/rag_retrieval.json", "embed_call.mean_ms", 1)),
     ("38/40", ("bench/results/epicstar_replay.json", "expert.wins", 1)),
 ]
