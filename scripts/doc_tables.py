@@ -59,7 +59,7 @@ def harness_before_after(before: Data, with_nethack: Data, rerun: Data, transcri
         ])  # fmt: skip
     header = [
         "contract",
-        "before, 100 / 1,000 / 2,000",
+        "before (fec874f), 100 / 1,000 / 2,000",
         "ratio",
         "after, 100 / 1,000 / 10,000",
         "ratio",
