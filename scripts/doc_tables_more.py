@@ -364,7 +364,7 @@ def _recovery(summary: Data, embedded: bool) -> str:
               "accuracy after"]  # fmt: skip
     wall = sum(r["wall_s"] for r in runs)
     return table(header, rows) + (
-        f"\n{len(runs)} games, {wall:.0f} s of wall time in all. "
+        f"\n{len(runs)} game{'' if len(runs) == 1 else 's'}, {count(wall)} s of wall time in all. "
         f"{measured_under(summary, 'Summary written')}\n"
     )
 
