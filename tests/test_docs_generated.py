@@ -93,8 +93,8 @@ def test_the_command_exits_1_when_stale_and_names_the_region(copy, capsys):
 
 
 # (figure as docs/results.md writes it, None if it stands in a generated region, or the
-# data file and field it cites beside it with the factor from the field to the figure)
-FIGURES: list[tuple[str, tuple[str, str, float] | None]] = [
+# data file and field it cites beside it, whose value it must equal)
+FIGURES: list[tuple[str, tuple[str, str] | None]] = [
     ("-0.07%", None),
     ("16.9%", None),
     ("8.92", None),
@@ -116,25 +116,25 @@ FIGURES: list[tuple[str, tuple[str, str, float] | None]] = [
     ("+87.3%", None),
     ("29.7-42.9%", None),
     ("3,207", None),
-    ("0.58 CPU seconds", ("bench/results/craft_throughput.json", "cpu_s_per_20_game_min", 1)),
+    ("0.58 CPU seconds", ("bench/results/craft_throughput.json", "cpu_s_per_20_game_min")),
     ("260,301", None),
-    ("1.39 ms", ("bench/results/episodic_retrieval.json", "rows.10.p50_ms", 1)),
+    ("1.39 ms", ("bench/results/episodic_retrieval.json", "rows.10.p50_ms")),
     ("68,305", None),
     ("93,597", None),
     ("**66.2%**", None),
     ("343.36", None),
-    ("0.291 s wall", ("bench/results/sweep_throughput.json", "startup.this.median_wall_s", 1)),
-    ("0.391 s CPU", ("bench/results/sweep_throughput.json", "startup.this.median_cpu_s", 1)),
+    ("0.291 s wall", ("bench/results/sweep_throughput.json", "startup.this.median_wall_s")),
+    ("0.391 s CPU", ("bench/results/sweep_throughput.json", "startup.this.median_cpu_s")),
     (
         "0.818 s wall",
-        ("bench/results/sweep_throughput_before.json", "startup.other.median_wall_s", 1),
+        ("bench/results/sweep_throughput_before.json", "startup.other.median_wall_s"),
     ),
-    ("18/40 (`replay.wins`)", ("bench/results/epicstar_replay.json", "replay.wins", 1)),
+    ("18/40 (`replay.wins`)", ("bench/results/epicstar_replay.json", "replay.wins")),
     ("0.9 | 1.5 | 0.035", None),
     ("| 8-35 |", None),
     ("| 1 (passed) | 0.00 | 1.00 |", None),
-    ("1,139 ms mean", ("bench/results/rag_retrieval.json", "embed_call.mean_ms", 1)),
-    ("38/40", ("bench/results/epicstar_replay.json", "expert.wins", 1)),
+    ("1,139 ms mean", ("bench/results/rag_retrieval.json", "embed_call.mean_ms")),
+    ("38/40", ("bench/results/epicstar_replay.json", "expert.wins")),
 ]
 
 
@@ -165,11 +165,11 @@ def test_a_measured_figure_is_generated_or_cited_beside_its_field(figure, cited)
         if any(start <= at < end for start, end in spans):
             continue
         assert cited, f"{figure} at offset {at} is neither generated nor cited"
-        name, path, factor = cited
+        name, path = cited
         paragraph = next(p for start, end, p in paragraphs(text) if start <= at < end)
         assert name in paragraph and path in paragraph, f"{figure}: no citation of {name}: {path}"
         value, decimals = number(figure)
-        measured = field(json.loads((ROOT / name).read_text()), path) * factor
+        measured = field(json.loads((ROOT / name).read_text()), path)
         assert round(measured, decimals) == pytest.approx(value), (figure, measured)
 
 
