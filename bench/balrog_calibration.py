@@ -11,11 +11,11 @@ success rate per BALROG task.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.envs import make
 from bounded.envs.babyai import TASKS, BabyAIExpert
 from bounded.envs.nethack import NetHackExpert
@@ -69,18 +69,14 @@ def main() -> None:
     parser.add_argument("--babyai-seeds", type=int, default=20)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     print("seed  progression  depth  xl   score   turns  dec/s  ended by")
     nethack = nethack_rows(args.nethack_seeds, args.steps)
     mean = sum(r["progression"] for r in nethack) / len(nethack)
     print(f"mean progression {mean:.4f} ({100 * mean:.2f}%)")
     babyai = babyai_rows(args.babyai_seeds)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {"args": {**vars(args), "out": str(args.out)}, "nethack": nethack, "babyai": babyai},
-            indent=2,
-        )
-    )
+    result = {"args": {**vars(args), "out": str(args.out)}, "nethack": nethack, "babyai": babyai}
+    write_result(args.out, result, started_at)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from typing import Any
 
 import bounded.envs.textworld.games as textworld_games
 from bounded.analysis.balrog import balrog_summary, balrog_table_rows
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.contracts.expert import ExpertContract
 from bounded.envs import ENV_IDS, make
@@ -81,6 +82,7 @@ def main() -> None:
                         default=textworld_games.GENERATION_TIMEOUT_S,
                         help="Seconds a TextWorld game may take to generate.")  # fmt: skip
     args = parser.parse_args()
+    started_at = provenance()
     textworld_games.GENERATION_TIMEOUT_S = args.generation_timeout
     Path(args.archive).parent.mkdir(parents=True, exist_ok=True)
     failures = []
@@ -111,7 +113,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     report = {"summary": summaries, "failures": failures,
               "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report, started_at)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ import matplotlib.pyplot as plt
 
 from bounded.analysis.audit import segment_tokens
 from bounded.analysis.cost import CostModel, cached_by_layer, cost_model
+from bounded.analysis.provenance import provenance, write_result
 from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
 from bounded.core import (
@@ -554,6 +555,7 @@ def main() -> None:
     parser.add_argument("--measure-embedded", type=int, default=0, metavar="N")
     parser.add_argument("--replay", type=Path, help="archive with a typed spire run to replay")
     args = parser.parse_args()
+    started_at = provenance()
     tokenizer = LocalModel()
     costs = cost_model(args.price)
     if args.replay is not None:
@@ -563,7 +565,7 @@ def main() -> None:
         print_replay(replayed)
         args.out_dir.mkdir(parents=True, exist_ok=True)
         target = args.out_dir / f"context_audit_replay_{args.replay.stem}.json"
-        target.write_text(json.dumps(replayed, indent=1) + "\n")
+        write_result(target, replayed, started_at, indent=1)
         return
     results = [
         audit_seed(seed, args.preset, args.acts, tokenizer, costs, args.orders)
@@ -614,7 +616,7 @@ def main() -> None:
             for r in results
         },
     }
-    (args.out_dir / "context_audit.json").write_text(json.dumps(payload, indent=1) + "\n")
+    write_result(args.out_dir / "context_audit.json", payload, started_at, indent=1)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,12 @@ Writes bench/results/craft_calibration.json and prints a table (win rate per lev
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.envs.craft import STYLES, CraftEnv, CraftExpert
 
 RESULTS = Path(__file__).parent / "results" / "craft_calibration.json"
@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (one per cell)")
     args = parser.parse_args()
+    started_at = provenance()
     levels = parse_levels(args.levels)
     grid = [(level, style) for level in levels for style in STYLES]
     started = time.perf_counter()
@@ -81,7 +82,7 @@ def main() -> None:
         "cells": cells,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
+    write_result(args.out, result, started_at)
     print(f"expert ({args.build}) win rate, {args.games} games per cell, map {args.map}")
     print("level " + " ".join(f"{s:>7}" for s in STYLES) + "     all")
     for level in levels:

@@ -8,11 +8,11 @@ Writes bench/results/craft_throughput.json and prints a table. The goal (issue 5
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.envs.craft import STYLES, CraftEnv, CraftExpert
 
 RESULTS = Path(__file__).parent / "results" / "craft_throughput.json"
@@ -48,6 +48,7 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     rows = []
     for style in STYLES:
         games = [timed_game(args.level, style, seed, args.time_limit) for seed in range(args.games)]
@@ -75,7 +76,7 @@ def main() -> None:
         "goal_cpu_s_per_20_game_min": 1.0,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
+    write_result(args.out, result, started_at)
     header = ("style", "games", "cpu s/game", "games/cpu s", "game min", "cpu s/20 min")
     print("{:8} {:>5} {:>10} {:>11} {:>8} {:>12}".format(*header))
     for r in rows:

@@ -17,11 +17,11 @@ bench/results/epicstar_replay.json.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.apps.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_bank, record_spec
 from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--step", type=float, nargs=2, metavar=("INTERVAL", "ACTIONS"))
     parser.add_argument("--out", default="bench/results/epicstar_replay.json")
     args = parser.parse_args()
+    started_at = provenance()
     step = one_action_step(CRAFT_ENV)
     if args.step:
         step = {"decision_interval": args.step[0], "max_actions": int(args.step[1])}
@@ -115,7 +116,7 @@ def main() -> None:
         "wall_s": round(time.perf_counter() - started, 1),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started_at)
     print(
         f"step {step}: bank {report.kept} wins of {len(report.games)} games, "
         f"{report.entries} entries; level {args.level}, {len(plan)} games: replay "

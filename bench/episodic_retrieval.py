@@ -15,7 +15,6 @@ table.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import platform
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.contracts.episodic.bank import EpisodicBank, encode_actions
 from bounded.core import Action
 
@@ -87,6 +87,7 @@ def main() -> None:
     parser.add_argument("--wide", type=float, default=30.0, help="t_delta of the wide window")
     parser.add_argument("--out", default="bench/results/episodic_retrieval.json")
     args = parser.parse_args()
+    started_at = provenance()
 
     sizes = [s for s in args.sizes if not args.quick or s <= 100_000]
     windows = {"t_delta=0": 0.0, f"t_delta={args.wide:g}": args.wide, "full scan": math.inf}
@@ -117,7 +118,7 @@ def main() -> None:
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(out, result, started_at)
     print(f"wrote {out}")
 
 

@@ -14,11 +14,11 @@ bench/results/episodic_tokens.json.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 from bounded.analysis.craft_table import craft_table, render_craft_table
+from bounded.analysis.provenance import provenance, write_result
 from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.core import JSON, Model, RunRecord
 from bounded.models.scripted import ScriptedModel, first_option
@@ -66,6 +66,7 @@ def main() -> None:
     )
     parser.add_argument("--out", default="bench/results/episodic_tokens.json")
     args = parser.parse_args()
+    started_at = provenance()
 
     bank = Path(args.bank)
     ensure_bank(bank)
@@ -99,7 +100,7 @@ def main() -> None:
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(out, result, started_at)
     print(f"wrote {out}")
 
 

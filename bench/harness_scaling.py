@@ -24,7 +24,6 @@ legal action each turn as `scripted:minimal` picks it) runs until it ends or rea
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import tempfile
@@ -32,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.core import Completion, DecisionRecord, ModelBase, Observation
 from bounded.models.scripted import schema_filler
@@ -169,6 +169,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     points = [p for p in sorted(args.points) if p <= args.decisions]
     if args.decisions not in points:
         points.append(args.decisions)
@@ -208,23 +209,17 @@ def main() -> None:
         for name, result in games.items()
         if name.split("/")[1] in BOUNDED and "ratio_cpu" in result
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "benchmark": "harness_scaling",
-                "model": "scripted:minimal",
-                "window": args.window,
-                "points": points,
-                "games": games,
-                "flat_within_10_percent": flat,
-                "machine": {"python": platform.python_version(), "cpu": platform.processor()},
-                "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+    result = {
+        "benchmark": "harness_scaling",
+        "model": "scripted:minimal",
+        "window": args.window,
+        "points": points,
+        "games": games,
+        "flat_within_10_percent": flat,
+        "machine": {"python": platform.python_version(), "cpu": platform.processor()},
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    write_result(args.out, result, started_at)
     print(f"wrote {args.out}")
 
 

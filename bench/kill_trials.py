@@ -47,6 +47,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.testing.endpoint import Endpoint
 
 RESULTS = Path(__file__).parent / "results" / "kill_trials.json"
@@ -494,6 +495,7 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    started_at = provenance()
     trials = run_ray_trials if args.ray else run_trials
     result = trials(
         args.trials, games=args.games, horizon=args.horizon, seed=args.seed, span=args.span,
@@ -501,7 +503,7 @@ def main() -> None:
     )  # fmt: skip
     args.out = args.out or (RAY_RESULTS if args.ray else RESULTS)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started_at)
     summary = {k: v for k, v in result.items() if k != "rows"}
     print(json.dumps(summary, indent=2))
 

@@ -39,6 +39,7 @@ from context_audit import ExpertModel
 
 from bounded.analysis.audit import context_audit
 from bounded.analysis.cost import cost_model
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.core import JSON, Completion, Contract, DecisionRecord, Observation
@@ -122,6 +123,11 @@ def main() -> None:
     parser.add_argument("--out-dir", type=Path, default=RESULTS)
     parser.add_argument("--archive", type=Path)
     args = parser.parse_args()
+    started_at = provenance(
+        "floor",
+        "state and paged: the scripted model writes no state patch or core edit, "
+        "so their prompts are floors",
+    )
     tokenizer = LocalModel()
     path = args.archive or Path(tempfile.mkdtemp()) / "memory_designs_audit.sqlite"
     runs: dict[str, list[JSON]] = {}
@@ -170,7 +176,7 @@ def main() -> None:
         "runs": runs,
         "contracts": table,
     }
-    (args.out_dir / "memory_designs_audit.json").write_text(json.dumps(out, indent=1) + "\n")
+    write_result(args.out_dir / "memory_designs_audit.json", out, started_at, indent=1)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.analysis.stats import linear_slope
 from bounded.core import JSON, Completion, DecisionRecord, ModelBase, Observation
 from bounded.envs.nethack import NetHackExpert
@@ -122,6 +123,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance(
+        "floor", "state: the scripted player's state patches are empty, so its prompts are floors"
+    )
     tokenizer = LocalModel()
     window = tokenizer.context_window or 8_192
     results: dict[str, Any] = {"seed": args.seed, "steps": args.steps, "window": window}
@@ -136,7 +140,7 @@ def main() -> None:
         row = {k: v for k, v in results[label].items() if k != "prompts"}
         print(label, json.dumps(row), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2))
+    write_result(args.out, results, started_at)
 
 
 if __name__ == "__main__":

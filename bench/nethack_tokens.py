@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.audit import context_audit
+from bounded.analysis.provenance import finished, provenance
 from bounded.archive import Archive
 
 WINDOW = 8_192
@@ -60,8 +61,9 @@ def main() -> None:
     parser.add_argument("archives", nargs="+", type=Path)
     parser.add_argument("--window", type=int, default=WINDOW)
     args = parser.parse_args()
+    started_at = provenance()
     table = [row for path in args.archives for row in rows(path, args.window)]
-    print(json.dumps(table, indent=2))
+    print(json.dumps({"provenance": finished(started_at), "rows": table}, indent=2))
 
 
 if __name__ == "__main__":

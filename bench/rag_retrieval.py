@@ -30,6 +30,7 @@ import statistics
 import time
 from pathlib import Path
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.contracts import make_contract
 from bounded.contracts.rag import RagContract
 from bounded.core import Action, Completion, Decision, Embeddings, Observation, StepResult
@@ -146,6 +147,7 @@ def main() -> None:
     parser.add_argument("--embed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     top = max(args.sizes)
     observations = expert_observations(top + args.queries)
     queries = observations[top : top + args.queries]
@@ -179,7 +181,7 @@ def main() -> None:
         out["embed_call"] = embed_calls(queries, args.embed)
         print(json.dumps(out["embed_call"]))
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "rag_retrieval.json").write_text(json.dumps(out, indent=1) + "\n")
+    write_result(args.out_dir / "rag_retrieval.json", out, started_at, indent=1)
 
 
 if __name__ == "__main__":

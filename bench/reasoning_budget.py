@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.contracts import make_contract
 from bounded.core import Action, Observation
 from bounded.models import make_model
@@ -83,6 +84,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     caps = [None if c == "none" else int(c) for c in args.caps.split(",")]
     server, url = serve(Path(tempfile.mkdtemp()) / "server.log")
     try:
@@ -92,7 +94,7 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"max_tokens": args.max_tokens, "rows": rows}, indent=1) + "\n")
+    write_result(args.out, {"max_tokens": args.max_tokens, "rows": rows}, started_at, indent=1)
     for row in rows:
         print(json.dumps(row))
 

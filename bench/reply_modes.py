@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.core import DecisionRecord, RunRecord, invalid_count
 from bounded.models import make_model
@@ -90,7 +91,11 @@ COLUMNS = (
 
 def table(paths: list[Path]) -> str:
     """The cells of result files as a markdown table (the one in docs/results.md)."""
-    cells = [cell for path in paths for cell in json.loads(path.read_text())["cells"]]
+    return cells_table([cell for path in paths for cell in json.loads(path.read_text())["cells"]])
+
+
+def cells_table(cells: list[dict[str, Any]]) -> str:
+    """Cells of result files as a markdown table (scripts/docs.py writes the docs' copy)."""
     lines = ["| " + " | ".join(name for _, name in COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
     for cell in cells:
@@ -116,6 +121,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--archive", type=Path, default=ARCHIVE)
     args = parser.parse_args()
+    started_at = provenance()
     if args.table:
         print(table(args.table))
         return
@@ -146,8 +152,8 @@ def main() -> None:
                     row = cell_row(run, archive.decisions(run.run_id), label)
                     rows.append(row)
                     print(json.dumps(row), flush=True)
-                    write(args, rows, started)
-    write(args, rows, started)
+                    write(args, rows, started, started_at)
+    write(args, rows, started, started_at)
 
 
 def cells(modes: str, grammars: str) -> list[tuple[str, str]]:
@@ -159,7 +165,9 @@ def cells(modes: str, grammars: str) -> list[tuple[str, str]]:
     return found
 
 
-def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) -> None:
+def write(
+    args: argparse.Namespace, rows: list[dict[str, Any]], started: float, started_at: dict[str, Any]
+) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "command": "python bench/reply_modes.py "
@@ -172,7 +180,7 @@ def write(args: argparse.Namespace, rows: list[dict[str, Any]], started: float) 
         "wall_s": round(time.time() - started, 1),
         "cells": rows,
     }
-    args.out.write_text(json.dumps(payload, indent=2) + "\n")
+    write_result(args.out, payload, started_at)
 
 
 if __name__ == "__main__":

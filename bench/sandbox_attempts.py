@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.core import Action
 from bounded.envs.workbench import WorkbenchEnv
 from bounded.envs.workbench.files import usage
@@ -174,13 +175,13 @@ def main() -> None:
         "--attempts", type=int, default=None, help="only the first N attempts (a quick check)"
     )
     args = parser.parse_args()
+    started_at = provenance()
     rows = []
     for run in attempts(args.episode_seconds)[: args.attempts]:
         row = run()
         print(json.dumps(row), flush=True)
         rows.append(row)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"rows": rows}, indent=2) + "\n")
+        write_result(args.out, {"rows": rows}, started_at)
 
 
 if __name__ == "__main__":

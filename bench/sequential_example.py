@@ -34,6 +34,7 @@ from bounded.analysis.games import completed_games
 from bounded.analysis.paired import compare_paired
 from bounded.analysis.plan import PlanAsked, plan_comparison
 from bounded.analysis.power import exact_mcnemar_power, joint
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.sweeps.experiment import load_experiment
 from bounded.sweeps.sequential import Stopping, run_until_decided
@@ -158,6 +159,7 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=10)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bounded-sequential-") as scratch:
         directory = Path(scratch)
@@ -171,8 +173,8 @@ def main() -> None:
         for index in range(args.replicates):
             runs.append(replicate(directory, index, args.seeds, args.block))
             print(json.dumps(runs[-1]), flush=True)
-            write(args, truth, plan, runs, started)  # what is done so far, kept
-    write(args, truth, plan, runs, started)
+            write(args, truth, plan, runs, started, started_at)  # what is done so far, kept
+    write(args, truth, plan, runs, started, started_at)
 
 
 def write(
@@ -181,6 +183,7 @@ def write(
     plan: dict[str, Any],
     runs: list[dict[str, Any]],
     started: float,
+    started_at: dict[str, Any],
 ) -> None:
     """The results file: every replicate so far and their summary."""
     summary = summarise(truth, plan, runs)
@@ -202,7 +205,7 @@ def write(
         "replicates_asked": args.replicates,
         "wall_s": round(time.perf_counter() - started, 1),
     }
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started_at)
     if len(runs) == args.replicates:
         print(json.dumps(summary, indent=2))
 

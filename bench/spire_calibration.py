@@ -8,13 +8,13 @@ ascension: win rate with a Wilson 95% interval, mean floor, mean score, bosses b
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
 from bounded.runner.build import play_expert
 
@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     ascensions = [int(a) for a in args.ascensions.split(",")]
     started = time.perf_counter()
     cells = []
@@ -77,7 +78,7 @@ def main() -> None:
                 cells.append(summarize(player, ascension, games))
     report = {"seeds": args.seeds, "wall_s": time.perf_counter() - started, "cells": cells}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report, started_at)
     header = ("player", "asc", "games", "win rate", "95% CI", "floor", "score", "bosses")
     print("{:8} {:>3} {:>5} {:>9} {:>15} {:>6} {:>6} {:>6}".format(*header))
     for c in cells:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import json
 import logging
 import os
 import platform
@@ -29,6 +28,7 @@ from collections.abc import Callable, Iterator, MutableSequence
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
 
 RESULTS = Path(__file__).parent / "results" / "spire_throughput.json"
@@ -150,6 +150,7 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     pinning = pin_one_core()
     expert = run_games(lambda seed: SpireExpert(), range(args.runs), args.ascension)
     random_ = run_games(RandomPlayer, range(args.random_games), args.ascension)
@@ -169,7 +170,7 @@ def main() -> None:
         "goal_decisions_per_s": 2 * REFERENCE_DECISIONS_PER_S,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report, started_at)
     header = ("player", "runs", "wins", "decisions", "dec/s", "dec/cpu-s", "actions/s", "runs/s")
     print("{:8} {:>6} {:>5} {:>10} {:>8} {:>9} {:>10} {:>7}".format(*header))
     rows = [("expert", expert), ("random", random_)]

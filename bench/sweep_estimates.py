@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.sweeps.experiment import parse_experiment
 from bounded.sweeps.sweep import dry_run, run_sweep
@@ -109,12 +110,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2, help="games per cell")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance(
+        "estimate", "the dry run's estimates against the games' measured calls and tokens"
+    )
     result = {
         "command": f"python bench/sweep_estimates.py --games {args.games}",
         "sweeps": [measure(name, args.games) for name in args.files],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started_at)
     for sweep in result["sweeps"]:
         print(json.dumps({k: v for k, v in sweep.items() if k != "rows"}))
 

@@ -35,6 +35,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from bounded.analysis.provenance import provenance, write_result
+
 RESULTS = Path(__file__).parent / "results" / "sweep_throughput.json"
 SOURCE = Path(__file__).parents[1] / "src"
 
@@ -226,6 +228,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
 
     result: dict[str, object] = {
         "command": " ".join(["python", "bench/sweep_throughput.py", *sys.argv[1:]]),
@@ -260,8 +263,7 @@ def main() -> None:
     finally:
         endpoint.close()
     result["rows"] = rows
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started_at)
     print(textwrap.indent(f"wrote {args.out}", ""))
 
 

@@ -11,7 +11,6 @@ measures and reports, including the acceptance ratios of the core-runtime issue.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.apps.demo import DEMO_CONTRACTS, DemoRow, demo_table, run_warehouse
 from bounded.models import make_model
 
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--horizons", default="5,10,20,30,60")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     horizons = [int(h) for h in args.horizons.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     console = Console()
@@ -71,22 +72,17 @@ def main() -> None:
     summary = summarise(rows, horizons)
     for key, value in summary.items():
         console.print(f"{key}: {value:.2f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "benchmark": "warehouse_tokens",
-                "model": llm.id,
-                "seeds": seeds,
-                "horizons": horizons,
-                "machine": {"python": platform.python_version(), "cpu": platform.processor()},
-                "seconds": time.perf_counter() - started,
-                "summary": summary,
-                "rows": [r.model_dump(exclude={"run_id"}) for r in rows],
-            },
-            indent=2,
-        )
-    )
+    result = {
+        "benchmark": "warehouse_tokens",
+        "model": llm.id,
+        "seeds": seeds,
+        "horizons": horizons,
+        "machine": {"python": platform.python_version(), "cpu": platform.processor()},
+        "seconds": time.perf_counter() - started,
+        "summary": summary,
+        "rows": [r.model_dump(exclude={"run_id"}) for r in rows],
+    }
+    write_result(args.out, result, started_at)
     console.print(f"wrote {args.out}")
 
 

@@ -10,11 +10,11 @@ prints one table per contract and turn mode, like the replication's.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.apps.scripted_players import expert_model
 from bounded.apps.workbench import SuiteRow, format_table, run_suite
 from bounded.core import Model
@@ -42,6 +42,7 @@ def main() -> None:
         "--out", type=Path, default=None, help="default: results/workbench_<model>.json"
     )
     args = parser.parse_args()
+    started_at = provenance()
     if args.out is None:
         args.out = RESULTS / f"workbench_{args.model.replace(':', '_').replace('/', '_')}.json"
     source: Model | Any = (
@@ -72,14 +73,19 @@ def main() -> None:
                     "rows": [r.model_dump() for r in rows],
                 }
             )
-            write(args, cells, time.perf_counter() - started)
+            write(args, cells, time.perf_counter() - started, started_at)
 
 
-def write(args: argparse.Namespace, cells: list[dict[str, Any]], seconds: float) -> None:
+def write(
+    args: argparse.Namespace,
+    cells: list[dict[str, Any]],
+    seconds: float,
+    started_at: dict[str, Any],
+) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     payload = {"settings": settings, "wall_s": round(seconds, 1), "cells": cells}
-    args.out.write_text(json.dumps(payload, indent=2) + "\n")
+    write_result(args.out, payload, started_at)
 
 
 if __name__ == "__main__":

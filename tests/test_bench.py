@@ -170,8 +170,24 @@ def test_the_script_runs_at_its_smallest_size(script, tmp_path, request):
     assert results_folder() == before, "the script wrote to bench/results/"
     written = [p for p in tmp_path.rglob("*.json")]
     if script in PRINTS_ONLY:
-        assert json.loads(result.stdout), "it printed no rows"
+        printed = json.loads(result.stdout)
+        assert printed["rows"], "it printed no rows"
+        assert_provenance(printed)
     else:
         assert written, "it wrote no JSON"
         for path in written:
-            json.loads(path.read_text())
+            assert_provenance(json.loads(path.read_text()))
+
+
+PROVENANCE = {"commit", "dirty", "command", "date", "cpus", "load_start", "load_end", "kind"}
+
+
+def assert_provenance(data: dict) -> None:
+    """Where, when, under what load and of what kind a file's figures are
+    (`bounded.analysis.provenance`)."""
+    given = data["provenance"]
+    assert set(given) >= PROVENANCE, PROVENANCE - set(given)
+    assert given["kind"] in ("measured", "floor", "estimate")
+    assert len(given["load_start"]) == len(given["load_end"]) == 3
+    assert given["cpus"] >= 1
+    assert given["command"].split()[0].endswith(".py"), given["command"]

@@ -9,6 +9,7 @@ Every benchmark that writes a data file records `provenance(...)` at its start a
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import subprocess
 import sys
@@ -33,10 +34,16 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def provenance(kind: str = "measured") -> JSON:
+KINDS = ("measured", "floor", "estimate")
+"""What a file's figures are: measured, a lower bound, or an estimate."""
+
+
+def provenance(kind: str = "measured", note: str = "") -> JSON:
     """The start of a measurement: commit (with `dirty` when the tree has changes), the
-    command as run, the UTC date, CPU count and load. `kind` says what the figures are:
-    `measured`, `floor` (a lower bound) or `estimate`."""
+    command as run, the UTC date, CPU count and load. `kind` says what the figures are
+    (one of `KINDS`); `note` says which of them, when only some are floors or estimates."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r} (use {', '.join(KINDS)})")
     commit = _git("rev-parse", "HEAD")
     return {
         "commit": commit,
@@ -46,6 +53,7 @@ def provenance(kind: str = "measured") -> JSON:
         "cpus": os.cpu_count(),
         "load_start": load_average(),
         "kind": kind,
+        **({"note": note} if note else {}),
     }
 
 
@@ -54,4 +62,14 @@ def finished(started: JSON) -> JSON:
     return {**started, "load_end": load_average()}
 
 
-__all__ = ["finished", "load_average", "provenance"]
+def write_result(path: str | Path, result: JSON, started: JSON, *, indent: int = 2) -> Path:
+    """Write a benchmark's result as JSON with its provenance (`started`, finished now)
+    first; the folder is made when missing."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"provenance": finished(started), **result}
+    target.write_text(json.dumps(payload, indent=indent) + "\n")
+    return target
+
+
+__all__ = ["KINDS", "finished", "load_average", "provenance", "write_result"]

@@ -88,16 +88,26 @@ def view(
 def export(
     archive: ArchiveArgument,
     format: Annotated[
-        str, typer.Option("--format", help="jsonl, parquet, or balrog (BALROG's results folder).")
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl, parquet, balrog (BALROG's results folder), or summary (a small JSON "
+            "of the runs, -o FILE.json).",
+        ),
     ] = "jsonl",
     out: Annotated[Path, typer.Option("-o", "--out", help="Directory to write into.")] = Path(
         "export"
     ),
 ) -> None:
-    """Write runs and decisions (with their prompts) as JSONL or Parquet, or the runs of
-    BALROG's environments as BALROG's results folder."""
+    """Write runs and decisions (with their prompts) as JSONL or Parquet, the runs of
+    BALROG's environments as BALROG's results folder, or a summary of the runs."""
     from bounded.analysis.export import export_archive
 
+    if format == "summary":
+        from bounded.analysis.summary_export import write_summary
+
+        console.print(f"wrote {write_summary(existing_archive(archive), out)}")
+        return
     if format == "balrog":
         from bounded.analysis.balrog import write_results
 

@@ -1,0 +1,49 @@
+import json
+
+import pytest
+
+from bounded.analysis.summary_export import SUMMARY_FORMAT, archive_summary, write_summary
+from bounded.archive import Archive
+from bounded.cli import main
+
+
+def test_a_summary_holds_every_run_with_its_totals_and_layers(warehouse_archive):
+    summary = archive_summary(warehouse_archive)
+    assert summary["format_version"] == SUMMARY_FORMAT
+    assert summary["provenance"]["cpus"] >= 1 and "load_end" in summary["provenance"]
+    with Archive(warehouse_archive, read_only=True) as archive:
+        runs = {run.run_id: run for run in archive.runs()}
+        for row in summary["runs"]:
+            run, decisions = runs[row["run_id"]], archive.decisions(row["run_id"])
+            assert (row["contract"], row["seed"], row["decisions"]) == (
+                run.contract, run.seed, len(decisions),
+            )  # fmt: skip
+            assert sum(row["tokens_by_layer"].values()) == run.prompt_tokens
+            layers = {layer for d in decisions for layer in d.tokens_by_layer}
+            assert set(row["tokens_by_layer"]) == layers
+            if run.contract == "state":
+                assert layers == {"spec", "state", "observation"}
+            assert row["fallbacks"] == sum(d.fallback for d in decisions)
+            assert row["rewards"] == [d.reward for d in decisions]
+            assert row["outcome"] == run.outcome and row["spec"] == run.spec
+    assert sorted(runs) == sorted(row["run_id"] for row in summary["runs"])
+
+
+def test_a_summary_is_small_beside_its_archive(warehouse_archive, tmp_path):
+    target = write_summary(warehouse_archive, tmp_path / "summary.json")
+    assert json.loads(target.read_text())["runs"]
+    assert target.stat().st_size < warehouse_archive.stat().st_size / 4
+    assert write_summary(warehouse_archive, tmp_path / "folder").name == "summary.json"
+
+
+def test_export_format_summary_writes_the_file(warehouse_archive, tmp_path, capsys):
+    out = tmp_path / "s.json"
+    with pytest.raises(SystemExit) as done:
+        main(["export", str(warehouse_archive), "--format", "summary", "-o", str(out)])
+        raise SystemExit(0)
+    assert done.value.code in (0, None), capsys.readouterr()
+    assert len(json.loads(out.read_text())["runs"]) == 4
+    with pytest.raises(SystemExit) as refused:
+        main(["export", str(tmp_path / "none.sqlite"), "--format", "summary", "-o", str(out)])
+    assert refused.value.code != 0
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
