@@ -124,7 +124,7 @@ def authenticate(target: str, named: str) -> None:
 def ask_cluster_id(target: str) -> None:
     """The first call Ray makes to a cluster (it carries the token); Ray's own warning
     on a refusal is kept off the terminal, the refusal is ours to report."""
-    from ray._raylet import GcsClient
+    from ray._raylet import GcsClient  # type: ignore[attr-defined]  # not in Ray's stub
 
     with quiet_stderr():
         GcsClient(address=target)
@@ -145,12 +145,12 @@ def refusal(named: str) -> str:
     """The one line for a cluster that refused this process's token (or its lack)."""
     source = token_source()
     mode = os.environ.get(MODE_VARIABLE)
-    if source is None:
+    if mode is not None and mode.lower() != "token":
+        given = f"{MODE_VARIABLE}={mode} sends no token"
+    elif source is None:
         given = "no token was found"
     else:
         given = f"it refused the token from {source}"
-    if mode is not None and mode.lower() != "token":
-        given += f" ({MODE_VARIABLE}={mode} sends none)"
     return (
         f"the Ray cluster at {named} requires token authentication and {given}; set "
         "RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) to the cluster's token, which `ray "
@@ -161,7 +161,10 @@ def refusal(named: str) -> str:
 def enable_token_mode() -> None:
     """Send the token from now on, in this process and the processes it starts (what
     Ray does for `auto` when a token exists)."""
-    from ray._raylet import AuthenticationTokenLoader, Config
+    from ray._raylet import (  # type: ignore[attr-defined]  # not in Ray's stub
+        AuthenticationTokenLoader,
+        Config,
+    )
 
     os.environ[MODE_VARIABLE] = "token"
     Config.initialize("")

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -92,8 +93,9 @@ class LocalCluster:
     host: str = HOST
     nodes: list[RayNode] = field(default_factory=list)
     port: int = 0
-    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="bray-")))
-    """Holds each node's temporary directory (short: Ray's socket paths live in it)."""
+    root: Path | None = None
+    """Holds each node's temporary directory (made by `start_head`; a short path: Ray's
+    socket paths live in it)."""
 
     @property
     def address(self) -> str:
@@ -109,6 +111,7 @@ class LocalCluster:
         return {**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
 
     def start_head(self, num_cpus: int = 1) -> RayNode:
+        self.root = self.root or Path(tempfile.mkdtemp(prefix="bray-"))
         self.port = free_port(self.host)
         options = ["--head", "--port", str(self.port), "--include-dashboard=false"]
         options += ["--dashboard-port", str(free_port(self.host))]
@@ -121,6 +124,7 @@ class LocalCluster:
         return self._start(f"node{len(self.nodes)}", ["--address", self.address], num_cpus)
 
     def _start(self, name: str, options: list[str], num_cpus: int) -> RayNode:
+        assert self.root is not None  # made by start_head
         temp_dir = self.root / name
         ports = [arg for option in PORT_OPTIONS for arg in (option, str(free_port(self.host)))]
         command = [
@@ -142,7 +146,9 @@ class LocalCluster:
             output, _ = starter.communicate(timeout=START_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             self.kill(node)
-            raise RuntimeError(f"ray start ({name}) did not finish in {START_TIMEOUT_S:g} s")
+            raise RuntimeError(
+                f"ray start ({name}) did not finish in {START_TIMEOUT_S:g} s"
+            ) from None
         if starter.returncode != 0:
             self.kill(node)
             raise RuntimeError(f"ray start ({name}) failed: {output.strip()[-1500:]}")
@@ -151,10 +157,8 @@ class LocalCluster:
     def kill(self, node: RayNode) -> None:
         """SIGKILL every process of the node at once (the node is lost)."""
         for pid in node.processes():
-            try:
+            with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         node.alive = False
 
     def stop(self) -> None:
@@ -165,7 +169,8 @@ class LocalCluster:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and any(n.processes() for n in self.nodes):
             time.sleep(0.1)
-        shutil.rmtree(self.root, ignore_errors=True)
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> LocalCluster:
         return self
@@ -207,4 +212,4 @@ def process_group(pid: int) -> int | None:
         return None
 
 
-__all__ = ["HOST", "LocalCluster", "RayNode", "free_port", "new_token"]
+__all__ = ["HOST", "LocalCluster", "RayNode", "free_port", "new_token", "process_parents"]
