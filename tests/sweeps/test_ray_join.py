@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bounded.archive import Archive
-from bounded.sweeps.ray_join import ClusterUnavailable, resolve_address
+from bounded.sweeps.ray_join import ClusterUnavailable, refusal, resolve_address
 from bounded.sweeps.sweep import duplicate_games
 from bounded.testing.ray_nodes import LocalCluster, free_port, new_token
 
@@ -127,3 +127,15 @@ def test_auto_is_ray_address_and_ray_client_is_refused_in_one_line(monkeypatch):
         resolve_address("ray://10.1.2.3:10001")
     with pytest.raises(ClusterUnavailable, match="expected HOST:PORT"):
         resolve_address("10.1.2.3")
+
+
+def test_a_refusal_names_where_the_token_came_from_or_why_none_was_sent(monkeypatch, tmp_path):
+    for variable in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert "no token was found" in refusal("h:1")
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(tmp_path / "token"))
+    assert "refused the token from RAY_AUTH_TOKEN_PATH (" in refusal("h:1")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    line = refusal("h:1")
+    assert "RAY_AUTH_MODE=disabled sends no token" in line and "refused" not in line
