@@ -92,10 +92,12 @@ def check_cluster(address: str) -> str:
 def join(target: str) -> None:
     """Connect this process to the cluster at `target` (checked by `check_cluster`) as a
     driver; it must run on one of the cluster's nodes."""
+    import logging
+
     import ray
 
-    try:
-        ray.init(address=target, log_to_driver=False)
+    try:  # Ray's own notes would name the node's interface address, not the one given
+        ray.init(address=target, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ClusterUnavailable(
