@@ -37,6 +37,9 @@ HOST = "127.0.0.2"
 START_TIMEOUT_S = 180.0
 """A bound for `ray start` on a loaded machine (it takes 15-25 s on two busy cores)."""
 
+KILL_WAIT_S = 10.0
+"""A bound for the kernel to end a SIGKILLed node's processes."""
+
 PORT_OPTIONS = (
     "--node-manager-port",
     "--object-manager-port",
@@ -155,20 +158,22 @@ class LocalCluster:
         return node
 
     def kill(self, node: RayNode) -> None:
-        """SIGKILL every process of the node at once (the node is lost)."""
-        for pid in node.processes():
+        """SIGKILL every process of the node at once (the node is lost), and wait (10 s
+        at most) until the kernel has ended them all."""
+        pids = node.processes()
+        for pid in pids:
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         node.alive = False
+        deadline = time.monotonic() + KILL_WAIT_S
+        while set(pids) & set(process_parents()) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """End every node's processes (the workers first), then remove their files."""
         for node in reversed(self.nodes):
             if node.alive:
                 self.kill(node)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(n.processes() for n in self.nodes):
-            time.sleep(0.1)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
 
