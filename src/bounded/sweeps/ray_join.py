@@ -74,6 +74,10 @@ def auto_address() -> str:
 def check_cluster(address: str) -> str:
     """Check that the cluster at `address` answers and accepts this process (its token
     set as Ray will send it); returns the `HOST:PORT` to join."""
+    try:
+        import ray  # noqa: F401  # the checks below use Ray's own client
+    except ImportError:
+        raise ClusterUnavailable("the ray executor needs Ray: pip install 'bounded[ray]'") from None
     target = resolve_address(address)
     named = address if target == address else f"{address} ({target})"
     host, _, port = target.rpartition(":")
