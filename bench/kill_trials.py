@@ -29,6 +29,20 @@ counts are the same (an interrupted game is one whose worker was killed), plus t
 sweep's exit status and the rows left `running`. Writes bench/results/kill_trials_ray.json.
 
     python bench/kill_trials.py --ray --trials 10 --games 1 --horizon 40
+
+With `--cluster node` or `--cluster driver`, the sweeps join a Ray cluster started apart
+from them, as `ray start` would (`bounded.testing.ray_nodes`: a head node of `ray start`
+processes on a loopback address, token authentication on), by `--address`. `node`: each
+trial adds a worker node (one CPU, beside the head's one) and, once a game played on it
+has a number of decisions drawn as above, SIGKILLs the whole node (its raylet, its
+workers, its agents); the sweep must finish on the head by itself, and a re-ask is
+allowed per game in flight on the lost node. `driver`: each trial SIGKILLs the sweep's
+driver once a game has that many decisions, waits for Ray to end the workers (those
+still alive after 30 s are orphans), then runs the same sweep on the cluster again; a
+re-ask is allowed per game the kill interrupted. Writes
+bench/results/kill_trials_lost_node.json or kill_trials_cluster_driver.json.
+
+    python bench/kill_trials.py --cluster node --trials 10 --games 2 --horizon 40
 """
 
 from __future__ import annotations
@@ -49,9 +63,14 @@ from pathlib import Path
 
 from bounded.analysis.provenance import provenance, write_result
 from bounded.testing.endpoint import Endpoint
+from bounded.testing.ray_nodes import LocalCluster, RayNode, new_token, process_parents
 
 RESULTS = Path(__file__).parent / "results" / "kill_trials.json"
 RAY_RESULTS = Path(__file__).parent / "results" / "kill_trials_ray.json"
+CLUSTER_RESULTS = {
+    "node": Path(__file__).parent / "results" / "kill_trials_lost_node.json",
+    "driver": Path(__file__).parent / "results" / "kill_trials_cluster_driver.json",
+}
 
 TRIAL_VARIABLE = "BOUNDED_KILL_TRIAL"
 """Set in each trial's driver environment (and so in every process it starts)."""
@@ -88,12 +107,15 @@ def counting_endpoint() -> Endpoint:
     return Endpoint(content=REPLY, record=False)
 
 
-def bounded(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def bounded(
+    *args: str, timeout: float = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bounded.cli", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=env,
     )
 
 
@@ -477,6 +499,206 @@ def run_ray_trials(
     }
 
 
+def alive(pids: list[int]) -> list[int]:
+    parents = process_parents()
+    return [pid for pid in pids if pid in parents]
+
+
+def until_decisions(archive: Path, driver: subprocess.Popen[bytes], at: int) -> bool:
+    """Wait until a game of the sweep has `at` decisions (False: the sweep ended first)."""
+    deadline = time.monotonic() + 600
+    while driver.poll() is None and time.monotonic() < deadline:
+        if any(n >= at for _, n, _ in running_players(archive)):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def lose_node(
+    archive: Path, driver: subprocess.Popen[bytes], cluster: LocalCluster, node: RayNode, at: int
+) -> list[int]:
+    """Once a game played on `node` has `at` decisions, SIGKILL the whole node; returns
+    the decision counts of the games it was playing then (none: it never came to that)."""
+    deadline = time.monotonic() + 600
+    while driver.poll() is None and time.monotonic() < deadline:
+        on_node = set(node.processes())
+        playing = [n for _, n, pid in running_players(archive) if pid in on_node]
+        if any(n >= at for n in playing):
+            cluster.kill(node)
+            return playing
+        time.sleep(0.05)
+    return []
+
+
+def cluster_sweep(experiment: Path, cluster: LocalCluster) -> subprocess.Popen[bytes]:
+    command = ["sweep", str(experiment), "--executor", "ray", "--workers", "2"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "bounded.cli", *command, "--address", cluster.address],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=cluster.environment(),
+    )
+
+
+def checked(archive: Path, games: int, reference: dict[tuple[str, int], str]) -> dict[str, object]:
+    """What every trial checks once its sweep (and the rerun) ended; `stuck` says whether
+    a plain rerun would find anything left to play or any cell short."""
+    rerun = bounded("sweep", str(archive.parent / "exp.toml"))
+    counts = cell_counts(archive) if rerun.returncode == 0 else {}
+    check = integrity(archive) if archive.exists() else "missing"
+    nothing_left = " 0 played now" in rerun.stderr + rerun.stdout
+    played = games_played(archive) if archive.exists() else {}
+    return {
+        "rerun_found_nothing_to_play": nothing_left,
+        "running_rows": rows_running(archive) if archive.exists() else 0,
+        "duplicates": duplicates(archive) if archive.exists() else 0,
+        "integrity": check,
+        "cell_games": counts,
+        "stuck": not nothing_left
+        or check != "ok"
+        or counts != {"state": games, "transcript": games},
+        "different_games": sum(played.get(key) != value for key, value in reference.items()),
+    }
+
+
+def node_trial(
+    directory: Path,
+    cluster: LocalCluster,
+    at: int,
+    games: int,
+    horizon: int,
+    endpoint: Endpoint,
+    reference: dict[tuple[str, int], str],
+) -> dict[str, object]:
+    """A sweep on the cluster whose worker node (a fresh one) is lost mid-game; the
+    sweep must finish on the head by itself."""
+    node = cluster.add_node()
+    archive = directory / "a.sqlite"
+    experiment = write_experiment(directory, games, horizon, endpoint.url)
+    calls_before = endpoint.calls
+    driver = cluster_sweep(experiment, cluster)
+    playing = lose_node(archive, driver, cluster, node, at)
+    _, stderr = driver.communicate(timeout=600)
+    calls = endpoint.calls - calls_before
+    row: dict[str, object] = {
+        "kill_at_decision": at,
+        "node_lost": bool(playing),
+        "lost_at": playing,
+        "interrupted_games": len(playing),
+        "sweep_status": driver.returncode,
+        "sweep_error": stderr.decode().strip().splitlines()[-1:] if driver.returncode else [],
+        "orphans": len(node.processes()),
+        "endpoint_calls": calls,
+        "re_asked": calls - 2 * games * horizon,
+        **checked(archive, games, reference),
+    }
+    row["stuck"] = bool(row["stuck"]) or driver.returncode != 0
+    return row
+
+
+def driver_trial(
+    directory: Path,
+    cluster: LocalCluster,
+    at: int,
+    games: int,
+    horizon: int,
+    endpoint: Endpoint,
+    reference: dict[tuple[str, int], str],
+) -> dict[str, object]:
+    """A sweep on the cluster whose driver is SIGKILLed once a game has `at` decisions,
+    then the same sweep again on the same cluster."""
+    archive = directory / "a.sqlite"
+    experiment = write_experiment(directory, games, horizon, endpoint.url)
+    calls_before = endpoint.calls
+    driver = cluster_sweep(experiment, cluster)
+    killed = until_decisions(archive, driver, at)
+    players = [pid for _, _, pid in running_players(archive)]
+    if killed:
+        os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    deadline = time.monotonic() + 30  # Ray ends a dead driver's workers on its own
+    while alive(players) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    orphans = alive(players)
+    for pid in orphans:
+        os.kill(pid, signal.SIGKILL)
+    interrupted = interrupted_games(archive)
+    command = ["sweep", str(experiment), "--executor", "ray", "--workers", "2"]
+    again = bounded(*command, "--address", cluster.address, env=cluster.environment())
+    calls = endpoint.calls - calls_before
+    row: dict[str, object] = {
+        "kill_at_decision": at,
+        "killed": killed,
+        "interrupted_games": interrupted,
+        "orphans": len(orphans),
+        "rerun_status": again.returncode,
+        "rerun_error": again.stderr.strip().splitlines()[-1:] if again.returncode else [],
+        "endpoint_calls": calls,
+        "re_asked": calls - 2 * games * horizon,
+        **checked(archive, games, reference),
+    }
+    row["stuck"] = bool(row["stuck"]) or again.returncode != 0
+    return row
+
+
+CLUSTER_TRIALS = {"node": node_trial, "driver": driver_trial}
+
+
+def run_cluster_trials(
+    kind: str,
+    trials: int,
+    *,
+    games: int = 1,
+    horizon: int = 40,
+    seed: int = 0,
+    span: float = 0.9,
+    start: float = 0.1,
+) -> dict[str, object]:
+    """`kind` node: each trial loses a worker node of a two-node cluster; driver: each
+    kills the driver of a sweep on a cluster. One cluster (token authentication on) for
+    all the trials, started apart from the sweeps as `ray start` would."""
+    endpoint = counting_endpoint()
+    rows = []
+    started = time.perf_counter()
+    try:
+        _, reference = reference_sweep(games, horizon, endpoint)
+        rng = random.Random(seed)
+        with LocalCluster(token=new_token()) as cluster:
+            cluster.start_head(num_cpus=1 if kind == "node" else 2)
+            for _ in range(trials):
+                at = rng.randint(max(1, int(start * horizon)), max(1, int(span * horizon)))
+                with tempfile.TemporaryDirectory(prefix=f"bounded-{kind}-kills-") as tmp:
+                    play = CLUSTER_TRIALS[kind]
+                    rows.append(play(Path(tmp), cluster, at, games, horizon, endpoint, reference))
+    finally:
+        endpoint.close()
+    return {
+        "command": (
+            f"python bench/kill_trials.py --cluster {kind} --trials {trials} --games {games} "
+            f"--horizon {horizon} --from {start} --span {span} --seed {seed}"
+        ),
+        "trials": trials,
+        "games_per_cell": games,
+        "decisions_per_game": horizon,
+        "load_average": Path("/proc/loadavg").read_text().split()[:3],
+        "seconds": round(time.perf_counter() - started, 1),
+        "kills": sum(bool(r.get("node_lost", r.get("killed"))) for r in rows),
+        "interrupted_games": total(rows, "interrupted_games"),
+        "re_asked_decisions": total(rows, "re_asked"),
+        "most_re_asked_in_a_trial": max((int(str(r["re_asked"])) for r in rows), default=0),
+        "trials_re_asking_more_than_their_interrupted_games": sum(
+            int(str(r["re_asked"])) > int(str(r["interrupted_games"])) for r in rows
+        ),
+        "running_rows_left": total(rows, "running_rows"),
+        "orphans": total(rows, "orphans"),
+        "duplicates": total(rows, "duplicates"),
+        "stuck_archives": sum(bool(r["stuck"]) for r in rows),
+        "different_games": total(rows, "different_games"),
+        "rows": rows,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
@@ -493,14 +715,20 @@ def main() -> None:
     parser.add_argument(
         "--ray", action="store_true", help="kill Ray workers mid-game instead of the driver"
     )
+    parser.add_argument(
+        "--cluster", choices=sorted(CLUSTER_TRIALS),
+        help="on a Ray cluster started apart: lose its worker node, or kill the driver",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     started_at = provenance()
-    trials = run_ray_trials if args.ray else run_trials
-    result = trials(
-        args.trials, games=args.games, horizon=args.horizon, seed=args.seed, span=args.span,
-        start=args.start,
-    )  # fmt: skip
+    sizes = {"games": args.games, "horizon": args.horizon, "seed": args.seed}
+    sizes |= {"span": args.span, "start": args.start}
+    if args.cluster:
+        result = run_cluster_trials(args.cluster, args.trials, **sizes)
+        args.out = args.out or CLUSTER_RESULTS[args.cluster]
+    else:
+        result = (run_ray_trials if args.ray else run_trials)(args.trials, **sizes)
     args.out = args.out or (RAY_RESULTS if args.ray else RESULTS)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_result(args.out, result, started_at)

@@ -1,6 +1,7 @@
 """A few of bench/kill_trials.py's trials against a counting endpoint: a sweep's driver
 SIGKILLed mid-game (and in its first decision), then rerun; a Ray sweep's worker SIGKILLed
-mid-game, its game continued on another worker."""
+mid-game, its game continued on another worker; on a Ray cluster started apart, a worker
+node lost mid-game and a driver SIGKILLed, then rerun."""
 
 import importlib.util
 import os
@@ -46,6 +47,36 @@ def test_a_ray_worker_killed_mid_game_leaves_its_game_to_continue_on_another():
     assert result["running_rows_left"] == 0 and row["rerun_found_nothing_to_play"]
     assert result["different_games"] == 0  # each continued game is the game never killed
     assert 0 <= row["re_asked"] <= row["interrupted_games"]  # not replayed from decision 0
+
+
+def check_cluster_trial(result: dict) -> dict:
+    (row,) = result["rows"]
+    assert (result["orphans"], result["duplicates"], result["stuck_archives"]) == (0, 0, 0), row
+    assert result["running_rows_left"] == 0 and row["rerun_found_nothing_to_play"]
+    assert result["different_games"] == 0  # each continued game is the game never stopped
+    assert 0 <= row["re_asked"] <= row["interrupted_games"]  # not replayed from decision 0
+    return row
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads processes in /proc")
+def test_a_worker_node_lost_mid_game_costs_at_most_its_game_in_flight():
+    result = load_bench().run_cluster_trials(
+        "node", 1, games=1, horizon=30, seed=1, start=0.3, span=0.8
+    )
+    row = check_cluster_trial(result)
+    assert row["node_lost"] and row["interrupted_games"] == 1, row  # one CPU: one game
+    assert row["sweep_status"] == 0  # finished on the head by itself
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads processes in /proc")
+def test_a_sweep_whose_driver_is_killed_on_a_cluster_is_continued_by_its_rerun():
+    result = load_bench().run_cluster_trials(
+        "driver", 1, games=1, horizon=30, seed=1, start=0.3, span=0.8
+    )
+    row = check_cluster_trial(result)
+    assert row["killed"] and row["interrupted_games"] >= 1 and row["rerun_status"] == 0, row
 
 
 @pytest.mark.slow

@@ -31,6 +31,7 @@ from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
 from bounded.sweeps.boot import die_with_parent, worker_boot
+from bounded.sweeps.ray_join import check_cluster, join
 from bounded.sweeps.ray_stream import ArchiveWriter, StreamSink
 
 if TYPE_CHECKING:
@@ -320,7 +321,7 @@ class RayExecutor:
         if ray.is_initialized():
             return False
         if self.address:
-            ray.init(address=self.address, log_to_driver=False)
+            join(self.address)
         else:
             ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
         return True
@@ -422,6 +423,8 @@ def make_executor(
             return InlineExecutor(archive_path)
         return LocalExecutor(archive_path, workers)
     if name == "ray":
+        if address:  # before the sweep writes anything
+            address = check_cluster(address)
         return RayExecutor(workers, address, archive_path)
     raise ConfigError(f"unknown executor {name!r} (use {' or '.join(EXECUTORS)})")
 
