@@ -38,7 +38,13 @@ from typing import Any
 from bounded.archive.progress import Checkpoint, this_owner
 from bounded.archive.sink import GameSink, sink_for
 from bounded.archive.sqlite import Archive
-from bounded.archive.totals import count_calls, metered, recounted, stored_decision
+from bounded.archive.totals import (
+    count_calls,
+    metered,
+    recounted,
+    stored_decision,
+    token_mismatch,
+)
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
@@ -71,6 +77,9 @@ from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
+TOKEN_CHECK_CALLS = 3
+"""Model calls a run makes before its reported and counted tokens are compared (one call's
+counts are too few to judge a server by)."""
 
 LOG = logging.getLogger("bounded")
 
@@ -168,6 +177,7 @@ class EpisodeRunner:
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         self.trajectory: list[DecisionRecord] = []
+        self._token_warned = False
         self.tally = ActionTally(env.empty_action)
         config = contract.config_dict()
         self.run = RunRecord(
@@ -477,10 +487,21 @@ class EpisodeRunner:
         run.decisions += 1
         own = [record.completion] if record.completion else []
         count_calls(run, own + record.extra_completions)
+        self._warn_token_mismatch()
         if record.completion:
             run.last_prompt_tokens = record.prompt_tokens
         if self.sink is not None:
             self.sink.decision(record, self.run, self.checkpoint())
+
+    def _warn_token_mismatch(self) -> None:
+        """Warn once per run when a server's reported tokens stray from the counted ones
+        (a server that misreports usage would corrupt a cost table silently)."""
+        if self._token_warned or self.run.model_calls < TOKEN_CHECK_CALLS:
+            return
+        mismatch = token_mismatch(self.run)
+        if mismatch is not None:
+            self._token_warned = True
+            LOG.warning("run %s: %s", self.run.run_id[:12], mismatch)
 
     def _save_start(self, resume: Resumption | None) -> None:
         """The run row as it starts, with this process as the checkpoint's owner (the
