@@ -18,6 +18,7 @@ ignore `retry`, as they ignore `base_url`, so one game's options can serve every
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -110,8 +111,11 @@ def split_spec(spec: str) -> tuple[str, str, str]:
     attr, _, rest = tail.partition(":")
     if is_import_path(f"{module}:{attr}"):
         return f"{module}:{attr}", f"{module}:{attr}", rest
+    close = difflib.get_close_matches(kind, MODELS.names(), n=1)
+    target = spec.partition(":")[2] or "..."
+    hint = f"did you mean {close[0]}:{target}? " if close else ""
     raise ConfigError(
-        f"unknown model {spec!r} (use {known_kinds()}, or an import path module:Name)"
+        f"unknown model {spec!r} ({hint}use {known_kinds()}, or an import path module:Name)"
     )
 
 

@@ -78,6 +78,7 @@ from bounded.sweeps.phases import (
     prepare_phase,
     resume_phase,
 )
+from bounded.sweeps.preflight import preflight
 from bounded.sweeps.survey import (
     SweepPlan,
     dry_run,
@@ -87,6 +88,9 @@ from bounded.sweeps.survey import (
     survey,
     surveyed,
 )
+
+MAX_FAILURES = 5
+"""Games failed in a row after which a sweep starts no more (`--max-failures`)."""
 
 
 class SweepSummary(BaseModel):
@@ -125,7 +129,11 @@ class SweepSummary(BaseModel):
     budget: float | None = None
     """The `--budget` the sweep ran under."""
     not_started: int = 0
-    """Games the budget did not let start (the next sweep plays them)."""
+    """Games the budget (or `stopped`) did not let start (the next sweep plays them)."""
+    budget_note: str = ""
+    """Why the budget stopped the sweep, when the estimate of the games in flight did."""
+    stopped: str = ""
+    """Why the sweep stopped starting games after too many failed in a row ("" if not)."""
 
     @property
     def completed(self) -> int:
@@ -267,6 +275,13 @@ def refuse(state: SweepPlan) -> None:
         raise SweepRefused(state.problems)
 
 
+def refuse_unreachable(games: list[GameSpec]) -> None:
+    """Stop before any game when a model cannot be built or an endpoint not reached."""
+    problems = preflight(games).problems
+    if problems:
+        raise SweepRefused(problems)
+
+
 def run_sweep(
     experiment: Experiment,
     *,
@@ -279,6 +294,7 @@ def run_sweep(
     prices: list[str] | None = None,
     concurrency: int | None = None,
     only: Callable[[GameSpec], bool] | None = None,
+    max_failures: int | None = None,
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
@@ -286,7 +302,9 @@ def run_sweep(
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
     models (`bounded.sweeps.concurrency`); `only` plays only the cell games it accepts,
     every planned game still checked (a sweep stopped when decided plays its blocks so,
-    `bounded.sweeps.sequential`)."""
+    `bounded.sweeps.sequential`); games stop starting once `max_failures` (default
+    `MAX_FAILURES`; 0: never) have failed in a row. Before any game every model is built and
+    every endpoint reached once (`bounded.sweeps.preflight`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
@@ -304,7 +322,9 @@ def run_sweep(
     else:
         runner = make_executor(executor, archive_path=path, workers=workers, address=address)
     with surveyed(path) as archive:  # a refused file leaves nothing behind
-        refuse(survey(experiment, archive, plan))
+        first = survey(experiment, archive, plan)
+        refuse(first)
+        refuse_unreachable(first.pending)
     with experiment_lock(path, experiment.name), Archive(path) as archive:
         state = survey(experiment, archive, plan)  # again: under the lock, it is current
         refuse(state)
@@ -316,7 +336,10 @@ def run_sweep(
         with sweep_lease(archive, experiment.name) as (lease, stale):
             runner.archive_path, runner.lease = str(path), lease
             limit = Budget(budget, costs, per_game)
-            sweep = Sweep(archive, path, state, console or Console(stderr=True), runner, limit)
+            failures = MAX_FAILURES if max_failures is None else max_failures
+            sweep = Sweep(
+                archive, path, state, console or Console(stderr=True), runner, limit, failures
+            )
             sweep.lease = lease
             if stale is not None:
                 sweep.summary.took_over = lease_holder_line(stale)
@@ -348,11 +371,14 @@ class Sweep:
         console: Console,
         runner: Executor,
         budget: Budget | None = None,
+        max_failures: int | None = MAX_FAILURES,
     ) -> None:
         self.archive, self.path, self.state, self.runner = archive, path, state, runner
         self.lease: Lease | None = None
         self.budget = budget or Budget(None, SweepPrices(), {})
-        runner.gate = self.budget.may_start
+        self.max_failures = max_failures
+        self.failed_in_row = 0
+        runner.gate = self.may_start
         plan = state.plan
         pending = state.pending
         self.summary = SweepSummary(
@@ -370,14 +396,30 @@ class Sweep:
         self.budget.started(slot, spec)
         self.display.started(slot, spec)
 
+    def may_start(self, spec: GameSpec) -> bool:
+        return not self.summary.stopped and self.budget.may_start(spec)
+
     def done(self, slot: int, result: GameResult) -> None:
         self.summary.played += 1
         self.summary.resumed += result.resumed
         if result.run.status != "completed":
             self.summary.failed.append(f"{result.spec.label}: {result.run.error}")
+            self.count_failure(result)
+        else:
+            self.failed_in_row = 0
         self.budget.finished(slot, result.run)
         self.summary.spent, self.summary.unpriced = self.budget.spent, self.budget.unpriced
         self.display.finished(slot, result, self.budget.line())
+
+    def count_failure(self, result: GameResult) -> None:
+        """Stop starting games once `max_failures` have failed in a row."""
+        self.failed_in_row += 1
+        limit = self.max_failures
+        if limit and self.failed_in_row >= limit and not self.summary.stopped:
+            self.summary.stopped = (
+                f"stopped after {self.failed_in_row} failed games in a row (the last, "
+                f"{result.spec.label}: {result.run.error})"
+            )
 
     def play(self) -> None:
         self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
@@ -390,8 +432,9 @@ class Sweep:
                 self.play_cells()
             finally:  # the archive's count: games written by workers whose end went unseen
                 self.display.settle(self.completed_now())
-                if self.budget.refused:
+                if self.budget.refused or self.summary.stopped:
                     self.summary.not_started = len(self.state.pending) - self.summary.played
+                self.summary.budget_note = self.budget.stop_reason
 
     def completed_now(self) -> int:
         """Planned games completed in the archive now."""
@@ -405,7 +448,7 @@ class Sweep:
         if resume.record is None:
             prepare_phase(self.archive, resume, phase)
             for spec in resume.pending:
-                if not self.budget.may_start(spec):
+                if not self.may_start(spec):
                     return
                 self.started(0, spec)
                 resumed = resume.interrupted if spec == resume.pending[0] else None
@@ -422,12 +465,13 @@ class Sweep:
         ready = [s for s in self.state.cells if plan.reads.get(s.cell, "") in ("", *frozen)]
         waiting = [s for s in self.state.cells if s not in ready]
         self.summary.waiting = sorted({spec.cell for spec in waiting})
-        if self.budget.refused:  # a phase stopped by the budget: nothing else starts
+        if self.budget.refused or self.summary.stopped:  # a phase stopped: nothing else starts
             return
         self.runner.execute(ready, self.started, self.done)
 
 
 __all__ = [
+    "MAX_FAILURES",
     "PHASE_KIND",
     "PhaseRecord",
     "PhaseResume",
