@@ -207,6 +207,28 @@ def _grouped_cells(games: Sequence[CompletedGame], by: Sequence[str]) -> Selecti
     return selected
 
 
+def mixed(games: Sequence[CompletedGame], first: str, splits: Sequence[str]) -> list[str]:
+    """The fields of `splits` whose values differ within a group of `first`: a row that
+    would pool them silently is split by them instead."""
+    found = []
+    for split in splits:
+        values: dict[str, set[str]] = {}
+        for game in games:
+            values.setdefault(game.group_value(first), set()).add(game.group_value(split))
+        if any(len(seen) > 1 for seen in values.values()):
+            found.append(split)
+    return found
+
+
+def default_fields(games: Sequence[CompletedGame], pool_tags: bool) -> list[str]:
+    """The rows of a table asked for none: a sweep's cells by the names it prints (one
+    environment and matrix point each; split by tag only where a cell holds several), else
+    the condition tags, split by environment where a tag spans several."""
+    if games and all(game.cell for game in games):
+        return ["cell", *([] if pool_tags else mixed(games, "cell", ("tag",)))]
+    return ["tag"]
+
+
 def _pooled_row(
     table: CellTable,
     names: Sequence[str],
@@ -251,10 +273,11 @@ def cell_table(
 ) -> CellTable:
     """The table over completed runs.
 
-    Rows are the groups of `by` (the condition tag unless told otherwise; the first field
-    names the cell, the others split it), or, with `cells`, the given (label, tags) cells
-    in that order, each split by `by` (default: not split). Each row counts its first
-    `first_n` completed games by start time. Streams with different tags are never
+    Rows are the groups of `by` (the first field names the cell, the others split it;
+    unless told otherwise a sweep's cells, else the condition tags, `default_fields`), or,
+    with `cells`, the given (label, tags) cells in that order, each split by `by` (default:
+    not split). A row is split by environment wherever it would pool several. Each row
+    counts its first `first_n` completed games by start time. Streams with different tags are never
     pooled into one row unless `pool_tags` (or an explicit cell names several tags).
 
     `pool` names the rows (labels or cells) of a descriptive pooled row with an exact
@@ -271,9 +294,13 @@ def cell_table(
         fields = list(by or ())
         selected = _explicit_cells(games, cells, fields)
     else:
-        fields = list(by or ("tag",))
-        if "tag" not in fields and not pool_tags:
-            fields = ["tag", *fields]
+        if by:
+            fields = list(by)
+            if "tag" not in fields and not pool_tags:
+                fields = ["tag", *fields]
+        else:
+            fields = default_fields(games, pool_tags)
+        fields += [f for f in mixed(games, fields[0], ("env_id",)) if f not in fields]
         selected = _grouped_cells(games, fields)
     table = CellTable(title=title, group_by=fields, first_n=first_n)
     for cell, group, held in selected:

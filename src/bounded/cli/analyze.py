@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import Archive
+from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
     ByOption,
@@ -228,7 +229,7 @@ def analyze(
     from bounded.runner.spec import check_no_duplicates
 
     with Archive(archive, read_only=True) as store:
-        runs = store.runs(experiment=experiment)
+        runs = filtered_runs(store, archive, experiment=experiment)
         records = [r for r in sequential_records(store) if experiment in (None, r.experiment)]
     check_no_duplicates(runs)
     result = options.compute(runs, records=records)
@@ -248,7 +249,7 @@ def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) 
     from bounded.analysis.balrog import balrog_parity, balrog_summary, balrog_table_rows
 
     with Archive(archive, read_only=True) as store:
-        runs = store.runs(experiment=experiment)
+        runs = filtered_runs(store, archive, experiment=experiment)
     summaries = balrog_summary(runs)
     if not summaries:
         raise ConfigError(f"{archive} holds no completed runs of BALROG's environments")
