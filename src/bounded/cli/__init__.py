@@ -8,6 +8,7 @@ command group and is its entry point (`main`); each command lives in its group's
 | `demo` | `demo` |
 | `sweep` | `sweep` |
 | `analyze` | `analyze`, `craft-table`, `recovery-table` |
+| `table` | `table` (a paper's table of one metric, LaTeX, Markdown or CSV) |
 | `plan` | `plan` (games per cell for a paired comparison, before paying) |
 | `importing` | `import` |
 | `audit` | `audit` |
@@ -48,6 +49,7 @@ from bounded.cli import (
     spire,
     stores,
     sweep,
+    table,
 )
 from bounded.core import BoundedError, Interrupted
 
@@ -59,7 +61,7 @@ app = typer.Typer(
 )
 
 GROUP_MODULES = (
-    run, runs, demo, sweep, plan, analyze, importing, audit, report, ladder, attribute,
+    run, runs, demo, sweep, plan, analyze, table, importing, audit, report, ladder, attribute,
 )  # fmt: skip
 """The modules of single commands, in the order `bounded --help` lists them."""
 
