@@ -30,6 +30,7 @@ import signal
 import sys
 import tempfile
 import traceback
+from typing import Annotated
 
 import typer
 
@@ -52,11 +53,13 @@ from bounded.cli import (
     table,
 )
 from bounded.core import BoundedError, Interrupted
+from bounded.version import __version__
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     help="Long-horizon LLM agents with bounded, typed, inspectable memory.",
 )
 
@@ -75,6 +78,24 @@ def register_commands() -> None:
             app.add_typer(group, name=name)
     for name, command in spire.COMMANDS.items():
         app.command(name)(command)
+
+
+def show_version(value: bool) -> None:
+    if value:
+        print(f"bounded {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def top(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Long-horizon LLM agents with bounded, typed, inspectable memory."""
 
 
 register_commands()

@@ -130,12 +130,20 @@ def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str)
     )
 
 
-def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally) -> JSON:
+DECISION_LIMIT = "decision-limit"
+"""`ended_by` of a game the runner cut at its `max_decisions` while the game still ran."""
+
+
+def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally, cut: bool = False) -> JSON:
     """A run's archived outcome: the environment's metrics, the runner's count of the
     actions given and of the effective ones (`bounded.runner.tally`), and its `Outcome`
-    verdict."""
+    verdict; a game `cut` at the decision limit that its environment still calls running
+    ended by `DECISION_LIMIT`."""
     verdict = outcome.model_dump(include={"victory", "score", "progress"})
-    return {**env.metrics(), **tally.outcome(), **verdict}
+    found = {**env.metrics(), **tally.outcome(), **verdict}
+    if cut and found.get("ended_by", "running") in ("", "running"):
+        found["ended_by"] = DECISION_LIMIT
+    return found
 
 
 class EpisodeRunner:
@@ -235,6 +243,7 @@ class EpisodeRunner:
                 obs, done = self._replay(resume, obs, done)
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
+            cut = not done
             self._check_reached()
             self.contract.postrun(self.trajectory, self.env.outcome())
             self._close_postrun(self._drain())
@@ -249,7 +258,7 @@ class EpisodeRunner:
         finally:
             self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
-                self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally)
+                self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally, cut)
             self.run.store_hashes = self.contract.store_hashes()
             self._save_end()
         return self.run

@@ -9,14 +9,15 @@ lock file). Completed games are skipped; an interrupted game of the same spec (i
 process killed, or stopped by a signal) continues from its last decision
 (`bounded.runner.resume.resumable_games`); the rows of other incomplete games (a failed
 game, a `running` row of an older version) are deleted and the game is played again.
-A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
-lock file beside the archive keeps two drivers from racing, and a local worker writes
-its game as `bounded run` does, each decision with its run row and a checkpoint, in
-transactions that each check the lease (`bounded.archive.sink.ArchiveSink`), its end
-refusing a second completed copy: a killed sweep loses at most the decision in flight of
-each game, its orphans (if any outlived it) can write nothing once the next sweep has
-taken the lease over, and duplicates cannot exist. Ray workers stream the same rows to
-the driver's node, written there under the same checks (`bounded.sweeps.ray_stream`).
+A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a lock
+file beside the archive (removed when the sweep ends) keeps two drivers from racing, and
+a local worker writes its game as `bounded run` does, each decision with its run row and
+a checkpoint, in transactions that each check the lease
+(`bounded.archive.sink.ArchiveSink`), its end refusing a second completed copy: a killed
+sweep loses at most the decision in flight of each game, its orphans (if any outlived
+it) can write nothing once the next sweep has taken the lease over, and duplicates
+cannot exist. Ray workers stream the same rows to the driver's node, written there under
+the same checks (`bounded.sweeps.ray_stream`).
 With `budget`, games start only while the spend stays within it
 (`bounded.sweeps.estimate`).
 
@@ -143,12 +144,43 @@ class SweepSummary(BaseModel):
 @contextmanager
 def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
     """An exclusive lock per (archive, experiment); the OS releases it if the driver dies
-    (it is what proves a lease's holder alive)."""
+    (it is what proves a lease's holder alive). Its file is removed when the lock is
+    released; a driver that locked a file just removed locks the new one instead."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", experiment)
     lock_path = archive_path.with_name(f"{archive_path.name}.{safe}.lock")
+    fd = locked_file(lock_path, archive_path, experiment)
+    try:
+        yield
+    finally:
+        with suppress(FileNotFoundError):
+            lock_path.unlink()  # still held: no other driver holds this file
+        os.close(fd)
+
+
+def locked_file(lock_path: Path, archive_path: Path, experiment: str) -> int:
+    """The open, exclusively locked lock file (the one at `lock_path` now)."""
+    while True:
+        fd = open_lock_file(lock_path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(fd)
+            raise ConfigError(
+                f"another sweep of experiment {experiment!r} is running on {archive_path}"
+                f"{holder_note(archive_path, experiment)}"
+            ) from exc
+        try:
+            if os.stat(lock_path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # its holder removed it as we opened it: lock the file there now
+
+
+def open_lock_file(lock_path: Path) -> int:
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except FileExistsError as exc:  # mkdir met a file where a directory should be
         raise ArchiveError(
             f"cannot write the archive's lock file {lock_path}: {lock_path.parent} is not a "
@@ -158,17 +190,6 @@ def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
         raise ArchiveError(
             f"cannot write the archive's lock file {lock_path}: {exc.strerror or exc}"
         ) from exc
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise ConfigError(
-                f"another sweep of experiment {experiment!r} is running on {archive_path}"
-                f"{holder_note(archive_path, experiment)}"
-            ) from exc
-        yield
-    finally:
-        os.close(fd)
 
 
 def holder_note(archive_path: Path, experiment: str) -> str:
