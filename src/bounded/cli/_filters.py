@@ -3,18 +3,12 @@ error naming what there is (and the closest name), never an empty table."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from bounded.archive import Archive
 from bounded.core import ConfigError, RunRecord
-
-
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` for the closest known name, else ""."""
-    close = difflib.get_close_matches(name, sorted(set(known)), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+from bounded.registry import did_you_mean
 
 
 def unknown_name(what: str, name: str, known: Sequence[str], where: Path | str) -> ConfigError:
@@ -56,4 +50,4 @@ def filtered_runs(
     ]
 
 
-__all__ = ["did_you_mean", "filtered_runs", "unknown_name"]
+__all__ = ["filtered_runs", "unknown_name"]

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from bounded.core import ConfigError, Env, first_validation_error
 from bounded.envs.base import TextEnv
-from bounded.registry import Registry
+from bounded.registry import Registry, did_you_mean
 
 ENV_IDS: dict[str, str] = {
     "warehouse": "bounded/Warehouse-v0",
@@ -88,9 +88,11 @@ def resolve_env_id(name: str) -> str:
     if env_id not in gymnasium.registry and ":" in name:
         env_id = _import_for(name)
     if env_id not in gymnasium.registry:
-        known = ", ".join(sorted(ENV_IDS) + ENVS.names())
+        names = sorted(ENV_IDS) + ENVS.names()
+        known = ", ".join(names)
         raise ConfigError(
-            f"unknown environment {name!r} (known: {known}, a registered Gymnasium id, "
+            f"unknown environment {name!r}{did_you_mean(name, names)} (known: {known}, a "
+            "registered Gymnasium id, "
             "or module:Env-v0)"
         )
     return env_id

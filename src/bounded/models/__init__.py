@@ -111,12 +111,17 @@ def split_spec(spec: str) -> tuple[str, str, str]:
     attr, _, rest = tail.partition(":")
     if is_import_path(f"{module}:{attr}"):
         return f"{module}:{attr}", f"{module}:{attr}", rest
-    close = difflib.get_close_matches(kind, MODELS.names(), n=1)
-    target = spec.partition(":")[2] or "..."
-    hint = f"did you mean {close[0]}:{target}? " if close else ""
     raise ConfigError(
-        f"unknown model {spec!r} ({hint}use {known_kinds()}, or an import path module:Name)"
+        f"unknown model {spec!r} ({kind_hint(spec)}use {known_kinds()}, or an import path "
+        "module:Name)"
     )
+
+
+def kind_hint(spec: str) -> str:
+    """`did you mean KIND:REST? ` for the registered kind closest to the spec's, else ""."""
+    kind, _, rest = spec.partition(":")
+    close = difflib.get_close_matches(kind, MODELS.names(), n=1)
+    return f"did you mean {close[0]}:{rest or '...'}? " if close else ""
 
 
 def known_kinds() -> str:
@@ -129,7 +134,8 @@ def make_model(spec: str, *, base_url: str | None = None, **options: Any) -> Mod
     try:
         factory = MODELS.load(name)
     except ConfigError as exc:  # an import path that does not import
-        raise ConfigError(f"unknown model {spec!r}: {exc} (known: {known_kinds()})") from exc
+        hint = kind_hint(spec)
+        raise ConfigError(f"unknown model {spec!r}: {exc} ({hint}known: {known_kinds()})") from exc
     if base_url is not None:
         options["base_url"] = base_url
     registered = name in MODELS
