@@ -77,3 +77,28 @@ def test_the_rehearsal_plays_24_games_and_gives_the_papers_table(tmp_path, capsy
         assert f"{agent}.crafter" in out and f"{agent}.nethack" in out
     code, out, _ = call(capsys, "analyze", archive, "--diff", "typed.crafter,transcript.crafter")
     assert code == 0 and "typed.crafter" in out
+
+
+def test_analyze_prints_one_table_per_environment_led_by_its_progression(tmp_path, capsys):
+    with Endpoint(plays="first") as endpoint:
+        path = rehearsal_file(tmp_path, endpoint.url)
+        path.write_text(path.read_text().replace("games = 3", "games = 1"))
+        code, out, err = call(capsys, "sweep", path)
+    assert code == 0, out + err
+    code, out, _ = call(capsys, "analyze", tmp_path / "rehearsal.sqlite")
+    assert code == 0
+    out = out.split("parity")[0]  # the tables, not the parity report under them
+    crafter, nethack = out.index("bounded/Crafter-v0"), out.index("bounded/NetHack-v0")
+    assert crafter < nethack
+    assert all(crafter < at < nethack for at in find_all(out, ".crafter "))
+    assert all(at > nethack for at in find_all(out, ".nethack "))
+    assert out[crafter:nethack].count("progression") >= 1  # its measure leads
+    assert out[nethack:].count("progression") >= 1
+
+
+def find_all(text: str, part: str) -> list[int]:
+    found, at = [], text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found

@@ -212,10 +212,11 @@ def difference_text(found: Difference) -> str:
 def caption(table: PaperTable) -> str:
     games = sorted({e.games for e in table.entries})
     span = f"{games[0]}" if len(games) == 1 else f"{games[0]}-{games[-1]}"
+    span += " game" if games == [1] else " games"
     interval = "Wilson" if table.metric == "wins" else "percentile bootstrap"
     text = (
         f"{table.metric} ({UNITS[table.metric]}) by {table.rows_by} and {table.cols_by}: mean "
-        f"[95% {interval} interval], {span} games per entry"
+        f"[95% {interval} interval], {span} per entry"
     )
     if table.skipped:
         text += f"; {table.skipped} games without a {table.metric} left out"

@@ -99,6 +99,19 @@ def _score_stats(row: CellRow, games: Sequence[CompletedGame], resamples: int, s
     row.score_low, row.score_high = bootstrap_mean_interval(scores, resamples=resamples, seed=seed)
 
 
+def _progress_stats(
+    row: CellRow, games: Sequence[CompletedGame], resamples: int, seed: int
+) -> None:
+    """Mean progress (percent) and its bootstrap interval, when every game has one."""
+    progress = [g.progress for g in games if g.progress is not None]
+    if not progress or len(progress) != len(games):
+        return
+    row.mean_progress = _mean(progress)
+    row.progress_low, row.progress_high = bootstrap_mean_interval(
+        progress, resamples=resamples, seed=seed
+    )
+
+
 def _floor_stats(row: CellRow, games: Sequence[CompletedGame]) -> None:
     """Mean floor and wall minutes per floor reached, when every game has a floor."""
     floors = [g.floor for g in games if g.floor is not None]
@@ -160,6 +173,8 @@ def cell_row(
         run_ids=[g.run_id for g in games],
     )
     _score_stats(row, games, resamples, seed)
+    _progress_stats(row, games, resamples, seed)
+    row.env_ids = sorted({g.env_id for g in games})
     _floor_stats(row, games)
     _token_stats(row, games, costs or CostModel())
     return row
@@ -317,11 +332,22 @@ def cell_table(
 
 
 def row_parity(rows: Sequence[CellRow], runs: Iterable[RunRecord]) -> ParityReport:
-    """The parity report over the rows' counted games, rows compared within a group."""
+    """The parity report over the rows' counted games, rows compared within a group and an
+    environment (rows of different environments are not a comparison)."""
     by_id = {run.run_id: run for run in runs}
+    several = len({env for row in rows for env in row.env_ids}) > 1
     return parity_of_runs(
-        (row.cell, row.group, [by_id[run_id] for run_id in row.run_ids]) for row in rows
+        (row.cell, within(row) if several else row.group, [by_id[i] for i in row.run_ids])
+        for row in rows
     )
+
+
+def within(row: CellRow) -> dict[str, str]:
+    """What a row is compared within when the rows span environments: its group, and its
+    environment when the group does not say it."""
+    if "env_id" in row.group or not row.env_ids:
+        return row.group
+    return {**row.group, "env_id": ", ".join(row.env_ids)}
 
 
 def add_comparisons(
