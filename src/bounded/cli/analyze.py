@@ -171,6 +171,10 @@ def print_table(table: CellTable) -> None:
         if len(groups) > 1:
             title = f"{table.title + ': ' if table.title else ''}{env}"
         print_folded(cell_table_view(table, rows, title))
+    console.print(
+        "tokens and cost: as the server reported them (bounded audit and bounded table "
+        "--metric tokens read the tokens bounded counted)"
+    )
     print_parity(table.parity)
     if table.pooled and table.pooled_cells:
         console.print(
