@@ -61,6 +61,9 @@ TINY: dict[str, Arguments] = {
         "--decisions", "1", "--contracts", "balrog-naive", "--envs", "babyai", "--modes",
         "constrained", "--archive", f"{d}/a.sqlite", "--out", f"{d}/out.json",
     ],
+    "rehearsal": lambda d, _: [
+        "--games", "1", "--steps", "1", "--latency", "0", "--out", f"{d}/out.json",
+    ],
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],

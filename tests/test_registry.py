@@ -75,6 +75,9 @@ def test_errors_name_what_is_wrong_in_one_line():
         (lambda: make_model("bounded.core:approx_tokens:x"), "does not implement"),
         (lambda: make("moon"), "unknown environment 'moon'"),
         (lambda: make("no_such_module:Env-v0"), "cannot import 'no_such_module'"),
+        (lambda: make("craftr"), r"unknown environment 'craftr' \(did you mean 'crafter'\?\)"),
+        (lambda: make_contract("typd"), r"unknown contract 'typd' \(did you mean 'typed'\?\)"),
+        (lambda: make_model("opnai:m"), r"did you mean openai:m\?"),
     ]
     for build, message in cases:
         with pytest.raises(ConfigError, match=message) as caught:

@@ -159,6 +159,12 @@ class Completion(BaseModel):
     usage_estimated: bool = False
     """True when the server reported no usage and the token counts are the model's own
     estimate (its tokenizer, or `approx_tokens`)."""
+    counted_prompt_tokens: int = 0
+    counted_completion_tokens: int = 0
+    """The same call counted by bounded's own tokenizer (the model's `count_tokens`), beside
+    what the server reported in `prompt_tokens`/`completion_tokens`: context tables read the
+    counted tokens, costs the reported ones (`bounded.archive.totals`); 0 in a call recorded
+    before they were kept."""
     latency_s: float = 0.0
     model: str = ""
     finish_reason: str = ""

@@ -13,8 +13,10 @@ the driver does; names registered at run time are handed to local workers with
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
+from collections.abc import Iterable
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -22,6 +24,12 @@ from bounded.core import ConfigError
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 """`package.module:Attr` (an attribute path may be dotted: `mod:Class.factory`)."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` naming the known name closest to `name`, else ""."""
+    close = difflib.get_close_matches(name, sorted(set(known)), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def is_import_path(name: str) -> bool:
@@ -85,7 +93,8 @@ class Registry:
         if is_import_path(name):
             return name
         raise ConfigError(
-            f"unknown {self.kind} {name!r} (known: {', '.join(self.names())}, "
+            f"unknown {self.kind} {name!r}{did_you_mean(name, self.names())} "
+            f"(known: {', '.join(self.names())}, "
             "or an import path module:Name)"
         )
 

@@ -151,3 +151,28 @@ def test_audit_command_prices_runs_and_refuses_a_bad_price(cached_archive):
     assert "transcript's computed" in result.output
     bad = runner.invoke(app, ["audit", str(cached_archive), "--price", "local:prefix=-1,0,0"])
     assert isinstance(bad.exception, ConfigError) and "\n" not in str(bad.exception)
+
+
+def test_the_audit_reads_counted_tokens_and_flags_a_server_that_reports_others(
+    tmp_path, monkeypatch
+):
+    import bounded
+    from bounded.testing.endpoint import Endpoint
+
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    spec = bounded.GameSpec(
+        env="warehouse", env_options={"horizon": 4}, contract="transcript", model="openai:m",
+        seed=1,
+    )  # fmt: skip
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for counts in (False, True):
+            with Endpoint(plays="first", counts_usage=counts) as endpoint:
+                bounded.play(spec.model_copy(update={"base_url": endpoint.url}), archive=archive)
+        audit = context_audit(archive, archive.runs())
+    misreported, honest = audit.runs
+    assert misreported.reported_prompt == 10 * misreported.decisions  # the fixed usage
+    assert misreported.total_prompt == honest.total_prompt > misreported.reported_prompt
+    assert misreported.tokens_flag is not None and "bounded counted" in misreported.tokens_flag
+    assert honest.tokens_flag is None and honest.reported_prompt == honest.total_prompt
+    assert audit.contracts[0].flagged_runs == 1

@@ -161,3 +161,17 @@ def test_a_bad_bounded_sync_is_refused_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("BOUNDED_SYNC", "sometimes")
     with pytest.raises(ArchiveError, match="BOUNDED_SYNC must be one of normal, full"):
         Archive(tmp_path / "a.sqlite")
+
+
+def test_a_run_is_found_by_the_short_id_the_command_line_prints(tmp_path):
+    ids = ("eadc6923ae37" + "0" * 20, "eadc6923ae99" + "1" * 20)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for run_id in ids:
+            archive.save_run(run_record().model_copy(update={"run_id": run_id}))
+            archive.add_decision(decision(0).model_copy(update={"run_id": run_id}))
+        assert archive.run("eadc6923ae37").run_id == ids[0]
+        assert [d.run_id for d in archive.decisions("eadc6923ae37")] == [ids[0]]
+        assert archive.decisions("ffffffffffff") == [] and archive.run("ffffffffffff") is None
+        assert archive.run("eadc") is None  # too short to be taken for an id
+        with pytest.raises(ArchiveError, match=r"several runs .* starting 'eadc6923ae'"):
+            archive.decisions("eadc6923ae")

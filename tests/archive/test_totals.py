@@ -12,7 +12,10 @@ from bounded.archive.sink import ArchiveSink
 from bounded.archive.totals import recounted, stored_decision
 from bounded.core import Completion, DecisionRecord, RunRecord
 
-NONE_CACHED = {"cached_tokens": 0, "reasoning_tokens": 0}
+NONE_CACHED = {
+    "cached_tokens": 0, "reasoning_tokens": 0, "counted_prompt_tokens": 0,
+    "counted_completion_tokens": 0,
+}  # fmt: skip
 
 
 def run_record(run_id: str = "r1", **fields) -> RunRecord:

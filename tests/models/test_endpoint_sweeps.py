@@ -8,6 +8,10 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.cli import main
+from bounded.models.probe import FORMATS
+
+PROBES = len(FORMATS)
+"""The calls a dry run's preflight makes: one in each response format."""
 
 ARGS = {"occupied": 0, "shipped": 0}
 STATE_REPLY = json.dumps(
@@ -85,10 +89,10 @@ def test_a_budget_stops_starting_games_and_a_rerun_continues(fault_server, tmp_p
     assert status == 3, out
     assert "budget reached: spent 0.0882 of 0.1; 2 games not started" in out
     assert f"continue with: bounded sweep {path} --budget MORE" in out
-    assert s.attempts == 9 and len(runs(tmp_path)) == 3
+    assert s.attempts == 9 + PROBES and len(runs(tmp_path)) == 3
     status, out, _ = sweep(capsys, path)
     assert status == 0 and "5/5 games completed (3 already done, 2 played now" in out
-    assert s.attempts == 15  # nothing asked twice
+    assert s.attempts == 15 + PROBES  # nothing asked twice
     done = runs(tmp_path)
     assert sorted(r.seed for r in done) == [1, 2, 3, 4, 5]
     assert all(r.status == "completed" and r.model_calls == 3 for r in done)
@@ -103,7 +107,8 @@ def test_a_budget_needs_every_model_priced(fault_server, tmp_path, capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "--budget: no price set for model 'openai:fake'" in err
-    assert not (tmp_path / "a.sqlite").exists() and fault_server.attempts == 0
+    assert not (tmp_path / "a.sqlite").exists()
+    assert fault_server.attempts == PROBES  # the dry run's; the refused sweep asked nothing
 
 
 def test_scripted_players_cost_nothing(tmp_path, capsys):

@@ -137,3 +137,22 @@ def test_the_report_shows_fresh_tokens_and_cost_at_the_given_prices(report_archi
     assert "the transcript counterfactual's are computed" in page
     bad = CliRunner().invoke(app, [str(report_archive), "--price", "default=1,0.1,-4"])
     assert isinstance(bad.exception, ConfigError) and "output" in str(bad.exception)
+
+
+def test_the_report_flags_runs_whose_server_reported_other_tokens(tmp_path, monkeypatch):
+    import bounded
+    from bounded.testing.endpoint import Endpoint
+
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive, Endpoint(plays="first") as endpoint:  # reports 10 a call
+        spec = bounded.GameSpec(
+            env="warehouse", env_options={"horizon": 3}, contract="state", model="openai:m",
+            base_url=endpoint.url, seed=1,
+        )  # fmt: skip
+        run = bounded.play(spec, archive=archive)
+    page = build_report(path, tmp_path / "r.html", ReportOptions()).read_text()
+    flags = re.search(r'<div id="token-flags">(.*?)</div>', page, re.S)
+    assert flags is not None and f"run {run.run_id[:12]} (state)" in flags.group(1)
+    assert "bounded counted" in flags.group(1)

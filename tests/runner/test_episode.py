@@ -351,3 +351,14 @@ def test_a_plugin_without_the_optional_hooks_plays_with_the_base_classes_default
     assert [d.fallback for d in decisions] == [False, True, False]
     assert run.model_params["temperature"] == 0.0
     assert runner.checkpoint().memory is None and runner.checkpoint().logs == ()
+
+
+def test_a_game_cut_at_the_decision_limit_ends_by_it(tmp_path):
+    def play(horizon: int, limit: int) -> dict:
+        return run_episode(
+            make("warehouse", horizon=horizon), make_contract("state"),
+            ScriptedModel(honest_reply), seed=3, max_decisions=limit,
+        ).outcome  # fmt: skip
+
+    assert play(10, 3)["ended_by"] == "decision-limit"
+    assert play(3, 10).get("ended_by") != "decision-limit"  # it ended on its own

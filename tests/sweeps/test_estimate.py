@@ -42,6 +42,19 @@ def test_the_budget_counts_what_was_spent_and_what_is_in_flight():
     assert Budget(None, SweepPrices(), {}).may_start(spec("a"))
 
 
+def test_a_budget_stop_says_when_the_games_in_flight_made_it():
+    per_game = {"a": {"openai:a": {"prompt_tokens": 2}}}
+    budget = Budget(5.0, SweepPrices({"openai:a": ONE}), per_game)
+    budget.started(0, spec("a"))
+    budget.started(1, spec("a", 1))
+    assert not budget.may_start(spec("a", 2))  # spent 0: the estimates in flight stop it
+    assert budget.stop_reason == (
+        "the estimate of the 2 games in flight (4.0000) plus the next game's (2.0000) would pass it"
+    )
+    spent = Budget(1.0, SweepPrices({"openai:a": ONE}), per_game)
+    assert not spent.may_start(spec("a")) and spent.stop_reason == ""  # the next game alone
+
+
 def test_a_dry_game_counts_every_call_and_writes_no_store(tmp_path):
     store = tmp_path / "store"
     store.mkdir()

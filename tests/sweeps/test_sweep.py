@@ -293,3 +293,12 @@ def test_an_interrupted_game_resumes_only_under_the_inputs_it_was_played_with(
     resumed = [r.run_id for r in state.resumable]
     replayed = [r.run_id for r in state.stale]
     assert (resumed, replayed) == (([], [run.run_id]) if inputs_changed else ([run.run_id], []))
+
+
+def test_the_lock_file_is_removed_when_the_sweep_lets_go(tmp_path):
+    with experiment_lock(tmp_path / "a.sqlite", "sw"):
+        assert (tmp_path / "a.sqlite.sw.lock").is_file()
+    assert not list(tmp_path.glob("*.lock"))
+    experiment = write_experiment(tmp_path, games=1)
+    run_sweep(experiment)
+    assert not list(experiment.archive.parent.glob("*.lock"))

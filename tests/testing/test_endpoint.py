@@ -2,6 +2,7 @@
 this process (scripted replies, latency, counts) and as a process of its own."""
 
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -126,3 +127,43 @@ def test_refused_formats_are_refused_without_reading_the_script():
         assert code == 200 and body["choices"][0]["message"]["content"] == "plain"
         assert endpoint.forms() == ["json_object", "json_schema", None]
         assert endpoint.in_flight == 0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_as_a_process_it_plays_on_the_port_asked_and_reports_the_usage_asked():
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bounded.testing.endpoint", "--port", str(port),
+         "--usage", "none"],
+        stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(SOURCE), "PATH": ""},
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == f"http://127.0.0.1:{port}/v1"
+        listing = "Legal actions:\n- noop: Noop\n- left: Move Left\n\nAction:"
+        code, body = chat(
+            f"http://127.0.0.1:{port}/v1", messages=[{"role": "user", "content": listing}]
+        )
+        assert code == 200 and "usage" not in body
+        assert body["choices"][0]["message"]["content"] == "noop"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_bad_usage_or_a_taken_port_ends_in_one_line_and_a_nonzero_exit():
+    with Endpoint() as taken:
+        port = taken.url.split(":")[2].split("/")[0]
+        for args in (["--usage", "ten"], ["--port", port]):
+            result = subprocess.run(
+                [sys.executable, "-m", "bounded.testing.endpoint", *args],
+                capture_output=True, text=True, env={"PYTHONPATH": str(SOURCE), "PATH": ""},
+            )  # fmt: skip
+            last = result.stderr.strip().splitlines()[-1]
+            assert result.returncode != 0 and "Traceback" not in result.stderr
+            assert "argument --usage: 'ten'" in last or f"cannot serve on port {port}" in last

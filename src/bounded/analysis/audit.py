@@ -13,6 +13,12 @@ tokens; 0 for a model without a cache); the transcript counterfactual's are comp
 its provider would cache it, the whole previous prompt (a transcript's previous prompt
 is a prefix of the next). Fresh tokens are prompt - cached + completion; cost prices
 each at the run's model's prices; cached tokens are attributed to layers in prompt order.
+
+One token truth: the audit reads the tokens bounded counted (each layer's, as assembled),
+for the actual prompts as for the counterfactual, so the two compare like with like; what
+the server reported stands beside them (`reported_prompt`), and a run whose reported tokens
+stray from the counted ones by more than `bounded.archive.totals.TOKEN_GAP` carries the
+line that says so (`tokens_flag`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pydantic import BaseModel, Field
 from bounded.analysis.cost import CostModel, cached_by_layer
 from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
+from bounded.archive.totals import token_mismatch
 from bounded.core import DecisionRecord, RunRecord, approx_tokens, invalid_count
 
 OBSERVATION_LAYERS = ("observation", "L2", "combat")
@@ -36,7 +43,7 @@ class AuditPoint(BaseModel):
     index: int
     """Decision index in the run."""
     prompt_tokens: int
-    """Prompt tokens as the model counted them (0 when the contract answered alone)."""
+    """Prompt tokens as bounded counted them (every layer's, as assembled)."""
     by_layer: dict[str, int]
     """Prompt tokens per layer, as assembled."""
     counterfactual_tokens: int
@@ -88,6 +95,11 @@ class RunAudit(BaseModel):
     """Modelled seconds of the run's calls (local models; `cost.Latency`)."""
     measured_latency_s: float = 0.0
     """The calls' measured seconds."""
+    reported_prompt: int = 0
+    """Prompt tokens the server reported for the run's decisions (estimated ones excluded)."""
+    tokens_flag: str | None = None
+    """Why the run's reported tokens cannot be trusted beside its counted ones
+    (`bounded.archive.totals.token_mismatch`); None when they agree."""
     layer_tokens: dict[str, int] = Field(default_factory=dict)
     layer_cached: dict[str, int] = Field(default_factory=dict)
     layer_cost: dict[str, float] = Field(default_factory=dict)
@@ -131,6 +143,8 @@ class ContractAudit(BaseModel):
     invalid_actions: int = 0
     fallbacks: int = 0
     parse_errors: int = 0
+    flagged_runs: int = 0
+    """Runs whose reported tokens stray from the counted ones (`RunAudit.tokens_flag`)."""
 
 
 class ContextAudit(BaseModel):
@@ -178,7 +192,7 @@ def audit_run(
     run: RunRecord, decisions: Sequence[DecisionRecord], costs: CostModel | None = None
 ) -> RunAudit:
     costs = costs or CostModel()
-    prompts = [d.prompt_tokens or sum(d.tokens_by_layer.values()) for d in decisions]
+    prompts = [sum(d.tokens_by_layer.values()) or d.prompt_tokens for d in decisions]
     shadow = counterfactual(decisions)
     indices = [float(d.index) for d in decisions]
     slope, intercept = linear_slope(indices, prompts) if decisions else (0.0, 0.0)
@@ -211,6 +225,12 @@ def audit_run(
         invalid_actions=sum(invalid_count(d.info) for d in decisions),
         fallbacks=sum(d.fallback for d in decisions),
         parse_errors=sum(d.parse_error is not None for d in decisions),
+        reported_prompt=sum(
+            d.completion.prompt_tokens
+            for d in decisions
+            if d.completion and not d.completion.usage_estimated
+        ),
+        tokens_flag=token_mismatch(run),
     )
     add_costs(audit, decisions, costs)
     return audit
@@ -301,6 +321,7 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
         invalid_actions=sum(r.invalid_actions for r in runs),
         fallbacks=sum(r.fallbacks for r in runs),
         parse_errors=sum(r.parse_errors for r in runs),
+        flagged_runs=sum(r.tokens_flag is not None for r in runs),
     )
 
 

@@ -37,6 +37,9 @@ class CompletedGame(BaseModel):
     """The derived score (see `derived_score`); None where the environment has none."""
     floor: int | None = None
     """The floor reached (see `floor_reached`); None where the environment has no floors."""
+    progress: float | None = None
+    """The environment's progress, in percent (`Outcome.progress` x 100: BALROG's
+    progression); None where the run recorded none."""
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int = 0
@@ -104,6 +107,14 @@ def floor_reached(outcome: Mapping[str, Any]) -> int | None:
     return None
 
 
+def progress_of(outcome: Mapping[str, Any]) -> float | None:
+    """A game's progress in percent (`progress`, or an imported run's `progression`)."""
+    value = outcome.get("progress", outcome.get("progression"))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return 100.0 * float(value)
+    return None
+
+
 def game_from_run(run: RunRecord) -> CompletedGame:
     return CompletedGame(
         run_id=run.run_id,
@@ -119,6 +130,7 @@ def game_from_run(run: RunRecord) -> CompletedGame:
         victory=victory_of(run.outcome),
         score=derived_score(run.outcome),
         floor=floor_reached(run.outcome),
+        progress=progress_of(run.outcome),
         prompt_tokens=run.prompt_tokens,
         completion_tokens=run.completion_tokens,
         cached_tokens=run.cached_tokens,

@@ -65,6 +65,13 @@ class CellRow(BaseModel):
     """Mean wall time per game, seconds."""
     run_ids: list[str] = Field(default_factory=list)
     """The runs counted, in start order."""
+    env_ids: list[str] = Field(default_factory=list)
+    """The environments of its games (one, unless a row was asked to pool several)."""
+    mean_progress: float | None = None
+    """Mean progress in percent (BALROG's progression), when every game recorded one."""
+    progress_low: float | None = None
+    progress_high: float | None = None
+    """The percentile bootstrap interval of `mean_progress`."""
 
 
 __all__ = ["CellRow"]

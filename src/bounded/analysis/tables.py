@@ -99,6 +99,19 @@ def _score_stats(row: CellRow, games: Sequence[CompletedGame], resamples: int, s
     row.score_low, row.score_high = bootstrap_mean_interval(scores, resamples=resamples, seed=seed)
 
 
+def _progress_stats(
+    row: CellRow, games: Sequence[CompletedGame], resamples: int, seed: int
+) -> None:
+    """Mean progress (percent) and its bootstrap interval, when every game has one."""
+    progress = [g.progress for g in games if g.progress is not None]
+    if not progress or len(progress) != len(games):
+        return
+    row.mean_progress = _mean(progress)
+    row.progress_low, row.progress_high = bootstrap_mean_interval(
+        progress, resamples=resamples, seed=seed
+    )
+
+
 def _floor_stats(row: CellRow, games: Sequence[CompletedGame]) -> None:
     """Mean floor and wall minutes per floor reached, when every game has a floor."""
     floors = [g.floor for g in games if g.floor is not None]
@@ -160,6 +173,8 @@ def cell_row(
         run_ids=[g.run_id for g in games],
     )
     _score_stats(row, games, resamples, seed)
+    _progress_stats(row, games, resamples, seed)
+    row.env_ids = sorted({g.env_id for g in games})
     _floor_stats(row, games)
     _token_stats(row, games, costs or CostModel())
     return row
@@ -207,6 +222,28 @@ def _grouped_cells(games: Sequence[CompletedGame], by: Sequence[str]) -> Selecti
     return selected
 
 
+def mixed(games: Sequence[CompletedGame], first: str, splits: Sequence[str]) -> list[str]:
+    """The fields of `splits` whose values differ within a group of `first`: a row that
+    would pool them silently is split by them instead."""
+    found = []
+    for split in splits:
+        values: dict[str, set[str]] = {}
+        for game in games:
+            values.setdefault(game.group_value(first), set()).add(game.group_value(split))
+        if any(len(seen) > 1 for seen in values.values()):
+            found.append(split)
+    return found
+
+
+def default_fields(games: Sequence[CompletedGame], pool_tags: bool) -> list[str]:
+    """The rows of a table asked for none: a sweep's cells by the names it prints (one
+    environment and matrix point each; split by tag only where a cell holds several), else
+    the condition tags, split by environment where a tag spans several."""
+    if games and all(game.cell for game in games):
+        return ["cell", *([] if pool_tags else mixed(games, "cell", ("tag",)))]
+    return ["tag"]
+
+
 def _pooled_row(
     table: CellTable,
     names: Sequence[str],
@@ -251,10 +288,11 @@ def cell_table(
 ) -> CellTable:
     """The table over completed runs.
 
-    Rows are the groups of `by` (the condition tag unless told otherwise; the first field
-    names the cell, the others split it), or, with `cells`, the given (label, tags) cells
-    in that order, each split by `by` (default: not split). Each row counts its first
-    `first_n` completed games by start time. Streams with different tags are never
+    Rows are the groups of `by` (the first field names the cell, the others split it;
+    unless told otherwise a sweep's cells, else the condition tags, `default_fields`), or,
+    with `cells`, the given (label, tags) cells in that order, each split by `by` (default:
+    not split). A row is split by environment wherever it would pool several. Each row
+    counts its first `first_n` completed games by start time. Streams with different tags are never
     pooled into one row unless `pool_tags` (or an explicit cell names several tags).
 
     `pool` names the rows (labels or cells) of a descriptive pooled row with an exact
@@ -271,9 +309,13 @@ def cell_table(
         fields = list(by or ())
         selected = _explicit_cells(games, cells, fields)
     else:
-        fields = list(by or ("tag",))
-        if "tag" not in fields and not pool_tags:
-            fields = ["tag", *fields]
+        if by:
+            fields = list(by)
+            if "tag" not in fields and not pool_tags:
+                fields = ["tag", *fields]
+        else:
+            fields = default_fields(games, pool_tags)
+        fields += [f for f in mixed(games, fields[0], ("env_id",)) if f not in fields]
         selected = _grouped_cells(games, fields)
     table = CellTable(title=title, group_by=fields, first_n=first_n)
     for cell, group, held in selected:
@@ -290,11 +332,22 @@ def cell_table(
 
 
 def row_parity(rows: Sequence[CellRow], runs: Iterable[RunRecord]) -> ParityReport:
-    """The parity report over the rows' counted games, rows compared within a group."""
+    """The parity report over the rows' counted games, rows compared within a group and an
+    environment (rows of different environments are not a comparison)."""
     by_id = {run.run_id: run for run in runs}
+    several = len({env for row in rows for env in row.env_ids}) > 1
     return parity_of_runs(
-        (row.cell, row.group, [by_id[run_id] for run_id in row.run_ids]) for row in rows
+        (row.cell, within(row) if several else row.group, [by_id[i] for i in row.run_ids])
+        for row in rows
     )
+
+
+def within(row: CellRow) -> dict[str, str]:
+    """What a row is compared within when the rows span environments: its group, and its
+    environment when the group does not say it."""
+    if "env_id" in row.group or not row.env_ids:
+        return row.group
+    return {**row.group, "env_id": ", ".join(row.env_ids)}
 
 
 def add_comparisons(

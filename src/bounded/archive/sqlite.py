@@ -56,6 +56,9 @@ SHORT_NAMES: dict[str, str] = {record.name: record.env_id for record in BUILTIN_
 """The short names older versions archived runs under -> their Gymnasium ids."""
 
 DEFAULT_ARCHIVE = Path("runs/bounded.sqlite")
+MIN_PREFIX = 8
+"""The shortest run-id prefix `Archive.run` and `Archive.decisions` resolve (the command line
+prints 12 characters)."""
 
 APPLICATION_ID = 0x424E4444
 """SQLite `PRAGMA application_id` of a bounded archive ("BNDD"), set on every archive
@@ -579,8 +582,26 @@ class Archive:
         )
 
     def run(self, run_id: str) -> RunRecord | None:
-        row = self._query("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+        """The run with this id, or with this unique prefix of at least `MIN_PREFIX`
+        characters (the short id the command line prints); None when there is none."""
+        row = self._query("SELECT * FROM runs WHERE run_id = ?", (self.full_id(run_id),))
         return self._stored_run(row[0]) if row else None
+
+    def full_id(self, run_id: str) -> str:
+        """The id of the run `run_id` names: itself when a run has it, else the one run
+        whose id starts with it (at least `MIN_PREFIX` characters); an ArchiveError when
+        several do. An id no run has is returned as it is."""
+        if len(run_id) < MIN_PREFIX or self._query(
+            "SELECT 1 FROM runs WHERE run_id = ?", (run_id,)
+        ):
+            return run_id
+        rows = self._query(
+            "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT 2",
+            (len(run_id), run_id),
+        )
+        if len(rows) > 1:
+            raise ArchiveError(f"several runs in {self.path} have ids starting {run_id!r}")
+        return str(rows[0]["run_id"]) if rows else run_id
 
     def _query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         """Rows of a read query; SQLite failures as `ArchiveError`."""
@@ -688,6 +709,8 @@ class Archive:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def decisions(self, run_id: str, *, with_segments: bool = True) -> list[DecisionRecord]:
+        """A run's decisions in order (`run_id`: its id or a unique prefix, as `run`)."""
+        run_id = self.full_id(run_id)
         rows = self._query("SELECT * FROM decisions WHERE run_id = ? ORDER BY idx", (run_id,))
         segments = self._segments(run_id) if with_segments else {}
         return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]

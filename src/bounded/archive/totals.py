@@ -23,8 +23,14 @@ from bounded.core import JSON, Completion, DecisionRecord, RunRecord
 
 USAGE_FIELDS = (
     "calls", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens",
+    "counted_prompt_tokens", "counted_completion_tokens",
 )  # fmt: skip
-"""What `RunRecord.usage` counts per model (`reasoning_tokens`: of the completion tokens)."""
+"""What `RunRecord.usage` counts per model (`reasoning_tokens`: of the completion tokens):
+the tokens the server reported (`prompt_tokens`, `completion_tokens`: what costs read) and
+(`counted_*`) the same calls counted by bounded's tokenizer (what context tables read)."""
+
+TOKEN_GAP = 0.2
+"""How far reported tokens may stray from counted ones before a run is flagged."""
 
 TOKEN_FIELDS = USAGE_FIELDS[1:]
 
@@ -43,6 +49,39 @@ def count_calls(run: RunRecord, completions: Iterable[Completion]) -> None:
         usage["calls"] += 1
         for field in TOKEN_FIELDS:  # a resumed run's usage may lack a newer field
             usage[field] = usage.get(field, 0) + getattr(completion, field)
+
+
+def token_gap(counts: JSON) -> float | None:
+    """How far one model's reported tokens stray from its counted ones (`RunRecord.usage`):
+    the larger relative difference of prompt and of completion tokens; None when nothing was
+    counted (a run recorded before counted tokens were kept)."""
+    gaps = []
+    for kind in ("prompt_tokens", "completion_tokens"):
+        counted = int(counts.get(f"counted_{kind}", 0) or 0)
+        if counted:
+            gaps.append(abs(int(counts.get(kind, 0) or 0) - counted) / counted)
+    return max(gaps) if gaps else None
+
+
+def token_mismatch(run: RunRecord) -> str | None:
+    """One line naming the models of a run whose reported tokens differ from the counted
+    ones by more than `TOKEN_GAP`; None when every model's agree (or none were counted)."""
+    found = []
+    for model, counts in run.usage.items():
+        gap = token_gap(counts)
+        if gap is not None and gap > TOKEN_GAP:
+            found.append(
+                f"{model} reported {counts.get('prompt_tokens', 0):,} prompt / "
+                f"{counts.get('completion_tokens', 0):,} completion tokens, bounded counted "
+                f"{counts.get('counted_prompt_tokens', 0):,} / "
+                f"{counts.get('counted_completion_tokens', 0):,}"
+            )
+    if not found:
+        return None
+    return (
+        "; ".join(found) + f" (more than {TOKEN_GAP:.0%} apart: costs use the reported "
+        "tokens, context tables the counted ones)"
+    )
 
 
 def metered(completions: Sequence[Completion]) -> list[JSON]:
@@ -144,6 +183,7 @@ def corrected_runs(
 
 __all__ = [
     "METERED_KEY",
+    "TOKEN_GAP",
     "USAGE_FIELDS",
     "StoredDecision",
     "corrected_runs",
@@ -154,4 +194,6 @@ __all__ = [
     "recounted",
     "stored_decision",
     "stored_decisions",
+    "token_gap",
+    "token_mismatch",
 ]

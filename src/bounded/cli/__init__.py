@@ -8,6 +8,7 @@ command group and is its entry point (`main`); each command lives in its group's
 | `demo` | `demo` |
 | `sweep` | `sweep` |
 | `analyze` | `analyze`, `craft-table`, `recovery-table` |
+| `table` | `table` (a paper's table of one metric, LaTeX, Markdown or CSV) |
 | `plan` | `plan` (games per cell for a paired comparison, before paying) |
 | `importing` | `import` |
 | `audit` | `audit` |
@@ -29,6 +30,7 @@ import signal
 import sys
 import tempfile
 import traceback
+from typing import Annotated
 
 import typer
 
@@ -48,18 +50,21 @@ from bounded.cli import (
     spire,
     stores,
     sweep,
+    table,
 )
 from bounded.core import BoundedError, Interrupted
+from bounded.version import __version__
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     help="Long-horizon LLM agents with bounded, typed, inspectable memory.",
 )
 
 GROUP_MODULES = (
-    run, runs, demo, sweep, plan, analyze, importing, audit, report, ladder, attribute,
+    run, runs, demo, sweep, plan, analyze, table, importing, audit, report, ladder, attribute,
 )  # fmt: skip
 """The modules of single commands, in the order `bounded --help` lists them."""
 
@@ -73,6 +78,24 @@ def register_commands() -> None:
             app.add_typer(group, name=name)
     for name, command in spire.COMMANDS.items():
         app.command(name)(command)
+
+
+def show_version(value: bool) -> None:
+    if value:
+        print(f"bounded {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def top(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Long-horizon LLM agents with bounded, typed, inspectable memory."""
 
 
 register_commands()

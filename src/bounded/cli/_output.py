@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bounded.archive.totals import token_mismatch
 from bounded.core import DecisionRecord, RunRecord, invalid_count
 
 if TYPE_CHECKING:
@@ -107,8 +108,11 @@ def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecor
     if reply:
         table.add_row("reply mode", reply_line(reply))
     table.add_row("model calls", str(run.model_calls))
-    table.add_row("total prompt tokens", str(run.prompt_tokens))
-    table.add_row("last-step prompt tokens", str(run.last_prompt_tokens))
+    table.add_row("total prompt tokens (reported, for cost)", str(run.prompt_tokens))
+    counted = sum(int(usage.get("counted_prompt_tokens", 0)) for usage in run.usage.values())
+    if counted:
+        table.add_row("total prompt tokens (counted, for context)", str(counted))
+    table.add_row("last-step prompt tokens (reported)", str(run.last_prompt_tokens))
     table.add_row("cached prompt tokens", str(run.cached_tokens))
     table.add_row("wall time (s)", f"{run.wall_s:.1f}")
     if len(run.usage) > 1:
@@ -116,6 +120,9 @@ def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecor
             table.add_row(
                 f"  {model_id}", f"{usage['calls']} calls, {usage['prompt_tokens']} prompt tokens"
             )
+    mismatch = token_mismatch(run)
+    if mismatch is not None:
+        table.add_row("[bold red]token counts disagree[/]", escape(mismatch))
     verdicts = run.postrun.get("verdicts", [])
     if verdicts:
         admitted = sum(bool(v.get("accepted")) for v in verdicts)
@@ -171,7 +178,8 @@ def add_counterfactual_rows(
         return
     ratio = audit.counterfactual_total / audit.total_prompt
     table.add_row(
-        "a transcript would have sent", f"{audit.counterfactual_total:,} tokens ({ratio:.1f}x)"
+        "a transcript would have sent (counted)",
+        f"{audit.counterfactual_total:,} tokens ({ratio:.1f}x)",
     )
     if audit.cost > 0:
         cost_ratio = audit.counterfactual_cost / audit.cost

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import Archive
+from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
     ByOption,
@@ -33,6 +34,7 @@ from bounded.core import ConfigError
 
 if TYPE_CHECKING:
     from bounded.analysis.options import TableOptions
+    from bounded.analysis.rows import CellRow
     from bounded.analysis.tables import CellTable
 
 
@@ -67,24 +69,55 @@ def parse_cells(specs: list[str]) -> list[tuple[str, list[str]]]:
     return cells
 
 
-def cell_table_view(table: CellTable) -> Table:
-    """The cell table as a rich table (the pooled row last, marked `(CP)`)."""
+def by_environment(table: CellTable) -> list[tuple[str, list[CellRow]]]:
+    """The table's rows by environment, in order (one group when a pooled row spans them)."""
+    if table.pooled:
+        return [("", [*table.rows, table.pooled])]
+    groups: dict[str, list[CellRow]] = {}
+    for row in table.rows:
+        groups.setdefault(", ".join(row.env_ids), []).append(row)
+    return list(groups.items())
+
+
+def leads_with_progress(rows: list[CellRow]) -> bool:
+    """Whether the rows' measure is BALROG's progression: every row's environments are
+    BALROG's and every row recorded a progress."""
+    from bounded.analysis.balrog import BALROG_ENVS
+
+    return bool(rows) and all(
+        row.mean_progress is not None and row.env_ids and set(row.env_ids) <= set(BALROG_ENVS)
+        for row in rows
+    )
+
+
+def cell_table_view(
+    table: CellTable, rows: list[CellRow] | None = None, title: str | None = None
+) -> Table:
+    """The cell table (or `rows` of it) as a rich table, the pooled row last, marked
+    `(CP)`; rows of BALROG's environments lead with their progression and its interval."""
+    rows = rows if rows is not None else table.rows + ([table.pooled] if table.pooled else [])
+    progress = leads_with_progress(rows)
     headers = (
-        "cell", "wins/n", "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
+        "cell", *(("progression %", "progression 95% CI") if progress else ()), "wins/n",
+        "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
         "tokens/point", "fresh tokens/point", "min/floor", "decisions",
         "effective actions/decision", "model calls", "wall s",
         "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
     )  # fmt: skip
-    view = keyed_table(table.title or None, headers)
-    rows = table.rows + ([table.pooled] if table.pooled else [])
+    view = keyed_table(title or table.title or None, headers)
     for row in rows:
+        lead = (
+            (_fmt(row.mean_progress), f"[{_fmt(row.progress_low)}, {_fmt(row.progress_high)}]")
+            if progress
+            else ()
+        )
         score_ci = (
             f"[{_fmt(row.score_low)}, {_fmt(row.score_high)}]"
             if row.mean_score is not None
             else "—"
         )
         view.add_row(
-            escape(row.label) + (" (CP)" if row.interval == "clopper-pearson" else ""),
+            escape(row.label) + (" (CP)" if row.interval == "clopper-pearson" else ""), *lead,
             f"{row.wins}/{row.games}", _fmt(100 * row.win_rate),
             f"[{_fmt(100 * row.win_low)}, {_fmt(100 * row.win_high)}]",
             _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
@@ -130,8 +163,18 @@ def change_view(table: CellTable) -> Table:
 
 
 def print_table(table: CellTable) -> None:
-    """The cell table, its Fisher tests, score differences and changes."""
-    print_folded(cell_table_view(table))
+    """The cell table (one per environment, each led by its measure), its Fisher tests,
+    score differences and changes."""
+    groups = by_environment(table)
+    for env, rows in groups:
+        title = table.title or None
+        if len(groups) > 1:
+            title = f"{table.title + ': ' if table.title else ''}{env}"
+        print_folded(cell_table_view(table, rows, title))
+    console.print(
+        "tokens and cost: as the server reported them (bounded audit and bounded table "
+        "--metric tokens read the tokens bounded counted)"
+    )
     print_parity(table.parity)
     if table.pooled and table.pooled_cells:
         console.print(
@@ -228,7 +271,7 @@ def analyze(
     from bounded.runner.spec import check_no_duplicates
 
     with Archive(archive, read_only=True) as store:
-        runs = store.runs(experiment=experiment)
+        runs = filtered_runs(store, archive, experiment=experiment)
         records = [r for r in sequential_records(store) if experiment in (None, r.experiment)]
     check_no_duplicates(runs)
     result = options.compute(runs, records=records)
@@ -248,7 +291,7 @@ def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) 
     from bounded.analysis.balrog import balrog_parity, balrog_summary, balrog_table_rows
 
     with Archive(archive, read_only=True) as store:
-        runs = store.runs(experiment=experiment)
+        runs = filtered_runs(store, archive, experiment=experiment)
     summaries = balrog_summary(runs)
     if not summaries:
         raise ConfigError(f"{archive} holds no completed runs of BALROG's environments")

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from bounded.analysis.cost import fit_latency
 from bounded.archive import Archive
+from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
     PriceOption,
@@ -45,7 +46,7 @@ def audit(
 
     costs = cost_model(price or [], prices or [])
     with Archive(archive, read_only=True) as store:
-        runs = [r for r in store.runs(tag=tag) if contract is None or r.contract == contract]
+        runs = filtered_runs(store, archive, tag=tag, contract=contract)
         result = context_audit(store, runs, costs)
     if plot is not None:
         from bounded.report.plots import context_plot
@@ -59,6 +60,8 @@ def audit(
     print_folded(audit_cost_view(result), keys=2)
     print_layer_costs(result)
     plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
+    plain("prompt tokens: counted by bounded's tokenizer, for the runs and the transcript alike")
+    print_token_flags(result)
     if rates:
         print_rates(result)
     if plot is not None:
@@ -67,7 +70,7 @@ def audit(
 
 def audit_view(result: ContextAudit) -> Table:
     view = keyed_table(
-        "context audit (prompt tokens)",
+        "context audit (prompt tokens, counted)",
         ("contract", "tag", "runs", "slope/decision", "last", "transcript last", "saved"),
         keys=2,
     )
@@ -121,6 +124,16 @@ def audit_cost_view(result: ContextAudit) -> Table:
             _fmt(c.cost_ratio, 2),
         )
     return view
+
+
+def print_token_flags(result: ContextAudit) -> None:
+    """One line per run whose server reported other tokens than bounded counted."""
+    for run in result.runs:
+        if run.tokens_flag is not None:
+            console.print(
+                f"[bold red]tokens disagree[/] in run {run.run_id[:12]} "
+                f"({escape(run.contract)}): {escape(run.tokens_flag)}"
+            )
 
 
 def print_layer_costs(result: ContextAudit) -> None:

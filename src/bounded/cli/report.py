@@ -69,14 +69,21 @@ def view(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: any free port).")] = 8765,
     table: Annotated[list[str] | None, typer.Option(help="Add a published table (repeat).")] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(help="Another name requests may give this server by, in Host (repeat)."),
+    ] = None,
 ) -> None:
-    """Serve the report of a (large) archive locally; decisions load run by run."""
+    """Serve the report of a (large) archive locally; decisions load run by run. Only
+    requests to this server's own address, with the token of the URL it prints, are
+    answered."""
     from bounded.report import ReportOptions, make_server
 
     server = make_server(
-        existing_archive(archive), ReportOptions(tables=table or []), host=host, port=port
-    )
-    console.print(f"serving {archive} on {server.url} (Ctrl-C to stop)")
+        existing_archive(archive), ReportOptions(tables=table or []), host=host, port=port,
+        allowed_hosts=tuple(allow_host or ()),
+    )  # fmt: skip
+    console.print(f"serving {archive} on {server.url} (Ctrl-C to stop)", soft_wrap=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._options import (
     archive_path,
 )
-from bounded.cli._output import console, run_summary
+from bounded.cli._output import console, print_folded, run_summary
 from bounded.core import ConfigError
 
 
@@ -56,26 +57,42 @@ def runs(
     print_runs(archive, records)
 
 
+def short_error(error: str | None, limit: int = 80) -> str:
+    """A run's error on one line, cut to `limit` characters."""
+    flat = " ".join((error or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
+
+
 def print_runs(archive: Path, records: list[Any]) -> None:
-    """The runs table, and a hint when some are stale."""
+    """The runs table (a sweep game's cell, a failed run's error), and how to continue the
+    stale ones: a sweep's games by rerunning the sweep, the others by `bounded resume`."""
     table = Table(title=f"{archive}: {len(records)} runs")
     table.add_column("run", no_wrap=True, min_width=12)
-    for column in ("env", "contract", "tag", "model", "seed", "status", "decisions"):
+    for column in ("env", "contract", "tag", "cell", "model", "seed", "status", "decisions"):
         table.add_column(column)
     table.add_column("prompt tokens", justify="right")
     table.add_column("wall s", justify="right")
+    table.add_column("error")
     for found in records:
         r = found.run
         table.add_row(
-            r.run_id[:12], r.env_id, r.contract, r.tag, r.model, str(r.seed), found.label,
-            str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
+            r.run_id[:12], r.env_id, r.contract, r.tag, r.cell or "-", r.model, str(r.seed),
+            found.label, str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
+            escape(short_error(r.error)),
         )  # fmt: skip
-    console.print(table)
+    print_folded(table)
     stale = [found for found in records if found.stale]
-    if stale:
-        can = sum(found.resumable for found in stale)
+    swept = sorted({found.run.experiment for found in stale if found.run.experiment})
+    alone = [found for found in stale if not found.run.experiment]
+    if swept:
         console.print(
-            f"{len(stale)} stale runs ({can} resumable): bounded resume RUN_ID continues one; "
+            f"{len(stale) - len(alone)} stale games of experiment(s) {', '.join(swept)}: rerun "
+            "the sweep (bounded sweep FILE.toml) to continue them"
+        )
+    if alone:
+        can = sum(found.resumable for found in alone)
+        console.print(
+            f"{len(alone)} stale runs ({can} resumable): bounded resume RUN_ID continues one; "
             "bounded runs --close-stale marks the others failed"
         )
 

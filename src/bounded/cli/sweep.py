@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from bounded.cli._output import console, plain, usage_text
 from bounded.core import ConfigError, Interrupted
@@ -85,6 +86,10 @@ def sweep(
         float | None, typer.Option(help="--dry-run --compare: the difference A - B to detect.")
     ] = None,
     power: Annotated[float, typer.Option(help="--dry-run --compare: the power.")] = 0.8,
+    max_failures: Annotated[
+        int,
+        typer.Option(min=0, help="Start no more games after this many failed in a row (0: never)."),
+    ] = 5,
 ) -> None:
     """Play an experiment's games, its learning phases first; rerunning resumes (completed
     games are skipped, frozen phases kept)."""
@@ -118,6 +123,7 @@ def sweep(
             experiment, archive_path=archive, executor=executor, workers=workers,
             address=address, budget=budget, prices=price or [], concurrency=concurrency,
             events=SweepProgress(Console(stderr=True)),
+            max_failures=max_failures,
         )  # fmt: skip
     except SweepRefused as exc:  # one line per problem, each its own
         for line in exc.problems:
@@ -144,15 +150,24 @@ def sweep(
         plain(f"waiting for their phase: {', '.join(summary.waiting)}")
     plain(spend_line(summary.spent, summary.unpriced))
     for failure in summary.failed:
-        console.print(f"[red]failed[/red] {failure}")
+        console.print(f"[red]failed[/red] {escape(failure)}")
+    if summary.stopped:
+        again = sweep_command(
+            file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
+        )
+        plain(
+            f"{summary.stopped}; {summary.not_started} games not started; fix the cause, "
+            f"then continue with: {again}"
+        )
     if summary.failed:
         raise typer.Exit(1)
     if summary.not_started:
         again = sweep_command(
             file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
         )
+        why = f" ({summary.budget_note})" if summary.budget_note else ""
         plain(
-            f"budget reached: spent {summary.spent:.4f} of {summary.budget:g}; "
+            f"budget reached: spent {summary.spent:.4f} of {summary.budget:g}{why}; "
             f"{summary.not_started} games not started, every game played is kept; continue "
             f"with: {again} --budget MORE"
         )
@@ -234,6 +249,8 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
     for line in estimate_lines(state.estimates, costs):
         plain(line)
     for line in state.parity.lines() if state.parity is not None else []:
+        plain(line)
+    for line in state.endpoints:
         plain(line)
     for problem in state.problems:
         plain(f"problem: {problem}")

@@ -18,7 +18,7 @@ from bounded.contracts.episodic.presets import EPISODIC_PRESETS
 from bounded.contracts.memory_presets import MEMORY_PRESETS
 from bounded.contracts.typed.presets import TYPED_PRESETS
 from bounded.core import ConfigError, Contract, first_validation_error
-from bounded.registry import Registry
+from bounded.registry import Registry, did_you_mean
 
 
 class Preset(NamedTuple):
@@ -63,7 +63,8 @@ def contract_names() -> list[str]:
 def resolve_contract(name: str) -> tuple[type, dict[str, Any]]:
     """The contract class `name` stands for and the preset settings it starts from."""
     if name not in PRESETS and name not in CONTRACTS and ":" not in name:
-        raise ConfigError(f"unknown contract {name!r} (known: {', '.join(contract_names())})")
+        hint = did_you_mean(name, contract_names())
+        raise ConfigError(f"unknown contract {name!r}{hint} (known: {', '.join(contract_names())})")
     target = PRESETS.get(name) or CONTRACTS.load(name)
     if isinstance(target, Preset):
         return _contract_class(target.contract), dict(target.overrides)

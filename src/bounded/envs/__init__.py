@@ -33,6 +33,7 @@ from bounded.env_records import (
     register_record,
 )
 from bounded.envs.base import TextEnv
+from bounded.registry import did_you_mean
 
 
 def _gym_register(env_id: str, entry_point: Any) -> None:
@@ -82,9 +83,11 @@ def resolve_env_id(name: str) -> str:
     if env_id not in gymnasium.registry and ":" in name:
         env_id = _import_for(name)
     if env_id not in gymnasium.registry:
-        known = ", ".join(env_names())
+        names = env_names()
+        known = ", ".join(names)
         raise ConfigError(
-            f"unknown environment {name!r} (known: {known}, a registered Gymnasium id, "
+            f"unknown environment {name!r}{did_you_mean(name, names)} (known: {known}, a "
+            "registered Gymnasium id, "
             "or module:Env-v0)"
         )
     return env_id

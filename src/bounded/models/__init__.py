@@ -18,6 +18,7 @@ ignore `retry`, as they ignore `base_url`, so one game's options can serve every
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -111,8 +112,16 @@ def split_spec(spec: str) -> tuple[str, str, str]:
     if is_import_path(f"{module}:{attr}"):
         return f"{module}:{attr}", f"{module}:{attr}", rest
     raise ConfigError(
-        f"unknown model {spec!r} (use {known_kinds()}, or an import path module:Name)"
+        f"unknown model {spec!r} ({kind_hint(spec)}use {known_kinds()}, or an import path "
+        "module:Name)"
     )
+
+
+def kind_hint(spec: str) -> str:
+    """`did you mean KIND:REST? ` for the registered kind closest to the spec's, else ""."""
+    kind, _, rest = spec.partition(":")
+    close = difflib.get_close_matches(kind, MODELS.names(), n=1)
+    return f"did you mean {close[0]}:{rest or '...'}? " if close else ""
 
 
 def known_kinds() -> str:
@@ -125,7 +134,8 @@ def make_model(spec: str, *, base_url: str | None = None, **options: Any) -> Mod
     try:
         factory = MODELS.load(name)
     except ConfigError as exc:  # an import path that does not import
-        raise ConfigError(f"unknown model {spec!r}: {exc} (known: {known_kinds()})") from exc
+        hint = kind_hint(spec)
+        raise ConfigError(f"unknown model {spec!r}: {exc} ({hint}known: {known_kinds()})") from exc
     if base_url is not None:
         options["base_url"] = base_url
     registered = name in MODELS

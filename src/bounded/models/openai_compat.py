@@ -434,7 +434,10 @@ class OpenAICompatModel(ModelBase):
             )
         api_key = os.environ.get(api_key_env)
         if api_key is None and base_url is None:
-            raise ConfigError(f"openai:{model} needs an API key in ${api_key_env} or a --base-url")
+            raise ConfigError(
+                f"openai:{model} needs an API key in ${api_key_env} or a base URL "
+                "(--base-url, or base_url in an experiment file)"
+            )
         self.id = f"openai:{model}"
         self.context_window: int | None = None
         self.model = model

@@ -63,6 +63,8 @@ class FormatResult:
     kept: bool | None = None
     """Whether the reply kept to the format (a JSON object; with the schema, `{"ok": ...}`);
     None: no reply, or no format asked."""
+    usage: bool | None = None
+    """Whether the reply carried `usage` (None: no reply)."""
 
 
 def kept_to(reply: str, form: JSON | None) -> bool | None:
@@ -94,7 +96,8 @@ def probe_format(model: OpenAICompatModel, name: str) -> FormatResult:
     choices = getattr(response, "choices", None) or []
     message = choices[0].message if choices else None
     text = (message.content if message else None) or ""
-    return FormatResult(name, "accepted", one_line(text, 80), kept_to(text, form))
+    usage = getattr(response, "usage", None) is not None
+    return FormatResult(name, "accepted", one_line(text, 80), kept_to(text, form), usage)
 
 
 def probe(model: OpenAICompatModel) -> list[FormatResult]:

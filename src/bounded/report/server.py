@@ -1,9 +1,19 @@
 """`bounded view`: the report served on 127.0.0.1, with decisions fetched run by run,
-so that an archive too large for one HTML file can still be browsed."""
+so that an archive too large for one HTML file can still be browsed.
+
+The page shows prompts and replies, so the server answers only its own user: a request
+must name the server's own address in its `Host` header (a page on another site that
+points a name of its own at 127.0.0.1, DNS rebinding, is refused, as local notebook
+servers refuse it) and carry the secret token of the URL the server prints (its first path
+segment), so another user of the machine, or a page that guesses the port, reads nothing.
+"""
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
+import socket
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,17 +23,29 @@ from urllib.parse import unquote, urlparse
 from bounded.archive import Archive
 from bounded.report.build import ReportOptions, render_page, run_payload
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
 
 class ReportServer(ThreadingHTTPServer):
-    """Serves `/` (the report page) and `/api/runs/<run_id>/decisions` (JSON)."""
+    """Serves `/TOKEN/` (the report page) and `/TOKEN/api/runs/<run_id>/decisions` (JSON)
+    to requests whose `Host` is one of `allowed_hosts` at the server's port."""
 
     daemon_threads = True
 
-    def __init__(self, archive_path: Path, options: ReportOptions, host: str, port: int) -> None:
+    def __init__(
+        self,
+        archive_path: Path,
+        options: ReportOptions,
+        host: str,
+        port: int,
+        allowed_hosts: tuple[str, ...] = (),
+    ) -> None:
         self.archive_path = archive_path
         self.options = options
+        self.token = secrets.token_urlsafe(18)
         self._local = threading.local()
         super().__init__((host, port), ReportHandler)
+        self.hosts = own_names(host, allowed_hosts)
 
     def archive(self) -> Archive:
         """One connection per handler thread: SQLite connections stay in their thread."""
@@ -33,17 +55,56 @@ class ReportServer(ThreadingHTTPServer):
         return archive
 
     @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}/"
+        host = self.server_address[0]
+        return f"http://{host!s}:{self.port}/{self.token}/"
+
+    def allows_host(self, header: str | None) -> bool:
+        """Whether a `Host` header names this server: one of its names, at its port."""
+        if not header:
+            return False
+        name, _, port = header.strip().lower().rpartition(":")
+        return port == str(self.port) and name in self.hosts
+
+    def allows_token(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+
+def own_names(host: str, allowed: tuple[str, ...]) -> frozenset[str]:
+    """The names a request may give the server by: the address it listens on, the loopback
+    names when that is a loopback address, the machine's names when it listens on every
+    address, and any allowed explicitly."""
+    names = {host.lower(), *(name.lower() for name in allowed)}
+    if host in LOOPBACK_NAMES or host.startswith("127."):
+        names.update(LOOPBACK_NAMES)
+    if host in ("0.0.0.0", "::", ""):
+        names.update({*LOOPBACK_NAMES, socket.gethostname().lower(), socket.getfqdn().lower()})
+    return frozenset(names)
 
 
 class ReportHandler(BaseHTTPRequestHandler):
     server: ReportServer
 
     def do_GET(self) -> None:
+        if not self.server.allows_host(self.headers.get("Host")):
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", b"refused: not this server's address")
+            return
         path = urlparse(self.path).path
         parts = [unquote(p) for p in path.strip("/").split("/") if p]
+        if not parts or not self.server.allows_token(parts[0]):
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", b"refused: open the URL bounded printed")
+            return
+        if not path.startswith(f"/{parts[0]}/"):  # the page's links are relative to /TOKEN/
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            self.send_header("Location", f"/{parts[0]}/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        parts = parts[1:]
         if not parts:
             page = render_page(self.server.archive(), self.server.options, served=True)
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", page.encode())
@@ -74,9 +135,11 @@ def make_server(
     *,
     host: str = "127.0.0.1",
     port: int = 8765,
+    allowed_hosts: tuple[str, ...] = (),
 ) -> ReportServer:
-    """A server bound to host:port (port 0 picks a free one); call `serve_forever()`."""
-    return ReportServer(Path(archive_path), options or ReportOptions(), host, port)
+    """A server bound to host:port (port 0 picks a free one), answering at its `url` (with
+    its token) requests whose `Host` names it (`own_names`); call `serve_forever()`."""
+    return ReportServer(Path(archive_path), options or ReportOptions(), host, port, allowed_hosts)
 
 
 __all__ = ["ReportServer", "make_server"]

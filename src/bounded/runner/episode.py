@@ -38,7 +38,13 @@ from typing import Any
 from bounded.archive.progress import Checkpoint, this_owner
 from bounded.archive.sink import GameSink, sink_for
 from bounded.archive.sqlite import Archive
-from bounded.archive.totals import count_calls, metered, recounted, stored_decision
+from bounded.archive.totals import (
+    count_calls,
+    metered,
+    recounted,
+    stored_decision,
+    token_mismatch,
+)
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
@@ -71,6 +77,9 @@ from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
+TOKEN_CHECK_CALLS = 3
+"""Model calls a run makes before its reported and counted tokens are compared (one call's
+counts are too few to judge a server by)."""
 
 LOG = logging.getLogger("bounded")
 
@@ -121,12 +130,20 @@ def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str)
     )
 
 
-def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally) -> JSON:
+DECISION_LIMIT = "decision-limit"
+"""`ended_by` of a game the runner cut at its `max_decisions` while the game still ran."""
+
+
+def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally, cut: bool = False) -> JSON:
     """A run's archived outcome: the environment's metrics, the runner's count of the
     actions given and of the effective ones (`bounded.runner.tally`), and its `Outcome`
-    verdict."""
+    verdict; a game `cut` at the decision limit that its environment still calls running
+    ended by `DECISION_LIMIT`."""
     verdict = outcome.model_dump(include={"victory", "score", "progress"})
-    return {**env.metrics(), **tally.outcome(), **verdict}
+    found = {**env.metrics(), **tally.outcome(), **verdict}
+    if cut and found.get("ended_by", "running") in ("", "running"):
+        found["ended_by"] = DECISION_LIMIT
+    return found
 
 
 class EpisodeRunner:
@@ -168,6 +185,7 @@ class EpisodeRunner:
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         self.trajectory: list[DecisionRecord] = []
+        self._token_warned = False
         self.tally = ActionTally(env.empty_action)
         config = contract.config_dict()
         self.run = RunRecord(
@@ -225,6 +243,7 @@ class EpisodeRunner:
                 obs, done = self._replay(resume, obs, done)
             while not done and self.run.decisions < self.max_decisions:
                 obs, done = self._decide(obs)
+            cut = not done
             self._check_reached()
             self.contract.postrun(self.trajectory, self.env.outcome())
             self._close_postrun(self._drain())
@@ -239,7 +258,7 @@ class EpisodeRunner:
         finally:
             self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
-                self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally)
+                self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally, cut)
             self.run.store_hashes = self.contract.store_hashes()
             self._save_end()
         return self.run
@@ -480,10 +499,21 @@ class EpisodeRunner:
         run.decisions += 1
         own = [record.completion] if record.completion else []
         count_calls(run, own + record.extra_completions)
+        self._warn_token_mismatch()
         if record.completion:
             run.last_prompt_tokens = record.prompt_tokens
         if self.sink is not None:
             self.sink.decision(record, self.run, self.checkpoint())
+
+    def _warn_token_mismatch(self) -> None:
+        """Warn once per run when a server's reported tokens stray from the counted ones
+        (a server that misreports usage would corrupt a cost table silently)."""
+        if self._token_warned or self.run.model_calls < TOKEN_CHECK_CALLS:
+            return
+        mismatch = token_mismatch(self.run)
+        if mismatch is not None:
+            self._token_warned = True
+            LOG.warning("run %s: %s", self.run.run_id[:12], mismatch)
 
     def _save_start(self, resume: Resumption | None) -> None:
         """The run row as it starts, with this process as the checkpoint's owner (the

@@ -35,8 +35,33 @@ def reads_reply_schema(model: object) -> bool:
     return isinstance(model, ReplyReader) and model.reads_reply_schema is True
 
 
+class MessageCounter:
+    """Token counts of the messages of one call after another, each text counted once while
+    calls keep resending it (only the latest call's counts are kept, as `PromptCounter`)."""
+
+    def __init__(self, count: TokenCounter) -> None:
+        self._count = count
+        self._latest: dict[str, int] = {}
+
+    def __call__(self, messages: list[dict[str, str]]) -> int:
+        counted: dict[str, int] = {}
+        total = 0
+        for message in messages:
+            text = str(message.get("content") or "")
+            tokens = counted.get(text)
+            if tokens is None:
+                tokens = self._latest.get(text)
+                if tokens is None:
+                    tokens = self._count(text)
+                counted[text] = tokens
+            total += tokens
+        self._latest = counted
+        return total
+
+
 class MeteredModel:
-    """A model that keeps every completion it returns until `drain()` takes them."""
+    """A model that keeps every completion it returns until `drain()` takes them, each with
+    its tokens counted by the model's tokenizer beside those the server reported."""
 
     def __init__(self, inner: Model) -> None:
         self.inner = inner
@@ -44,6 +69,7 @@ class MeteredModel:
         self.context_window = inner.context_window
         self.run_deadline_s = inner.run_deadline_s
         self._calls: list[Completion] = []
+        self._messages = MessageCounter(inner.count_tokens)
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "inner":
@@ -76,8 +102,14 @@ class MeteredModel:
                 messages, constraint=constraint, max_tokens=max_tokens,
                 temperature=temperature, seed=seed,
             )  # fmt: skip
+        update: dict[str, Any] = {
+            "counted_prompt_tokens": self._messages(messages),
+            "counted_completion_tokens": self.inner.count_tokens(completion.text)
+            + (self.inner.count_tokens(completion.reasoning) if completion.reasoning else 0),
+        }
         if not completion.model:  # every call is counted under the model that made it
-            completion = completion.model_copy(update={"model": self.id})
+            update["model"] = self.id
+        completion = completion.model_copy(update=update)
         self._calls.append(completion)
         return completion
 
@@ -97,6 +129,7 @@ class MeteredModel:
                 Completion(
                     text="",
                     prompt_tokens=result.prompt_tokens,
+                    counted_prompt_tokens=sum(self.inner.count_tokens(t) for t in texts),
                     latency_s=result.latency_s,
                     model=result.model or self.id,
                     finish_reason="embedding",
@@ -202,6 +235,7 @@ class ClockedModel(MeteredModel):
 
 __all__ = [
     "ClockedModel",
+    "MessageCounter",
     "MeteredModel",
     "ModelDeadlineError",
     "ModelUnavailableError",

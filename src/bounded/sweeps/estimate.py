@@ -217,6 +217,8 @@ class Budget:
         self.in_flight: dict[int, float] = {}
         self.refused = 0
         """Games not started because of the limit."""
+        self.stop_reason = ""
+        """What the first refusal weighed, when the games in flight took part in it."""
 
     def estimate(self, spec: GameSpec) -> float:
         """A game's estimated cost; a cell without an estimate (one reading a phase's
@@ -229,8 +231,14 @@ class Budget:
     def may_start(self, spec: GameSpec) -> bool:
         if self.limit is None:
             return True
-        ahead = self.spent + sum(self.in_flight.values()) + self.estimate(spec)
-        if ahead > self.limit:
+        flight, next_game = sum(self.in_flight.values()), self.estimate(spec)
+        if self.spent + flight + next_game > self.limit:
+            if not self.refused and flight and self.spent + next_game <= self.limit:
+                games = len(self.in_flight)
+                self.stop_reason = (
+                    f"the estimate of the {games} game{'s' * (games != 1)} in flight "
+                    f"({flight:.4f}) plus the next game's ({next_game:.4f}) would pass it"
+                )
             self.refused += 1
             return False
         return True

@@ -32,6 +32,7 @@ from bounded.sweeps.phases import (
     snapshot_problem,
     store_problems,
 )
+from bounded.sweeps.preflight import preflight
 
 
 def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
@@ -172,6 +173,9 @@ class SweepPlan(BaseModel):
     """Per cell with games to play, when asked for (`estimate`)."""
     parity: ParityReport | None = None
     """What else than the memory contract differs between the planned cells."""
+    endpoints: list[str] = Field(default_factory=list)
+    """A dry run's line per endpoint probed: usage, the response formats it accepts
+    (`bounded.sweeps.preflight`)."""
 
     @property
     def pending(self) -> list[GameSpec]:
@@ -256,6 +260,9 @@ def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPl
     plan = experiment.stages(path)
     with surveyed(path) as archive:
         state = survey(experiment, archive, plan)
+        checked = preflight(state.pending, probe_formats=True)
+        state.problems.extend(checked.problems)
+        state.endpoints = checked.lines
         if not state.problems:
             state.estimates = estimate(state, archive)
         return state

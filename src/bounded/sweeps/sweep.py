@@ -9,14 +9,15 @@ lock file). Completed games are skipped; an interrupted game of the same spec (i
 process killed, or stopped by a signal) continues from its last decision
 (`bounded.runner.resume.resumable_games`); the rows of other incomplete games (a failed
 game, a `running` row of an older version) are deleted and the game is played again.
-A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a
-lock file beside the archive keeps two drivers from racing, and a local worker writes
-its game as `bounded run` does, each decision with its run row and a checkpoint, in
-transactions that each check the lease (`bounded.archive.sink.ArchiveSink`), its end
-refusing a second completed copy: a killed sweep loses at most the decision in flight of
-each game, its orphans (if any outlived it) can write nothing once the next sweep has
-taken the lease over, and duplicates cannot exist. Ray workers stream the same rows to
-the driver's node, written there under the same checks (`bounded.sweeps.ray_stream`).
+A sweep holds the experiment's lease on the archive (`bounded.archive.progress`): a lock
+file beside the archive (removed when the sweep ends) keeps two drivers from racing, and
+a local worker writes its game as `bounded run` does, each decision with its run row and
+a checkpoint, in transactions that each check the lease
+(`bounded.archive.sink.ArchiveSink`), its end refusing a second completed copy: a killed
+sweep loses at most the decision in flight of each game, its orphans (if any outlived
+it) can write nothing once the next sweep has taken the lease over, and duplicates
+cannot exist. Ray workers stream the same rows to the driver's node, written there under
+the same checks (`bounded.sweeps.ray_stream`).
 With `budget`, games start only while the spend stays within it
 (`bounded.sweeps.estimate`).
 
@@ -68,6 +69,7 @@ from bounded.sweeps.phases import (
     prepare_phase,
     resume_phase,
 )
+from bounded.sweeps.preflight import preflight
 from bounded.sweeps.survey import (
     SweepPlan,
     dry_run,
@@ -77,6 +79,9 @@ from bounded.sweeps.survey import (
     survey,
     surveyed,
 )
+
+MAX_FAILURES = 5
+"""Games failed in a row after which a sweep starts no more (`--max-failures`)."""
 
 
 class SweepSummary(BaseModel):
@@ -115,7 +120,11 @@ class SweepSummary(BaseModel):
     budget: float | None = None
     """The `--budget` the sweep ran under."""
     not_started: int = 0
-    """Games the budget did not let start (the next sweep plays them)."""
+    """Games the budget (or `stopped`) did not let start (the next sweep plays them)."""
+    budget_note: str = ""
+    """Why the budget stopped the sweep, when the estimate of the games in flight did."""
+    stopped: str = ""
+    """Why the sweep stopped starting games after too many failed in a row ("" if not)."""
 
     @property
     def completed(self) -> int:
@@ -125,12 +134,43 @@ class SweepSummary(BaseModel):
 @contextmanager
 def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
     """An exclusive lock per (archive, experiment); the OS releases it if the driver dies
-    (it is what proves a lease's holder alive)."""
+    (it is what proves a lease's holder alive). Its file is removed when the lock is
+    released; a driver that locked a file just removed locks the new one instead."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", experiment)
     lock_path = archive_path.with_name(f"{archive_path.name}.{safe}.lock")
+    fd = locked_file(lock_path, archive_path, experiment)
+    try:
+        yield
+    finally:
+        with suppress(FileNotFoundError):
+            lock_path.unlink()  # still held: no other driver holds this file
+        os.close(fd)
+
+
+def locked_file(lock_path: Path, archive_path: Path, experiment: str) -> int:
+    """The open, exclusively locked lock file (the one at `lock_path` now)."""
+    while True:
+        fd = open_lock_file(lock_path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(fd)
+            raise ConfigError(
+                f"another sweep of experiment {experiment!r} is running on {archive_path}"
+                f"{holder_note(archive_path, experiment)}"
+            ) from exc
+        try:
+            if os.stat(lock_path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # its holder removed it as we opened it: lock the file there now
+
+
+def open_lock_file(lock_path: Path) -> int:
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except FileExistsError as exc:  # mkdir met a file where a directory should be
         raise ArchiveError(
             f"cannot write the archive's lock file {lock_path}: {lock_path.parent} is not a "
@@ -140,17 +180,6 @@ def experiment_lock(archive_path: Path, experiment: str) -> Iterator[None]:
         raise ArchiveError(
             f"cannot write the archive's lock file {lock_path}: {exc.strerror or exc}"
         ) from exc
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise ConfigError(
-                f"another sweep of experiment {experiment!r} is running on {archive_path}"
-                f"{holder_note(archive_path, experiment)}"
-            ) from exc
-        yield
-    finally:
-        os.close(fd)
 
 
 def holder_note(archive_path: Path, experiment: str) -> str:
@@ -227,6 +256,13 @@ def refuse(state: SweepPlan) -> None:
         raise SweepRefused(state.problems)
 
 
+def refuse_unreachable(games: list[GameSpec]) -> None:
+    """Stop before any game when a model cannot be built or an endpoint not reached."""
+    problems = preflight(games).problems
+    if problems:
+        raise SweepRefused(problems)
+
+
 def run_sweep(
     experiment: Experiment,
     *,
@@ -239,6 +275,7 @@ def run_sweep(
     prices: list[str] | None = None,
     concurrency: int | None = None,
     only: Callable[[GameSpec], bool] | None = None,
+    max_failures: int | None = None,
 ) -> SweepSummary:
     """Play the experiment's missing games (its phases first) and return what was done;
     with `budget`, start games only while the spend stays within it
@@ -246,7 +283,10 @@ def run_sweep(
     `concurrency` (default: the file's, else 1) games in flight per worker, for remote
     models (`bounded.sweeps.concurrency`); `only` plays only the cell games it accepts,
     every planned game still checked (a sweep stopped when decided plays its blocks so,
-    `bounded.sweeps.sequential`); `events` hears each game start and end (a display)."""
+    `bounded.sweeps.sequential`); `events` hears each game start and end (a display);
+    games stop starting once `max_failures` (default `MAX_FAILURES`; 0: never) have failed
+    in a row. Before any game every model is built and every endpoint reached once
+    (`bounded.sweeps.preflight`)."""
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
@@ -264,7 +304,9 @@ def run_sweep(
     else:
         runner = make_executor(executor, archive_path=path, workers=workers, address=address)
     with surveyed(path) as archive:  # a refused file leaves nothing behind
-        refuse(survey(experiment, archive, plan))
+        first = survey(experiment, archive, plan)
+        refuse(first)
+        refuse_unreachable(first.pending)
     with experiment_lock(path, experiment.name), Archive(path) as archive:
         state = survey(experiment, archive, plan)  # again: under the lock, it is current
         refuse(state)
@@ -276,7 +318,8 @@ def run_sweep(
         with sweep_lease(archive, experiment.name) as (lease, stale):
             runner.archive_path, runner.lease = str(path), lease
             limit = Budget(budget, costs, per_game)
-            sweep = Sweep(archive, path, state, events or SweepEvents(), runner, limit)
+            failures = MAX_FAILURES if max_failures is None else max_failures
+            sweep = Sweep(archive, path, state, events or SweepEvents(), runner, limit, failures)
             sweep.lease = lease
             if stale is not None:
                 sweep.summary.took_over = lease_holder_line(stale)
@@ -308,11 +351,14 @@ class Sweep:
         events: SweepEvents,
         runner: Executor,
         budget: Budget | None = None,
+        max_failures: int | None = MAX_FAILURES,
     ) -> None:
         self.archive, self.path, self.state, self.runner = archive, path, state, runner
         self.lease: Lease | None = None
         self.budget = budget or Budget(None, SweepPrices(), {})
-        runner.gate = self.budget.may_start
+        self.max_failures = max_failures
+        self.failed_in_row = 0
+        runner.gate = self.may_start
         plan = state.plan
         pending = state.pending
         self.summary = SweepSummary(
@@ -330,14 +376,30 @@ class Sweep:
         self.budget.started(slot, spec)
         self.events.started(slot, spec)
 
+    def may_start(self, spec: GameSpec) -> bool:
+        return not self.summary.stopped and self.budget.may_start(spec)
+
     def done(self, slot: int, result: GameResult) -> None:
         self.summary.played += 1
         self.summary.resumed += result.resumed
         if result.run.status != "completed":
             self.summary.failed.append(f"{result.spec.label}: {result.run.error}")
+            self.count_failure(result)
+        else:
+            self.failed_in_row = 0
         self.budget.finished(slot, result.run)
         self.summary.spent, self.summary.unpriced = self.budget.spent, self.budget.unpriced
         self.events.finished(slot, result, self.budget.line())
+
+    def count_failure(self, result: GameResult) -> None:
+        """Stop starting games once `max_failures` have failed in a row."""
+        self.failed_in_row += 1
+        limit = self.max_failures
+        if limit and self.failed_in_row >= limit and not self.summary.stopped:
+            self.summary.stopped = (
+                f"stopped after {self.failed_in_row} failed games in a row (the last, "
+                f"{result.spec.label}: {result.run.error})"
+            )
 
     def play(self) -> None:
         self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
@@ -351,8 +413,9 @@ class Sweep:
         finally:  # the archive's count: games written by workers whose end went unseen
             self.events.settle(self.completed_now())
             self.events.end()
-            if self.budget.refused:
+            if self.budget.refused or self.summary.stopped:
                 self.summary.not_started = len(self.state.pending) - self.summary.played
+            self.summary.budget_note = self.budget.stop_reason
 
     def completed_now(self) -> int:
         """Planned games completed in the archive now."""
@@ -366,7 +429,7 @@ class Sweep:
         if resume.record is None:
             prepare_phase(self.archive, resume, phase)
             for spec in resume.pending:
-                if not self.budget.may_start(spec):
+                if not self.may_start(spec):
                     return
                 self.started(0, spec)
                 resumed = resume.interrupted if spec == resume.pending[0] else None
@@ -383,12 +446,13 @@ class Sweep:
         ready = [s for s in self.state.cells if plan.reads.get(s.cell, "") in ("", *frozen)]
         waiting = [s for s in self.state.cells if s not in ready]
         self.summary.waiting = sorted({spec.cell for spec in waiting})
-        if self.budget.refused:  # a phase stopped by the budget: nothing else starts
+        if self.budget.refused or self.summary.stopped:  # a phase stopped: nothing else starts
             return
         self.runner.execute(ready, self.started, self.done)
 
 
 __all__ = [
+    "MAX_FAILURES",
     "PHASE_KIND",
     "PhaseRecord",
     "PhaseResume",

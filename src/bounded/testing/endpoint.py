@@ -1,8 +1,8 @@
 """A configurable OpenAI-compatible chat endpoint on 127.0.0.1, for tests and benchmarks.
 
 `Endpoint` is a real HTTP/1.1 server, one thread per connection, serving
-`POST /v1/chat/completions` and `POST /v1/embeddings` (always answered, with
-`text_vector` embeddings, for `rag`). Every chat request waits `latency_s`, then takes
+`POST /v1/chat/completions`, `POST /v1/embeddings` (always answered, with `text_vector`
+embeddings, for `rag`) and `GET /v1/models`. Every chat request waits `latency_s`, then takes
 the next `Reply` of its script (`endpoint.play(status(429, retry_after="1"), ok())`),
 then the `then` reply (by default `ok(content)`): a good reply with or without `usage`, a
 reasoning model's reply, an error status with or without `Retry-After`, a connection
@@ -21,8 +21,11 @@ In a process (a context manager):
         make_model("openai:m", base_url=endpoint.url)
 
 In a process of its own (it prints its URL on the first line, then serves until
-terminated):
+terminated), playing: every reply names the first legal action of its request
+(`bounded.testing.player`; `--plays random --seed N`: one drawn at random), so a sweep can
+be rehearsed end to end before paying; `--content` says one fixed thing instead:
 
+    python -m bounded.testing.endpoint --latency 0.2 --port 8011 --usage counted
     python -m bounded.testing.endpoint --latency 0.1 --content '{"action": {"id": "wait"}}'
 """
 
@@ -41,10 +44,16 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import pairwise
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
+
+from bounded.core import approx_tokens
+from bounded.testing.player import PlayMode, play
 
 CONTENT = '{"action": {"id": "go_north"}}'
-"""What a good reply says unless told otherwise."""
+"""What a good reply says unless told otherwise (`plays = "content"`)."""
+Plays = Literal["content"] | PlayMode
+"""What a good reply says: the endpoint's `content`, or (`bounded.testing.player`) the first
+legal action of the request, or a legal action drawn at random from the request and seed."""
 USAGE: Mapping[str, Any] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 """The `usage` of a good reply unless the endpoint is given another."""
 EMBEDDING_DIMENSIONS = 8
@@ -194,7 +203,17 @@ class Endpoint:
     until `close` (or the end of its `with` block)."""
 
     content: str = CONTENT
-    """What a good reply says unless its `Reply` says otherwise."""
+    """What a good reply says unless its `Reply` says otherwise (or `plays` chooses)."""
+    plays: Plays = "content"
+    """`first` or `random`: a good reply names a legal action of its request (the endpoint's
+    `content` where the request shows none)."""
+    seed: int = 0
+    """The seed of `plays = "random"`."""
+    port: int = 0
+    """The port on 127.0.0.1 to serve on (0: any free one)."""
+    counts_usage: bool = False
+    """A good reply's `usage` counts its request's message words and its content as
+    `bounded.core.approx_tokens` does (so reported and counted tokens agree), not `usage`."""
     latency_s: float = 0.0
     """How long every chat request waits before its reply is chosen."""
     usage: Mapping[str, Any] = field(default_factory=lambda: dict(USAGE))
@@ -233,7 +252,7 @@ class Endpoint:
 
     def __post_init__(self) -> None:
         handler = type("BoundHandler", (Handler,), {"endpoint": self})
-        self._server = QuietServer(("127.0.0.1", 0), handler)
+        self._server = QuietServer(("127.0.0.1", self.port), handler)
         self.url = f"http://127.0.0.1:{self._server.server_port}/v1"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -277,8 +296,30 @@ class Endpoint:
         """The `response_format` type of each request."""
         return [format_type(r.body) for r in self.requests]
 
-    def completion_body(self, model: str, reply: Reply) -> dict[str, Any]:
-        content = self.content if reply.content is None else reply.content
+    def reply_content(self, request: Mapping[str, Any], reply: Reply) -> str:
+        if reply.content is not None:
+            return reply.content
+        if self.plays != "content":
+            played = play(request, self.plays, self.seed)
+            if played is not None:
+                return played
+        return self.content
+
+    def reply_usage(self, request: Mapping[str, Any], content: str) -> dict[str, Any]:
+        if not self.counts_usage:
+            return dict(json.loads(json.dumps(self.usage)))
+        messages = request.get("messages", [])
+        prompt = sum(approx_tokens(str(m.get("content", ""))) for m in messages)
+        completion = approx_tokens(content)
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+
+    def completion_body(self, request: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
+        model = request.get("model", "")
+        content = self.reply_content(request, reply)
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if reply.reasoning:
             message["reasoning_content"] = reply.reasoning
@@ -287,7 +328,7 @@ class Endpoint:
             "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
         }  # fmt: skip
         if reply.usage:
-            usage = json.loads(json.dumps(self.usage))
+            usage = self.reply_usage(request, content)
             if reply.reasoning_tokens is not None:
                 usage["completion_tokens"] += reply.reasoning_tokens
                 usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
@@ -319,6 +360,14 @@ class Handler(BaseHTTPRequestHandler):
     timeout = 10  # an idle keep-alive connection's thread ends after this
     endpoint: Endpoint
 
+    def do_GET(self) -> None:
+        """`GET /v1/models`: one model, `fake` (what a preflight reaches)."""
+        if not self.path.rstrip("/").endswith("/models"):
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        model = {"id": "fake", "object": "model", "created": 0, "owned_by": "bounded"}
+        self._send(200, {"object": "list", "data": [model]})
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if self.path.endswith("/embeddings"):
@@ -331,11 +380,11 @@ class Handler(BaseHTTPRequestHandler):
         kind = format_type(body)
         if kind is not None and kind in self.endpoint.refuses:
             self.endpoint.take_refusal()
-            self._answer(body["model"], refuse_format(kind))
+            self._answer(body, refuse_format(kind))
             return
-        self._answer(body["model"], self.endpoint.take())
+        self._answer(body, self.endpoint.take())
 
-    def _answer(self, model: str, reply: Reply) -> None:
+    def _answer(self, request: dict[str, Any], reply: Reply) -> None:
         if reply.kind == "reset":
             self.close_connection = True
             linger = struct.pack("ii", 1, 0)  # close with RST, not FIN
@@ -345,15 +394,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.endpoint.stop.wait(reply.seconds)
         elif reply.kind == "drip":
-            raw = self._raw(200, self.endpoint.completion_body(model, reply))
+            raw = self._raw(200, self.endpoint.completion_body(request, reply))
             self._drip(raw, reply.seconds)
         elif reply.kind == "late":
             if not self.endpoint.stop.wait(reply.seconds):
-                self._send(200, self.endpoint.completion_body(model, reply))
+                self._send(200, self.endpoint.completion_body(request, reply))
         elif reply.kind == "status":
             self._send(reply.status, reply.body, self._headers(reply))
         else:
-            self._send(200, self.endpoint.completion_body(model, reply))
+            self._send(200, self.endpoint.completion_body(request, reply))
 
     def _headers(self, reply: Reply) -> tuple[tuple[str, str], ...]:
         if reply.retry_after_date_s is None:
@@ -394,24 +443,74 @@ class QuietServer(ThreadingHTTPServer):
         pass  # a client that hangs up (or is killed) mid-reply is expected here
 
 
-def main(argv: list[str] | None = None) -> None:
+def usage_setting(text: str) -> tuple[str, Mapping[str, int] | None]:
+    """`--usage`: `counted`, `none`, or a fixed `PROMPT,COMPLETION` pair of token counts."""
+    if text in ("counted", "none"):
+        return text, None
+    prompt, comma, completion = text.partition(",")
+    if not comma or not prompt.isdigit() or not completion.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not counted, none or PROMPT,COMPLETION (two whole numbers)"
+        )
+    fixed = {"prompt_tokens": int(prompt), "completion_tokens": int(completion)}
+    return "fixed", {**fixed, "total_tokens": int(prompt) + int(completion)}
+
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bounded.testing.endpoint",
         description="Serve an OpenAI-compatible chat endpoint on 127.0.0.1 until terminated; "
-        "its URL is the first line of stdout.",
+        "its URL is the first line of stdout. By default every reply names the first legal "
+        "action of its request, so any environment plays.",
     )
-    parser.add_argument("--content", default=CONTENT, help="what every reply says")
+    parser.add_argument(
+        "--plays",
+        choices=("first", "random"),
+        default="first",
+        help="the legal action a reply names: the first, or one drawn from --seed and the "
+        "request (the same request gets the same reply)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --plays random")
+    parser.add_argument(
+        "--content", default=None, help="what every reply says instead of a legal action"
+    )
+    parser.add_argument("--port", type=int, default=0, help="port to serve on (0: a free one)")
+    parser.add_argument(
+        "--usage",
+        type=usage_setting,
+        default=("fixed", USAGE),
+        metavar="counted|none|PROMPT,COMPLETION",
+        help="the usage a reply reports: counted from the request as bounded counts tokens, "
+        "none, or fixed counts (default 10,5)",
+    )
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument(
         "--refuse",
         default="",
         help="response_format types to refuse, comma-separated (json_schema,json_object)",
     )
-    arguments = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    arguments = parser().parse_args(argv)
     refuses = frozenset(kind for kind in arguments.refuse.split(",") if kind)
-    endpoint = Endpoint(
-        content=arguments.content, latency_s=arguments.latency, record=False, refuses=refuses
-    )
+    usage_kind, fixed = arguments.usage
+    try:
+        endpoint = Endpoint(
+            content=CONTENT if arguments.content is None else arguments.content,
+            plays="content" if arguments.content is not None else arguments.plays,
+            seed=arguments.seed,
+            port=arguments.port,
+            latency_s=arguments.latency,
+            record=False,
+            refuses=refuses,
+            usage=fixed or USAGE,
+            counts_usage=usage_kind == "counted",
+            then=ok(usage=usage_kind != "none"),
+        )
+    except OSError as error:
+        raise SystemExit(f"cannot serve on port {arguments.port}: {error.strerror}") from error
     print(endpoint.url, flush=True)
     try:
         threading.Event().wait()

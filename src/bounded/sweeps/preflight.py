@@ -1,0 +1,138 @@
+"""Preflight: what would kill a sweep at its first game, found before any game.
+
+Every distinct model a plan names (its spec string, base URL and options) is built once,
+as a game would build it, so a misspelt model kind or a missing key is one line naming the
+file's own setting; every HTTP endpoint is then reached once. At a sweep's start that is a
+`GET /models` (any answer proves the server is there; a refused key is a problem; nothing is
+asked of the chat endpoint, so a server's replies are left to the games); a dry run also
+asks once in each response format (`bounded.models.probe`) and reports whether the server
+returns usage and which formats it accepts.
+
+The embedded model is not built here (its weights are verified and loaded by its games);
+its spec string is still checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import openai
+
+from bounded.core import JSON, BoundedError, Model, stable_hash
+from bounded.models import make_model, split_spec
+from bounded.models.openai_compat import OpenAICompatModel, one_line
+from bounded.sweeps.experiment import GameSpec
+
+REACH_TIMEOUT_S = 10.0
+"""Seconds one preflight request may take before the endpoint counts as unreachable."""
+PROBE_RETRY: JSON = {"timeout_s": REACH_TIMEOUT_S, "attempts": 1, "backoff_s": 0.1}
+"""The probe's retry policy: one attempt per format, so a dead server costs seconds."""
+NOT_BUILT = ("local",)
+"""Model kinds whose construction loads weights: checked by their spec string alone."""
+
+
+@dataclass(frozen=True)
+class ModelUse:
+    """One distinct model of a plan, as its games build it."""
+
+    model: str
+    base_url: str | None
+    options: JSON
+    cells: tuple[str, ...]
+
+    @property
+    def where(self) -> str:
+        at = f" at {self.base_url}" if self.base_url else ""
+        return f"model {self.model!r}{at} (cells {', '.join(self.cells)})"
+
+
+@dataclass
+class Preflight:
+    """What the preflight found: problems (each stops the sweep) and what it learnt."""
+
+    problems: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    """One line per endpoint probed: usage and the formats it accepts."""
+
+
+def model_uses(games: Iterable[GameSpec]) -> list[ModelUse]:
+    """Each distinct (model, base URL, options) the games name, tiers included."""
+    found: dict[str, tuple[str, str | None, JSON, list[str]]] = {}
+    for spec in games:
+        for model in (spec.model, *spec.models.values()):
+            key = stable_hash([model, spec.base_url, spec.model_options])
+            entry = found.setdefault(key, (model, spec.base_url, dict(spec.model_options), []))
+            if spec.cell not in entry[3]:
+                entry[3].append(spec.cell)
+    return [ModelUse(m, url, options, tuple(cells)) for m, url, options, cells in found.values()]
+
+
+def build(use: ModelUse) -> Model | None:
+    """The model as a game builds it (None: a kind not built in preflight); raises a
+    BoundedError naming the problem."""
+    kind = split_spec(use.model)[0]
+    if kind in NOT_BUILT:
+        return None
+    return make_model(use.model, base_url=use.base_url, **dict(use.options))
+
+
+def reach(model: OpenAICompatModel) -> str | None:
+    """`GET /models` once: None when the server answered (any status but a refused key),
+    else the problem."""
+    client = model.client.with_options(max_retries=0, timeout=REACH_TIMEOUT_S)
+    try:
+        client.models.list()
+    except openai.AuthenticationError as exc:
+        return f"the server refused the API key (HTTP {exc.status_code})"
+    except openai.PermissionDeniedError as exc:
+        return f"the server refused the API key (HTTP {exc.status_code})"
+    except openai.APIStatusError:
+        return None  # it answered: a server without /models is still there
+    except openai.APIConnectionError as exc:
+        cause = exc.__cause__ or exc
+        return f"cannot reach {model.client.base_url}: {one_line(str(cause), 160)}"
+    return None
+
+
+def probe_line(use: ModelUse, model: OpenAICompatModel) -> tuple[str, str | None]:
+    """Ask once in each response format: the line saying what the endpoint takes, and the
+    problem when it took none (it is dead or refuses every request)."""
+    from bounded.models.probe import probe
+
+    model.retry = model.retry.model_copy(update=PROBE_RETRY)
+    results = probe(model)
+    accepted = [r.format for r in results if r.verdict == "accepted"]
+    if not accepted:
+        detail = next((r.detail for r in results if r.detail), "no reply")
+        return "", f"{use.where}: no response format answered ({detail})"
+    usage = [r.usage for r in results if r.usage is not None]
+    says = "returns usage" if all(usage) and usage else "returns no usage (tokens are counted)"
+    refused = [r.format for r in results if r.verdict == "refused"]
+    line = f"endpoint {use.where}: {says}; accepts {', '.join(accepted)}"
+    return line + (f"; refuses {', '.join(refused)}" if refused else ""), None
+
+
+def preflight(games: Iterable[GameSpec], *, probe_formats: bool = False) -> Preflight:
+    """Build every distinct model once and reach every endpoint once (`probe_formats`: ask
+    in every response format instead, as a dry run does)."""
+    found = Preflight()
+    for use in model_uses(games):
+        try:
+            model = build(use)
+        except BoundedError as exc:
+            found.problems.append(f"{use.where}: {exc}")
+            continue
+        if not isinstance(model, OpenAICompatModel):
+            continue
+        if probe_formats:
+            line, problem = probe_line(use, model)
+            found.lines.extend([line] if line else [])
+        else:
+            problem = reach(model)
+            problem = f"{use.where}: {problem}" if problem else None
+        found.problems.extend([problem] if problem else [])
+    return found
+
+
+__all__ = ["REACH_TIMEOUT_S", "ModelUse", "Preflight", "model_uses", "preflight", "reach"]

@@ -1,0 +1,202 @@
+"""A reply that plays: the fake endpoint's answer naming a legal action, for any environment.
+
+A request with a schema (`response_format` `json_schema`, or llama.cpp's `json_object` with a
+`schema`) is answered with the smallest instance of that schema, choosing at each `enum` and
+`anyOf` the first branch (`first`) or one drawn at random (`random`); the reply schemas name
+the legal actions in such choices (`bounded.contracts._reply.action_schema`), so the instance
+names a legal action with valid arguments.
+
+A request without one (`json` or `text` reply mode) is read as the model reads it: the legal
+actions are the last `Legal actions:` list of its messages (every contract renders them so,
+`bounded.contracts._render.render_legal`), and the reply is written in the format its
+closing instruction asks for (a JSON object, a `<decision>` tag, a ```json block,
+`<ACTION NAME>` tags, or one of BALROG's agents' forms).
+
+`random` draws from a generator seeded by the seed and the request itself, so the same
+request gets the same reply whatever order concurrent requests arrive in: same seed, same
+game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+PlayMode = Literal["first", "random"]
+PLAY_MODES: tuple[str, ...] = get_args(PlayMode)
+
+LEGAL_HEADER = "Legal actions:"
+KEYS = re.compile(r"with the keys ((?:\"[^\"]+\"(?:, )?)+)")
+ARGS = re.compile(r" \(args: [^)]*\)$")
+BALROG_LETTERS = re.compile(r"[^a-zA-Z\s:]")
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One legal action as a prompt lists it."""
+
+    id: str
+    label: str
+    takes_args: bool
+
+
+class Chooser:
+    """Picks among options: always the first, or at random from the request's own seed."""
+
+    def __init__(self, mode: PlayMode, seed: int, request: Mapping[str, Any]) -> None:
+        self.mode = mode
+        digest = hashlib.sha256(
+            f"{seed}:{json.dumps(request, sort_keys=True, default=str)}".encode()
+        ).digest()
+        self.rng = random.Random(int.from_bytes(digest[:8], "big"))
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return options[0] if self.mode == "first" else self.rng.choice(list(options))
+
+
+def request_schema(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The reply schema a request sends, in either form; None when it sends none."""
+    form = body.get("response_format")
+    if not isinstance(form, Mapping):
+        return None
+    if form.get("type") == "json_schema":
+        schema = (form.get("json_schema") or {}).get("schema")
+    else:
+        schema = form.get("schema")
+    return schema if isinstance(schema, Mapping) else None
+
+
+def instance(schema: Mapping[str, Any], choose: Chooser) -> Any:
+    """The smallest value valid under `schema`, choosing at each enum and anyOf."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return choose.pick(schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return instance(choose.pick(schema[key]), choose)
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: instance(properties[name], choose) for name in schema.get("required", [])}
+    if kind == "array":
+        items = schema.get("items", {})
+        return [instance(items, choose) for _ in range(int(schema.get("minItems", 0)))]
+    if kind == "string":
+        return "x" * int(schema.get("minLength", 0))
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        return int(low) + (1 if "exclusiveMinimum" in schema else 0)
+    if kind == "boolean":
+        return False
+    return None
+
+
+def message_texts(body: Mapping[str, Any]) -> list[str]:
+    texts = []
+    for message in body.get("messages", []):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, str):
+            texts.append(content)
+    return texts
+
+
+def listed_actions(texts: Sequence[str]) -> list[Listed]:
+    """The last `Legal actions:` list of the messages (none: [])."""
+    for text in reversed(texts):
+        at = text.rfind(LEGAL_HEADER)
+        if at >= 0:
+            return parse_list(text[at + len(LEGAL_HEADER) :].splitlines())
+    return []
+
+
+def parse_list(lines: Sequence[str]) -> list[Listed]:
+    found = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if not line.startswith("- "):
+            break
+        entry = line[2:]
+        if entry.startswith("... "):
+            continue
+        takes_args = ARGS.search(entry) is not None
+        entry = ARGS.sub("", entry)
+        action_id, _, label = entry.partition(": ")
+        found.append(Listed(action_id.strip(), label.strip(), takes_args))
+    return found
+
+
+def balrog_name(action: Listed) -> str:
+    """The name a BALROG reply can give: its id, else its label, if letters keep it whole."""
+    for name in (action.id, action.label):
+        if name and BALROG_LETTERS.sub("", name) == name:
+            return name
+    return action.id
+
+
+def object_reply(instruction: str, action: Listed, many: bool) -> dict[str, Any]:
+    """The reply object the instruction's keys ask for, naming `action`."""
+    found = KEYS.findall(instruction)
+    keys = re.findall(r'"([^"]+)"', found[-1]) if found else ["action"]
+    named: dict[str, Any] = {"id": action.id}
+    reply: dict[str, Any] = {}
+    for key in keys:
+        if key == "action":
+            reply[key] = named
+        elif key == "actions" or key == "decisions":
+            reply[key] = [named]
+        elif key == "reasoning":
+            reply[key] = ""
+        else:
+            reply[key] = {}
+    if not {"action", "actions", "decisions"} & set(reply):
+        reply["actions" if many else "action"] = [named] if many else named
+    return reply
+
+
+def text_reply(texts: Sequence[str], choose: Chooser) -> str | None:
+    """A reply naming a listed legal action in the format the closing instruction asks for;
+    None when the messages list no action a reply can name without arguments."""
+    listed = listed_actions(texts)
+    plain = [action for action in listed if not action.takes_args]
+    if not plain:
+        return None
+    action = choose.pick(plain)
+    last = "\n".join(texts)
+    if '"decisions" (the list of <ACTION NAME>)' in last:
+        return json.dumps({"decisions": [f"<{action.id}>"]})
+    if "<|ACTION|>" in last:
+        return f"<|ACTION|>{balrog_name(action)}<|END|>"
+    if "ACTION: <action>" in last:
+        return f"ACTION: {balrog_name(action)}"
+    if texts[-1].rstrip().endswith("Action:"):
+        return balrog_name(action)
+    if "<ACTION NAME>" in last:
+        return f"<{action.id}>"
+    reply = json.dumps(object_reply(last, action, "You may give up to" in last))
+    if "<decision>" in last:
+        return f"<decision>{reply}</decision>"
+    if "```json" in last:
+        return f"```json\n{reply}\n```"
+    return reply
+
+
+def play(body: Mapping[str, Any], mode: PlayMode, seed: int = 0) -> str | None:
+    """The content of a reply that names a legal action of `body`'s request (None: the
+    request shows none)."""
+    choose = Chooser(mode, seed, body)
+    schema = request_schema(body)
+    if schema is not None:
+        return json.dumps(instance(schema, choose))
+    return text_reply(message_texts(body), choose)
+
+
+__all__ = ["PLAY_MODES", "Chooser", "PlayMode", "instance", "listed_actions", "play"]

@@ -1,0 +1,28 @@
+"""`bounded runs`: each run's cell and error, and the way to continue a stale one (a sweep's
+games by rerunning the sweep, a lone run by `bounded resume`)."""
+
+from bounded.archive import Archive
+from bounded.cli import main
+from bounded.core import RunRecord
+
+
+def record(run_id: str, **fields) -> RunRecord:
+    return RunRecord(
+        run_id=run_id, env_id="bounded/Warehouse-v0", contract="state", model="m", seed=1,
+        **fields,
+    )  # fmt: skip
+
+
+def test_runs_show_cell_and_error_and_send_a_sweeps_games_to_the_sweep(tmp_path, capsys):
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(
+            record("a" * 32, experiment="exp", cell="state.warehouse", status="running")
+        )
+        archive.save_run(record("b" * 32, status="failed", error="ModelUnavailableError: down"))
+        archive.save_run(record("c" * 32, status="running"))
+    main(["runs", str(path)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "state.warehouse" in out and "ModelUnavailableError: down" in out
+    assert "1 stale games of experiment(s) exp: rerun the sweep" in out
+    assert "1 stale runs (0 resumable): bounded resume RUN_ID" in out
