@@ -23,7 +23,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from bounded.analysis.balrog import BALROG_ENVS
+from bounded.analysis.balrog import balrog_tasks
 from bounded.analysis.games import derived_score
 from bounded.analysis.paired import paired_bootstrap_interval
 from bounded.analysis.stats import BOOTSTRAP_SEED, bootstrap_mean_interval, wilson_interval
@@ -79,8 +79,9 @@ class PaperTable(BaseModel):
 
 def env_name(run: RunRecord) -> str:
     """BALROG's name of the environment where it has one, else our id's short name."""
-    if run.env_id in BALROG_ENVS:
-        return BALROG_ENVS[run.env_id]
+    found = balrog_tasks(run.env_id)
+    if found is not None:
+        return found.env
     return run.env_id.removeprefix("bounded/").removesuffix("-v0").lower()
 
 

@@ -82,10 +82,12 @@ def by_environment(table: CellTable) -> list[tuple[str, list[CellRow]]]:
 def leads_with_progress(rows: list[CellRow]) -> bool:
     """Whether the rows' measure is BALROG's progression: every row's environments are
     BALROG's and every row recorded a progress."""
-    from bounded.analysis.balrog import BALROG_ENVS
+    from bounded.analysis.balrog import balrog_tasks
 
     return bool(rows) and all(
-        row.mean_progress is not None and row.env_ids and set(row.env_ids) <= set(BALROG_ENVS)
+        row.mean_progress is not None
+        and bool(row.env_ids)
+        and all(balrog_tasks(env_id) is not None for env_id in row.env_ids)
         for row in rows
     )
 
