@@ -124,8 +124,15 @@ def approx_tokens(text: str) -> int:
     return len(_TOKEN_PATTERN.findall(text))
 
 
+OWN_MESSAGE_LAYER = "instruction"
+"""The layer of a segment that is always a message of its own, never merged with a neighbour
+of the same role (BALROG's instruction prompt: the first user message, followed by the first
+observation as another). Kept in the layer, so an archived prompt renders the same again."""
+
+
 class Prompt(BaseModel):
-    """An ordered list of segments. Consecutive segments with the same role form one message."""
+    """An ordered list of segments. Consecutive segments with the same role form one message,
+    except a segment of `OWN_MESSAGE_LAYER`."""
 
     segments: list[Segment] = Field(default_factory=list)
 
@@ -135,8 +142,11 @@ class Prompt(BaseModel):
 
     def messages(self) -> list[dict[str, str]]:
         merged: list[dict[str, str]] = []
+        previous: Segment | None = None
         for segment in self.segments:
-            if merged and merged[-1]["role"] == segment.role:
+            alone = OWN_MESSAGE_LAYER in (segment.layer, previous.layer if previous else "")
+            previous = segment
+            if merged and merged[-1]["role"] == segment.role and not alone:
                 merged[-1]["content"] += "\n\n" + segment.text
             else:
                 merged.append({"role": segment.role, "content": segment.text})

@@ -14,6 +14,7 @@ import pytest
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.replies import (
+    ROBUST_COT_MISSING,
     balrog_candidate,
     last_json_object,
     parse_balrog,
@@ -139,10 +140,11 @@ def test_summary_without_any_action_name_is_a_parse_error(tmp_path):
     ("rule", "text", "action"),
     [
         ("balrog-naive", "go forward", "go forward"),
-        ("balrog-naive", "  turn left.\n", "turn left"),
+        ("balrog-naive", "turn left.", "turn left"),
         ("balrog-cot", "The wall is ahead, so turn.\nACTION: turn right", "turn right"),
         ("balrog-robust", "Think: wall.\n<|ACTION|>turn left<|END|>", "turn left"),
         ("balrog-robust", "go forward", "go forward"),  # no tag: the whole reply
+        ("balrog-robust-cot", "Think.\n<|ACTION|>turn left<|END|>", "turn left"),
     ],
 )  # fmt: skip
 def test_balrogs_rules_extract_the_action(rule, text, action):
@@ -156,6 +158,8 @@ def test_balrogs_rules_extract_the_action(rule, text, action):
         ("balrog-naive", "Go forward!", "Go forward"),  # exact, as BALROG's vocabulary check
         ("balrog-cot", "I go. ACTION: jump", "jump"),
         ("balrog-robust", "<|ACTION|>turn around<|END|>", "turn around"),
+        ("balrog-naive", "  turn left\n", "  turn left\n"),  # untrimmed, as BALROG's
+        ("balrog-robust-cot", "turn left", ROBUST_COT_MISSING),  # no tag: BALROG's placeholder
     ],
 )  # fmt: skip
 def test_balrogs_rules_record_an_illegal_action(rule, text, candidate):
