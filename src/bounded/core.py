@@ -574,7 +574,8 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`paper_temperature`, `env_options`, `action_rate_bound`, `propose`, `fallback_policy`,
+    (`paper_temperature`, `paper_max_tokens`, `max_reply_tokens`, `env_options`,
+    `action_rate_bound`, `propose`, `fallback_policy`,
     `counterfactual_schema`, `postrun`,
     `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
     their defaults."""
@@ -583,6 +584,14 @@ class Contract(Protocol):
     paper_temperature: float | None
     """The sampling temperature the contract's paper plays at, for a game whose spec sets
     none; None: the spec's (or 0)."""
+    paper_max_tokens: int | None
+    """The reply token limit the contract's paper plays at (BALROG's 8,192), for a game
+    whose spec sets none; None: the spec's."""
+
+    def max_reply_tokens(self, model: Model) -> int | None:
+        """The most tokens a reply may take on `model` (a cap below the game's limit that
+        the model's context window requires; recorded with the run), or None: no cap."""
+        ...
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """The environment options the contract plays at, completed from the spec's (or a
@@ -673,6 +682,11 @@ class ContractBase:
 
     name: str = "contract"
     paper_temperature: float | None = None
+    paper_max_tokens: int | None = None
+
+    def max_reply_tokens(self, model: Model) -> int | None:
+        """Default: no cap of the contract's own."""
+        return None
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """Default: the spec's options as they are."""
@@ -748,6 +762,7 @@ class ContractWrapper:
         self.inner = inner
         self.name = inner.name
         self.paper_temperature = inner.paper_temperature
+        self.paper_max_tokens = inner.paper_max_tokens
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "inner":  # not yet set (copy, unpickling): never recurse
@@ -759,6 +774,9 @@ class ContractWrapper:
 
     def action_rate_bound(self) -> float | None:
         return self.inner.action_rate_bound()
+
+    def max_reply_tokens(self, model: Model) -> int | None:
+        return self.inner.max_reply_tokens(model)
 
     def reset(self, episode: EpisodeContext) -> None:
         self.inner.reset(episode)

@@ -14,6 +14,7 @@ import pytest
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.replies import (
+    BALROG_NAIVE_NOTE,
     ROBUST_COT_MISSING,
     balrog_candidate,
     last_json_object,
@@ -179,9 +180,9 @@ def test_balrog_naive_plays_the_default_action_and_says_so_next(tmp_path):
     assert decisions[1].info["fallback_action"] == "go forward"
     prompts = [call["messages"][-1]["content"] for call in model.calls]
     note = "Your previous output did not contain a valid action. Defaulted to action: go forward"
-    assert prompts[2].startswith(note) and not prompts[1].startswith("Your previous")
+    assert note in prompts[2] and note not in prompts[1]
     assert all(call["constraint"] is None for call in model.calls)
-    assert prompts[0].endswith("Action:")  # BALROG's naive instruction closes the prompt
+    assert prompts[0].endswith(BALROG_NAIVE_NOTE)  # BALROG's naive instruction closes it
     assert run.model_params["reply"]["mode"] == "text"
 
 
@@ -198,7 +199,7 @@ def test_a_cot_reply_is_resent_as_its_action_beyond_the_newest():
     replies = [
         m["content"] for m in contract.assemble(BABYAI).messages() if m["role"] == "assistant"
     ]
-    assert replies == ["turn left", "turn left", "thought 2\nACTION: turn left"]
+    assert replies == ["turn left", "turn left", "Previous plan:\nthought 2\nACTION: turn left"]
 
 
 # -- the modes themselves ----------------------------------------------------------------

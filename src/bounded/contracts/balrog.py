@@ -140,7 +140,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         return self.config.temperature
 
     @property
-    def paper_max_tokens(self) -> int:
+    def paper_max_tokens(self) -> int | None:  # type: ignore[override]
         return self.config.max_tokens
 
     def max_reply_tokens(self, model: Model) -> int | None:

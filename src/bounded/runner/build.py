@@ -62,7 +62,7 @@ def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
     temperature = contract.paper_temperature
     if temperature is not None and spec.temperature is None:
         update["temperature"] = float(temperature)
-    max_tokens = getattr(contract, "paper_max_tokens", None)
+    max_tokens = contract.paper_max_tokens
     if max_tokens is not None and "max_tokens" not in spec.model_fields_set:
         update["max_tokens"] = int(max_tokens)
     return spec.model_copy(update=update) if update else spec
@@ -133,8 +133,7 @@ def reply_limit(spec: GameSpec, contract: Contract, model: Model) -> int:
     """The reply token limit of each call: the spec's, unless the contract caps it for this
     model (`max_reply_tokens`: BALROG's 8,192 on a model whose context window holds less
     beside the prompt). The spec keeps the limit asked for, the game's identity."""
-    cap = getattr(contract, "max_reply_tokens", None)
-    limit = cap(model) if callable(cap) else None
+    limit = contract.max_reply_tokens(model)
     return min(spec.max_tokens, int(limit)) if limit is not None else spec.max_tokens
 
 
