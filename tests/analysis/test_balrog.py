@@ -256,7 +256,9 @@ def test_an_archive_holding_a_game_twice_is_refused(tmp_path) -> None:
     with Archive(path) as archive:
         twin = play(spec, archive=archive, model=ScriptedModel(["turn left"] * 2))
         archive.save_run(twin.model_copy(update={"run_id": "d" * 32}))  # as older bugs left
-    for command in (["analyze", str(path), "--table", "balrog"],
-                    ["export", str(path), "--format", "balrog", "-o", str(tmp_path / "o")]):
-        shown = CliRunner().invoke(app, command)  # fmt: skip
+    for command in (
+        ["analyze", str(path), "--table", "balrog"],
+        ["export", str(path), "--format", "balrog", "-o", str(tmp_path / "o")],
+    ):
+        shown = CliRunner().invoke(app, command)
         assert shown.exit_code != 0 and "duplicate games" in str(shown.exception)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import bounded
+from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.balrog import INVALID_FEEDBACK
 from bounded.contracts.replies import BALROG_NAIVE_NOTE, ROBUST_COT_MISSING
@@ -40,28 +41,30 @@ def play(name: str, replies: list[str], **settings: object):
     return contract
 
 
-def babyai_game(endpoint: Endpoint) -> RunRecord:
+def babyai_game(endpoint: Endpoint, archive: Archive) -> RunRecord:
     spec = GameSpec(env="babyai", env_options={"level": "goto", "max_steps": STEPS},
                     contract="balrog-naive", model="openai:m", base_url=endpoint.url, seed=3,
                     max_decisions=STEPS)  # fmt: skip
-    return bounded.play(spec)
+    return bounded.play(spec, archive=archive)
 
 
 @pytest.fixture(scope="module")
-def received():
-    """The chat requests of a `balrog-naive` BabyAI game whose replies turn left, except one
-    that names no legal action."""
-    with Endpoint() as endpoint:
+def received(tmp_path_factory):
+    """The run, its decisions and the chat requests of a `balrog-naive` BabyAI game whose
+    replies turn left, except one that names no legal action."""
+    path = tmp_path_factory.mktemp("balrog") / "a.sqlite"
+    with Endpoint() as endpoint, Archive(path) as archive:
         replies = [endpoint.ok(content="turn left") for _ in range(ILLEGAL_AT)]
         endpoint.play(*replies, endpoint.ok(content="fly away"),
                       then=endpoint.ok(content="turn left"))  # fmt: skip
-        run = babyai_game(endpoint)
+        run = babyai_game(endpoint, archive)
+        decisions = archive.decisions(run.run_id, with_segments=False)
         bodies = [request.body for request in endpoint.requests]
-    return run, bodies
+    return run, decisions, bodies
 
 
 def test_the_instruction_is_the_first_user_message_of_every_request(received) -> None:
-    run, bodies = received
+    run, _, bodies = received
     assert run.decisions == STEPS == len(bodies)
     firsts = {(body["messages"][0]["role"], body["messages"][0]["content"]) for body in bodies}
     assert len(firsts) == 1
@@ -74,7 +77,7 @@ def test_the_instruction_is_the_first_user_message_of_every_request(received) ->
 
 
 def test_the_history_is_balrogs_32_event_deque(received) -> None:
-    _, bodies = received
+    _, _, bodies = received
     for step, body in enumerate(bodies):
         history = body["messages"][1:-1]
         assert len(history) == min(2 * step, 31)
@@ -92,7 +95,11 @@ def test_the_history_is_balrogs_32_event_deque(received) -> None:
 
 
 def test_an_illegal_reply_runs_the_default_and_the_next_prompts_say_so(received) -> None:
-    run, bodies = received
+    _, decisions, bodies = received
+    illegal = decisions[ILLEGAL_AT]
+    assert illegal.fallback and [a.id for a in illegal.actions] == ["go forward"]
+    assert illegal.info["invalid_actions"] == ["fly away"]
+    assert not any(d.fallback for i, d in enumerate(decisions) if i != ILLEGAL_AT)
     feedback = INVALID_FEEDBACK.format(action="go forward")
     after = bodies[ILLEGAL_AT + 1]["messages"]
     assert after[-1]["content"].startswith("Current Observation:\n" + feedback)
@@ -103,7 +110,7 @@ def test_an_illegal_reply_runs_the_default_and_the_next_prompts_say_so(received)
 
 
 def test_balrogs_client_settings_are_the_defaults(received) -> None:
-    run, bodies = received
+    run, _, bodies = received
     assert {(body["temperature"], body["max_tokens"]) for body in bodies} == {(1.0, 8192)}
     assert run.spec["temperature"] == 1.0 and run.spec["max_tokens"] == 8192
     assert "max_tokens_cap" not in run.model_params  # the endpoint declares no window

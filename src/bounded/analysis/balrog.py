@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections import defaultdict
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple

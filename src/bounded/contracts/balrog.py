@@ -40,8 +40,8 @@ from pydantic import Field
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_legal
 from bounded.contracts._reply import ReasoningChars, decision_schema, scrub
-from bounded.contracts.replies import TextRule, balrog_candidate, instruction, parse_reply
 from bounded.contracts.balrog_presets import BALROG_HISTORY
+from bounded.contracts.replies import balrog_candidate, instruction, parse_reply
 from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     INVALID_KEY,
@@ -122,6 +122,8 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
 
     def __init__(self, **settings: object) -> None:
         self.config = BalrogConfig.model_validate(settings)
+        self.paper_temperature: float | None = self.config.temperature
+        self.paper_max_tokens: int | None = self.config.max_tokens
         self.instructions = ""
         self.events: deque[Event] = deque(maxlen=2 * self.config.max_text_history)
         self._current_text = ""
@@ -134,14 +136,6 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self._count: TokenCounter = approx_tokens
         self._exact: Callable[[list[dict[str, str]]], tuple[list[int], Any]] | None = None
         self.reasoning_chars = reasoning_chars_in_force(self.config.reasoning_chars)
-
-    @property
-    def paper_temperature(self) -> float | None:  # type: ignore[override]
-        return self.config.temperature
-
-    @property
-    def paper_max_tokens(self) -> int | None:  # type: ignore[override]
-        return self.config.max_tokens
 
     def max_reply_tokens(self, model: Model) -> int | None:
         """The cap on a reply's tokens on `model`: `reply_tokens` where it declares a

@@ -23,10 +23,10 @@ is free text, read by the rule of the method the contract reproduces:
   (`ROBUST_COT_MISSING`), which no game has.
 
 BALROG's extracted action is matched exactly against the legal actions' ids, then their
-labels (BALROG's `check_action_validity`: `candidate in language_action_space`); an action whose arguments the agent must fill in cannot be named by
-a BALROG rule. An action outside the legal set is an invalid action
-(`bounded.contracts._reply.NotLegalError`, recorded on the decision as `invalid_actions`):
-what runs instead is the contract's fallback rule.
+labels (BALROG's `check_action_validity`: `candidate in language_action_space`); an action
+whose arguments the agent must fill in cannot be named by a BALROG rule. An action outside
+the legal set is an invalid action (`bounded.contracts._reply.NotLegalError`, recorded on
+the decision as `invalid_actions`): what runs instead is the contract's fallback rule.
 """
 
 from __future__ import annotations
