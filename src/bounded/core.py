@@ -124,15 +124,16 @@ def approx_tokens(text: str) -> int:
     return len(_TOKEN_PATTERN.findall(text))
 
 
-OWN_MESSAGE_LAYER = "instruction"
-"""The layer of a segment that is always a message of its own, never merged with a neighbour
-of the same role (BALROG's instruction prompt: the first user message, followed by the first
-observation as another). Kept in the layer, so an archived prompt renders the same again."""
+OWN_MESSAGE_LAYERS: Final = frozenset({"instruction", "events"})
+"""The layers whose segments are each a message of their own, never merged with a neighbour
+of the same role: BALROG's instruction prompt (the first user message, followed by the
+first observation as another) and its history's events (two observations in a row stay two
+messages). Kept in the layer, so an archived prompt renders the same again."""
 
 
 class Prompt(BaseModel):
     """An ordered list of segments. Consecutive segments with the same role form one message,
-    except a segment of `OWN_MESSAGE_LAYER`."""
+    except segments of `OWN_MESSAGE_LAYERS`."""
 
     segments: list[Segment] = Field(default_factory=list)
 
@@ -144,7 +145,9 @@ class Prompt(BaseModel):
         merged: list[dict[str, str]] = []
         previous: Segment | None = None
         for segment in self.segments:
-            alone = OWN_MESSAGE_LAYER in (segment.layer, previous.layer if previous else "")
+            alone = segment.layer in OWN_MESSAGE_LAYERS or (
+                previous is not None and previous.layer in OWN_MESSAGE_LAYERS
+            )
             previous = segment
             if merged and merged[-1]["role"] == segment.role and not alone:
                 merged[-1]["content"] += "\n\n" + segment.text

@@ -184,3 +184,12 @@ def test_a_resumed_contract_builds_the_same_prompt() -> None:
     again.reset(episode(instructions="Walk."))
     again.restore_memory(contract.memory_snapshot())
     assert again.assemble(observation(2)) == contract.assemble(observation(2))
+
+
+def test_a_reply_that_names_nothing_leaves_no_action_in_the_history() -> None:
+    messages = play("balrog-naive", ["go", "42!", "go"]).assemble(observation(3)).messages()
+    assert [m["role"] for m in messages] == [
+        "user", "user", "assistant", "user", "user", "assistant", "user",
+    ]  # fmt: skip
+    assert messages[4]["content"].startswith("Observation:\n" + INVALID_FEEDBACK.format(
+        action="stay"))  # fmt: skip

@@ -5,14 +5,15 @@
 Each prompt is BALROG's:
 
 1. the environment's instruction prompt, as the **first user message** (its own message,
-   not merged with what follows; `bounded.core.OWN_MESSAGE_LAYER`);
-2. the newest events of a deque of `2 * max_text_history` (32) events, oldest first:
-   past observations as user messages `Observation:\\n<text>` (the observation's text
-   alone, without its legal list or the reply instruction) and past actions as assistant
-   messages: the action the agent extracted from its reply (even one that was not
-   legal: BALROG resends `response.completion`), or, for the newest `max_cot_history`
-   replies of an agent that keeps its reasoning (BALROG's cot agent; its robust cot agent
-   keeps none), `Previous plan:\\n<the whole reply>`;
+   not merged with what follows; `bounded.core.OWN_MESSAGE_LAYERS`);
+2. the newest events of a deque of `2 * max_text_history` (32) events, oldest first, each
+   a message of its own (layer `events`): past observations as user messages
+   `Observation:\\n<text>` (the observation's text alone, without its legal list or the
+   reply instruction) and past actions as assistant messages: the action the agent
+   extracted from its reply (even one that was not legal: BALROG resends
+   `response.completion`; an empty one it does not record), or, for the newest
+   `max_cot_history` replies of an agent that keeps its reasoning (BALROG's cot agent; its
+   robust cot agent keeps none), `Previous plan:\\n<the whole reply>`;
 3. the current observation, `Current Observation:\\n<text>`, then its legal list, then the
    agent's closing instruction (`bounded.contracts.replies`).
 
@@ -46,7 +47,6 @@ from bounded.contracts.reply_settings import ReplySettings
 from bounded.core import (
     INVALID_KEY,
     JSON,
-    OWN_MESSAGE_LAYER,
     Completion,
     Decision,
     EpisodeContext,
@@ -198,15 +198,15 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
     def _prompt(self, past: list[Event], current: str) -> Prompt:
         prompt = Prompt()
         if self.instructions:
-            prompt.add(OWN_MESSAGE_LAYER, "user", self.instructions)
+            prompt.add("instruction", "user", self.instructions)
         plans = self._plans(past)
         for index, event in enumerate(past):
             if event["type"] == "observation":
-                prompt.add("history", "user", PAST_OBSERVATION + event["text"])
+                prompt.add("events", "user", PAST_OBSERVATION + event["text"])
             elif index in plans:
-                prompt.add("history", "assistant", PREVIOUS_PLAN + event["reasoning"])
+                prompt.add("events", "assistant", PREVIOUS_PLAN + event["reasoning"])
             else:
-                prompt.add("history", "assistant", event["action"])
+                prompt.add("events", "assistant", event["action"])
         prompt.add("observation", "user", current)
         return prompt
 
@@ -253,9 +253,10 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         self.events.append({"type": "observation", "text": self._current_text or obs.text})
-        self.events.append(
-            {"type": "action", "action": self._candidate, "reasoning": self._reasoning}
-        )
+        if self._candidate:  # BALROG records no action its agent extracted as empty
+            self.events.append(
+                {"type": "action", "action": self._candidate, "reasoning": self._reasoning}
+            )
         unusable = not decision.actions or bool(decision.parse_error)
         self._fell_back = str(decision.extra.get("fallback_action", "")) if unusable else None
         self._candidate, self._reasoning, self._current_text = "", None, ""
