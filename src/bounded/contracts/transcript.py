@@ -50,8 +50,8 @@ class TranscriptConfig(ReplySettings):
 
     text_rule: TextRule = "json-block"
     """How a `text` reply is read (`bounded.contracts.replies`): `json-block` (reasoning,
-    then the reply object), or BALROG's agents' `balrog-naive`, `balrog-cot`,
-    `balrog-robust` (the `balrog-*` presets)."""
+    then the reply object), or one of BALROG's agents' rules (`balrog-naive`, ...; the
+    `balrog-*` presets play them in the `balrog` contract, with BALROG's own history)."""
     reasoning: bool = True
     """Ask for a reasoning field before the action."""
     reasoning_chars: ReasoningChars = "model"
