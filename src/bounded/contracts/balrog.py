@@ -187,13 +187,32 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
             current += "\n\n" + render_legal(obs)
         current += "\n\n" + self.closing(obs)
         past = list(self.events)[-(2 * self.config.max_text_history - 1) :]  # + current: 32
-        kept = len(past)
-        prompt = self._prompt(past, current)
+        kept = self._events_that_fit(past, current)
+        prompt = self._prompt(past[len(past) - kept :], current)
         while kept and not self._fits(prompt):
             kept -= 1
             prompt = self._prompt(past[len(past) - kept :], current)
         self._dropped = len(past) - kept
         return prompt
+
+    def _events_that_fit(self, past: list[Event], current: str) -> int:
+        """How many of the newest events fit the budget by the per-message count (all of
+        them without a budget); `_fits` then checks the prompt as the model reads it."""
+        if self._budget is None:
+            return len(past)
+        room = self._budget - self._count(self.instructions) - self._count(current)
+        room -= 2 * MESSAGE_OVERHEAD_TOKENS
+        kept = 0
+        for event in reversed(past):
+            text = event["text"] if event["type"] == "observation" else event["action"]
+            cost = self._count(text) + MESSAGE_OVERHEAD_TOKENS
+            if event["type"] == "action" and event["reasoning"] is not None:
+                cost = max(cost, self._count(event["reasoning"]) + MESSAGE_OVERHEAD_TOKENS)
+            if cost > room:
+                break
+            room -= cost
+            kept += 1
+        return kept
 
     def _prompt(self, past: list[Event], current: str) -> Prompt:
         prompt = Prompt()
