@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", default=list(CHALLENGES), choices=CHALLENGES)
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     parser.add_argument("--settings", type=json.loads, default=None,
-                        help='TextWorld settings replacing BALROG\'s, e.g. \'{"level": 3}\'')  # fmt: skip
+                        help="TextWorld settings replacing BALROG's (JSON)")  # fmt: skip
     parser.add_argument("--timeout", type=int, default=textworld_games.GENERATION_TIMEOUT_S,
                         help="Seconds one generation may take.")  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
