@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import bounded.envs.textworld.games as textworld_games
-from bounded.analysis.balrog import balrog_summary, balrog_table_rows
+from bounded.analysis.balrog import balrog_summary, balrog_table_rows, summaries_json
 from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.contracts.expert import ExpertContract
@@ -111,7 +111,7 @@ def main() -> None:
     for row in balrog_table_rows(summaries):
         print(" | ".join(row))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    report = {"summary": summaries, "failures": failures,
+    report = {"summary": summaries_json(summaries), "failures": failures,
               "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
     write_result(args.out, report, started_at)
 

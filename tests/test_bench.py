@@ -64,6 +64,10 @@ TINY: dict[str, Arguments] = {
     "rehearsal": lambda d, _: [
         "--games", "1", "--steps", "1", "--latency", "0", "--out", f"{d}/out.json",
     ],
+    "textworld_first_use": lambda d, _: [
+        "--tasks", "coin_collector", "--seeds", "1", "--settings", '{"level": 3}',
+        "--out", f"{d}/out.json",
+    ],
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],

@@ -124,8 +124,16 @@ def approx_tokens(text: str) -> int:
     return len(_TOKEN_PATTERN.findall(text))
 
 
+OWN_MESSAGE_LAYERS: Final = frozenset({"instruction", "events"})
+"""The layers whose segments are each a message of their own, never merged with a neighbour
+of the same role: BALROG's instruction prompt (the first user message, followed by the
+first observation as another) and its history's events (two observations in a row stay two
+messages). Kept in the layer, so an archived prompt renders the same again."""
+
+
 class Prompt(BaseModel):
-    """An ordered list of segments. Consecutive segments with the same role form one message."""
+    """An ordered list of segments. Consecutive segments with the same role form one message,
+    except segments of `OWN_MESSAGE_LAYERS`."""
 
     segments: list[Segment] = Field(default_factory=list)
 
@@ -135,8 +143,13 @@ class Prompt(BaseModel):
 
     def messages(self) -> list[dict[str, str]]:
         merged: list[dict[str, str]] = []
+        previous: Segment | None = None
         for segment in self.segments:
-            if merged and merged[-1]["role"] == segment.role:
+            alone = segment.layer in OWN_MESSAGE_LAYERS or (
+                previous is not None and previous.layer in OWN_MESSAGE_LAYERS
+            )
+            previous = segment
+            if merged and merged[-1]["role"] == segment.role and not alone:
                 merged[-1]["content"] += "\n\n" + segment.text
             else:
                 merged.append({"role": segment.role, "content": segment.text})
@@ -530,7 +543,13 @@ ReplyMode = Literal["constrained", "json", "text"]
 REPLY_MODES: Final = ("constrained", "json", "text")
 
 TextRule = Literal[
-    "decision-tag", "json-block", "action-tags", "balrog-naive", "balrog-cot", "balrog-robust"
+    "decision-tag",
+    "json-block",
+    "action-tags",
+    "balrog-naive",
+    "balrog-cot",
+    "balrog-robust",
+    "balrog-robust-cot",
 ]
 """How a `text` reply is read: the method's own rule (`bounded.contracts.replies`). A model
 that reads the reply's form (`reads_reply_schema`: the scripted model, the embedded model's
@@ -606,7 +625,8 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`paper_temperature`, `env_options`, `action_rate_bound`, `propose`, `fallback_policy`,
+    (`paper_temperature`, `paper_max_tokens`, `max_reply_tokens`, `env_options`,
+    `action_rate_bound`, `propose`, `fallback_policy`,
     `counterfactual_schema`, `postrun`,
     `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
     their defaults."""
@@ -615,6 +635,14 @@ class Contract(Protocol):
     paper_temperature: float | None
     """The sampling temperature the contract's paper plays at, for a game whose spec sets
     none; None: the spec's (or 0)."""
+    paper_max_tokens: int | None
+    """The reply token limit the contract's paper plays at (BALROG's 8,192), for a game
+    whose spec sets none; None: the spec's."""
+
+    def max_reply_tokens(self, model: Model) -> int | None:
+        """The most tokens a reply may take on `model` (a cap below the game's limit that
+        the model's context window requires; recorded with the run), or None: no cap."""
+        ...
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """The environment options the contract plays at, completed from the spec's (or a
@@ -710,6 +738,11 @@ class ContractBase:
 
     name: str = "contract"
     paper_temperature: float | None = None
+    paper_max_tokens: int | None = None
+
+    def max_reply_tokens(self, model: Model) -> int | None:
+        """Default: no cap of the contract's own."""
+        return None
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers | None:
@@ -796,6 +829,7 @@ class ContractWrapper:
         self.inner = inner
         self.name = inner.name
         self.paper_temperature = inner.paper_temperature
+        self.paper_max_tokens = inner.paper_max_tokens
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "inner":  # not yet set (copy, unpickling): never recurse
@@ -807,6 +841,9 @@ class ContractWrapper:
 
     def action_rate_bound(self) -> float | None:
         return self.inner.action_rate_bound()
+
+    def max_reply_tokens(self, model: Model) -> int | None:
+        return self.inner.max_reply_tokens(model)
 
     def reset(self, episode: EpisodeContext) -> None:
         self.inner.reset(episode)

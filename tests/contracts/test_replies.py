@@ -17,6 +17,8 @@ from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.contracts.replies import (
+    BALROG_NAIVE_NOTE,
+    ROBUST_COT_MISSING,
     balrog_candidate,
     last_json_object,
     parse_balrog,
@@ -176,10 +178,11 @@ def test_an_exploration_reply_without_a_legal_name_is_a_parse_error_and_names_th
     ("rule", "text", "action"),
     [
         ("balrog-naive", "go forward", "go forward"),
-        ("balrog-naive", "  turn left.\n", "turn left"),
+        ("balrog-naive", "turn left.", "turn left"),
         ("balrog-cot", "The wall is ahead, so turn.\nACTION: turn right", "turn right"),
         ("balrog-robust", "Think: wall.\n<|ACTION|>turn left<|END|>", "turn left"),
         ("balrog-robust", "go forward", "go forward"),  # no tag: the whole reply
+        ("balrog-robust-cot", "Think.\n<|ACTION|>turn left<|END|>", "turn left"),
     ],
 )  # fmt: skip
 def test_balrogs_rules_extract_the_action(rule, text, action):
@@ -193,6 +196,8 @@ def test_balrogs_rules_extract_the_action(rule, text, action):
         ("balrog-naive", "Go forward!", "Go forward"),  # exact, as BALROG's vocabulary check
         ("balrog-cot", "I go. ACTION: jump", "jump"),
         ("balrog-robust", "<|ACTION|>turn around<|END|>", "turn around"),
+        ("balrog-naive", "  turn left\n", "  turn left\n"),  # untrimmed, as BALROG's
+        ("balrog-robust-cot", "turn left", ROBUST_COT_MISSING),  # no tag: BALROG's placeholder
     ],
 )  # fmt: skip
 def test_balrogs_rules_record_an_illegal_action(rule, text, candidate):
@@ -212,9 +217,9 @@ def test_balrog_naive_plays_the_default_action_and_says_so_next(tmp_path):
     assert decisions[1].info["fallback_action"] == "go forward"
     prompts = [call["messages"][-1]["content"] for call in model.calls]
     note = "Your previous output did not contain a valid action. Defaulted to action: go forward"
-    assert prompts[2].startswith(note) and not prompts[1].startswith("Your previous")
+    assert note in prompts[2] and note not in prompts[1]
     assert all(call["constraint"] is None for call in model.calls)
-    assert prompts[0].endswith("Action:")  # BALROG's naive instruction closes the prompt
+    assert prompts[0].endswith(BALROG_NAIVE_NOTE)  # BALROG's naive instruction closes it
     assert run.model_params["reply"]["mode"] == "text"
 
 
@@ -231,7 +236,7 @@ def test_a_cot_reply_is_resent_as_its_action_beyond_the_newest():
     replies = [
         m["content"] for m in contract.assemble(BABYAI).messages() if m["role"] == "assistant"
     ]
-    assert replies == ["turn left", "turn left", "thought 2\nACTION: turn left"]
+    assert replies == ["turn left", "turn left", "Previous plan:\nthought 2\nACTION: turn left"]
 
 
 # -- the modes themselves ----------------------------------------------------------------

@@ -1,13 +1,15 @@
 """BALROG's protocol on a bounded archive: its table and its results folder.
 
 `balrog_summary` computes what BALROG's `collect_and_summarize_results` computes
-(`balrog/utils.py`), per agent (a run's tag): each environment's mean progression over
+(`balrog/utils.py`), per agent: the runs of one tag, model and experiment (one BALROG
+results folder each; `AgentKey`). Each environment's mean progression over
 its episodes and the standard error `sqrt(sum (x - mean)^2 / n) / sqrt(n)` (the
 population deviation; 0 for one episode), per task likewise, the average over the
 environments of their means, and its standard error `sqrt(sum se_env^2) / n_envs`; all
-in percent. `write_results` lays the runs out as BALROG's results folder: one JSON per
-episode under `<agent>/<env>/<task>/`, `<env>_summary.json` per environment and
-`summary.json` per agent.
+in percent. `write_results` lays the runs out as BALROG's results folder, one per agent
+under `[<experiment>/]<tag>/<model>/`: one JSON per episode under `<env>/<task>/` with
+every field BALROG's evaluator writes (`episode_log`), `<env>_summary.json` per
+environment and `summary.json`.
 
 Environment names are BALROG's (`nle`, `minihack`, `babyai`, `crafter`, `textworld`),
 from each environment's record (`bounded.env_records`, its `balrog`); a run's task is its
@@ -19,14 +21,53 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bounded.analysis.parity import ParityReport, parity_of_runs
-from bounded.core import JSON, ConfigError, RunRecord
+from bounded.core import INVALID_KEY, JSON, ConfigError, DecisionRecord, RunRecord
 from bounded.env_records import BalrogTasks, env_record
+
+ENV_STATS: dict[str, tuple[str, ...]] = {
+    "nle": ("episode_return", "score", "depth", "gold", "experience_level", "time",
+            "dlvl_list", "xplvl_list", "highest_achievement", "progression", "end_reason"),
+    "minihack": ("episode_return", "progression", "end_reason"),
+    "babyai": ("mission", "progression"),
+    "crafter": ("score", "progression", "achievements"),
+    "textworld": ("progression",),
+}  # fmt: skip
+"""The fields of each environment's `get_stats()` that BALROG's evaluator adds to an
+episode's file; each is written where the run's outcome has it (under that name, or
+`ended_by` for `end_reason`)."""
+
+Decisions = Callable[[str], list[DecisionRecord]]
+"""A run id -> its decisions (`Archive.decisions`), for the per-action fields."""
+
+
+class AgentKey(NamedTuple):
+    """What makes one agent of BALROG's table: one results folder."""
+
+    tag: str
+    model: str
+    experiment: str
+
+    @property
+    def label(self) -> str:
+        return " · ".join(part for part in self if part)
+
+    @property
+    def folder(self) -> Path:
+        """`[<experiment>/]<tag>/<model>`, each part safe as a file name."""
+        parts = [self.experiment] if self.experiment else []
+        return Path(*(safe_name(part) for part in [*parts, self.tag, self.model]))
+
+
+def safe_name(text: str) -> str:
+    """`text` as one path component: anything but letters, digits, `.`, `-`, `_` as `_`."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text) or "_"
 
 
 def balrog_tasks(env_id: str) -> BalrogTasks | None:
@@ -127,18 +168,40 @@ def agent_name(run: RunRecord) -> str:
     return run.tag or run.contract
 
 
-def balrog_summary(runs: Iterable[RunRecord]) -> dict[str, JSON]:
-    """Agent (a run's tag) -> its BALROG summary."""
-    by_agent: dict[str, list[RunRecord]] = defaultdict(list)
+def agent_key(run: RunRecord) -> AgentKey:
+    return AgentKey(agent_name(run), run.model, run.experiment)
+
+
+def select(
+    runs: Iterable[RunRecord], *, experiment: str | None = None, model: str | None = None
+) -> list[RunRecord]:
+    """The completed runs of BALROG's environments, of one experiment and one model where
+    named."""
+    return [
+        run
+        for run in balrog_runs(runs)
+        if experiment in (None, run.experiment) and model in (None, run.model)
+    ]
+
+
+def balrog_summary(runs: Iterable[RunRecord]) -> dict[AgentKey, JSON]:
+    """Agent (tag, model, experiment) -> its BALROG summary."""
+    by_agent: dict[AgentKey, list[RunRecord]] = defaultdict(list)
     for run in balrog_runs(runs):
-        by_agent[agent_name(run)].append(run)
+        by_agent[agent_key(run)].append(run)
     return {agent: agent_summary(agent_runs) for agent, agent_runs in sorted(by_agent.items())}
 
 
-def balrog_table_rows(summaries: dict[str, JSON]) -> list[list[str]]:
-    """Rows of BALROG's table: agent, each environment's mean +- error, the average."""
+def summaries_json(summaries: dict[AgentKey, JSON]) -> dict[str, JSON]:
+    """The summaries keyed by each agent's label (`tag · model · experiment`), for JSON."""
+    return {agent.label: summary for agent, summary in summaries.items()}
+
+
+def balrog_table_rows(summaries: dict[AgentKey, JSON]) -> list[list[str]]:
+    """Rows of BALROG's table: agent, model, experiment, each environment's mean +- error,
+    the average."""
     envs = sorted({env for s in summaries.values() for env in s["environments"]})
-    rows = [["agent", *envs, "average"]]
+    rows = [["agent", "model", "experiment", *envs, "average"]]
     for agent, summary in summaries.items():
         cells = []
         for env in envs:
@@ -150,61 +213,97 @@ def balrog_table_rows(summaries: dict[str, JSON]) -> list[list[str]]:
                 else "—"
             )
         average = f"{summary['average_progress']:.1f} ± {summary['standard_error']:.1f}"
-        rows.append([agent, *cells, average])
+        rows.append([agent.tag, agent.model, agent.experiment or "—", *cells, average])
     return rows
 
 
 def balrog_parity(runs: Iterable[RunRecord]) -> ParityReport:
-    """The parity report of the agents (run tags), compared within each environment."""
+    """The parity report of the agents, compared within each environment."""
     cells: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for run in balrog_runs(runs):
-        cells[(agent_name(run), balrog_env(run))].append(run)
+        cells[(agent_key(run).label, balrog_env(run))].append(run)
     return parity_of_runs(
         (agent, {"env": env}, found) for (agent, env), found in sorted(cells.items())
     )
 
 
-def episode_log(run: RunRecord, index: int) -> JSON:
-    """One episode in the shape of BALROG's `<task>_run_XX.json`."""
+def env_stats(run: RunRecord) -> JSON:
+    """The environment's `get_stats()` fields BALROG writes, from the run's outcome."""
+    outcome = run.outcome
+    found: JSON = {}
+    for key in ENV_STATS[balrog_env(run)]:
+        source = "ended_by" if key == "end_reason" and key not in outcome else key
+        if source in outcome:
+            found[key] = outcome[source]
+    found["progression"] = _progression(run)
+    return found
+
+
+def action_fields(decisions: list[DecisionRecord]) -> JSON:
+    """BALROG's per-action fields of an episode: how often each action ran
+    (`action_frequency`) and every reply's action that was not legal (`failed_candidates`)."""
+    frequency: dict[str, int] = defaultdict(int)
+    failed: list[str] = []
+    for decision in decisions:
+        for action in decision.actions:
+            frequency[action.id] += 1
+        failed.extend(str(name) for name in decision.info.get(INVALID_KEY, []))
+    return {"action_frequency": dict(frequency), "failed_candidates": failed}
+
+
+def episode_log(run: RunRecord, index: int, decisions: list[DecisionRecord]) -> JSON:
+    """One episode in the shape of BALROG's `<task>_run_XX.json`: every field its evaluator
+    writes, then bounded's own (`end_reason`, `bounded_run_id`, `episode_index`)."""
     outcome: dict[str, Any] = dict(run.outcome)
     return {
         "task": run_task(run),
+        **action_fields(decisions),
         "input_tokens": run.prompt_tokens,
         "output_tokens": run.completion_tokens,
         "done": outcome.get("ended_by") not in (None, "running"),
         "episode_return": float(outcome.get("reward", outcome.get("score", 0.0)) or 0.0),
         "num_steps": run.decisions,
-        "progression": _progression(run),
+        **env_stats(run),
+        "process_num": None,
         "seed": run.seed,
         "agent": {"type": run.contract, "tag": run.tag, **run.contract_config},
-        "client": {"model_id": run.model},
+        "client": {"model_id": run.model, "generate_kwargs": _generate_kwargs(run)},
         "end_reason": outcome.get("ended_by"),
         "bounded_run_id": run.run_id,
         "episode_index": index,
     }
 
 
-def write_results(runs: Iterable[RunRecord], out: str | Path) -> list[Path]:
-    """BALROG's results folder, one per agent: `out/<agent>/<env>/<task>/<task>_run_XX.json`,
-    `out/<agent>/<env>/<env>_summary.json` and `out/<agent>/summary.json`."""
+def _generate_kwargs(run: RunRecord) -> JSON:
+    params = run.model_params
+    return {key: params[key] for key in ("temperature", "max_tokens") if key in params}
+
+
+def write_results(
+    runs: Iterable[RunRecord], out: str | Path, decisions: Decisions | None = None
+) -> list[Path]:
+    """BALROG's results folder of each agent: `out/<agent folder>/<env>/<task>/
+    <task>_run_XX.json`, `<env>/<env>_summary.json` and `summary.json` (`AgentKey.folder`).
+    `decisions` gives each run's decisions for the per-action fields (empty without)."""
     root = Path(out)
     written: list[Path] = []
     chosen = balrog_runs(runs)
     summaries = balrog_summary(chosen)
-    counters: dict[tuple[str, str, str], int] = defaultdict(int)
-    for run in sorted(chosen, key=lambda r: (agent_name(r), r.env_id, run_task(r), r.seed)):
+    counters: dict[tuple[AgentKey, str, str], int] = defaultdict(int)
+    for run in sorted(chosen, key=lambda r: (agent_key(r), r.env_id, run_task(r), r.seed)):
         env, task = balrog_env(run), run_task(run)
-        key = (agent_name(run), env, task)
+        key = (agent_key(run), env, task)
         index = counters[key]
         counters[key] += 1
         safe_task = task.replace("/", "_")
-        path = root / key[0] / env / safe_task / f"{safe_task}_run_{index:02d}.json"
-        written.append(_write(path, episode_log(run, index)))
+        path = root / key[0].folder / env / safe_task / f"{safe_task}_run_{index:02d}.json"
+        played = decisions(run.run_id) if decisions is not None else []
+        written.append(_write(path, episode_log(run, index, played)))
     for agent, summary in summaries.items():
         for env, details in summary["environment_details"].items():
-            written.append(_write(root / agent / env / f"{env}_summary.json", details))
+            written.append(_write(root / agent.folder / env / f"{env}_summary.json", details))
         top = {k: v for k, v in summary.items() if k != "environment_details"}
-        written.append(_write(root / agent / "summary.json", top))
+        written.append(_write(root / agent.folder / "summary.json", top))
     return written
 
 
@@ -215,6 +314,9 @@ def _write(path: Path, data: JSON) -> Path:
 
 
 __all__ = [
+    "ENV_STATS",
+    "AgentKey",
+    "action_fields",
     "agent_summary",
     "balrog_env",
     "balrog_parity",
@@ -224,5 +326,7 @@ __all__ = [
     "env_summary",
     "mean_and_error",
     "run_task",
+    "select",
+    "summaries_json",
     "write_results",
 ]

@@ -285,21 +285,30 @@ def analyze(
 
 def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) -> None:
     """BALROG's table: progression per environment (mean ± standard error as BALROG
-    computes them) and the average over environments, one row per agent (run tag); the
-    parity report of the agents per environment under it (`--json`: `{"summary": ...,
-    "parity": ...}`)."""
+    computes them) and the average over environments, one row per agent (run tag, model
+    and experiment); the parity report of the agents per environment under it (`--json`:
+    `{"summary": ..., "parity": ...}`, the summaries keyed `tag · model · experiment`).
+    An archive holding a game twice is refused, as by every table."""
     import json
 
-    from bounded.analysis.balrog import balrog_parity, balrog_summary, balrog_table_rows
+    from bounded.analysis.balrog import (
+        balrog_parity,
+        balrog_summary,
+        balrog_table_rows,
+        summaries_json,
+    )
+    from bounded.runner.spec import check_no_duplicates
 
     with Archive(archive, read_only=True) as store:
         runs = filtered_runs(store, archive, experiment=experiment)
+    check_no_duplicates(runs)
     summaries = balrog_summary(runs)
     if not summaries:
         raise ConfigError(f"{archive} holds no completed runs of BALROG's environments")
     parity = balrog_parity(runs)
     if as_json:
-        print(json.dumps({"summary": summaries, "parity": parity.model_dump()}, indent=2))
+        print(json.dumps({"summary": summaries_json(summaries), "parity": parity.model_dump()},
+                         indent=2))  # fmt: skip
         return
     header, *rows = balrog_table_rows(summaries)
     view = Table(title="BALROG progression (%), mean ± standard error")

@@ -27,6 +27,7 @@ from bounded.cli._options import (
 )
 from bounded.cli._output import console
 from bounded.cli.analyze import table_options
+from bounded.core import ConfigError
 
 
 def report(
@@ -105,9 +106,14 @@ def export(
     out: Annotated[Path, typer.Option("-o", "--out", help="Directory to write into.")] = Path(
         "export"
     ),
+    experiment: Annotated[
+        str | None, typer.Option(help="balrog: only the runs of this experiment.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="balrog: only the runs of this model.")] = None,
 ) -> None:
     """Write runs and decisions (with their prompts) as JSONL or Parquet, the runs of
-    BALROG's environments as BALROG's results folder, or a summary of the runs."""
+    BALROG's environments as BALROG's results folder (one per tag, model and experiment),
+    or a summary of the runs."""
     from bounded.analysis.export import export_archive
 
     if format == "summary":
@@ -116,15 +122,30 @@ def export(
         console.print(f"wrote {write_summary(existing_archive(archive), out)}")
         return
     if format == "balrog":
-        from bounded.analysis.balrog import write_results
-
-        with Archive(existing_archive(archive), read_only=True) as store:
-            written = write_results(store.runs(), out)
-        console.print(f"wrote {len(written)} files under {out}")
+        export_balrog(existing_archive(archive), out, experiment=experiment, model=model)
         return
-
+    if experiment is not None or model is not None:
+        raise ConfigError("--experiment and --model filter the balrog format only")
     for path in export_archive(existing_archive(archive), out, format):
         console.print(f"wrote {path}")
+
+
+def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: str | None) -> None:
+    """BALROG's results folders of the archive's runs (refused, one line, where a cell holds
+    a game twice or the filters leave no run)."""
+    from bounded.analysis.balrog import select, write_results
+    from bounded.runner.spec import check_no_duplicates
+
+    with Archive(archive, read_only=True) as store:
+        runs = select(store.runs(), experiment=experiment, model=model)
+        check_no_duplicates(runs)
+        if not runs:
+            raise ConfigError(f"{archive} holds no completed runs of BALROG's environments"
+                              " under these filters")  # fmt: skip
+        written = write_results(
+            runs, out, lambda run_id: store.decisions(run_id, with_segments=False)
+        )
+    console.print(f"wrote {len(written)} files under {out}")
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

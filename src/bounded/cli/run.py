@@ -63,7 +63,7 @@ def run(
         int | None,
         typer.Option(
             help=f"Reply token limit (default {DEFAULT_MAX_TOKENS}; workbench "
-            f"{WORKBENCH_MAX_TOKENS}).",
+            f"{WORKBENCH_MAX_TOKENS}; the balrog agents BALROG's 8192).",
             min=1,
         ),
     ] = None,
@@ -71,7 +71,7 @@ def run(
         float | None,
         typer.Option(
             help="Sampling temperature (default: the contract's, 0.1 for episodic and summary "
-            "as their papers; else 0).",
+            "as their papers, 1.0 for the balrog agents as BALROG; else 0).",
             min=0.0,
         ),
     ] = None,

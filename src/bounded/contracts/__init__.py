@@ -33,6 +33,7 @@ CONTRACTS = Registry(
     "bounded.contracts",
     {
         "transcript": "bounded.contracts.transcript:TranscriptContract",
+        "balrog": "bounded.contracts.balrog:BalrogContract",
         "state": "bounded.contracts.state:StateContract",
         "summary": "bounded.contracts.summary:SummaryContract",
         "typed": "bounded.contracts.typed:TypedContract",
@@ -112,7 +113,7 @@ def _register_our_presets() -> None:
     """Our presets: each method's condition tags (data in the preset modules, which
     import nothing from this one, so there is no cycle)."""
     for tag, overrides in BALROG_PRESETS.items():
-        register_preset(tag, "transcript", overrides)
+        register_preset(tag, "balrog", overrides)
     for tag, overrides in EPISODIC_PRESETS.items():
         register_preset(tag, "episodic", overrides)
     for tag, (contract, overrides) in MEMORY_PRESETS.items():

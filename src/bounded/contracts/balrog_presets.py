@@ -1,34 +1,25 @@
-"""BALROG's agents as presets of the transcript contract, so a table can set our
-contracts beside the baselines BALROG reports.
+"""BALROG's four agents as presets of the `balrog` contract (`bounded.contracts.balrog`:
+BALROG's history prompt builder, its instruction as the first user message, its client
+settings), so a table can set our contracts beside the baselines BALROG reports.
 
-- `balrog-naive` (BALROG's `naive`): the instructions, the newest 16 observation/action
-  turns, the observation; the reply is the action alone;
-- `balrog-cot` (`cot`): the same with reasoning before the action; only the newest reply
-  keeps its reasoning (`max_cot_history = 1`), older ones are resent as their action;
-- `balrog-robust-naive` (`robust_naive`): `balrog-naive` with BALROG's strict wording
-  (exactly one listed action, nothing else);
-- `balrog-robust-cot` (`robust_cot`): `balrog-cot` with the same strict wording.
+- `balrog-naive` (BALROG's `naive`): the reply is the action (letters, whitespace and
+  colons kept, untrimmed);
+- `balrog-cot` (`cot`): reasoning, then `ACTION: <action>`; the newest reply is resent
+  whole as `Previous plan:` (`max_cot_history = 1`), older ones as their action;
+- `balrog-robust-naive` (`robust_naive`): the action inside `<|ACTION|>...<|END|>`, else
+  the whole reply;
+- `balrog-robust-cot` (`robust_cot`): reasoning, then the tagged action; no reasoning is
+  resent (BALROG's robust cot agent records none), and a reply without the tag names
+  BALROG's placeholder, an invalid action.
 
-All four reply in free text (`reply = "text"`), read by their agent's rule
-(`bounded.contracts.replies`): `balrog-naive` keeps the reply's letters, spaces and colons,
-`balrog-cot` takes what follows the last `ACTION:`, the robust presets read
-`<|ACTION|>...<|END|>` (else the whole reply); each closes its prompt with its agent's
-instruction. The extracted action is matched exactly against the legal actions' ids (then
-labels); anything else is an invalid action (`invalid_actions`), the game's default action
-runs (BALROG's `check_action_validity`: NetHack `esc`, MiniHack `north`, BabyAI `go
-forward`, Crafter `Noop`, TextWorld `help`), and the next observation starts with BALROG's
-`feedback_on_invalid_action` line naming it. `reply = "constrained"` or `"json"` plays the
+All four reply in free text (`reply = "text"`), each closing its prompt with its agent's
+instruction (`bounded.contracts.replies`). `reply = "constrained"` or `"json"` plays the
 same agents on a JSON reply object instead (the robust presets then add `STRICT_NOTE`).
 
-Where they still differ from BALROG's agents (`balrog/agents/`, `balrog/prompt_builder/`):
-
-- past turns are resent as the observations were rendered (with the legal actions and
-  the reply instruction), and past replies as the model wrote them (its action alone,
-  without reasoning, beyond the newest `reasoning_turns`); BALROG resends observations
-  as `Observation:` texts and actions as bare words;
-- the instructions go in a system message (BALROG sends them as the first user message);
-- the 16 turns are also cut to the model's context window (`history_dropped`), as every
-  transcript here is; BALROG has no such cut.
+Where they still differ from BALROG's agents: the observation text and the legal list
+after it are the environment's presentation (BALROG lists its action vocabulary in the
+instruction prompt); the history is cut to a model's context window where the model
+declares one (recorded); see docs/balrog.md.
 """
 
 from __future__ import annotations
@@ -45,28 +36,17 @@ STRICT_NOTE = (
 )
 """BALROG's robust agents' instruction, for a JSON reply."""
 
-_SHARED: dict[str, Any] = {
-    "max_turns": BALROG_HISTORY,
-    "fallback": "game-default",
-    "invalid_feedback": True,
-    "reply": "text",
-}
-
 BALROG_PRESETS: dict[str, dict[str, Any]] = {
-    "balrog-naive": {**_SHARED, "reasoning": False, "text_rule": "balrog-naive"},
+    "balrog-naive": {"text_rule": "balrog-naive"},
     "balrog-cot": {
-        **_SHARED, "reasoning": True, "reasoning_turns": BALROG_COT_HISTORY,
-        "text_rule": "balrog-cot",
+        "text_rule": "balrog-cot", "reasoning": True, "max_cot_history": BALROG_COT_HISTORY,
     },
-    "balrog-robust-naive": {
-        **_SHARED, "reasoning": False, "reply_note": STRICT_NOTE, "text_rule": "balrog-robust",
-    },
+    "balrog-robust-naive": {"text_rule": "balrog-robust", "reply_note": STRICT_NOTE},
     "balrog-robust-cot": {
-        **_SHARED, "reasoning": True, "reasoning_turns": BALROG_COT_HISTORY,
-        "reply_note": STRICT_NOTE, "text_rule": "balrog-robust",
+        "text_rule": "balrog-robust-cot", "reasoning": True, "reply_note": STRICT_NOTE,
     },
 }  # fmt: skip
-"""Tag -> overrides of `TranscriptConfig`."""
+"""Tag -> overrides of `BalrogConfig` (whose defaults are BALROG's `config.yaml`)."""
 
 
-__all__ = ["BALROG_HISTORY", "BALROG_PRESETS", "STRICT_NOTE"]
+__all__ = ["BALROG_COT_HISTORY", "BALROG_HISTORY", "BALROG_PRESETS", "STRICT_NOTE"]

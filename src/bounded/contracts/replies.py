@@ -11,18 +11,22 @@ is free text, read by the rule of the method the contract reproduces:
   object is the decision, the text before it the reasoning;
 - `action-tags` (EpicStar and CoS, Appendix B): prose naming each action as
   `<ACTION NAME>`; every tag, in order, is a decision;
-- `balrog-naive` (BALROG's naive agent): the reply with all but letters, spaces and colons
-  removed is the action;
+- `balrog-naive` (BALROG's naive agent): the reply with all but letters, whitespace and
+  colons removed is the action (untrimmed, as BALROG's: a reply ending in a line break
+  names no action);
 - `balrog-cot` (BALROG's cot agent): reasoning, then `ACTION: <action>`; what follows the
-  last `ACTION:` (letters, spaces and colons) is the action;
-- `balrog-robust` (BALROG's robust agents): the text inside the first
-  `<|ACTION|>...<|END|>`, else the whole reply, is the action.
+  last `ACTION:` (letters, spaces and colons, trimmed) is the action;
+- `balrog-robust` (BALROG's robust naive agent): the text inside the first
+  `<|ACTION|>...<|END|>`, else the whole reply, trimmed, is the action;
+- `balrog-robust-cot` (BALROG's robust cot agent): the text inside the first
+  `<|ACTION|>...<|END|>`; a reply without the tag names BALROG's placeholder
+  (`ROBUST_COT_MISSING`), which no game has.
 
-BALROG's extracted action is matched exactly (after trimming) against the legal actions'
-ids, then their labels; an action whose arguments the agent must fill in cannot be named by
-a BALROG rule. An action outside the legal set is an invalid action
-(`bounded.contracts._reply.NotLegalError`, recorded on the decision as `invalid_actions`):
-what runs instead is the contract's fallback rule.
+BALROG's extracted action is matched exactly against the legal actions' ids, then their
+labels (BALROG's `check_action_validity`: `candidate in language_action_space`); an action
+whose arguments the agent must fill in cannot be named by a BALROG rule. An action outside
+the legal set is an invalid action (`bounded.contracts._reply.NotLegalError`, recorded on
+the decision as `invalid_actions`): what runs instead is the contract's fallback rule.
 """
 
 from __future__ import annotations
@@ -55,8 +59,8 @@ NOT_LETTERS = re.compile(r"[^a-zA-Z\s:]")
 FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 BALROG_NAIVE_NOTE = (
-    "You can only output one of the above actions at a time, and always have to output an "
-    "action until the episode terminates.\nAction:"
+    "You always have to output one of the above actions at a time and no other text. You "
+    "always have to output an action until the episode terminates."
 )
 BALROG_COT_NOTE = (
     "First think about what's the best course of action step by step.\nFinally, provide a "
@@ -65,9 +69,17 @@ BALROG_COT_NOTE = (
 BALROG_ROBUST_NOTE = (
     "You must choose exactly one of the listed actions and output it strictly in the "
     "following format:\n\n<|ACTION|>YOUR_CHOSEN_ACTION<|END|>\n\nReplace YOUR_CHOSEN_ACTION "
-    "with the chosen action."
+    "with the chosen action. Output no other text, explanation, or reasoning."
 )
-"""BALROG's agents' closing instructions, as its naive, cot and robust agents word them."""
+BALROG_ROBUST_COT_NOTE = (
+    "First, think about the best course of action.\nThen, you must choose exactly one of the "
+    "listed actions and output it strictly in the following format:\n\n"
+    "<|ACTION|>YOUR_CHOSEN_ACTION<|END|>\n\nReplace YOUR_CHOSEN_ACTION with the chosen action."
+)
+ROBUST_COT_MISSING = "Failed to obtain a valid action from the reasoning."
+"""BALROG's agents' closing instructions, as its naive, cot, robust naive and robust cot
+agents word them (`balrog/agents/*.py`, BALROG commit af7d1f1); `ROBUST_COT_MISSING` is what
+its robust cot agent names when a reply holds no tag."""
 
 
 def _keys(schema: JSON, *, prose_reasoning: bool = False) -> str:
@@ -98,6 +110,8 @@ def text_instruction(schema: JSON, rule: TextRule) -> str:
         return BALROG_NAIVE_NOTE
     if rule == "balrog-cot":
         return BALROG_COT_NOTE
+    if rule == "balrog-robust-cot":
+        return BALROG_ROBUST_COT_NOTE
     return BALROG_ROBUST_NOTE
 
 
@@ -225,13 +239,15 @@ def parse_json_block(text: str, obs: Observation) -> tuple[Decision, JSON]:
 
 def balrog_candidate(text: str, rule: TextRule) -> str:
     """The action BALROG's agent of this rule extracts from a reply."""
-    if rule == "balrog-robust":
+    if rule in ("balrog-robust", "balrog-robust-cot"):
         match = ROBUST_TAG.search(text)
-        return (match.group(1) if match else text).strip()
+        if match:
+            return match.group(1).strip()
+        return text.strip() if rule == "balrog-robust" else ROBUST_COT_MISSING
     kept = NOT_LETTERS.sub("", text)
     if rule == "balrog-cot":
         return kept.split("ACTION:")[-1].strip()
-    return kept.strip()
+    return kept
 
 
 def match_legal(candidate: str, obs: Observation) -> Action:
@@ -257,7 +273,7 @@ def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
     try:
         decision.actions = [match_legal(candidate, obs)]
     except NotLegalError as exc:
-        decision.parse_error = str(exc) if candidate else "reply names no action"
+        decision.parse_error = str(exc) if candidate.strip() else "reply names no action"
         note_invalid(decision, exc.candidate)
     except ValueError as exc:
         decision.parse_error = clip(str(exc))
@@ -267,7 +283,9 @@ def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
 __all__ = [
     "BALROG_COT_NOTE",
     "BALROG_NAIVE_NOTE",
+    "BALROG_ROBUST_COT_NOTE",
     "BALROG_ROBUST_NOTE",
+    "ROBUST_COT_MISSING",
     "TEXT_RULES",
     "TextRule",
     "balrog_candidate",

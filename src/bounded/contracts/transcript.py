@@ -46,8 +46,8 @@ class TranscriptConfig(ReasoningSettings, FallbackSettings):
 
     text_rule: TextRule = "json-block"
     """How a `text` reply is read (`bounded.contracts.replies`): `json-block` (reasoning,
-    then the reply object), or BALROG's agents' `balrog-naive`, `balrog-cot`,
-    `balrog-robust` (the `balrog-*` presets)."""
+    then the reply object), or one of BALROG's agents' rules (`balrog-naive`, ...; the
+    `balrog-*` presets play them in the `balrog` contract, with BALROG's own history)."""
     max_prompt_tokens: int | None = Field(default=None, ge=64)
     """Prompt budget; when the transcript outgrows it the oldest turns are dropped (and the
     number dropped recorded on the decision). None: the model's context window, if it has

@@ -152,6 +152,7 @@ FRAMES: dict[str, tuple[str, str]] = {
     "action-tags": ("[^<]", 'bounded-tag (" " bounded-tag){0,15}'),
     "balrog-cot": ("[^\\x00]", '"ACTION: " [a-zA-Z :]{1,80}'),
     "balrog-robust": ("[^<]", '"<|ACTION|>" [^<]{1,80} "<|END|>"'),
+    "balrog-robust-cot": ("[^<]", '"<|ACTION|>" [^<]{1,80} "<|END|>"'),
 }
 """Text rule -> the characters its prose may hold, and its frame (GBNF)."""
 

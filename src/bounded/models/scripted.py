@@ -126,6 +126,7 @@ def as_text(reply: JSON, rule: TextRule | None) -> str:
         "json-block": f"{prose}\n```json\n{body}\n```",
         "action-tags": f"{prose}\n" + " ".join(f"<{name}>" for name in names),
         "balrog-robust": f"<|ACTION|>{first}<|END|>",
+        "balrog-robust-cot": f"{prose}\n<|ACTION|>{first}<|END|>",
         "balrog-cot": f"{prose}\nACTION: {first}",
         "balrog-naive": first,
     }

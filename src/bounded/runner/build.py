@@ -58,7 +58,8 @@ def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
     """The spec with the settings the contract plays at filled in: its `env_options` hook
     (EpicStar's and CoS's one-action step) completes the spec's environment options or
     refuses them, before anything is built; its `paper_temperature` sets the temperature of
-    a spec that sets none."""
+    a spec that sets none, its `paper_max_tokens` (BALROG's 8,192) the reply limit of a spec
+    that sets none."""
     update: dict[str, Any] = {}
     options = contract.env_options(resolve_env_id(spec.env), dict(spec.env_options))
     if options != spec.env_options:
@@ -66,6 +67,9 @@ def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
     temperature = contract.paper_temperature
     if temperature is not None and spec.temperature is None:
         update["temperature"] = float(temperature)
+    max_tokens = contract.paper_max_tokens
+    if max_tokens is not None and "max_tokens" not in spec.model_fields_set:
+        update["max_tokens"] = int(max_tokens)
     return spec.model_copy(update=update) if update else spec
 
 
@@ -130,12 +134,21 @@ def build_game(
     return Game(spec=spec, env_id=env_id, env=env, contract=memory, model=llm, models=tiers)
 
 
+def reply_limit(spec: GameSpec, contract: Contract, model: Model) -> int:
+    """The reply token limit of each call: the spec's, unless the contract caps it for this
+    model (`max_reply_tokens`: BALROG's 8,192 on a model whose context window holds less
+    beside the prompt). The spec keeps the limit asked for, the game's identity."""
+    limit = contract.max_reply_tokens(model)
+    return min(spec.max_tokens, int(limit)) if limit is not None else spec.max_tokens
+
+
 def runner_for(
     game: Game, *, archive: Target = None, observer: Observer | None = None
 ) -> EpisodeRunner:
     """The game's runner; its run row carries the game's identity (`bounded.runner.identity`),
     read from the built game before it starts."""
     spec = game.spec
+    max_tokens = reply_limit(spec, game.contract, game.model)
     runner = EpisodeRunner(
         game.env,
         game.contract,
@@ -145,7 +158,7 @@ def runner_for(
         env_id=game.env_id,
         tag=spec.run_tag,
         archive=archive,
-        max_tokens=spec.max_tokens,
+        max_tokens=max_tokens,
         temperature=spec.temperature if spec.temperature is not None else 0.0,
         max_decisions=spec.max_decisions,
         experiment=spec.experiment,
@@ -153,6 +166,12 @@ def runner_for(
         spec=spec.model_dump(mode="json"),
         observer=observer,
     )
+    if max_tokens != spec.max_tokens:
+        runner.run.model_params["max_tokens_cap"] = {
+            "asked": spec.max_tokens,
+            "capped_to": max_tokens,
+            "context_window": game.model.context_window,
+        }
     runner.run.inputs = game_inputs(game.env, game.contract)
     runner.run.identity = identity_hash(spec, runner.run.inputs)
     return runner
@@ -215,5 +234,6 @@ __all__ = [
     "contract_spec",
     "play",
     "play_expert",
+    "reply_limit",
     "run_game",
 ]

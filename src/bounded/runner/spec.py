@@ -74,10 +74,11 @@ class GameSpec(BaseModel):
     cell: str = ""
     """Cell name within the experiment."""
     max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
-    """Reply token limit per model call."""
+    """Reply token limit per model call; left unset, the contract's (`paper_max_tokens`:
+    BALROG's 8,192 for the balrog agents), else this default."""
     temperature: float | None = Field(default=None, ge=0)
     """Sampling temperature; None: the contract's (`paper_temperature`: 0.1 for EpicStar
-    and CoS), else 0."""
+    and CoS, 1.0 for the balrog agents), else 0."""
     max_decisions: int = Field(default=DEFAULT_MAX_DECISIONS, ge=1)
     """Decision budget."""
 

@@ -1,0 +1,195 @@
+"""BALROG's agents as BALROG runs them: the instruction as the first user message, the
+32-event history, invalid-action feedback naming the default action, each agent's
+reasoning history and BALROG's client settings, checked on the requests a real
+OpenAI-compatible endpoint received."""
+
+from __future__ import annotations
+
+import pytest
+
+import bounded
+from bounded.archive import Archive
+from bounded.contracts import PRESETS, make_contract
+from bounded.contracts.balrog import INVALID_FEEDBACK
+from bounded.contracts.replies import BALROG_NAIVE_NOTE, ROBUST_COT_MISSING
+from bounded.core import Action, Completion, Observation, RunRecord, StepResult
+from bounded.models.scripted import ScriptedModel
+from bounded.runner import GameSpec
+from bounded.testing import episode
+from bounded.testing.endpoint import Endpoint
+
+STEPS = 20
+ILLEGAL_AT = 17
+"""The decision whose reply names no legal action, once the deque is full."""
+
+
+def observation(i: int) -> Observation:
+    return Observation(kind="test", text=f"Room {i}.", legal=[Action(id="go"), Action(id="stay")])
+
+
+def play(name: str, replies: list[str], **settings: object):
+    """The contract after one decision per reply; each observation is `Room i.`."""
+    contract = make_contract(name, dict(settings))
+    contract.reset(episode(instructions="Walk."))
+    for i, text in enumerate(replies):
+        obs = observation(i)
+        contract.assemble(obs)
+        decision = contract.parse(Completion(text=text), obs)
+        if not decision.actions:
+            decision.extra["fallback_action"] = "stay"
+        contract.commit(obs, decision, StepResult())
+    return contract
+
+
+def babyai_game(endpoint: Endpoint, archive: Archive) -> RunRecord:
+    spec = GameSpec(env="babyai", env_options={"level": "goto", "max_steps": STEPS},
+                    contract="balrog-naive", model="openai:m", base_url=endpoint.url, seed=3,
+                    max_decisions=STEPS)  # fmt: skip
+    return bounded.play(spec, archive=archive)
+
+
+@pytest.fixture(scope="module")
+def received(tmp_path_factory):
+    """The run, its decisions and the chat requests of a `balrog-naive` BabyAI game whose
+    replies turn left, except one that names no legal action."""
+    path = tmp_path_factory.mktemp("balrog") / "a.sqlite"
+    with Endpoint() as endpoint, Archive(path) as archive:
+        replies = [endpoint.ok(content="turn left") for _ in range(ILLEGAL_AT)]
+        endpoint.play(*replies, endpoint.ok(content="fly away"),
+                      then=endpoint.ok(content="turn left"))  # fmt: skip
+        run = babyai_game(endpoint, archive)
+        decisions = archive.decisions(run.run_id, with_segments=False)
+        bodies = [request.body for request in endpoint.requests]
+    return run, decisions, bodies
+
+
+def test_the_instruction_is_the_first_user_message_of_every_request(received) -> None:
+    run, _, bodies = received
+    assert run.decisions == STEPS == len(bodies)
+    firsts = {(body["messages"][0]["role"], body["messages"][0]["content"]) for body in bodies}
+    assert len(firsts) == 1
+    role, text = firsts.pop()
+    assert role == "user" and not text.startswith(("Observation", "Current Observation"))
+    assert all(m["role"] != "system" for body in bodies for m in body["messages"])
+    opening = bodies[0]["messages"]
+    assert len(opening) == 2 and opening[1]["content"].startswith("Current Observation:\n")
+    assert opening[1]["content"].endswith("\n\n" + BALROG_NAIVE_NOTE)
+
+
+def test_the_history_is_balrogs_32_event_deque(received) -> None:
+    _, _, bodies = received
+    for step, body in enumerate(bodies):
+        history = body["messages"][1:-1]
+        assert len(history) == min(2 * step, 31)
+        roles = [m["role"] for m in history]
+        first = "user" if step < 16 else "assistant"  # a full deque starts with an action
+        other = "assistant" if first == "user" else "user"
+        assert roles == [first if i % 2 == 0 else other for i in range(len(history))]
+    full = bodies[-1]["messages"]
+    seen = [m["content"] for m in full if m["role"] == "user"][1:]
+    assert len(seen) == 16 and seen[-1].startswith("Current Observation:\n")
+    past = seen[:-1]
+    assert all(text.startswith("Observation:\n") for text in past)
+    assert not any("Legal actions:" in text or BALROG_NAIVE_NOTE in text for text in past)
+    assert {m["content"] for m in full if m["role"] == "assistant"} <= {"turn left", "fly away"}
+
+
+def test_an_illegal_reply_runs_the_default_and_the_next_prompts_say_so(received) -> None:
+    _, decisions, bodies = received
+    illegal = decisions[ILLEGAL_AT]
+    assert illegal.fallback and [a.id for a in illegal.actions] == ["go forward"]
+    assert illegal.info["invalid_actions"] == ["fly away"]
+    assert not any(d.fallback for i, d in enumerate(decisions) if i != ILLEGAL_AT)
+    feedback = INVALID_FEEDBACK.format(action="go forward")
+    after = bodies[ILLEGAL_AT + 1]["messages"]
+    assert after[-1]["content"].startswith("Current Observation:\n" + feedback)
+    assert after[-2] == {"role": "assistant", "content": "fly away"}  # the reply's, as BALROG
+    later = bodies[ILLEGAL_AT + 2]["messages"]
+    assert later[-3]["content"].startswith("Observation:\n" + feedback)  # kept in the history
+    assert not later[-1]["content"].startswith("Current Observation:\n\n\nYour previous")
+
+
+def test_balrogs_client_settings_are_the_defaults(received) -> None:
+    run, _, bodies = received
+    assert {(body["temperature"], body["max_tokens"]) for body in bodies} == {(1.0, 8192)}
+    assert run.spec["temperature"] == 1.0 and run.spec["max_tokens"] == 8192
+    assert "max_tokens_cap" not in run.model_params  # the endpoint declares no window
+
+
+def test_a_spec_that_sets_the_client_settings_keeps_them() -> None:
+    model = ScriptedModel(["turn left"] * 2)
+    spec = GameSpec(env="babyai", env_options={"max_steps": 2}, contract="balrog-naive",
+                    temperature=0.0, max_tokens=64, seed=1)  # fmt: skip
+    run = bounded.play(spec, model=model)
+    assert (run.spec["temperature"], run.spec["max_tokens"]) == (0.0, 64)
+    assert run.model_params["max_tokens"] == 64
+
+
+def test_a_model_with_a_context_window_caps_the_reply_and_the_cap_is_recorded() -> None:
+    model = ScriptedModel(["turn left"] * 2)
+    model.context_window = 4096
+    spec = GameSpec(env="babyai", env_options={"max_steps": 2}, contract="balrog-naive", seed=1)
+    run = bounded.play(spec, model=model)
+    assert run.spec["max_tokens"] == 8192  # the game asked for BALROG's limit
+    assert run.model_params["max_tokens"] == 256
+    assert run.model_params["max_tokens_cap"] == {
+        "asked": 8192, "capped_to": 256, "context_window": 4096,
+    }  # fmt: skip
+
+
+def test_the_presets_are_the_balrog_contract() -> None:
+    assert {PRESETS[name].contract for name in
+            ("balrog-naive", "balrog-cot", "balrog-robust-naive", "balrog-robust-cot")} == {
+        "balrog"}  # fmt: skip
+
+
+def test_cot_resends_its_newest_reply_whole_as_the_previous_plan() -> None:
+    replies = [f"thought {i}\nACTION: go" for i in range(3)]
+    messages = play("balrog-cot", replies).assemble(observation(3)).messages()
+    assistant = [m["content"] for m in messages if m["role"] == "assistant"]
+    assert assistant == ["go", "go", "Previous plan:\n" + replies[2]]
+
+
+def test_robust_cot_keeps_no_reasoning_and_an_untagged_reply_names_balrogs_placeholder() -> None:
+    contract = play("balrog-robust-cot", ["I think so.\n<|ACTION|>go<|END|>", "I go."])
+    messages = contract.assemble(observation(2)).messages()
+    assistant = [m["content"] for m in messages if m["role"] == "assistant"]
+    assert assistant == ["go", ROBUST_COT_MISSING]
+    assert messages[-1]["content"].startswith(
+        "Current Observation:\n" + INVALID_FEEDBACK.format(action="stay")
+    )
+
+
+def test_naive_reads_the_reply_untrimmed_as_balrog_does() -> None:
+    obs = observation(0)
+    contract = make_contract("balrog-naive")
+    contract.reset(episode(instructions="Walk."))
+    contract.assemble(obs)
+    assert [a.id for a in contract.parse(Completion(text="go"), obs).actions] == ["go"]
+    late = contract.parse(Completion(text="go\n"), obs)
+    assert late.actions == [] and late.extra["invalid_actions"] == ["go\n"]
+
+
+def test_the_history_is_cut_to_the_prompt_budget_and_the_cut_recorded() -> None:
+    contract = play("balrog-naive", ["go"] * 10, max_prompt_tokens=64)
+    prompt = contract.assemble(observation(10))
+    decision = contract.parse(Completion(text="go"), observation(10))
+    assert decision.extra["history_dropped"] > 0
+    assert prompt.messages()[0] == {"role": "user", "content": "Walk."}
+
+
+def test_a_resumed_contract_builds_the_same_prompt() -> None:
+    contract = play("balrog-cot", ["a\nACTION: go", "b\nACTION: fly"])
+    again = make_contract("balrog-cot")
+    again.reset(episode(instructions="Walk."))
+    again.restore_memory(contract.memory_snapshot())
+    assert again.assemble(observation(2)) == contract.assemble(observation(2))
+
+
+def test_a_reply_that_names_nothing_leaves_no_action_in_the_history() -> None:
+    messages = play("balrog-naive", ["go", "42!", "go"]).assemble(observation(3)).messages()
+    assert [m["role"] for m in messages] == [
+        "user", "user", "assistant", "user", "user", "assistant", "user",
+    ]  # fmt: skip
+    assert messages[4]["content"].startswith("Observation:\n" + INVALID_FEEDBACK.format(
+        action="stay"))  # fmt: skip
