@@ -526,7 +526,9 @@ def test_episodic_plays_craft_with_the_embedded_model() -> None:
 
     settings = {**CRAFT, "time_limit": 30}
     game = record_game(make("craft", **settings), CraftExpert("robo"), seed=1, strategy="robo")
-    contract = make_contract("episodic", {"explore_every": 2, "reply_tokens": 256})
+    contract = make_contract(
+        "episodic", {"explore_every": 2, "reply_tokens": 256, "reply": "constrained"}
+    )
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(EpisodicBank.from_games([game]))
     runner = EpisodeRunner(
