@@ -250,9 +250,10 @@ def test_summary_plays_craft_with_the_embedded_model() -> None:
     from bounded.runner import EpisodeRunner
 
     settings = {**CRAFT, "time_limit": 30}
+    contract = make_contract("summary", {"reply_tokens": 256, "reply": "constrained"})
     runner = EpisodeRunner(
-        make("craft", **settings), make_contract("summary", {"reply_tokens": 256}),
-        make_model("local"), seed=0, env_id="bounded/Craft-v0", max_tokens=640,
+        make("craft", **settings), contract, make_model("local"), seed=0,
+        env_id="bounded/Craft-v0", max_tokens=640,
     )  # fmt: skip
     run = runner.execute()
     assert run.status == "completed"

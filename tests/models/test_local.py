@@ -59,7 +59,7 @@ def test_constrained_reply_always_parses_and_names_a_legal_action(local_model):
 def test_arguments_respect_their_schema(local_model):
     env = make("warehouse", shelves=4, horizon=3, state_hint="schema")
     obs, _ = env.reset(seed=1)
-    contract = make_contract("state")
+    contract = make_contract("state", {"reply": "constrained"})
     contract.reset(episode(instructions=env.instructions, state_schema=env.state_schema))
     completion = local_model.complete(
         contract.assemble(obs).messages(), constraint=contract.reply_schema(obs), max_tokens=128
@@ -112,8 +112,9 @@ def test_warehouse_episode_on_the_embedded_model(tmp_path):
 
     with Archive(tmp_path / "a.sqlite") as archive:
         run = run_episode(
-            make("warehouse", shelves=8, horizon=3, state_hint="schema"), make_contract("state"),
-            make_model("local"), seed=1, archive=archive,
+            make("warehouse", shelves=8, horizon=3, state_hint="schema"),
+            make_contract("state", {"reply": "constrained"}), make_model("local"), seed=1,
+            archive=archive,
         )  # fmt: skip
         decisions = archive.decisions(run.run_id)
     assert run.status == "completed" and run.model_calls == 3

@@ -40,7 +40,10 @@ def played(endpoint: Endpoint, tmp_path, env: str, contract: str, config: dict, 
         ("crafter", "balrog-naive", {}),
         ("crafter", "balrog-cot", {}),
         ("crafter", "balrog-robust-naive", {}),
-        ("warehouse", "state", {}),
+        ("crafter", "balrog-robust-cot", {}),
+        # an action with arguments: filled from the request's schema (a text prompt's list
+        # names the arguments but not their types, so there the player gives none)
+        ("warehouse", "state", {"reply": "constrained"}),
         ("babyai", "typed", {"reply": "text", "text_rule": "decision-tag"}),
     ],
 )

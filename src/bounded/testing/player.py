@@ -99,6 +99,10 @@ def instance(schema: Mapping[str, Any], choose: Chooser) -> Any:
     return None
 
 
+NAIVE_ASK = "output one of the above actions at a time and no other text"
+"""Words of BALROG's naive agent's closing instruction: the reply is the action alone."""
+
+
 def message_texts(body: Mapping[str, Any]) -> list[str]:
     texts = []
     for message in body.get("messages", []):
@@ -177,7 +181,7 @@ def text_reply(texts: Sequence[str], choose: Chooser) -> str | None:
         return f"<|ACTION|>{balrog_name(action)}<|END|>"
     if "ACTION: <action>" in last:
         return f"ACTION: {balrog_name(action)}"
-    if texts[-1].rstrip().endswith("Action:"):
+    if texts[-1].rstrip().endswith("Action:") or NAIVE_ASK in texts[-1]:
         return balrog_name(action)
     if "<ACTION NAME>" in last:
         return f"<{action.id}>"

@@ -526,10 +526,9 @@ def test_episodic_plays_craft_with_the_embedded_model() -> None:
 
     settings = {**CRAFT, "time_limit": 30}
     game = record_game(make("craft", **settings), CraftExpert("robo"), seed=1, strategy="robo")
-    # Constrained decoding, so the 135M model's explorations parse: the paper's own text
-    # mode on a small model is measured by bench/reply_modes.py, not asserted here.
-    settings_of_contract = {"explore_every": 2, "reply_tokens": 256, "reply": "constrained"}
-    contract = make_contract("episodic", settings_of_contract)
+    contract = make_contract(
+        "episodic", {"explore_every": 2, "reply_tokens": 256, "reply": "constrained"}
+    )
     assert isinstance(contract, EpisodicContract)
     contract.use_bank(EpisodicBank.from_games([game]))
     runner = EpisodeRunner(
