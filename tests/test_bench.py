@@ -67,6 +67,9 @@ TINY: dict[str, Arguments] = {
     "kill_trials": lambda d, _: [
         "--trials", "1", "--games", "1", "--horizon", "3", "--out", f"{d}/out.json",
     ],
+    "memory_scaling": lambda d, _: [
+        "--sizes", "5", "20", "--contracts", "state", "--nethack-sizes", "--out", f"{d}/out.json",
+    ],
     "memory_designs_audit": lambda d, _: [
         "--seeds", "1", "--acts", "1", "--contracts", "rag", "--out-dir", str(d),
     ],

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ModelBase, approx_tokens
 
 Reply = str | JSON
+
+KEPT_CALLS = 1_000
+"""Calls a scripted model keeps in `calls` by default."""
 ReplyFunction = Callable[[list[dict[str, str]], JSON | None], Reply]
 
 
@@ -16,7 +20,9 @@ class ScriptedModel(ModelBase):
     """Returns the given replies in order (dicts are sent as JSON), cycling when `cycle` is set.
 
     With a function instead of a list, each reply is `fn(messages, constraint)`, which
-    lets a test answer from what the prompt holds. Every call is kept in `calls`.
+    lets a test answer from what the prompt holds. The latest `keep_calls` calls are kept
+    in `calls` (None: every one), so that a long game played with it holds no more than a
+    short one; `calls_made` counts them all.
     """
 
     def __init__(
@@ -25,6 +31,7 @@ class ScriptedModel(ModelBase):
         *,
         cycle: bool = False,
         id: str = "scripted",
+        keep_calls: int | None = KEPT_CALLS,
     ) -> None:
         self.id = id
         self.context_window: int | None = None
@@ -32,7 +39,8 @@ class ScriptedModel(ModelBase):
         self._replies: list[Reply] = [] if callable(replies) else list(replies)
         self._cycle = cycle
         self._next = 0
-        self.calls: list[dict[str, Any]] = []
+        self.calls: deque[dict[str, Any]] = deque(maxlen=keep_calls)
+        self.calls_made = 0
 
     def _reply(self, messages: list[dict[str, str]], constraint: JSON | None) -> Reply:
         if self._function is not None:
@@ -55,6 +63,7 @@ class ScriptedModel(ModelBase):
         seed: int | None = None,
     ) -> Completion:
         self.calls.append({"messages": messages, "constraint": constraint})
+        self.calls_made += 1
         reply = self._reply(messages, constraint)
         text = reply if isinstance(reply, str) else json.dumps(reply)
         prompt_tokens = sum(approx_tokens(m["content"]) for m in messages)

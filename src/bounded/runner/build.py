@@ -22,6 +22,7 @@ from bounded.models import make_model
 from bounded.runner.episode import EpisodeRunner
 from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec
+from bounded.runner.trajectory import KEPT_DECISIONS
 
 Target = Archive | GameSink | None
 """Where a game's rows go: an archive, a sink, or nowhere."""
@@ -126,10 +127,15 @@ def build_game(
 
 
 def runner_for(
-    game: Game, *, archive: Target = None, observer: Observer | None = None
+    game: Game,
+    *,
+    archive: Target = None,
+    observer: Observer | None = None,
+    keep_decisions: int | None = KEPT_DECISIONS,
 ) -> EpisodeRunner:
     """The game's runner; its run row carries the game's identity (`bounded.runner.identity`),
-    read from the built game before it starts."""
+    read from the built game before it starts. `keep_decisions`: the records its
+    `trajectory` holds in memory (None: every one; `bounded.runner.trajectory`)."""
     spec = game.spec
     runner = EpisodeRunner(
         game.env,
@@ -147,6 +153,7 @@ def runner_for(
         cell=spec.cell,
         spec=spec.model_dump(mode="json"),
         observer=observer,
+        keep_decisions=keep_decisions,
     )
     runner.run.inputs = game_inputs(game.env, game.contract)
     runner.run.identity = identity_hash(spec, runner.run.inputs)
