@@ -109,11 +109,11 @@ class Digest(BaseModel):
             log = [[name, fact] for name, ep in self.episodes.items() for fact in ep.facts]
             for episode in self.episodes.values():
                 episode.facts.clear()
-        window = log if isinstance(log, dict) else {"start": 0, "items": log}
-        self._facts_added = int(window["start"])
-        for name, fact in window["items"][-FACTS_WINDOW:]:
+        start, items = (int(log["start"]), log["items"]) if isinstance(log, dict) else (0, log)
+        self._facts_added = start
+        for name, fact in items[-FACTS_WINDOW:]:
             self.add_fact(name, fact)
-        self._facts_added = int(window["start"]) + len(window["items"])
+        self._facts_added = start + len(items)
 
     def episode(self, category: str, key: str) -> Episode:
         name = f"{category}: {key}"
