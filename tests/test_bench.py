@@ -45,6 +45,7 @@ TINY: dict[str, Arguments] = {
     "epicstar_replay": lambda d, _: [
         "--seeds", "1", "--styles", "rush", "--bank-wins", "1", "--out", f"{d}/out.json",
     ],
+    "endpoint_client": lambda d, _: ["--calls", "2", "--rounds", "1", "--out", f"{d}/out.json"],
     "episodic_retrieval": lambda d, _: [
         "--sizes", "1000", "--queries", "5", "--out", f"{d}/out.json",
     ],
