@@ -30,6 +30,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -95,13 +96,16 @@ def measure(env: str, contract: str, size: int) -> dict[str, Any]:
     return row
 
 
-def series(rows: list[dict[str, Any]], bar_mb: float | None) -> dict[str, Any]:
-    """One game's rows by size, and the growth of each peak over the smallest size's."""
+def series(rows: list[dict[str, Any]], smallest: int, bar_mb: float | None) -> dict[str, Any]:
+    """One game's rows by size, and the growth of each peak over the smallest size's (once
+    that game is played)."""
     rows = sorted(rows, key=lambda row: row["size"])
+    result: dict[str, Any] = {"rows": rows}
+    if rows[0]["size"] != smallest:
+        return result
     first = rows[0]["peak_rss_mb"]
     for row in rows:
         row["growth_mb"] = round(row["peak_rss_mb"] - first, 1)
-    result: dict[str, Any] = {"rows": rows}
     if bar_mb is not None:
         result["bar_mb"] = bar_mb
         result["within_bar"] = all(row["growth_mb"] <= bar_mb for row in rows)
@@ -151,20 +155,40 @@ def main() -> None:
     plays.sort(key=lambda play: -play[2])  # the longest first, so that the run ends sooner
     rows: dict[tuple[str, str], list[dict[str, Any]]] = {game: [] for game in games}
 
+    lock = threading.Lock()
+
     def one(play: tuple[str, str, int]) -> None:
         env, contract, size = play
         row = measure(env, contract, size)
-        rows[env, contract].append(row)
-        print(f"{env}/{contract}: {json.dumps(row)}", flush=True)
+        with lock:
+            rows[env, contract].append(row)
+            print(f"{env}/{contract}: {json.dumps(row)}", flush=True)
+            write(args.out, result, games, rows, finished=False)
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(one, plays))
-    for (env, contract), (_, bar) in games.items():
-        result["games"][f"{env}/{contract}"] = series(rows[env, contract], bar)
-    result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write(args.out, result, games, rows, finished=True)
     print(f"wrote {args.out}")
+
+
+def write(
+    out: Path,
+    result: dict[str, Any],
+    games: dict[tuple[str, str], tuple[list[int], float | None]],
+    rows: dict[tuple[str, str], list[dict[str, Any]]],
+    *,
+    finished: bool,
+) -> None:
+    """The results so far (after every game, so that a run stopped early keeps them)."""
+    result["games"] = {
+        f"{env}/{contract}": series(rows[env, contract], min(sizes), bar)
+        for (env, contract), (sizes, bar) in games.items()
+        if rows[env, contract]
+    }
+    result["finished"] = finished
+    result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":
