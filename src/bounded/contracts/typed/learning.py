@@ -90,9 +90,11 @@ class Digest(BaseModel):
         log = self._fact_log
         if len(log) == log.maxlen:
             old = log[0][0]
-            self._in_window[old] -= 1
+            left = self._in_window.pop(old) - 1
+            if left:
+                self._in_window[old] = left
             facts = self.episodes[old].facts
-            if len(facts) > self._in_window[old]:
+            if len(facts) > left:
                 del facts[0]
         log.append([name, fact])
         self._facts_added += 1
