@@ -196,7 +196,7 @@ def play(
         model.observation = obs
         seen.append(int(obs.state.get("act", 0)))
 
-    runner = runner_for(game, observer=observe)
+    runner = runner_for(game, observer=observe, keep_decisions=None)  # read whole
     model.observation = game.env.reset(seed=seed)[0]
     first_act = int(model.observation.state.get("act", 0))
     runner.execute()
@@ -246,7 +246,8 @@ def replay(path: Path, orders: list[str], tokenizer: LocalModel, costs: CostMode
             contract_config={**run.contract_config, "order": order}, seed=run.seed,
             max_decisions=len(decisions),
         )  # fmt: skip
-        runner = runner_for(build_game(spec, model=ReplayModel(tokenizer, replies)))
+        game = build_game(spec, model=ReplayModel(tokenizer, replies))
+        runner = runner_for(game, keep_decisions=None)  # read whole
         runner.execute()
         trajectory = runner.trajectory
         same = sum([a.id for a in d.actions] == p for d, p in zip(trajectory, played, strict=False))

@@ -98,7 +98,7 @@ def play(contract: str, seed: int, steps: int, tokenizer: LocalModel) -> tuple[l
     def observe(_: DecisionRecord, obs: Observation) -> None:
         model.observation = obs
 
-    runner = runner_for(game, observer=observe)
+    runner = runner_for(game, observer=observe, keep_decisions=None)  # read whole
     model.observation = game.env.reset(seed=seed)[0]
     runner.execute()
     return [d.prompt_tokens for d in runner.trajectory], runner.run.outcome

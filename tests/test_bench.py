@@ -45,6 +45,7 @@ TINY: dict[str, Arguments] = {
     "epicstar_replay": lambda d, _: [
         "--seeds", "1", "--styles", "rush", "--bank-wins", "1", "--out", f"{d}/out.json",
     ],
+    "endpoint_client": lambda d, _: ["--calls", "2", "--rounds", "1", "--out", f"{d}/out.json"],
     "episodic_retrieval": lambda d, _: [
         "--sizes", "1000", "--queries", "5", "--out", f"{d}/out.json",
     ],
@@ -73,6 +74,9 @@ TINY: dict[str, Arguments] = {
     ],
     "kill_trials": lambda d, _: [
         "--trials", "1", "--games", "1", "--horizon", "3", "--out", f"{d}/out.json",
+    ],
+    "memory_scaling": lambda d, _: [
+        "--sizes", "5", "20", "--contracts", "state", "--nethack-sizes", "--out", f"{d}/out.json",
     ],
     "memory_designs_audit": lambda d, _: [
         "--seeds", "1", "--acts", "1", "--contracts", "rag", "--out-dir", str(d),

@@ -108,7 +108,7 @@ class StateAgent:
             stop_reason=env.stop_reason,
             turns=env.turn,
             state=contract.state,
-            journal=contract.journal,
+            journal=list(contract.journal),
             run=record,
         )
 

@@ -701,7 +701,7 @@ class Contract(Protocol):
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None: ...
 
-    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None: ...
+    def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None: ...
 
     @property
     def postrun_record(self) -> JSON:
@@ -793,7 +793,7 @@ class ContractBase:
         """Required: every contract gives its own (declared here for the default above)."""
         raise NotImplementedError(f"contract {self.name!r} has no reply_schema")
 
-    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+    def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         """Default: nothing is learned after the episode."""
         return None
 
@@ -882,7 +882,7 @@ class ContractWrapper:
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         self.inner.commit(obs, decision, result)
 
-    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+    def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         self.inner.postrun(trajectory, outcome)
 
     @property

@@ -194,7 +194,8 @@ def test_the_journal_is_a_memory_log_its_snapshot_restores_whole():
         contract.apply(patch)
     snapshot = contract.memory_snapshot()
     assert contract.memory_logs() == ("journal",)
-    assert snapshot["journal"] == [entry.model_dump() for entry in contract.journal]
+    items = [entry.model_dump() for entry in contract.journal]
+    assert snapshot["journal"] == {"start": 0, "items": items}
     again = StateContract()
     again.reset(episode())
     again.restore_memory(json.loads(json.dumps(snapshot)))  # as the archive keeps it

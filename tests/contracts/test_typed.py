@@ -713,8 +713,7 @@ def test_the_digests_facts_are_a_memory_log_restored_in_each_episode():
     digest = Digest(episodes={"fight: a": Episode(category="fight", key="a")})
     digest.episodes["fight: b"] = Episode(category="fight", key="b")
     for name, fact in [("fight: a", "1"), ("fight: b", "2"), ("fight: a", "3")]:
-        digest.episodes[name].facts.append(fact)
-        digest.fact_log.append([name, fact])
+        digest.add_fact(name, fact)
     snapshot = json.loads(json.dumps({"digest": digest.without_facts(), "facts": digest.fact_log}))
     assert "facts" not in json.dumps(snapshot["digest"])
     restored = Digest.model_validate(snapshot["digest"])
@@ -723,4 +722,25 @@ def test_the_digests_facts_are_a_memory_log_restored_in_each_episode():
     older = Digest.model_validate(digest.model_dump(mode="json"))  # facts inside, no log
     older.restore_facts(None)
     assert older.episodes == digest.episodes
-    assert sorted(older.fact_log) == sorted(digest.fact_log)  # each episode in its order
+    assert sorted(older.fact_log["items"]) == sorted(digest.fact_log["items"])
+    listed = Digest.model_validate(snapshot["digest"])  # a log saved before the window
+    listed.restore_facts(snapshot["facts"]["items"])
+    assert listed == digest
+
+
+def test_the_digest_holds_a_window_of_facts_and_restores_to_what_it_holds():
+    from bounded.contracts.typed.learning import FACTS_KEPT, FACTS_WINDOW, Digest, Episode
+
+    digest = Digest(episodes={"event: start": Episode(category="event", key="start")})
+    digest.episodes["fight: a"] = Episode(category="fight", key="a")
+    digest.add_fact("event: start", "the first fact")
+    for n in range(FACTS_WINDOW + 50):
+        digest.add_fact("fight: a", f"fact {n}")
+    assert len(digest.fact_log["items"]) == FACTS_WINDOW
+    assert digest.fact_log["start"] == 51
+    assert digest.episodes["event: start"].facts == []  # past the window: gone
+    assert digest.episodes["fight: a"].facts[-1] == f"fact {FACTS_WINDOW + 49}"
+    assert len(digest.episodes["fight: a"].facts) == FACTS_KEPT
+    restored = Digest.model_validate(json.loads(json.dumps(digest.without_facts())))
+    restored.restore_facts(json.loads(json.dumps(digest.fact_log)))
+    assert restored == digest

@@ -271,7 +271,7 @@ def test_a_wrapped_contracts_memory_logs_are_checkpointed_as_its_own(tmp_path):
 
     def stop(record, obs):
         if record.index == 9:
-            seen.append(wrapped.memory_snapshot()["journal"][:])
+            seen.append(wrapped.memory_snapshot()["journal"]["items"][:])
             raise KeyboardInterrupt
 
     with Archive(tmp_path / "a.sqlite") as archive:

@@ -10,7 +10,7 @@ agent. The ladder stops after `runs` runs, or once the top level is won; its end
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -64,7 +64,7 @@ class WithoutPostrun(ContractWrapper):
     """A contract whose postrun does nothing: the ladder with learning switched off.
     Everything else (proposals, queues, replay) is the wrapped contract's."""
 
-    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+    def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         return None
 
     def config_dict(self) -> JSON:

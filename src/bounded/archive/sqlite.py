@@ -76,6 +76,9 @@ SYNC_MODES = ("normal", "full")
 
 UNTOUCHED = "; refused, left untouched"
 
+INDEX_END = 2**63 - 1
+"""Past every decision index (SQLite's largest integer): a range with no end."""
+
 Kind = Literal["new", "blank", "ours", "older"]
 """What an archive path holds: nothing yet (missing or empty file), an SQLite database
 with no tables, a bounded archive (by application id), an older bounded archive."""
@@ -708,18 +711,25 @@ class Archive:
     def _text_hash(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def decisions(self, run_id: str, *, with_segments: bool = True) -> list[DecisionRecord]:
-        """A run's decisions in order (`run_id`: its id or a unique prefix, as `run`)."""
-        run_id = self.full_id(run_id)
-        rows = self._query("SELECT * FROM decisions WHERE run_id = ? ORDER BY idx", (run_id,))
-        segments = self._segments(run_id) if with_segments else {}
+    def decisions(
+        self, run_id: str, *, with_segments: bool = True, start: int = 0, end: int | None = None
+    ) -> list[DecisionRecord]:
+        """A run's decisions in order (`run_id`: its id or a unique prefix, as `run`);
+        `start`, `end`: only those whose index is in [start, end) (a reader streams a long
+        game a range at a time)."""
+        span = (self.full_id(run_id), start, end if end is not None else INDEX_END)
+        rows = self._query(
+            "SELECT * FROM decisions WHERE run_id = ? AND idx >= ? AND idx < ? ORDER BY idx", span
+        )
+        segments = self._segments(*span) if with_segments else {}
         return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]
 
-    def _segments(self, run_id: str) -> dict[int, list[Segment]]:
+    def _segments(self, run_id: str, start: int, end: int) -> dict[int, list[Segment]]:
         rows = self._query(
             "SELECT s.idx, s.layer, s.role, t.text FROM segments s JOIN texts t "
-            "ON t.hash = s.text_hash WHERE s.run_id = ? ORDER BY s.idx, s.pos",
-            (run_id,),
+            "ON t.hash = s.text_hash WHERE s.run_id = ? AND s.idx >= ? AND s.idx < ? "
+            "ORDER BY s.idx, s.pos",
+            (run_id, start, end),
         )
         by_index: dict[int, list[Segment]] = {}
         for row in rows:

@@ -57,6 +57,9 @@ def replay_patches(path: str | Path) -> list[JSON]:
 class JournaledStateContract(StateContract):
     """The `state` contract, also writing each episode's patches to a `patches.jsonl`."""
 
+    journal_kept = None
+    """Every entry is held, so that a resume writes the whole journal to the file again."""
+
     def __init__(self, journal_path: str | Path | None = None, **settings: object) -> None:
         super().__init__(**settings)
         self.journal_file = PatchJournal(journal_path) if journal_path else None
@@ -71,16 +74,16 @@ class JournaledStateContract(StateContract):
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         super().commit(obs, decision, result)
-        if self.journal_file is not None and len(self.journal) > self._written:
-            self.journal_file.append(self.journal[self._written :])
-        self._written = len(self.journal)
+        if self.journal_file is not None and self.journaled > self._written:
+            self.journal_file.append(self.journal_since(self._written))
+        self._written = self.journaled
 
     def restore_memory(self, memory: JSON) -> None:
         """The restored journal is written again to the file `reset` restarted."""
         super().restore_memory(memory)
         if self.journal_file is not None and self.journal:
-            self.journal_file.append(self.journal)
-        self._written = len(self.journal)
+            self.journal_file.append(list(self.journal))
+        self._written = self.journaled
 
 
 __all__ = ["JournaledStateContract", "PatchJournal", "replay_patches"]

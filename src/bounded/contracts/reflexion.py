@@ -28,6 +28,7 @@ model call and archived with the run (`RunRecord.postrun`).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -241,7 +242,7 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
 
     # -- after the game -----------------------------------------------------------------
 
-    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+    def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         """Reflect on a game that was not won (writable mode), and keep the reflection; the
         store is saved either way, so that its directory holds what the run's `dir` hash
         says."""

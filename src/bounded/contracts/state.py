@@ -26,6 +26,8 @@ the environment always wins over either shape.
 from __future__ import annotations
 
 import copy
+from collections import deque
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import jsonschema
@@ -224,19 +226,31 @@ class JournalEntry(BaseModel):
     state_hash: str
 
 
+JOURNAL_KEPT = 1_000
+"""Journal entries a state contract keeps in memory by default (each decision's patch is
+archived with the decision; a `JournaledStateContract` writes every entry to its file)."""
+
+
 class StateContract(ConfiguredContract[StateConfig]):
-    """Bounded by construction: spec + state + latest observation, nothing else."""
+    """Bounded by construction: spec + state + latest observation, nothing else.
+
+    `journal` holds the latest `journal_kept` entries (None: every one) and `journaled`
+    counts them all, so that what the contract holds does not grow with the game; its
+    snapshot gives the journal as a window on the whole (`memory_logs`)."""
 
     name = "state"
+    journal_kept: int | None = JOURNAL_KEPT
 
     def __init__(self, **settings: object) -> None:
         self.config = StateConfig.model_validate(settings)
         self.instructions = ""
         self.schema: JSON | None = None
         self.state: JSON = {}
-        self.journal: list[JournalEntry] = []
-        self._journal_json: list[JSON] = []
+        self.journal: deque[JournalEntry] = deque(maxlen=self.journal_kept)
+        self._journal_json: deque[JSON] = deque(maxlen=self.journal_kept)
         """`journal` as JSON, each entry dumped once (the checkpoints read it)."""
+        self.journaled = 0
+        """Entries journaled since `reset` (the position after the latest one)."""
         self._pending_patch: Any = None
         self.decisions = 0
         self._perturbed_now = False
@@ -246,7 +260,9 @@ class StateContract(ConfiguredContract[StateConfig]):
         self.model = episode.model
         self.schema = self._schema_in_force(episode)
         self.state = {**(episode.initial_state or {}), **self.config.initial_state}
-        self.journal, self._journal_json = [], []
+        self.journal.clear()
+        self._journal_json.clear()
+        self.journaled = 0
         self._pending_patch = None
         self.decisions = 0
         self._perturbed_now = False
@@ -336,7 +352,13 @@ class StateContract(ConfiguredContract[StateConfig]):
         )
         self.journal.append(entry)
         self._journal_json.append(entry.model_dump())
+        self.journaled += 1
         return entry
+
+    def journal_since(self, position: int) -> list[JournalEntry]:
+        """The entries held at `position` and after (positions count from `reset`)."""
+        skip = max(0, position - (self.journaled - len(self.journal)))
+        return list(self.journal)[skip:]
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         if self._pending_patch is not None:
@@ -351,22 +373,29 @@ class StateContract(ConfiguredContract[StateConfig]):
         return {"state": stable_hash(self.state)}
 
     def memory_snapshot(self) -> JSON:
-        """The state and its patch journal (`bounded resume`): the journal, a log, is not
-        copied (`memory_logs`), so a snapshot costs the same at every decision."""
-        return {"state": self.state, "journal": self._journal_json, "decisions": self.decisions}
+        """The state and its patch journal (`bounded resume`): the journal, a window on a
+        log (`memory_logs`), is stored by what is new, so a snapshot costs the same at
+        every decision."""
+        start = self.journaled - len(self._journal_json)
+        journal = {"start": start, "items": list(self._journal_json)}
+        return {"state": self.state, "journal": journal, "decisions": self.decisions}
 
     def memory_logs(self) -> tuple[str, ...]:
         return ("journal",)
 
     def restore_memory(self, memory: JSON) -> None:
         self.state = copy.deepcopy(memory["state"])
-        self.journal = [JournalEntry.model_validate(entry) for entry in memory["journal"]]
-        self._journal_json = [entry.model_dump() for entry in self.journal]
+        saved = memory["journal"]  # a checkpoint written before the window: the whole list
+        window = saved if isinstance(saved, dict) else {"start": 0, "items": saved}
+        entries = [JournalEntry.model_validate(entry) for entry in window["items"]]
+        self.journal = deque(entries, maxlen=self.journal_kept)
+        self._journal_json = deque((e.model_dump() for e in self.journal), self.journal_kept)
+        self.journaled = int(window["start"]) + len(entries)
         self.decisions = memory["decisions"]
         self._pending_patch = None
 
 
-def replay_journal(initial: JSON, journal: list[JournalEntry]) -> list[JSON]:
+def replay_journal(initial: JSON, journal: Iterable[JournalEntry]) -> list[JSON]:
     """The state after each accepted patch, starting from `initial`."""
     states = [copy.deepcopy(initial)]
     for entry in journal:

@@ -8,8 +8,11 @@ once. A call has one wall-clock deadline (`timeout_s`) over all its attempts, it
 and every byte of every reply, and each attempt may have a shorter one
 (`attempt_timeout_s`), so that a hung attempt leaves time for another.
 
-The deadline is enforced at the socket: httpcore's network backend is wrapped so that
-every connect, read and write is given at most the time left. A server that drips one
+The chat request itself is one JSON POST on a kept-alive connection (`bounded.models._http`:
+the SDK's request path cost over ten times a plain POST's CPU); its errors are the SDK's.
+The deadline is enforced at the socket: that connection's socket, and for embeddings
+httpcore's network backend, are wrapped so that every connect, read and write is given at
+most the time left. A server that drips one
 byte at a time, or never answers, cannot hold a call past its deadline, and nothing is
 left behind: the timed-out connection is closed by httpcore, and no thread runs on. (The
 alternatives fall short: httpx's own timeouts are per operation, so a drip renews them;
@@ -60,7 +63,6 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -94,6 +96,7 @@ from bounded.core import (
     first_validation_error,
     is_any_object,
 )
+from bounded.models._http import _ATTEMPT_ENDS, WRITE_CHUNK, ChatPoster, bounded_timeout
 
 SchemaMode = Literal["auto", "json_schema", "json_object", "none"]
 
@@ -152,23 +155,6 @@ class EndpointError(BoundedError):
 
 
 # -- the deadline, enforced at the socket ------------------------------------------------
-
-_ATTEMPT_ENDS: ContextVar[float | None] = ContextVar("bounded_attempt_ends", default=None)
-"""The monotonic time by which the attempt in progress in this thread must end."""
-
-WRITE_CHUNK = 64 * 1024
-"""Bytes written per bounded write, so that a large request is bounded as it goes."""
-
-
-def bounded_timeout(timeout: float | None, error: type[Exception]) -> float | None:
-    """An operation's timeout cut to the time its attempt has left; `error` when none is."""
-    ends = _ATTEMPT_ENDS.get()
-    if ends is None:
-        return timeout
-    left = ends - time.monotonic()
-    if left <= 0:
-        raise error("the call's deadline passed")
-    return left if timeout is None else min(timeout, left)
 
 
 class DeadlineStream(httpcore2.NetworkStream):
@@ -449,6 +435,9 @@ class OpenAICompatModel(ModelBase):
         """HTTP attempts since the model was built, retries included."""
         self._count = token_counter(tokenizer)
         self.client = bounded_client(base_url, api_key or "unused", self.retry.timeout_s)
+        proxy = environment_proxy(str(self.client.base_url))
+        self.poster = ChatPoster(self.client, self.retry.timeout_s, proxy)
+        """Sends the chat requests (`bounded.models._http`)."""
         self.embedding_model = embedding_model
         """The model `/v1/embeddings` is asked for (`embed`); None: this model cannot embed."""
         self._sent_format = "none"
@@ -591,8 +580,7 @@ class OpenAICompatModel(ModelBase):
             ends = min(deadline, time.monotonic() + self.retry.attempt_timeout_s)
         token = _ATTEMPT_ENDS.set(ends)
         try:
-            create: Any = self.client.chat.completions.create
-            return create(model=self.model, messages=messages, **params)
+            return self.poster.post({"model": self.model, "messages": messages, **params})
         finally:
             _ATTEMPT_ENDS.reset(token)
 
@@ -607,46 +595,53 @@ class OpenAICompatModel(ModelBase):
         )
 
     def _completion(
-        self, response: Any, messages: list[dict[str, str]], latency: float
+        self, response: JSON, messages: list[dict[str, str]], latency: float
     ) -> Completion:
-        choices = getattr(response, "choices", None)
-        if not choices:
+        choices = response.get("choices")
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise EndpointError(f"{self.id}: a reply without choices")
         choice = choices[0]
-        text = (choice.message.content if choice.message else None) or ""
-        reasoning = reasoning_channel(choice.message)
-        prompt, completion, cached, estimated = self._usage(response, messages, text)
-        thought = reasoning_tokens(response)
+        message = field_of(choice, "message")
+        text = message.get("content") or ""
+        reasoning = reasoning_channel(message)
+        usage = field_of(response, "usage")
+        prompt, completion, cached, estimated = self._usage(usage, messages, text)
+        thought = reasoning_tokens(usage)
         if thought is None:
             thought = self.count_tokens(reasoning) if reasoning else 0
         if estimated:  # the server's count includes them; ours counted the content only
             completion += thought
         return Completion(
-            text=text,
+            text=text if isinstance(text, str) else str(text),
             prompt_tokens=prompt,
             completion_tokens=completion,
             cached_tokens=cached,
             usage_estimated=estimated,
             latency_s=latency,
             model=self.id,
-            finish_reason=choice.finish_reason or "",
+            finish_reason=choice.get("finish_reason") or "",
             reasoning=reasoning,
             reasoning_tokens=thought,
         )
 
     def _usage(
-        self, response: Any, messages: list[dict[str, str]], text: str
+        self, usage: JSON, messages: list[dict[str, str]], text: str
     ) -> tuple[int, int, int, bool]:
         """(prompt, completion, cached tokens, estimated): the server's count, or ours when
         its reply has none."""
-        usage = getattr(response, "usage", None)
-        prompt = getattr(usage, "prompt_tokens", None)
-        completion = getattr(usage, "completion_tokens", None)
+        prompt = usage.get("prompt_tokens")
+        completion = usage.get("completion_tokens")
         if isinstance(prompt, int) and isinstance(completion, int):
-            details = getattr(usage, "prompt_tokens_details", None)
-            return prompt, completion, getattr(details, "cached_tokens", 0) or 0, False
+            cached = field_of(usage, "prompt_tokens_details").get("cached_tokens")
+            return prompt, completion, cached if isinstance(cached, int) else 0, False
         prompt = sum(self.count_tokens(message.get("content") or "") for message in messages)
         return prompt, self.count_tokens(text), 0, True
+
+
+def field_of(parent: JSON, name: str) -> JSON:
+    """A reply's object field, {} when it is missing or not an object."""
+    value = parent.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 JSON_OBJECT: JSON = {"type": "json_object"}
@@ -657,19 +652,18 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 """Where servers put a reasoning channel beside the content, in the order they are read."""
 
 
-def reasoning_channel(message: Any) -> str:
+def reasoning_channel(message: JSON) -> str:
     """The reply's reasoning text apart from its content ("" when it has none)."""
     for name in REASONING_FIELDS:
-        value = getattr(message, name, None)
+        value = message.get(name)
         if isinstance(value, str) and value:
             return value
     return ""
 
 
-def reasoning_tokens(response: Any) -> int | None:
+def reasoning_tokens(usage: JSON) -> int | None:
     """The reasoning tokens the server reports (`usage.completion_tokens_details`), or None."""
-    details = getattr(getattr(response, "usage", None), "completion_tokens_details", None)
-    value = getattr(details, "reasoning_tokens", None)
+    value = field_of(usage, "completion_tokens_details").get("reasoning_tokens")
     return value if isinstance(value, int) else None
 
 

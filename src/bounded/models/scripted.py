@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,6 +28,9 @@ from bounded.core import (
 )
 
 Reply = str | JSON
+
+KEPT_CALLS = 1_000
+"""Calls a scripted model keeps in `calls` by default."""
 ReplyFunction = Callable[[list[dict[str, str]], JSON | None], Reply]
 
 
@@ -35,7 +39,9 @@ class ScriptedModel(ModelBase):
 
     With a function instead of a list, each reply is `fn(messages, constraint)`, which
     lets a test answer from what the prompt holds; `constraint` is the reply's schema in
-    every mode (see the module's docstring). Every call is kept in `calls`.
+    every mode (see the module's docstring). The latest `keep_calls` calls are kept in
+    `calls` (None: every one), so that a long game played with it holds no more than a
+    short one; `calls_made` counts them all.
     """
 
     reads_reply_schema = True
@@ -48,6 +54,7 @@ class ScriptedModel(ModelBase):
         *,
         cycle: bool = False,
         id: str = "scripted",
+        keep_calls: int | None = KEPT_CALLS,
     ) -> None:
         self.id = id
         self.context_window: int | None = None
@@ -55,7 +62,8 @@ class ScriptedModel(ModelBase):
         self._replies: list[Reply] = [] if callable(replies) else list(replies)
         self._cycle = cycle
         self._next = 0
-        self.calls: list[dict[str, Any]] = []
+        self.calls: deque[dict[str, Any]] = deque(maxlen=keep_calls)
+        self.calls_made = 0
 
     def _reply(self, messages: list[dict[str, str]], constraint: JSON | None) -> Reply:
         if self._function is not None:
@@ -80,6 +88,7 @@ class ScriptedModel(ModelBase):
         text_rule: TextRule | None = None,
     ) -> Completion:
         self.calls.append({"messages": messages, "constraint": constraint})
+        self.calls_made += 1
         reply = self._reply(messages, reply_schema if reply_schema is not None else constraint)
         if isinstance(reply, str):
             text = reply

@@ -27,6 +27,7 @@ from bounded.models.none import NoModel
 from bounded.runner.episode import EpisodeRunner, Resumption, run_episode
 from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec
+from bounded.runner.trajectory import KEPT_DECISIONS
 
 Target = Archive | GameSink | None
 """Where a game's rows go: an archive, a sink, or nowhere."""
@@ -143,10 +144,15 @@ def reply_limit(spec: GameSpec, contract: Contract, model: Model) -> int:
 
 
 def runner_for(
-    game: Game, *, archive: Target = None, observer: Observer | None = None
+    game: Game,
+    *,
+    archive: Target = None,
+    observer: Observer | None = None,
+    keep_decisions: int | None = KEPT_DECISIONS,
 ) -> EpisodeRunner:
     """The game's runner; its run row carries the game's identity (`bounded.runner.identity`),
-    read from the built game before it starts."""
+    read from the built game before it starts. `keep_decisions`: the records its
+    `trajectory` holds in memory (None: every one; `bounded.runner.trajectory`)."""
     spec = game.spec
     max_tokens = reply_limit(spec, game.contract, game.model)
     runner = EpisodeRunner(
@@ -165,6 +171,7 @@ def runner_for(
         cell=spec.cell,
         spec=spec.model_dump(mode="json"),
         observer=observer,
+        keep_decisions=keep_decisions,
     )
     if max_tokens != spec.max_tokens:
         runner.run.model_params["max_tokens_cap"] = {

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bounded.archive.progress import Checkpoint, this_owner
-from bounded.archive.sink import GameSink, sink_for
+from bounded.archive.sink import ArchiveSink, GameSink, sink_for
 from bounded.archive.sqlite import Archive
 from bounded.archive.totals import (
     count_calls,
@@ -75,6 +75,7 @@ from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCoun
 from bounded.runner.replies import ReplyLedger, no_mode_left, reply_hints
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
+from bounded.runner.trajectory import KEPT_DECISIONS, Trajectory
 
 MAX_CONSECUTIVE_MODEL_ERRORS = 3
 TOKEN_CHECK_CALLS = 3
@@ -167,6 +168,7 @@ class EpisodeRunner:
         cell: str = "",
         spec: JSON | None = None,
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
+        keep_decisions: int | None = KEPT_DECISIONS,
     ) -> None:
         self.env, self.contract = env, contract
         self._default = env.default_action()
@@ -184,7 +186,10 @@ class EpisodeRunner:
         self.seed = seed
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
-        self.trajectory: list[DecisionRecord] = []
+        reader = self._archived if isinstance(self.sink, ArchiveSink) else None
+        self.trajectory = Trajectory(keep_decisions, reader)
+        """The run's decisions: the latest `keep_decisions` records in memory (None: all),
+        older ones read back from the archive (`bounded.runner.trajectory`)."""
         self._token_warned = False
         self.tally = ActionTally(env.empty_action)
         config = contract.config_dict()
@@ -282,8 +287,8 @@ class EpisodeRunner:
                 )
             obs, _, terminated, truncated, _ = self.env.step(record.actions)
             done = terminated or truncated or not obs.legal
-        self.trajectory = list(resume.decisions)
         for record in resume.decisions:
+            self.trajectory.append(record)
             self.tally.add(record.actions)
         point = resume.checkpoint
         if point.decisions:
@@ -437,6 +442,11 @@ class EpisodeRunner:
         if self.run.identity and self.run.spec:
             spec = GameSpec.model_validate(self.run.spec)
             self.run.identity = identity_hash(spec, self.run.inputs)
+
+    def _archived(self, start: int, end: int) -> list[DecisionRecord]:
+        """The run's archived decisions with an index in [start, end)."""
+        assert isinstance(self.sink, ArchiveSink)
+        return self.sink.archive.decisions(self.run.run_id, start=start, end=end)
 
     def model_for(self, obs: Observation) -> ClockedModel:
         """The model that makes decisions of this kind."""

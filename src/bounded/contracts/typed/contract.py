@@ -9,7 +9,7 @@ generic `situation_of` reads the facts: the contract still runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -231,7 +231,7 @@ class TypedContract(ConfiguredContract[TypedConfig]):
 
     # -- postrun learning ---------------------------------------------------------
 
-    def postrun(self, trajectory: list[DecisionRecord], outcome: Outcome) -> None:
+    def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         """Write L4 notes and fill or add L5 skills (writable layers only), through the gate;
         `outcome` is the environment's verdict on the run."""
         self.digest.outcome = outcome_word(outcome)
@@ -241,7 +241,7 @@ class TypedContract(ConfiguredContract[TypedConfig]):
         if self.model is None:
             self.postrun_note = "skipped: no model was given at reset"
             return
-        run_id = self.run_id or (trajectory[0].run_id if trajectory else "")
+        run_id = self.run_id or (trajectory[-1].run_id if trajectory else "")
         learner = Learner(self.config.postrun, self.stores, self.digest, self.model, run_id)
         learner.learn(writable, propose=self.config.skill_seed != "templates")
         self.verdicts = learner.verdicts

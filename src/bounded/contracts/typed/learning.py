@@ -11,6 +11,7 @@ held. After it, a `Learner` asks the model (the episode's, bounded by
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +28,14 @@ from bounded.stores.situation import Situation, norm
 from bounded.stores.skills import Skill, SkillLibrary, Trigger
 
 # -- the run digest postrun learning reads ------------------------------------------
+
+
+FACTS_KEPT = 20
+"""Facts of one case that postrun learning reads: its latest."""
+
+FACTS_WINDOW = 2_000
+"""The run's latest facts the digest holds (and a checkpoint stores): a case's facts are
+its latest `FACTS_KEPT` among them, so the digest, like the prompts, stays bounded."""
 
 
 class Episode(BaseModel):
@@ -58,28 +67,55 @@ class Digest(BaseModel):
     last: Situation | None = None
     outcome: str = ""
     """How the run ended (`outcome_word`), set when postrun starts."""
-    _fact_log: list[list[str]] = PrivateAttr(default_factory=list)
-    """Every fact as it was added, `[episode name, fact]`: the facts grow by one each
-    decision, so a checkpoint stores them as a log (`memory_logs`), not in each dump."""
+    _fact_log: deque[list[str]] = PrivateAttr(default_factory=lambda: deque(maxlen=FACTS_WINDOW))
+    """The latest `FACTS_WINDOW` facts as they were added, `[episode name, fact]`: a fact a
+    decision, so a checkpoint stores them as a window on a log (`memory_logs`)."""
+    _facts_added: int = PrivateAttr(default=0)
+    _in_window: dict[str, int] = PrivateAttr(default_factory=dict)
+    """Facts of each episode among the log's."""
 
     def without_facts(self) -> JSON:
         """The digest as JSON with its episodes' facts left out (they are in `fact_log`)."""
         return self.model_dump(mode="json", exclude={"episodes": {"__all__": {"facts"}}})
 
     @property
-    def fact_log(self) -> list[list[str]]:
-        return self._fact_log
+    def fact_log(self) -> JSON:
+        """The facts as a window on the run's log: `{"start": s, "items": [...]}`."""
+        log = self._fact_log
+        return {"start": self._facts_added - len(log), "items": list(log)}
 
-    def restore_facts(self, log: Iterable[list[str]] | None) -> None:
-        """Put the facts of a `fact_log` back into a digest read `without_facts`; None: the
-        facts are in the episodes already (an older snapshot), the log is rebuilt."""
+    def add_fact(self, name: str, fact: str) -> None:
+        """Add one fact to episode `name`; the log's oldest fact, once past the window,
+        leaves its episode too (so a restored digest holds what this one holds)."""
+        log = self._fact_log
+        if len(log) == log.maxlen:
+            old = log[0][0]
+            left = self._in_window.pop(old) - 1
+            if left:
+                self._in_window[old] = left
+            facts = self.episodes[old].facts
+            if len(facts) > left:
+                del facts[0]
+        log.append([name, fact])
+        self._facts_added += 1
+        self._in_window[name] = self._in_window.get(name, 0) + 1
+        facts = self.episodes[name].facts
+        facts.append(fact)
+        del facts[:-FACTS_KEPT]
+
+    def restore_facts(self, log: JSON | list[list[str]] | None) -> None:
+        """Put the facts of a `fact_log` back into a digest read `without_facts` (a list: a
+        log saved before the window, from its start); None: the facts are in the episodes
+        already (an older snapshot), and the log is rebuilt from them."""
         if log is None:
-            episodes = self.episodes.items()
-            self._fact_log = [[name, fact] for name, ep in episodes for fact in ep.facts]
-            return
-        for name, fact in log:
-            self.episodes[name].facts.append(fact)
-            self._fact_log.append([name, fact])
+            log = [[name, fact] for name, ep in self.episodes.items() for fact in ep.facts]
+            for episode in self.episodes.values():
+                episode.facts.clear()
+        start, items = (int(log["start"]), log["items"]) if isinstance(log, dict) else (0, log)
+        self._facts_added = start
+        for name, fact in items[-FACTS_WINDOW:]:
+            self.add_fact(name, fact)
+        self._facts_added = start + len(items)
 
     def episode(self, category: str, key: str) -> Episode:
         name = f"{category}: {key}"
@@ -102,8 +138,7 @@ class Digest(BaseModel):
             episode.hp_start = situation.hp
         episode.hp_end = situation.hp
         fact = choice_fact(situation, obs, decision)
-        episode.facts.append(fact)
-        self._fact_log.append([f"{category}: {key}", fact])
+        self.add_fact(f"{category}: {key}", fact)
 
 
 def outcome_word(outcome: Outcome) -> str:
@@ -202,7 +237,7 @@ class Learner:
         return f"Run outcome: {self.digest.outcome}{where}."
 
     def facts(self, episode: Episode) -> str:
-        lines = list(episode.facts[-20:])
+        lines = list(episode.facts[-FACTS_KEPT:])
         if episode.enemies:
             lines.insert(0, f"enemies: {', '.join(sorted(episode.enemies))}")
         if episode.hp_start is not None:
