@@ -65,7 +65,7 @@ import sys
 from bounded.cli import main
 if __name__ == "__main__":
     import json, multiprocessing, os, resource, time
-    from bounded.sweeps.boot import worker_boot
+    from bounded.sweeps.worker_start import worker_boot
     from bounded.sweeps.executors import start_worker
 
     context = multiprocessing.get_context("spawn")

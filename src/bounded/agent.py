@@ -1,7 +1,7 @@
 """The bounded-state runtime as a library: bring tools and a task, get the `state` agent loop.
 
 The tools and their environment live in `bounded.envs.tools`, the journaled `state`
-contract in `bounded.contracts.journal`; both are re-exported here.
+contract in `bounded.contracts.journaled_state`; both are re-exported here.
 
 A tool is a plain Python callable with a JSON schema for its keyword arguments. The
 agent sees a fixed spec (the task, the tools, the merge rules), its own JSON state and
@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bounded.contracts.journal import JournaledStateContract, PatchJournal, replay_patches
+from bounded.contracts.journaled_state import JournaledStateContract, PatchJournal, replay_patches
 from bounded.contracts.state import JournalEntry
 from bounded.core import JSON, Model, ReplyMode, RunRecord
 from bounded.envs.tools import (

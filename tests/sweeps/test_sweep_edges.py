@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bounded.sweeps.boot import driver_script
+from bounded.sweeps.worker_start import driver_script
 
 EXPERIMENT = """\
 [experiment]

@@ -3,7 +3,7 @@
 One row per perturbed run (a `state` or `transcript` contract with `perturb_at` set):
 the environment, the contract, the model, how the memory was damaged and when, the
 decisions it took to be rewarded again (`decisions_to_recover`; the perturbations are
-`bounded.contracts.recovery`), the accuracy
+`bounded.contracts.perturbation`), the accuracy
 from the perturbation on, and the same run's accuracy before it.
 """
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bounded.contracts.journal import JournaledStateContract
+from bounded.contracts.journaled_state import JournaledStateContract
 from bounded.core import JSON, Contract, Model
 from bounded.envs.workbench import REPLY_TOKENS
 from bounded.envs.workbench.tasks import select_tasks

@@ -40,7 +40,7 @@ from bounded.contracts._reply import (
     clip,
     json_depth,
 )
-from bounded.contracts.recovery import Perturbation, corrupt_value
+from bounded.contracts.perturbation import Perturbation, corrupt_value
 from bounded.contracts.replies import TextRule
 from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
@@ -199,7 +199,7 @@ class StateConfig(ReasoningSettings, FallbackSettings):
     """The SKILL.state replication's: a malformed reply is a no-op with its parse error."""
     perturb_at: int | None = Field(default=None, ge=0)
     """State recovery: the decision (0-based) before which the state is perturbed
-    (see `bounded.contracts.recovery`); None: never."""
+    (see `bounded.contracts.perturbation`); None: never."""
     perturb: Perturbation = "wipe"
     """How: `wipe` (the state becomes {}) or `corrupt` (numbers off by one)."""
 

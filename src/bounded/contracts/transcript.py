@@ -22,7 +22,7 @@ from bounded.contracts._reply import (
     resent_reply,
     scrub,
 )
-from bounded.contracts.recovery import Perturbation, corrupt_text
+from bounded.contracts.perturbation import Perturbation, corrupt_text
 from bounded.contracts.replies import TextRule, balrog_candidate
 from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
@@ -68,7 +68,7 @@ class TranscriptConfig(ReasoningSettings, FallbackSettings):
     robust agents' strict wording); a `text` reply's rule has its own wording."""
     perturb_at: int | None = Field(default=None, ge=0)
     """State recovery: the decision (0-based) before which the transcript is perturbed
-    (see `bounded.contracts.recovery`); None: never."""
+    (see `bounded.contracts.perturbation`); None: never."""
     perturb: Perturbation = "wipe"
     """How: `wipe` (every earlier turn forgotten) or `corrupt` (the integers in its own
     earlier replies off by one)."""

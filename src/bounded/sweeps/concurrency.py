@@ -4,7 +4,7 @@ A game against an OpenAI-compatible endpoint spends most of its time waiting for
 reply; a worker process that plays one game at a time leaves its core idle. With
 `--concurrency N` each worker plays up to N games in threads: `--workers 1` in the
 driver's process, more workers in spawned processes started through the boot script
-(`bounded.sweeps.boot`), so a 2-core machine keeps `workers * N` requests in flight.
+(`bounded.sweeps.worker_start`), so a 2-core machine keeps `workers * N` requests in flight.
 
 Each game is written exactly as a local worker writes it (`play_in_archive`): its own
 archive connection and `ArchiveSink`, every decision with its run row and a checkpoint
@@ -46,7 +46,6 @@ from bounded.archive.progress import Lease
 from bounded.core import ConfigError, Env
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
-from bounded.sweeps.boot import die_with_parent, worker_boot
 from bounded.sweeps.executors import (
     DoneCallback,
     GameResult,
@@ -56,6 +55,7 @@ from bounded.sweeps.executors import (
     always,
     play_in_archive,
 )
+from bounded.sweeps.worker_start import die_with_parent, worker_boot
 
 IN_PROCESS_MODELS = ("local",)
 """Model kinds that compute in the worker's own process: refused with `--concurrency`."""

@@ -6,7 +6,7 @@ checkpoint, in transactions that check the sweep's lease, so a killed game keeps
 decision but the one in flight and is continued from its last one, and a worker whose
 sweep is gone can never write. Local workers share the machine's archive file (SQLite in
 WAL mode takes writers from several processes) and die with the driver from their first
-instruction (`bounded.sweeps.boot`). Ray workers may run on machines without the archive:
+instruction (`bounded.sweeps.worker_start`). Ray workers may run on machines without the archive:
 they stream their rows to a writer on the driver's node (`bounded.sweeps.ray_stream`),
 and a game whose worker is lost continues from its checkpoint on another worker.
 """
@@ -30,9 +30,9 @@ from bounded.core import BoundedError, ConfigError, Env, RunRecord
 from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
-from bounded.sweeps.boot import die_with_parent, worker_boot
 from bounded.sweeps.ray_join import check_cluster, join
 from bounded.sweeps.ray_stream import ArchiveWriter, StreamSink
+from bounded.sweeps.worker_start import die_with_parent, worker_boot
 
 if TYPE_CHECKING:
     from bounded.runner.build import Game
@@ -252,7 +252,7 @@ class LocalExecutor:
             return
         scheduler = SlotScheduler(games, self.workers, self.gate)
         # spawn, not fork: the driver holds SQLite connections and a live display thread.
-        # Each worker starts through the boot script (`bounded.sweeps.boot`), which ties its
+        # Each worker starts through the boot script (`bounded.sweeps.worker_start`), which ties its
         # life to the driver before Python loads anything of the sweep. Workers are started
         # by submit() on this (the driver's main) thread, which lives as long as the driver.
         context = multiprocessing.get_context("spawn")

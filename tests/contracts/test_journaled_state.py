@@ -1,6 +1,6 @@
 import json
 
-from bounded.contracts.journal import JournaledStateContract, replay_patches
+from bounded.contracts.journaled_state import JournaledStateContract, replay_patches
 from bounded.core import Action, Completion, Observation, StepResult
 from bounded.testing import episode
 

@@ -7,7 +7,7 @@ import pytest
 from bounded.analysis.recovery import decisions_to_recover
 from bounded.apps.scripted_players import counting_model
 from bounded.contracts import make_contract
-from bounded.contracts.recovery import (
+from bounded.contracts.perturbation import (
     corrupt_text,
     corrupt_value,
 )

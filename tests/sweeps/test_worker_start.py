@@ -15,7 +15,7 @@ DRIVER = textwrap.dedent(
     import multiprocessing, os, time
     from concurrent.futures import ProcessPoolExecutor
     from pathlib import Path
-    from bounded.sweeps.boot import worker_boot
+    from bounded.sweeps.worker_start import worker_boot
     from bounded.sweeps.executors import start_worker
 
     if __name__ == "__mp_main__":  # a worker loading the driver's main module (slowly)
@@ -89,7 +89,7 @@ PROBE = textwrap.dedent(
     {head}
     if __name__ == "__main__":
         import multiprocessing
-        from bounded.sweeps.boot import worker_boot
+        from bounded.sweeps.worker_start import worker_boot
 
         MARK = True
         context = multiprocessing.get_context("spawn")
