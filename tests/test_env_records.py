@@ -136,7 +136,10 @@ print(json.dumps({
     "env_id": run.env_id,
     "expert": {i: [a.id for a in d.expert_actions] for i, d in replayed.items()},
     "numbers": {i: d.obs.state["number"] for i, d in replayed.items()},
-    "balrog": sorted(balrog_summary(runs)["toy-agent"]["environments"]),
+    "balrog": sorted(
+        env for agent, found in balrog_summary(runs).items() if agent.tag == "toy-agent"
+        for env in found["environments"]
+    ),
 }))
 """
 
@@ -175,7 +178,7 @@ def test_the_toy_is_in_the_cli_help_and_answers_to_its_short_name(toy_site: Path
 
 def test_the_toy_has_an_inspect_task_with_its_options(toy_site: Path) -> None:
     code = (
-        "import json, bounded.inspect.tasks as tasks\n"
+        "import json, bounded.inspect_tasks.tasks as tasks\n"
         "from inspect_ai._eval.loader import create_tasks\n"
         "[task] = create_tasks([tasks.__file__ + '@toy'], {'rounds': 2, 'seeds': [3]})\n"
         "[sample] = task.dataset\n"

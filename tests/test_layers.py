@@ -80,7 +80,7 @@ ALLOWED: dict[str, set[str]] = {
         "runner",
         "analysis",
     },
-    "inspect": {
+    "inspect_tasks": {
         "core",
         "registry",
         "env_records",

@@ -12,7 +12,7 @@ import pytest
 from bounded.cli.demo import demo
 from bounded.cli.run import run
 from bounded.core import DEFAULT_MAX_TOKENS
-from bounded.inspect.tasks import seed_list, spire, warehouse
+from bounded.inspect_tasks.tasks import seed_list, spire, warehouse
 from bounded.runner.spec import DEFAULT_SEED, GameSpec, seed_range
 from bounded.sweeps.experiment import SPEC_SETTINGS, CellSettings, parse_experiment
 

@@ -13,12 +13,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-import bounded.inspect
-import bounded.inspect.tasks
+import bounded.inspect_tasks
+import bounded.inspect_tasks.tasks
 from bounded.envs import ENV_IDS
-from bounded.inspect import bounded_task, crafter, minihack
+from bounded.inspect_tasks import bounded_task, crafter, minihack
 
-TASKS_FILE = Path(bounded.inspect.tasks.__file__)
+TASKS_FILE = Path(bounded.inspect_tasks.tasks.__file__)
 
 
 def replies(action_id):
@@ -30,7 +30,7 @@ def replies(action_id):
 
 
 def test_every_environment_has_a_named_task():
-    assert set(ENV_IDS) <= set(bounded.inspect.__all__)
+    assert set(ENV_IDS) <= set(bounded.inspect_tasks.__all__)
 
 
 def test_a_generic_task_takes_environment_options_as_keywords():

@@ -13,7 +13,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from bounded.archive import Archive
 from bounded.core import JSON, DecisionRecord, Observation, RunRecord
-from bounded.inspect._model import InspectModel, SchemaForm
+from bounded.inspect_tasks._model import InspectModel, SchemaForm
 from bounded.runner import GameSpec, play
 from bounded.runner.spec import DEFAULT_CONTRACT
 

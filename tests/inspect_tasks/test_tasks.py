@@ -14,12 +14,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-import bounded.inspect.tasks
+import bounded.inspect_tasks.tasks
 from bounded.core import ConfigError
-from bounded.inspect import bounded_task, warehouse
-from bounded.inspect.tasks import seed_list
+from bounded.inspect_tasks import bounded_task, warehouse
+from bounded.inspect_tasks.tasks import seed_list
 
-TASKS_FILE = Path(bounded.inspect.tasks.__file__)
+TASKS_FILE = Path(bounded.inspect_tasks.tasks.__file__)
 REPLY = (
     '{"reasoning": "", "state_patch": {}, "action": {"id": "report", '
     '"args": {"occupied": 1, "shipped": 0}}}'

@@ -2,15 +2,15 @@
 inspect `Task`, every contract as a `Solver` that plays the episode through inspect's own
 model API, the environment's outcome as a `Scorer`.
 
-    inspect eval src/bounded/inspect/tasks.py@warehouse --model ollama/llama3.2 -T horizon=10
+    inspect eval src/bounded/inspect_tasks/tasks.py@warehouse --model ollama/llama3.2 -T horizon=10
 
 Each sample is one game (a seed and the environment's options); its metadata holds the
 run's outcome and prompt tokens per layer, and the log opens in `inspect view`.
 """
 
-from bounded.inspect._model import InspectModel, SchemaForm
-from bounded.inspect._scorer import outcome_scorer
-from bounded.inspect._solver import (
+from bounded.inspect_tasks._model import InspectModel, SchemaForm
+from bounded.inspect_tasks._scorer import outcome_scorer
+from bounded.inspect_tasks._solver import (
     bounded_solver,
     contract_solver,
     episodic_solver,
@@ -19,9 +19,9 @@ from bounded.inspect._solver import (
     transcript_solver,
     typed_solver,
 )
-from bounded.inspect.tasks import ENVIRONMENT_TASKS, bounded_task, environment_task
+from bounded.inspect_tasks.tasks import ENVIRONMENT_TASKS, bounded_task, environment_task
 
-globals().update(ENVIRONMENT_TASKS)  # each environment's task: `bounded.inspect.warehouse`
+globals().update(ENVIRONMENT_TASKS)  # each environment's task: `bounded.inspect_tasks.warehouse`
 
 __all__ = [
     "ENVIRONMENT_TASKS",

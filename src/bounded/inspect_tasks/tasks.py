@@ -1,7 +1,7 @@
 """Each bounded environment as an inspect `Task`: samples are seeds (and environment
 options), the solver is a contract playing the episode, the scorer the game's outcome.
 
-    inspect eval src/bounded/inspect/tasks.py@warehouse --model openai/gpt-4o-mini \\
+    inspect eval src/bounded/inspect_tasks/tasks.py@warehouse --model openai/gpt-4o-mini \\
         -T horizon=10 -T seeds=[1,2,3] -T contract=state
 
 There is one task per environment record (`bounded.env_records`), made from it, and
@@ -27,9 +27,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from bounded.core import ConfigError
 from bounded.envs import ENV_RECORDS, EnvRecord, resolve_env_id
-from bounded.inspect._model import SchemaForm
-from bounded.inspect._scorer import outcome_scorer
-from bounded.inspect._solver import bounded_solver
+from bounded.inspect_tasks._model import SchemaForm
+from bounded.inspect_tasks._scorer import outcome_scorer
+from bounded.inspect_tasks._solver import bounded_solver
 from bounded.runner.spec import DEFAULT_CONTRACT, seed_range
 
 
