@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.provenance import finished, provenance
-from bounded.apps.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_bank, record_spec
-from bounded.apps.scripted_players import ExpertExplorer
 from bounded.core import JSON
 from bounded.envs.craft import STYLES, CraftExpert
+from bounded.jobs.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_bank, record_spec
+from bounded.jobs.scripted_players import ExpertExplorer
 from bounded.runner import GameSpec, play
 from bounded.sweeps.experiment import load_experiment
 

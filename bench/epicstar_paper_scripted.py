@@ -5,7 +5,7 @@ evaluation maps x 4 seeds = 320 games, at the file's one-action step and the age
 settings calibrated on held-out games, bench/epicstar_calibration.py), with the file's
 five-win bank (bootstrapped here with `bounded bank craft`'s defaults when `--bank` is
 missing) and, instead of the file's embedded model, the scripted explorer
-`bounded.apps.scripted_players.ExpertExplorer` (the craft expert's plan as every decisions
+`bounded.jobs.scripted_players.ExpertExplorer` (the craft expert's plan as every decisions
 reply), so the numbers measure the mechanisms fed known play, not a model: the explorer
 ignores the prompt, so exploration and fusion are not tested by it. Prints the Table-1
 layout, the table by opponent style and the parity report, and writes
@@ -26,9 +26,9 @@ from pathlib import Path
 from bounded.analysis.craft_table import craft_parity, craft_table, render_craft_table, style_group
 from bounded.analysis.parity import render_parity_markdown
 from bounded.analysis.provenance import finished, provenance
-from bounded.apps.craft_bank import bootstrap_craft_bank
-from bounded.apps.scripted_players import ExpertExplorer
 from bounded.core import RunRecord
+from bounded.jobs.craft_bank import bootstrap_craft_bank
+from bounded.jobs.scripted_players import ExpertExplorer
 from bounded.runner import play
 from bounded.sweeps.experiment import load_experiment
 

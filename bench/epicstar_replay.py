@@ -22,13 +22,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bounded.analysis.provenance import provenance, write_result
-from bounded.apps.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_bank, record_spec
 from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.contracts.step_protocol import one_action_step
 from bounded.core import JSON
 from bounded.envs.craft import CraftExpert
+from bounded.jobs.craft_bank import CRAFT_BANK_KEEP, CRAFT_ENV, bootstrap_craft_bank, record_spec
 from bounded.runner import GameSpec, play
 
 STYLES = ("timing", "rush", "power", "macro", "air")

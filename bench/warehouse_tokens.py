@@ -19,7 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from bounded.analysis.provenance import provenance, write_result
-from bounded.apps.demo import DEMO_CONTRACTS, DemoRow, demo_table, run_warehouse
+from bounded.jobs.demo import DEMO_CONTRACTS, DemoRow, demo_table, run_warehouse
 from bounded.models import make_model
 
 RESULTS = Path(__file__).parent / "results" / "warehouse_tokens.json"

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
-from bounded.apps.scripted_players import expert_model
-from bounded.apps.workbench import SuiteRow, format_table, run_suite
 from bounded.core import Model
+from bounded.jobs.scripted_players import expert_model
+from bounded.jobs.workbench import SuiteRow, format_table, run_suite
 from bounded.models import make_model
 
 RESULTS = Path(__file__).parent / "results"

@@ -134,7 +134,7 @@ NEEDS = {
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A craft bank of one win (the smallest `bounded bank craft` makes)."""
-    from bounded.apps.craft_bank import bootstrap_craft_bank
+    from bounded.jobs.craft_bank import bootstrap_craft_bank
 
     path = tmp_path_factory.mktemp("bank") / "bank.npz"
     bootstrap_craft_bank(keep=1)[0].save(path)

@@ -53,7 +53,7 @@ ALLOWED: dict[str, set[str]] = {
         "analysis",
         "runner",
     },
-    "apps": {
+    "jobs": {
         "core",
         "registry",
         "env_records",

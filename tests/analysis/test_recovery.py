@@ -8,10 +8,10 @@ from bounded.analysis.recovery import (
     recovery_rows,
     render_recovery,
 )
-from bounded.apps.scripted_players import counting_model
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.envs import make
+from bounded.jobs.scripted_players import counting_model
 from bounded.runner import EpisodeRunner
 
 

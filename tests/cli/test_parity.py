@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from bounded.apps.scripted_players import ExpertExplorer
 from bounded.archive import Archive
 from bounded.cli import main
+from bounded.jobs.scripted_players import ExpertExplorer
 from bounded.runner import GameSpec, play
 
 THROTTLED = {"interval": 5, "decisions": 3}

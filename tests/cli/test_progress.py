@@ -63,7 +63,7 @@ def test_a_sweep_tells_its_events_to_the_display(tmp_path):
                 "env": "warehouse",
                 "env_options": {"horizon": 2},
                 "games": 2,
-                "model": "bounded.apps.scripted_players:counting_model",
+                "model": "bounded.jobs.scripted_players:counting_model",
             },
             "cells": [{"tag": "state", "contract": "state"}],
         }

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from bounded.analysis.recovery import decisions_to_recover
-from bounded.apps.scripted_players import counting_model
 from bounded.contracts import make_contract
 from bounded.contracts.perturbation import (
     corrupt_text,
     corrupt_value,
 )
 from bounded.envs import make
+from bounded.jobs.scripted_players import counting_model
 from bounded.runner import EpisodeRunner
 
 

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from bounded.apps.ladder import run_ladder
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.core import Action, Completion, ConfigError, Observation, Outcome, StepResult
+from bounded.jobs.ladder import run_ladder
 from bounded.models.scripted import ScriptedModel, minimal_instance
 from bounded.runner import GameSpec, play
 from bounded.stores.snapshot import directory_hash, freeze_to

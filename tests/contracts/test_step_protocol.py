@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from bounded.apps.craft_bank import bootstrap_craft_bank
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.step_protocol import check_step, describe_step, one_action_step, with_step
 from bounded.core import ConfigError
+from bounded.jobs.craft_bank import bootstrap_craft_bank
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
 from bounded.runner.build import contract_spec

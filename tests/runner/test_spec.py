@@ -89,8 +89,8 @@ def test_the_reply_token_default_is_written_once():
 
 def test_the_demos_game_stays_seed_one_act_one_at_spires_reply_limit():
     """The demo's game is the lone game's seed; its own act count and reply limit."""
-    from bounded.apps.demo import SPIRE_REPLY_TOKENS, run_spire_demo
     from bounded.envs.spire import REPLY_TOKENS
+    from bounded.jobs.demo import SPIRE_REPLY_TOKENS, run_spire_demo
 
     defaults = introspect.signature(run_spire_demo).parameters
     assert (defaults["seed"].default, defaults["acts"].default) == (DEFAULT_SEED, 1) == (1, 1)

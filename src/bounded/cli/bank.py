@@ -35,7 +35,7 @@ def bank_craft(
 ) -> None:
     """Bootstrap the craft bank from the expert's winning games, played at the paper's
     one-action step (decision_interval=3, max_actions=1), which the bank records."""
-    from bounded.apps.craft_bank import bootstrap_craft_bank
+    from bounded.jobs.craft_bank import bootstrap_craft_bank
 
     bank, report = bootstrap_craft_bank(
         levels=tuple(levels or (6, 7)), rounds=rounds, map_name=map_name, seed=seed,
@@ -69,7 +69,7 @@ def bank_nethack(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/nethack.npz"),
 ) -> None:
     """Build the NetHack bank from the explore-and-descend player's best games."""
-    from bounded.apps.nethack_bank import nethack_bank
+    from bounded.jobs.nethack_bank import nethack_bank
 
     bank, infos = nethack_bank(games=games, keep=keep, max_steps=max_steps, seed=seed)
     save_bank(bank, out)
@@ -94,8 +94,8 @@ def bank_babyai(
     out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/babyai.npz"),
 ) -> None:
     """Build the BabyAI bank from minigrid's bot's winning games on BALROG's tasks."""
-    from bounded.apps.babyai_bank import babyai_bank
     from bounded.core import victory_of
+    from bounded.jobs.babyai_bank import babyai_bank
 
     bank, played = babyai_bank(rounds=rounds, seed=seed)
     save_bank(bank, out)

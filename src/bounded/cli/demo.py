@@ -34,7 +34,7 @@ def demo(
 ) -> None:
     """The main job: a spire game under the typed contract on the embedded model
     (`demo warehouse`: transcript vs state at several horizons)."""
-    from bounded.apps import demo as demos
+    from bounded.jobs import demo as demos
 
     if which not in ("spire", "warehouse"):
         raise ConfigError(f"unknown demo {which!r} (spire or warehouse)")

@@ -31,7 +31,7 @@ def ladder(
     ),
 ) -> None:
     """Ascension ladder: after a victory the next run is one level up, after a defeat the same."""
-    from bounded.apps.ladder import LadderStep, run_ladder
+    from bounded.jobs.ladder import LadderStep, run_ladder
     from bounded.runner.build import build_model, check_spec
     from bounded.runner.spec import make_spec
 

@@ -184,8 +184,8 @@ def run_workbench(
     model_options: dict[str, Any] | None = None,
 ) -> None:
     """The workbench suite: each task in a fresh sandboxed copy, judged by its oracle."""
-    from bounded.apps.workbench import ENV_ID, format_table, run_suite
     from bounded.envs.workbench import select_tasks
+    from bounded.jobs.workbench import ENV_ID, format_table, run_suite
     from bounded.runner.build import build_contract, build_model
     from bounded.runner.spec import make_spec
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bounded.analysis.parity import parity_of_runs
-from bounded.apps.craft_bank import bootstrap_craft_bank
-from bounded.apps.scripted_players import ExpertExplorer
 from bounded.core import RunRecord
+from bounded.jobs.craft_bank import bootstrap_craft_bank
+from bounded.jobs.scripted_players import ExpertExplorer
 from bounded.runner import GameSpec, play
 from bounded.sweeps.experiment import load_experiment
 

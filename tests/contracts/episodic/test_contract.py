@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from bounded.apps.craft_bank import record_game
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.episodic import (
     EpisodicContract,
@@ -19,6 +18,7 @@ from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.core import JSON, Action, Completion, Observation, StepResult
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
+from bounded.jobs.craft_bank import record_game
 from bounded.models.scripted import ScriptedModel, first_option, minimal_instance
 from bounded.runner import run_episode
 from bounded.runner.meter import MeteredModel

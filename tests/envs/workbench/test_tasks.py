@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from bounded.apps.scripted_players import expert_model
-from bounded.apps.workbench import run_task_episode
 from bounded.core import Action
 from bounded.envs.workbench import (
     WorkbenchEnv,
@@ -14,6 +12,8 @@ from bounded.envs.workbench import (
     sandbox_available,
     task_names,
 )
+from bounded.jobs.scripted_players import expert_model
+from bounded.jobs.workbench import run_task_episode
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot run here")
 

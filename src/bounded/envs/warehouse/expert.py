@@ -75,7 +75,7 @@ def transcript_reading_reply(
 def counting_reply(messages: list[dict[str, str]], constraint: Any = None) -> dict[str, Any]:
     """The reply of a warehouse player for either contract: the state keeper's on a
     `state` prompt, the transcript reader's otherwise (as a model:
-    `bounded.apps.scripted_players:counting_model`)."""
+    `bounded.jobs.scripted_players:counting_model`)."""
     if _STATE.search(messages[-1]["content"]):
         return state_keeping_reply(messages, constraint)
     return transcript_reading_reply(messages, constraint)

@@ -3,7 +3,7 @@
 `WorkbenchExpert(task)` returns the next calls of the task's `good` (or `bad`) solution,
 as many per turn as the observation allows. `expert_replies(task)` gives the same calls as
 replies that fit whatever reply schema the contract asks for (`reasoning`,
-`state_patch`, `action` or `actions`); `bounded.apps.scripted_players.expert_model(task)`
+`state_patch`, `action` or `actions`); `bounded.jobs.scripted_players.expert_model(task)`
 wraps them as a scripted model, so the full loop (contract, parser, runner, environment,
 oracle) can be tested without a language model.
 """
@@ -57,7 +57,7 @@ def expert_replies(
     task: str, which: str = "good"
 ) -> Callable[[list[dict[str, str]], JSON | None], JSON]:
     """Replies (`fn(messages, constraint)`) that answer every decision with the reference
-    solution's next calls (as a model: `bounded.apps.scripted_players:expert_model`)."""
+    solution's next calls (as a model: `bounded.jobs.scripted_players:expert_model`)."""
     expert = WorkbenchExpert(task, which)
     turn = 0
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import itertools
 
-from bounded.apps.craft_bank import bootstrap_craft_bank, record_game
 from bounded.archive import Archive
 from bounded.cli import main
 from bounded.contracts.episodic.bank import EpisodicBank, GameInfo, describe_bank
 from bounded.core import victory_of
 from bounded.envs import make
 from bounded.envs.warehouse.expert import WarehouseExpert
+from bounded.jobs.craft_bank import bootstrap_craft_bank, record_game
 
 
 def test_record_game_keeps_one_entry_per_decision() -> None:

@@ -18,7 +18,7 @@ benchmark the plumbing (what a model reading the prompt would do is not shown by
       run = play(spec, model=explorer.model, observer=explorer.see)
 
 Each is a model import path for an experiment file
-(`model = "bounded.apps.scripted_players:counting_model"`).
+(`model = "bounded.jobs.scripted_players:counting_model"`).
 """
 
 from __future__ import annotations

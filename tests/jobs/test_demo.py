@@ -1,6 +1,6 @@
 import bounded
-from bounded.apps.demo import player_hp, run_demo, run_spire_demo, spire_summary
 from bounded.archive import Archive
+from bounded.jobs.demo import player_hp, run_demo, run_spire_demo, spire_summary
 from bounded.models.scripted import schema_filler
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bounded.apps.craft_bank import record_game
 from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.core import victory_of
 from bounded.envs import make
 from bounded.envs.babyai.env import TASKS, BabyAIEnv
 from bounded.envs.babyai.expert import BabyAIExpert
+from bounded.jobs.craft_bank import record_game
 
 BABYAI_ENV = "bounded/BabyAI-v0"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bounded.apps.babyai_bank import babyai_bank
 from bounded.archive import Archive
+from bounded.jobs.babyai_bank import babyai_bank
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
 

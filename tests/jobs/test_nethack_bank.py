@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from bounded.apps.nethack_bank import nethack_bank
 from bounded.archive import Archive
 from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.envs import make
 from bounded.envs.nethack import NetHackExpert
+from bounded.jobs.nethack_bank import nethack_bank
 from bounded.models.scripted import schema_filler
 from bounded.runner import GameSpec, play
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from bounded.apps.ladder import WithoutPostrun, next_level, run_ladder, won
 from bounded.contracts.transcript import TranscriptContract
 from bounded.core import EpisodeContext, Outcome
 from bounded.envs.warehouse import WarehouseEnv
+from bounded.jobs.ladder import WithoutPostrun, next_level, run_ladder, won
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import GameSpec
 

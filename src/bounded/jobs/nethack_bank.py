@@ -8,10 +8,10 @@ progression (then deepest level, then in-game score) enter the bank.
 
 from __future__ import annotations
 
-from bounded.apps.craft_bank import record_game
 from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.envs import make
 from bounded.envs.nethack.expert import NetHackExpert
+from bounded.jobs.craft_bank import record_game
 
 NETHACK_ENV = "bounded/NetHack-v0"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from bounded.agent import replay_patches
-from bounded.apps.scripted_players import expert_model
-from bounded.apps.workbench import SuiteRow, format_table, run_suite
 from bounded.core import ConfigError
 from bounded.envs.workbench import sandbox_available, select_tasks, task_names
+from bounded.jobs.scripted_players import expert_model
+from bounded.jobs.workbench import SuiteRow, format_table, run_suite
 from bounded.models.scripted import ScriptedModel
 
 pytestmark = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot run here")
