@@ -33,11 +33,11 @@ has no such cut.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import Field
 
+from bounded.contracts._budget import ExactCount, prompt_budget
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_legal
 from bounded.contracts._reply import scrub
@@ -132,7 +132,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self._dropped = 0
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
-        self._exact: Callable[[list[dict[str, str]]], tuple[list[int], Any]] | None = None
+        self._exact: ExactCount | None = None
 
     def max_reply_tokens(self, model: Model) -> int | None:
         """The cap on a reply's tokens on `model`: `reply_tokens` where it declares a
@@ -144,14 +144,8 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self.events.clear()
         self._fell_back, self._candidate, self._reasoning, self._dropped = None, "", None, 0
         model = self.model = episode.model
-        if model is not None:
-            self._count = model.count_tokens
-        exact = getattr(model, "prompt_tokens", None)
-        self._exact = exact if callable(exact) else None
-        self._budget = self.config.max_prompt_tokens
-        window = model.context_window if model is not None else None
-        if self._budget is None and window:
-            self._budget = int(window) - self.config.reply_tokens
+        budget = prompt_budget(model, self.config.max_prompt_tokens, self.config.reply_tokens)
+        self._count, self._exact, self._budget = budget.count, budget.exact, budget.limit
 
     def observation_text(self, obs: Observation) -> str:
         """The observation's text as BALROG keeps it: after an unusable reply, the feedback

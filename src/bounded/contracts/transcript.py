@@ -10,11 +10,9 @@ cap in force (`reasoning_chars`) is resent with the reasoning cut, the cut recor
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from pydantic import ConfigDict, Field
 
+from bounded.contracts._budget import ExactCount, prompt_budget
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation
 from bounded.contracts._reply import (
@@ -114,7 +112,7 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         self._dropped = 0
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
-        self._exact: Callable[[list[dict[str, str]]], tuple[list[int], Any]] | None = None
+        self._exact: ExactCount | None = None
         self._perturbed_now = False
         self.decisions = 0
 
@@ -124,14 +122,8 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         self._pending, self._dropped, self._fell_back = None, 0, None
         self._perturbed_now, self.decisions = False, 0
         model = self.model = episode.model
-        if model is not None:
-            self._count = model.count_tokens
-        exact = getattr(model, "prompt_tokens", None)
-        self._exact = exact if callable(exact) else None
-        self._budget = self.config.max_prompt_tokens
-        window = model.context_window if model is not None else None
-        if self._budget is None and window:
-            self._budget = int(window) - self.config.reply_tokens
+        budget = prompt_budget(model, self.config.max_prompt_tokens, self.config.reply_tokens)
+        self._count, self._exact, self._budget = budget.count, budget.exact, budget.limit
 
     def _perturb_if_due(self) -> None:
         self._perturbed_now = self.decisions == self.config.perturb_at

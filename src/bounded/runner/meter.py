@@ -12,7 +12,7 @@ run whose model time passes the model's per-run deadline.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bounded.core import (
@@ -35,30 +35,6 @@ def reads_reply_schema(model: object) -> bool:
     return isinstance(model, ReplyReader) and model.reads_reply_schema is True
 
 
-class MessageCounter:
-    """Token counts of the messages of one call after another, each text counted once while
-    calls keep resending it (only the latest call's counts are kept, as `PromptCounter`)."""
-
-    def __init__(self, count: TokenCounter) -> None:
-        self._count = count
-        self._latest: dict[str, int] = {}
-
-    def __call__(self, messages: list[dict[str, str]]) -> int:
-        counted: dict[str, int] = {}
-        total = 0
-        for message in messages:
-            text = str(message.get("content") or "")
-            tokens = counted.get(text)
-            if tokens is None:
-                tokens = self._latest.get(text)
-                if tokens is None:
-                    tokens = self._count(text)
-                counted[text] = tokens
-            total += tokens
-        self._latest = counted
-        return total
-
-
 class MeteredModel:
     """A model that keeps every completion it returns until `drain()` takes them, each with
     its tokens counted by the model's tokenizer beside those the server reported."""
@@ -69,7 +45,7 @@ class MeteredModel:
         self.context_window = inner.context_window
         self.run_deadline_s = inner.run_deadline_s
         self._calls: list[Completion] = []
-        self._messages = MessageCounter(inner.count_tokens)
+        self._messages = PromptCounter(inner.count_tokens).of_messages
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "inner":
@@ -155,20 +131,31 @@ class PromptCounter:
         self._count = count
         self._latest: dict[str, int] = {}
 
-    def by_layer(self, prompt: Prompt) -> dict[str, int]:
+    def counts(self, texts: Iterable[str]) -> list[int]:
+        """Each text's tokens, in order; the texts seen here are the next call's cache."""
         counted: dict[str, int] = {}
-        totals: dict[str, int] = {}
-        for segment in prompt.segments:
-            text = segment.text
+        found = []
+        for text in texts:
             tokens = counted.get(text)
             if tokens is None:
                 tokens = self._latest.get(text)
                 if tokens is None:
                     tokens = self._count(text)
                 counted[text] = tokens
-            totals[segment.layer] = totals.get(segment.layer, 0) + tokens
+            found.append(tokens)
         self._latest = counted
+        return found
+
+    def by_layer(self, prompt: Prompt) -> dict[str, int]:
+        totals: dict[str, int] = {}
+        segments = prompt.segments
+        for segment, tokens in zip(segments, self.counts(s.text for s in segments), strict=True):
+            totals[segment.layer] = totals.get(segment.layer, 0) + tokens
         return totals
+
+    def of_messages(self, messages: list[dict[str, str]]) -> int:
+        """The tokens of one call's messages (their contents, as counted above)."""
+        return sum(self.counts(str(m.get("content") or "") for m in messages))
 
 
 class ModelUnavailableError(BoundedError, RuntimeError):
@@ -235,7 +222,6 @@ class ClockedModel(MeteredModel):
 
 __all__ = [
     "ClockedModel",
-    "MessageCounter",
     "MeteredModel",
     "ModelDeadlineError",
     "ModelUnavailableError",
