@@ -14,7 +14,7 @@ from bounded.core import ContractWrapper, DecisionRecord
 from bounded.envs import make
 from bounded.models import make_model
 from bounded.runner.episode import EpisodeRunner
-from bounded.runner.trajectory import Trajectory, TrajectoryTrimmed
+from bounded.runner.trajectory import KEPT_DECISIONS, Trajectory, TrajectoryTrimmed
 
 
 def record(index: int) -> DecisionRecord:
@@ -71,6 +71,23 @@ def test_postrun_reads_a_long_game_back_from_the_archive(tmp_path):
         run = runner.execute()
     assert run.status == "completed" and seen == list(range(30))
     assert runner.trajectory.first_kept == 26
+
+
+def test_a_runner_without_an_archive_keeps_every_record_unless_told(tmp_path):
+    def played(**options):
+        runner = EpisodeRunner(
+            make("warehouse", horizon=KEPT_DECISIONS + 20), make_contract("state"),
+            make_model("scripted:minimal"), seed=1, env_id="warehouse", **options,
+        )  # fmt: skip
+        assert runner.execute().status == "completed"
+        return runner.trajectory
+
+    assert [r.index for r in played()] == list(range(KEPT_DECISIONS + 20))
+    with pytest.raises(TrajectoryTrimmed):
+        played(keep_decisions=KEPT_DECISIONS)[0]
+    with Archive(tmp_path / "a.sqlite") as archive:
+        kept = played(archive=archive)
+        assert kept.first_kept == 20 and kept[0].index == 0  # read back
 
 
 @pytest.mark.parametrize("contract", ["state", "typed", "summary", "episodic"])

@@ -33,7 +33,7 @@ import traceback
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from bounded.archive.progress import Checkpoint, this_owner
 from bounded.archive.sink import ArchiveSink, GameSink, sink_for
@@ -168,7 +168,7 @@ class EpisodeRunner:
         cell: str = "",
         spec: JSON | None = None,
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
-        keep_decisions: int | None = KEPT_DECISIONS,
+        keep_decisions: int | Literal["auto"] | None = "auto",
     ) -> None:
         self.env, self.contract = env, contract
         self._default = env.default_action()
@@ -187,9 +187,13 @@ class EpisodeRunner:
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         reader = self._archived if isinstance(self.sink, ArchiveSink) else None
+        if keep_decisions == "auto":  # what cannot be read back is kept
+            keep_decisions = KEPT_DECISIONS if reader is not None else None
         self.trajectory = Trajectory(keep_decisions, reader)
-        """The run's decisions: the latest `keep_decisions` records in memory (None: all),
-        older ones read back from the archive (`bounded.runner.trajectory`)."""
+        """The run's decisions: the latest `keep_decisions` records in memory (None: all;
+        `auto`: the latest `KEPT_DECISIONS` where the run is played into an archive to read
+        the older ones back from, else all), older ones read back from the archive
+        (`bounded.runner.trajectory`)."""
         self._token_warned = False
         self.tally = ActionTally(env.empty_action)
         config = contract.config_dict()
