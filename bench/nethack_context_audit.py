@@ -89,9 +89,10 @@ class ExpertModel(ModelBase):
 
 def play(contract: str, seed: int, steps: int, tokenizer: LocalModel) -> tuple[list[int], JSON]:
     model = ExpertModel(tokenizer, seed)
+    # constrained: the expert answers from the reply schema (and the audited games were so)
     spec = GameSpec(
         env="nethack", env_options={"max_steps": steps}, contract=contract, seed=seed,
-        max_decisions=steps,
+        max_decisions=steps, contract_config={"reply": "constrained"},
     )  # fmt: skip
     game = build_game(spec, model=model)
 

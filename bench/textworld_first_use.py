@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import bounded.envs.textworld.games as textworld_games
+from bounded.analysis.provenance import provenance, write_result
 from bounded.envs import make
 from bounded.envs.textworld import CHALLENGES
 
@@ -63,7 +63,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     textworld_games.GENERATION_TIMEOUT_S = args.timeout
-    load_before = os.getloadavg()
+    started_at = provenance(note="generation times under the load recorded: upper bounds")
     rows = []
     for task in args.tasks:
         for seed in args.seeds:
@@ -73,12 +73,8 @@ def main() -> None:
         "rows": rows,
         "settings": args.settings,
         "timeout_s": args.timeout,
-        "cpus": os.cpu_count(),
-        "loadavg_before": [round(x, 2) for x in load_before],
-        "loadavg_after": [round(x, 2) for x in os.getloadavg()],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.out, report, started_at)
 
 
 if __name__ == "__main__":

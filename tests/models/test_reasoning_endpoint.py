@@ -38,9 +38,10 @@ def content(name: str, reasoning: str = LONG) -> str:
 
 
 def spec(server, contract, *, horizon=2, **config):
+    """Constrained decoding: the reasoning budget travels in the reply schema sent."""
     return bounded.GameSpec(
         env="warehouse", env_options={"horizon": horizon}, contract=contract,
-        contract_config=config, model="openai:m", base_url=server.url,
+        contract_config={"reply": "constrained", **config}, model="openai:m", base_url=server.url,
         model_options={"schema_mode": "json_schema", "retry": {"attempts": 1}}, seed=1,
     )  # fmt: skip
 
@@ -91,6 +92,7 @@ def test_the_cli_flag_sets_the_cap(fault_server, tmp_path):
             "run", "warehouse", "--contract", "state", "--model", "openai:m",
             "--base-url", s.url, "--horizon", "1", "--reasoning-chars", flag,
             "--mopt", "schema_mode=json_schema", "--archive", str(archive_path),
+            "--reply", "constrained",
         ])  # fmt: skip
     with Archive(archive_path, read_only=True) as archive:
         caps = [run.model_params["reasoning_chars"] for run in archive.runs()]
