@@ -296,9 +296,15 @@ def episodic_retrieval(data: Data) -> str:
 def reply_modes(*files: Data) -> str:
     from reply_modes import cells_table
 
-    commits = sorted({f.get("commit", "not recorded") for f in files})
+    notes = []
+    earlier = sorted({f.get("commit", "not recorded") for f in files if "provenance" not in f})
+    if earlier:
+        notes.append(f"Commits: {', '.join(earlier)}. Load: not recorded in these files.")
+    for f in files:
+        if "provenance" in f:
+            notes.append(measured_under(f, f"`{f['provenance']['command']}`"))
     return cells_table([cell for f in files for cell in f["cells"]]) + (
-        f"\n\nCommits: {', '.join(commits)}. Load: not recorded in these files.\n"
+        "\n\n" + "\n\n".join(notes) + "\n"
     )
 
 
