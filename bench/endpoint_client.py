@@ -36,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bounded.analysis.provenance import provenance, write_result
 from bounded.contracts import make_contract
 from bounded.core import EpisodeContext
 from bounded.envs import make
@@ -102,6 +103,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    started_at = provenance()
     server = subprocess.Popen(
         [sys.executable, "-m", "bounded.testing.endpoint", "--content", REPLY],
         stdout=subprocess.PIPE,
@@ -115,8 +117,7 @@ def main() -> None:
         server.terminate()
         server.wait()
     result["command"] = " ".join(["python", "bench/endpoint_client.py", *sys.argv[1:]])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, started_at)
     print(json.dumps(result["cpu_us_per_call"]), f"model/plain {result['ratio_model_plain']}")
     print(f"wrote {args.out}")
 

@@ -136,7 +136,10 @@ def main() -> None:
         print(json.dumps(play_one(env, contract, int(size))))
         return
     sizes = sorted(args.sizes)
+    from bounded.analysis.provenance import provenance
+
     result: dict[str, Any] = {
+        "provenance": provenance(),
         "command": " ".join(["python", "bench/memory_scaling.py", *sys.argv[1:]]),
         "machine": f"{platform.machine()} {os.cpu_count()} cores",
         "python": platform.python_version(),
@@ -186,9 +189,10 @@ def write(
         if rows[env, contract]
     }
     result["finished"] = finished
-    result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    from bounded.analysis.provenance import write_result
+
+    measured = {key: value for key, value in result.items() if key != "provenance"}
+    write_result(out, measured, result["provenance"])
 
 
 if __name__ == "__main__":

@@ -151,5 +151,5 @@ def test_a_state_game_checkpoints_its_journal_as_its_contract_holds_it(tmp_path)
         with pytest.raises(KeyboardInterrupt):
             runner_for(game_, archive=archive, observer=stop_at_twenty).execute()
         (point,) = checkpoints(archive).values()
-    assert point.decisions == 20 and len(point.memory["journal"]) == 20
+    assert point.decisions == 20 and len(point.memory["journal"]["items"]) == 20
     assert point.memory == seen[0]

@@ -93,11 +93,19 @@ def probe_format(model: OpenAICompatModel, name: str) -> FormatResult:
     except openai.OpenAIError as exc:
         verdict = "refused" if form is not None and refuses_format(exc) else "failed"
         return FormatResult(name, verdict, one_line(f"{type(exc).__name__}: {exc}", 160))
-    choices = getattr(response, "choices", None) or []
-    message = choices[0].message if choices else None
-    text = (message.content if message else None) or ""
-    usage = getattr(response, "usage", None) is not None
+    text, usage = reply_text_and_usage(response)
     return FormatResult(name, "accepted", one_line(text, 80), kept_to(text, form), usage)
+
+
+def reply_text_and_usage(response: Any) -> tuple[str, bool]:
+    """A chat completion's first message text, and whether it carried `usage` (the client
+    hands back the reply's JSON)."""
+    if not isinstance(response, dict):
+        return "", False
+    choices = response.get("choices") or []
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    text = message.get("content") if isinstance(message, dict) else None
+    return (text if isinstance(text, str) else ""), response.get("usage") is not None
 
 
 def probe(model: OpenAICompatModel) -> list[FormatResult]:
