@@ -525,6 +525,9 @@ class EpisodeContext:
     """The archive's id of this run."""
     empty_action: str | None = None
     """The environment's do-nothing action id (`Env.empty_action`), or None."""
+    presentation: str = "bounded"
+    """What the environment shows (`TextEnv.presentation`): `balrog` where it shows BALROG's
+    text, whose instruction prompt already lists the actions."""
 
 
 ReplyMode = Literal["constrained", "json", "text"]

@@ -38,6 +38,11 @@ class BalrogTasks:
     """BALROG's tasks on it (a run's task is its outcome's `task` or `level`)."""
     default_task: str = "default"
     """The task of a run whose outcome names none."""
+    presentation: Mapping[str, Any] = field(default_factory=dict)
+    """The environment options under which it shows what BALROG's own wrapper shows (its
+    observation text, instruction prompt, action vocabulary, step limits and levels), which
+    BALROG's agents play at unless a game's options say otherwise; empty: it has no such
+    presentation."""
 
 
 @dataclass(frozen=True)

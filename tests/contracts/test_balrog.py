@@ -193,3 +193,35 @@ def test_a_reply_that_names_nothing_leaves_no_action_in_the_history() -> None:
     ]  # fmt: skip
     assert messages[4]["content"].startswith("Observation:\n" + INVALID_FEEDBACK.format(
         action="stay"))  # fmt: skip
+
+
+def test_under_balrogs_presentation_the_current_observation_lists_no_actions() -> None:
+    obs = observation(0)
+    own, balrogs = make_contract("balrog-naive"), make_contract("balrog-naive")
+    own.reset(episode(instructions="Walk."))
+    balrogs.reset(episode(instructions="Walk.", presentation="balrog"))
+    listed = own.assemble(obs).messages()[-1]["content"]
+    unlisted = balrogs.assemble(obs).messages()[-1]["content"]
+    assert "stay" in listed
+    assert unlisted == f"Current Observation:\nRoom 0.\n\n{BALROG_NAIVE_NOTE}"
+
+
+@pytest.fixture
+def presented_env(monkeypatch):
+    """An environment whose record offers BALROG's presentation as `{"view": "balrog"}`."""
+    from bounded.env_records import BUILTIN_RECORDS, BalrogTasks, EnvCatalog, EnvRecord
+
+    record = EnvRecord(name="shown", env_id="test/Shown-v0", entry_point="x:Y",
+                       balrog=BalrogTasks("shown", presentation={"view": "balrog"}))  # fmt: skip
+    catalog = EnvCatalog((*BUILTIN_RECORDS, record))
+    monkeypatch.setattr("bounded.contracts.balrog.env_record", catalog.get)
+    return record.env_id
+
+
+def test_balrogs_agents_play_an_environment_at_its_balrog_presentation(presented_env) -> None:
+    contract = make_contract("balrog-naive")
+    assert contract.env_options(presented_env, {"size": 3}) == {"size": 3, "view": "balrog"}
+    assert contract.env_options(presented_env, {"view": "own"}) == {"view": "own"}
+    assert contract.env_options("bounded/Warehouse-v0", {"size": 3}) == {"size": 3}
+    kept = make_contract("balrog-naive", {"balrog_presentation": False})
+    assert kept.env_options(presented_env, {}) == {}

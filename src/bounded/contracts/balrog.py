@@ -14,8 +14,14 @@ Each prompt is BALROG's:
    `response.completion`; an empty one it does not record), or, for the newest
    `max_cot_history` replies of an agent that keeps its reasoning (BALROG's cot agent; its
    robust cot agent keeps none), `Previous plan:\\n<the whole reply>`;
-3. the current observation, `Current Observation:\\n<text>`, then its legal list, then the
-   agent's closing instruction (`bounded.contracts.replies`).
+3. the current observation, `Current Observation:\\n<text>`, then its legal list (not
+   under the environment's BALROG presentation, whose instruction prompt lists BALROG's
+   actions, as BALROG's own does), then the agent's closing instruction
+   (`bounded.contracts.replies`).
+
+Where the environment offers BALROG's presentation (`BalrogTasks.presentation`: BALROG's
+observation text, instruction prompt, vocabulary, step limits and levels) the game is
+played at it unless its options say otherwise (`balrog_presentation`).
 
 Once the deque is full the history holds 15 past observations and 16 actions, and starts
 with an action. After an unusable reply the game's default action runs and the next
@@ -60,6 +66,7 @@ from bounded.core import (
     approx_tokens,
     stable_hash,
 )
+from bounded.env_records import env_record
 
 BalrogRule = Literal["balrog-naive", "balrog-cot", "balrog-robust", "balrog-robust-cot"]
 
@@ -111,6 +118,10 @@ class BalrogConfig(ReasoningSettings, FallbackSettings):
     reply_tokens: int = Field(default=256, ge=1)
     """Room kept for the reply in a model's context window; the cap on a reply's tokens
     on such a model."""
+    balrog_presentation: bool = True
+    """Play an environment that offers BALROG's presentation (`BalrogTasks.presentation`)
+    at it, unless the game's own options set those options; False: the environment's own
+    presentation."""
 
 
 class BalrogContract(ConfiguredContract[BalrogConfig]):
@@ -133,14 +144,24 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self._budget: int | None = None
         self._count: TokenCounter = approx_tokens
         self._exact: ExactCount | None = None
+        self._lists_legal = True
 
     def max_reply_tokens(self, model: Model) -> int | None:
         """The cap on a reply's tokens on `model`: `reply_tokens` where it declares a
         context window (the rest of it is the prompt's), else none."""
         return self.config.reply_tokens if model.context_window else None
 
+    def env_options(self, env_id: str, options: JSON) -> JSON:
+        """The game's options, completed with the environment's BALROG presentation where
+        it offers one (`balrog_presentation`); an option the game sets is kept."""
+        record = env_record(env_id)
+        if not self.config.balrog_presentation or record is None or record.balrog is None:
+            return options
+        return {**record.balrog.presentation, **options}
+
     def reset(self, episode: EpisodeContext) -> None:
         self.instructions = episode.instructions.strip()
+        self._lists_legal = episode.presentation != "balrog"
         self.events.clear()
         self._fell_back, self._candidate, self._reasoning, self._dropped = None, "", None, 0
         model = self.model = episode.model
@@ -165,7 +186,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self._candidate, self._reasoning = "", None
         self._current_text = self.observation_text(obs)
         current = CURRENT_OBSERVATION + self._current_text
-        if obs.legal:
+        if obs.legal and self._lists_legal:
             current += "\n\n" + render_legal(obs)
         current += "\n\n" + self.closing(obs)
         past = list(self.events)[-(2 * self.config.max_text_history - 1) :]  # + current: 32

@@ -303,6 +303,9 @@ class TextEnv(gymnasium.Env[Observation, Action]):
     with process-wide state declares False."""
     empty_action: str | None = None
     """The id of the do-nothing action, where the game has one (default: none)."""
+    presentation: str = "bounded"
+    """What the model is shown: `bounded` (the environment's own text) or `balrog` (what
+    BALROG's wrapper shows, for an environment that offers it: `BalrogTasks.presentation`)."""
 
     def init_spaces(
         self, choices: Callable[[], Choices], kinds: Iterable[str] | None = None
