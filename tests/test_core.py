@@ -50,3 +50,11 @@ def test_the_runner_calls_every_hook_and_probes_none() -> None:
         if any(f"getattr({name}" in line for name in ("contract", "env", "model", "self.contract"))
     ]
     assert probes == []
+
+
+def test_an_observations_history_text_must_end_its_text() -> None:
+    with pytest.raises(ValueError, match="history_text must be the end of its text"):
+        Observation(kind="test", text="Room 1.", history_text="Map 1")
+    assert Observation(kind="test", text="Map\nRoom.", history_text="Room.").current_only_text == (
+        "Map\n"
+    )

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 FORMAT_VERSION = 1
 """Stamped on every archived record; bump when a stored shape changes."""
@@ -90,12 +90,30 @@ class Observation(BaseModel):
     """The full machine-readable state (JSON-able)."""
     text: str = ""
     """The state rendered for a model."""
+    history_text: str | None = None
+    """What a history keeps of this observation once it is past: the end of `text`,
+    without what only the current observation shows (BALROG's NetHack shows the map and
+    cursor for the current observation only); None: all of `text`."""
     legal: list[Action] = Field(default_factory=list)
     """Every legal action now, each with a stable id."""
     t: float = 0
     """Decision index, or game time for real-time environments."""
     max_actions: int = 1
     """How many actions one decision may carry (a combat plan may hold several)."""
+
+    @model_validator(mode="after")
+    def _history_text_ends_the_text(self) -> Observation:
+        if self.history_text is not None and not self.text.endswith(self.history_text):
+            raise ValueError("an observation's history_text must be the end of its text")
+        return self
+
+    @property
+    def current_only_text(self) -> str:
+        """The part of `text` before `history_text`: shown only while the observation is
+        current ("" where a history keeps it all)."""
+        if self.history_text is None:
+            return ""
+        return self.text[: len(self.text) - len(self.history_text)]
 
     def legal_action(self, action_id: str | None) -> Action | None:
         """The legal action with this id, or None (always None for the id None)."""
@@ -376,7 +394,7 @@ class Env(Protocol):
 
     Every member is declared here; `bounded.envs.TextEnv` gives the optional ones their
     defaults (no state schema, no initial state, version "0", thread-safe, no game
-    knowledge, no default action; `gymnasium.Env` gives `spec`)."""
+    knowledge, no default action, presentation `bounded`; `gymnasium.Env` gives `spec`)."""
 
     instructions: str
     """The fixed task description a contract shows the model."""
@@ -398,6 +416,9 @@ class Env(Protocol):
     """The id of the game's do-nothing action (craft's `EMPTY ACTION`, Crafter's `Noop`), or
     None where it has none. A contract that idles plays it; the runner counts every other
     action as an effective one (`effective_action_rate`)."""
+    presentation: str
+    """What the model is shown: `bounded` (the environment's own text) or `balrog` (what
+    BALROG's wrapper shows, where the environment offers it)."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

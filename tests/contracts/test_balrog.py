@@ -225,3 +225,26 @@ def test_balrogs_agents_play_an_environment_at_its_balrog_presentation(presented
     assert contract.env_options("bounded/Warehouse-v0", {"size": 3}) == {"size": 3}
     kept = make_contract("balrog-naive", {"balrog_presentation": False})
     assert kept.env_options(presented_env, {}) == {}
+
+
+def test_what_only_the_current_observation_shows_is_not_resent() -> None:
+    def shown(i: int) -> Observation:
+        return Observation(kind="test", text=f"Map {i}\nRoom {i}.", history_text=f"Room {i}.",
+                           legal=[Action(id="go")])  # fmt: skip
+
+    contract = make_contract("balrog-naive")
+    contract.reset(episode(instructions="Walk.", presentation="balrog"))
+    for i in range(2):
+        contract.assemble(shown(i))
+        decision = contract.parse(Completion(text="fly" if i else "go"), shown(i))
+        decision.extra["fallback_action"] = "go"
+        contract.commit(shown(i), decision, StepResult())
+    messages = contract.assemble(shown(2)).messages()
+    assert [m["content"] for m in messages[1:-1]] == [
+        "Observation:\nRoom 0.", "go", "Observation:\nRoom 1.", "fly",
+    ]  # fmt: skip
+    feedback = INVALID_FEEDBACK.format(action="go")
+    assert messages[-1]["content"] == (
+        f"Current Observation:\nMap 2\n{feedback}Room 2.\n\n{BALROG_NAIVE_NOTE}"
+    )
+

@@ -19,7 +19,9 @@ ARGS = {"occupied": 0, "shipped": 0}
 STATE_REPLY = json.dumps(
     {"reasoning": "", "state_patch": {}, "action": {"id": "report", "args": ARGS}}
 )
-MARGIN_S = 1.5
+MARGIN_S = 3.0
+"""Slack on the wall-clock bounds for a loaded machine: each bound separates a run that its
+timeouts cut from one that hangs or waits out every late reply (10 x 0.5 s)."""
 
 
 def spec(server, horizon, **retry):

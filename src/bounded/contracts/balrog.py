@@ -169,11 +169,13 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self._count, self._exact, self._budget = budget.count, budget.exact, budget.limit
 
     def observation_text(self, obs: Observation) -> str:
-        """The observation's text as BALROG keeps it: after an unusable reply, the feedback
-        naming the default action that ran, then the text."""
+        """The observation's text as BALROG keeps it in its history: after an unusable
+        reply, the feedback naming the default action that ran, then the text (the part a
+        history keeps: `Observation.history_text`)."""
+        kept = obs.text if obs.history_text is None else obs.history_text
         if self.config.feedback_on_invalid_action and self._fell_back is not None:
-            return INVALID_FEEDBACK.format(action=self._fell_back) + obs.text
-        return obs.text
+            return INVALID_FEEDBACK.format(action=self._fell_back) + kept
+        return kept
 
     def closing(self, obs: Observation) -> str:
         """The agent's instruction that ends the current observation."""
@@ -185,7 +187,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
     def assemble(self, obs: Observation) -> Prompt:
         self._candidate, self._reasoning = "", None
         self._current_text = self.observation_text(obs)
-        current = CURRENT_OBSERVATION + self._current_text
+        current = CURRENT_OBSERVATION + obs.current_only_text + self._current_text
         if obs.legal and self._lists_legal:
             current += "\n\n" + render_legal(obs)
         current += "\n\n" + self.closing(obs)
@@ -274,7 +276,8 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         return str(invalid[0]) if invalid else text.strip()
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
-        self.events.append({"type": "observation", "text": self._current_text or obs.text})
+        kept = self._current_text or (obs.text if obs.history_text is None else obs.history_text)
+        self.events.append({"type": "observation", "text": kept})
         if self._candidate:  # BALROG records no action its agent extracted as empty
             self.events.append(
                 {"type": "action", "action": self._candidate, "reasoning": self._reasoning}

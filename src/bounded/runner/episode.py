@@ -128,7 +128,7 @@ def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str)
         knowledge=env.game_knowledge(),
         run_id=run_id,
         empty_action=env.empty_action,
-        presentation=getattr(env, "presentation", "bounded"),
+        presentation=env.presentation,
     )
 
 
