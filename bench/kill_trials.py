@@ -423,35 +423,19 @@ def ray_trial(
     orphans = processes_of(driver.pid, mark)
     for pid in orphans:
         os.kill(pid, signal.SIGKILL)
-    rerun = bounded("sweep", str(experiment))
-    nothing_left = " 0 played now" in rerun.stderr + rerun.stdout
-    counts = cell_counts(archive) if rerun.returncode == 0 else {}
-    check = integrity(archive) if archive.exists() else "missing"
-    stuck = (
-        driver.returncode != 0
-        or not nothing_left
-        or rerun.returncode != 0
-        or check != "ok"
-        or counts != {"state": games, "transcript": games}
-    )
-    played = games_played(archive) if archive.exists() else {}
-    return {
+    row: dict[str, object] = {
         "kill_at_decision": at,
         "killed_at": kills,
         "interrupted_games": len(kills),
         "sweep_status": driver.returncode,
         "sweep_error": stderr.decode().strip().splitlines()[-1:] if driver.returncode else [],
-        "rerun_found_nothing_to_play": nothing_left,
-        "running_rows": rows_running(archive) if archive.exists() else 0,
         "orphans": len(orphans),
-        "duplicates": duplicates(archive) if archive.exists() else 0,
-        "integrity": check,
-        "cell_games": counts,
-        "stuck": stuck,
         "endpoint_calls": calls,
         "re_asked": calls - 2 * games * horizon,
-        "different_games": sum(played.get(key) != value for key, value in reference.items()),
+        **checked(archive, games, reference),
     }
+    row["stuck"] = bool(row["stuck"]) or driver.returncode != 0
+    return row
 
 
 def run_ray_trials(
