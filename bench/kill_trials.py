@@ -638,15 +638,19 @@ def run_cluster_trials(
     seed: int = 0,
     span: float = 0.9,
     start: float = 0.1,
+    latency_s: float = 0.0,
 ) -> dict[str, object]:
     """`kind` node: each trial loses a worker node of a two-node cluster; driver: each
     kills the driver of a sweep on a cluster. One cluster (token authentication on) for
-    all the trials, started apart from the sweeps as `ray start` would."""
+    all the trials, started apart from the sweeps as `ray start` would. `latency_s` slows
+    every call of the trials (not the reference sweep's): a dead driver's workers, which
+    Ray ends within a second or so, may otherwise finish their games first."""
     endpoint = counting_endpoint()
     rows = []
     started = time.perf_counter()
     try:
         _, reference = reference_sweep(games, horizon, endpoint)
+        endpoint.latency_s = latency_s
         rng = random.Random(seed)
         with LocalCluster(token=new_token()) as cluster:
             cluster.start_head(num_cpus=1 if kind == "node" else 2)

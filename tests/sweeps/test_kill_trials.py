@@ -73,7 +73,7 @@ def test_a_worker_node_lost_mid_game_costs_at_most_its_game_in_flight():
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads processes in /proc")
 def test_a_sweep_whose_driver_is_killed_on_a_cluster_is_continued_by_its_rerun():
     result = load_bench().run_cluster_trials(
-        "driver", 1, games=1, horizon=30, seed=1, start=0.3, span=0.8
+        "driver", 1, games=1, horizon=30, seed=1, start=0.3, span=0.8, latency_s=0.25
     )
     row = check_cluster_trial(result)
     assert row["killed"] and row["interrupted_games"] >= 1 and row["rerun_status"] == 0, row
