@@ -21,10 +21,9 @@ from pathlib import Path
 
 import crafter
 import numpy as np
-from omegaconf import OmegaConf
-
 from balrog.environments import make_env
 from balrog.environments.crafter import ACTIONS
+from omegaconf import OmegaConf
 
 SEEDS = (1, 2, 3, 4, 5, 6)
 STEPS = 200
@@ -45,8 +44,9 @@ def balance_in_creation_order(self, chunk, objs, *args):
     SHIPPED_BALANCE(self, chunk, creation_order(self, objs), *args)
 
 
-def balance_as_shipped_watched(self, chunk, objs, cls, material, span, despan, spawn_p,
-                               despawn_p, ctor, target_fn):
+def balance_as_shipped_watched(
+    self, chunk, objs, cls, material, span, despan, spawn_p, despawn_p, ctor, target_fn
+):
     """Crafter's own draw, replayed on a copy of the random state to see whether the
     creation-ordered list would have lost another creature."""
     shipped = [obj for obj in objs if isinstance(obj, cls)]
@@ -54,23 +54,27 @@ def balance_as_shipped_watched(self, chunk, objs, cls, material, span, despan, s
     replay = np.random.RandomState()
     replay.set_state(self._world.random.get_state())
     target_min, target_max = target_fn(len(shipped), self._world.mask(*chunk, material).sum())
-    if len(shipped) >= int(target_min) and len(shipped) > int(target_max):
-        if replay.uniform() < despawn_p:
-            i = replay.randint(0, len(shipped))
+    despawns = len(shipped) >= int(target_min) and len(shipped) > int(target_max)
+    if despawns and replay.uniform() < despawn_p:
+        i = replay.randint(0, len(shipped))
 
-            def effect(obj):
-                return obj if self._player.distance(obj.pos) >= despan else None
+        def effect(obj):
+            return obj if self._player.distance(obj.pos) >= despan else None
 
-            if effect(shipped[i]) is not effect(ordered[i]):
-                FIRST_DIFFERENCE.append(self._step)
-    SHIPPED_BALANCE(self, chunk, objs, cls, material, span, despan, spawn_p, despawn_p,
-                    ctor, target_fn)
+        if effect(shipped[i]) is not effect(ordered[i]):
+            FIRST_DIFFERENCE.append(self._step)
+    SHIPPED_BALANCE(
+        self, chunk, objs, cls, material, span, despan, spawn_p, despawn_p, ctor, target_fn
+    )
 
 
 def stats(env) -> dict:
     got = env.get_stats()
-    return {"score": got["score"], "progression": got["progression"],
-            "achievements": got["achievements"]}
+    return {
+        "score": got["score"],
+        "progression": got["progression"],
+        "achievements": got["achievements"],
+    }
 
 
 def play(config, seed: int) -> dict:
@@ -86,16 +90,20 @@ def play(config, seed: int) -> dict:
         "steps": [],
     }
     for _ in range(STEPS):
-        if draw.random() < 0.05:
-            action = draw.choice(INVALID)
-        else:
-            action = draw.choice(ACTIONS)
+        action = draw.choice(INVALID) if draw.random() < 0.05 else draw.choice(ACTIONS)
         played = env.check_action_validity(action)
         obs, reward, terminated, truncated, _ = env.step(played)
-        record["steps"].append({
-            "action": action, "played": played, **obs["text"], "reward": float(reward),
-            "terminated": bool(terminated), "truncated": bool(truncated), "stats": stats(env),
-        })
+        record["steps"].append(
+            {
+                "action": action,
+                "played": played,
+                **obs["text"],
+                "reward": float(reward),
+                "terminated": bool(terminated),
+                "truncated": bool(truncated),
+                "stats": stats(env),
+            }
+        )
         if terminated or truncated:
             break
     return record
