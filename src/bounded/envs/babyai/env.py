@@ -1,12 +1,16 @@
 """`bounded/BabyAI-v0`: minigrid's BabyAI levels as text, with BALROG's six actions and
-its success metric (progression 1 when the mission is accomplished, else 0)."""
+its success metric (progression 1 when the mission is accomplished, else 0).
+
+Two presentations (`presentation`): `"bounded"` (the default: minigrid's single-room
+levels closest to BALROG's tasks, our text, `describe.py`) and `"balrog"` (BALROG's levels,
+`mixed.py`, and its instruction prompt and text, `balrog.py`)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 import gymnasium
 import minigrid  # noqa: F401 (registers the BabyAI levels with Gymnasium)
@@ -21,7 +25,9 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
+from bounded.envs.babyai import balrog
 from bounded.envs.babyai.describe import describe
+from bounded.envs.babyai.mixed import MixedTrainLocal
 from bounded.envs.base import Choices, progression_outcome, with_action_mask
 from bounded.envs.replayed import ReplayedEnv
 
@@ -58,6 +64,19 @@ Tips: once the object you want to interact with or pick up is right in front of 
 you see makes no sense."""
 
 
+PRESENTATIONS = ("bounded", "balrog")
+Presentation = Literal["bounded", "balrog"]
+BALROG_LEVEL = "BabyAI-MixedTrainLocal-v0"
+BALROG_NUM_DISTS = 0
+"""BALROG's `babyai_kwargs.num_dists`."""
+
+
+def _presentation(value: str) -> Presentation:
+    if value in PRESENTATIONS:
+        return cast(Presentation, value)
+    raise ConfigError(f"presentation: one of {', '.join(PRESENTATIONS)}, not {value!r}")
+
+
 class BabyAIConfig(BaseModel):
     """Settings of a BabyAI episode."""
 
@@ -66,6 +85,9 @@ class BabyAIConfig(BaseModel):
     or any minigrid BabyAI id (`BabyAI-GoToLocal-v0`)."""
     max_steps: int | None = Field(default=None, ge=1, le=100_000)
     """Steps before the episode is truncated (None: the level's own limit)."""
+    presentation: Presentation = "bounded"
+    """`bounded` (minigrid's closest levels, our text) or `balrog` (BALROG's levels and
+    text; `level` one of its tasks)."""
 
     @field_validator("level")
     @classmethod
@@ -77,6 +99,8 @@ class BabyAIConfig(BaseModel):
 
     @property
     def level_id(self) -> str:
+        if self.presentation == "balrog":
+            return f"{BALROG_LEVEL}/{self.level}"
         return TASKS.get(self.level, self.level)
 
 
@@ -92,9 +116,14 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
     env_id = "bounded/BabyAI-v0"
     game_name = "BabyAI"
 
-    def __init__(self, level: str = "goto", max_steps: int | None = None) -> None:
+    def __init__(
+        self, level: str = "goto", max_steps: int | None = None, presentation: str = "bounded"
+    ) -> None:
+        chosen = _presentation(presentation)
+        if chosen == "balrog" and level not in TASKS:
+            raise ConfigError(f"level: one of {', '.join(TASKS)} under presentation balrog")
         try:
-            self.config = BabyAIConfig(level=level, max_steps=max_steps)
+            self.config = BabyAIConfig(level=level, max_steps=max_steps, presentation=chosen)
         except ValidationError as exc:
             raise ConfigError(f"bad BabyAI settings: {first_validation_error(exc)}") from exc
         self._env = self._make()
@@ -110,7 +139,18 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
         kwargs: dict[str, Any] = {}
         if self.config.max_steps is not None:
             kwargs["max_steps"] = self.config.max_steps
+        if self._balrog:
+            return MixedTrainLocal(self.config.level, num_dists=BALROG_NUM_DISTS, **kwargs)
         return gymnasium.make(self.config.level_id, **kwargs).unwrapped
+
+    @property
+    def presentation(self) -> str:
+        """`bounded` or `balrog` (a load takes the save's)."""
+        return self.config.presentation
+
+    @property
+    def _balrog(self) -> bool:
+        return self.config.presentation == "balrog"
 
     @property
     def minigrid(self) -> Any:
@@ -138,7 +178,8 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
         return Action(id="go forward", label=ACTIONS["go forward"])
 
     def choices(self) -> Choices:
-        legal = [] if self._done else [Action(id=k, label=v) for k, v in ACTIONS.items()]
+        labels = balrog.ACTION_DESCRIPTIONS if self._balrog else ACTIONS
+        legal = [] if self._done else [Action(id=k, label=v) for k, v in labels.items()]
         return Choices(legal=legal, max_actions=1)
 
     def _start(self, seed: int) -> None:
@@ -146,6 +187,9 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
         with contextlib.redirect_stdout(io.StringIO()):  # minigrid prints rejected samples
             self._obs, _ = self._env.reset(seed=seed)
         self._actions, self._reward, self._done, self._truncated = [], 0.0, False, False
+        if self._balrog:
+            self.instructions = balrog.instruction_prompt(self.mission)
+            return
         self.instructions = INSTRUCTIONS.format(
             mission=self.mission,
             actions="\n".join(f"- {k}: {v}" for k, v in ACTIONS.items()),
@@ -164,18 +208,25 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
     def mission(self) -> str:
         return str(self._obs.get("mission", ""))
 
-    def _observe(self) -> Observation:
-        lines = describe(self._obs["image"], self._env.carrying)
-        text = f"Mission: {self.mission}\n\n" + "\n".join(
+    def _text(self, lines: list[str]) -> str:
+        if self._balrog:
+            return balrog.observation_text(self._obs["image"], self._env.carrying)
+        return f"Mission: {self.mission}\n\n" + "\n".join(
             line.removeprefix("You see ") for line in lines
         )
-        state = {
+
+    def _observe(self) -> Observation:
+        lines = describe(self._obs["image"], self._env.carrying)
+        text = self._text(lines)
+        state: dict[str, Any] = {
             "mission": self.mission,
             "direction": int(self._obs["direction"]),
             "step": len(self._actions),
             "carrying": lines[0].removeprefix("You carry ") if self._env.carrying else None,
             "seen": len(lines),
         }
+        if self._balrog:
+            state["short_term_context"] = ""  # BALROG's BabyAI has none
         return Observation(
             kind="navigate",
             state=state,

@@ -2,11 +2,16 @@
 world, a 9 x 9 view, 2,000 steps), its 17 actions by name, and its progression: the share
 of Crafter's 22 achievements unlocked, read from Crafter's own `info["achievements"]`.
 
-Two departures from the `crafter` package as it ships, both for determinism: the image
-is never rendered (at night Crafter's renderer draws its noise from the world's random
-stream, so rendering would change the game; nothing here needs the image), and the
-creature a chunk despawns is drawn from its creatures in the order they were created
-(Crafter draws it from a set ordered by memory address, which differs between runs).
+Two presentations (`presentation`): `"bounded"` (the default: our text, `describe.py`)
+and `"balrog"` (BALROG's instruction prompt, text and reset, `balrog.py`).
+
+Two departures from the `crafter` package as it ships, both for determinism: under the
+bounded presentation the image is never rendered (at night Crafter's renderer draws its
+noise from the world's random stream, so rendering changes the game; nothing here needs
+the image; the balrog presentation renders it as BALROG's wrapper does, twice a step at
+BALROG's 256 x 256, so that the stream is BALROG's), and the creature a chunk despawns is
+drawn from its creatures in the order they were created (Crafter draws it from a set
+ordered by memory address, which differs between runs).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, cast
 
 import crafter
 import numpy as np
@@ -30,6 +35,7 @@ from bounded.core import (
     first_validation_error,
 )
 from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.crafter import balrog
 from bounded.envs.crafter.describe import VITALS, describe, inventory_items, nearest_things
 from bounded.envs.crafter.knowledge import crafter_knowledge
 from bounded.envs.replayed import ReplayedEnv
@@ -73,11 +79,21 @@ face. Drink water and eat to keep food and drink up, sleep when energy is low, a
 avoid lava. Crafting needs a table nearby (an iron tool also a furnace)."""
 
 
-class _Crafter(crafter.Env):
-    """Crafter without its image, with a creation-ordered despawn draw (module docstring)."""
+PRESENTATIONS = ("bounded", "balrog")
+Presentation = Literal["bounded", "balrog"]
+BALROG_IMAGE_SIZE = 256
+"""BALROG's Crafter image size (`crafter_kwargs.size`): the night noise drawn per image
+depends on it."""
 
-    def _obs(self) -> np.ndarray:
-        return np.zeros((1, 1, 3), np.uint8)
+
+def _presentation(value: str) -> Presentation:
+    if value in PRESENTATIONS:
+        return cast(Presentation, value)
+    raise ConfigError(f"presentation: one of {', '.join(PRESENTATIONS)}, not {value!r}")
+
+
+class _RenderedCrafter(crafter.Env):
+    """Crafter with a creation-ordered despawn draw (module docstring)."""
 
     def _balance_object(self, chunk: Any, objs: Any, *args: Any) -> None:
         index = self._world._obj_map
@@ -85,11 +101,19 @@ class _Crafter(crafter.Env):
         super()._balance_object(chunk, ordered, *args)
 
 
+class _Crafter(_RenderedCrafter):
+    """Crafter without its image, with a creation-ordered despawn draw."""
+
+    def _obs(self) -> np.ndarray:
+        return np.zeros((1, 1, 3), np.uint8)
+
+
 @lru_cache(maxsize=8)
-def _fresh_world(area: int, view: int, seed: int) -> _Crafter:
+def _fresh_world(area: int, view: int, seed: int, rendered: bool) -> crafter.Env:
     """A freshly generated world (generation takes a second or two; a load replays from a
-    copy of it)."""
-    game = _Crafter(area=(area, area), view=(view, view), size=(view, view), length=None, seed=seed)
+    copy of it). The first image, at dawn, draws no noise: both kinds start alike."""
+    cls, size = (_RenderedCrafter, BALROG_IMAGE_SIZE) if rendered else (_Crafter, view)
+    game = cls(area=(area, area), view=(view, view), size=(size, size), length=None, seed=seed)
     game.reset()
     return game
 
@@ -104,6 +128,8 @@ class CrafterConfig(BaseModel):
     image shows them)."""
     max_steps: int = Field(default=2_000, ge=1, le=100_000)
     """Steps before the episode is truncated (`ended_by = "step-limit"`)."""
+    presentation: Presentation = "bounded"
+    """`bounded` (our text) or `balrog` (BALROG's prompt, text and reset)."""
 
 
 class CrafterEnv(ReplayedEnv[CrafterConfig]):
@@ -119,9 +145,13 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
     game_name = "Crafter"
     empty_action = "Noop"
 
-    def __init__(self, area: int = 64, view: int = 9, max_steps: int = 2_000) -> None:
+    def __init__(
+        self, area: int = 64, view: int = 9, max_steps: int = 2_000, presentation: str = "bounded"
+    ) -> None:
         try:
-            self.config = CrafterConfig(area=area, view=view, max_steps=max_steps)
+            self.config = CrafterConfig(
+                area=area, view=view, max_steps=max_steps, presentation=_presentation(presentation)
+            )
         except ValidationError as exc:
             raise ConfigError(f"bad Crafter settings: {first_validation_error(exc)}") from exc
         self._game: Any = None
@@ -130,10 +160,7 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
         self._info: dict[str, Any] = {}
         self._reward = 0.0
         self._ended_by = ""
-        self.instructions = INSTRUCTIONS.format(
-            achievements=", ".join(a.replace("_", " ") for a in ACHIEVEMENTS),
-            actions="\n".join(f"- {k}: {v}" for k, v in ACTIONS.items()),
-        )
+        self.instructions = self._instructions()
         self.init_spaces(self.choices, kinds=("play",))
 
     # -- Gymnasium API ------------------------------------------------------------------
@@ -151,8 +178,26 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
         info = {"achievements": dict(self._info["achievements"]), "ended_by": self._ended_by}
         return obs, reward, terminated, truncated, with_action_mask(info, obs)
 
+    def _instructions(self) -> str:
+        if self._balrog:
+            return balrog.instruction_prompt()
+        return INSTRUCTIONS.format(
+            achievements=", ".join(a.replace("_", " ") for a in ACHIEVEMENTS),
+            actions="\n".join(f"- {k}: {v}" for k, v in ACTIONS.items()),
+        )
+
+    @property
+    def presentation(self) -> str:
+        """`bounded` or `balrog` (a load takes the save's)."""
+        return self.config.presentation
+
+    @property
+    def _balrog(self) -> bool:
+        return self.config.presentation == "balrog"
+
     def choices(self) -> Choices:
-        legal = [] if self._ended_by else [Action(id=k, label=v) for k, v in ACTIONS.items()]
+        labels = balrog.ACTION_DESCRIPTIONS if self._balrog else ACTIONS
+        legal = [] if self._ended_by else [Action(id=k, label=v) for k, v in labels.items()]
         return Choices(legal=legal, max_actions=1)
 
     def default_action(self) -> Action:
@@ -176,34 +221,52 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
     # -- playing ------------------------------------------------------------------------
 
     def _start(self, seed: int) -> None:
-        self._game = copy.deepcopy(_fresh_world(self.config.area, self.config.view, seed))
+        fresh = _fresh_world(self.config.area, self.config.view, seed, self._balrog)
+        self._game = copy.deepcopy(fresh)
         self._seed, self._actions, self._reward, self._ended_by = seed, [], 0.0, ""
         self._info = {
             "achievements": dict(self.player.achievements),
             "inventory": dict(self.player.inventory),
         }
+        if self._balrog:
+            # BALROG's reset takes one `Noop` step (its reward dropped) and its stats
+            # start empty until the first action.
+            self._step_game(0)
+            self._info["achievements"] = {}
+
+    def _step_game(self, index: int) -> float:
+        _, reward, _, info = self._game.step(index)
+        if self._balrog:
+            self._game.render()  # BALROG's wrapper renders each step's image once more
+        self._info = info
+        return float(reward)
 
     def _act(self, index: int) -> float:
-        _, reward, _, info = self._game.step(index)
-        self._info = info
+        reward = self._step_game(index)
         self._actions.append(index)
-        self._reward += float(reward)
+        self._reward += reward
         if self.player.health <= 0:
             self._ended_by = "death"
         elif len(self._actions) >= self.config.max_steps:
             self._ended_by = "step-limit"
-        return float(reward)
+        return reward
 
     def unlocked(self) -> list[str]:
         """The achievements unlocked so far, from Crafter's `info["achievements"]`."""
         return [name for name, count in self._info["achievements"].items() if count > 0]
 
+    def _text(self) -> str:
+        if self._balrog:
+            return balrog.long_term_context(self._game)
+        text = describe(self.world, self.player, (self.config.view, self.config.view))
+        if self._ended_by:
+            text = f"The game is over: {self._ended_by}.\n\n{text}"
+        return text
+
     def _observe(self) -> Observation:
         player = self.player
         view = (self.config.view, self.config.view)
-        text = describe(self.world, player, view)
-        if self._ended_by:
-            text = f"The game is over: {self._ended_by}.\n\n{text}"
+        text = self._text()
         seen = nearest_things(self.world, player, view)
         state = {
             "step": len(self._actions),
@@ -217,6 +280,8 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
             "achievements": self.unlocked(),
             "progression": self._progression(),
         }
+        if self._balrog:
+            state["short_term_context"] = balrog.short_term_context(self._info["inventory"])
         return Observation(
             kind="play", state=state, text=text, legal=list(self.choices().legal),
             t=len(self._actions),
@@ -250,6 +315,7 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
 
     def load(self, data: JSON) -> None:
         self.config, seed, actions = self.read_save(data, CrafterConfig, int)
+        self.instructions = self._instructions()
         self._start(seed)
         self.replay(actions, self._playable, self._act)
 
