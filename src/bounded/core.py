@@ -416,9 +416,12 @@ class Env(Protocol):
     """The id of the game's do-nothing action (craft's `EMPTY ACTION`, Crafter's `Noop`), or
     None where it has none. A contract that idles plays it; the runner counts every other
     action as an effective one (`effective_action_rate`)."""
-    presentation: str
-    """What the model is shown: `bounded` (the environment's own text) or `balrog` (what
-    BALROG's wrapper shows, where the environment offers it)."""
+
+    @property
+    def presentation(self) -> str:
+        """What the model is shown: `bounded` (the environment's own text) or `balrog` (what
+        BALROG's wrapper shows, where the environment offers it)."""
+        ...
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -116,6 +116,10 @@ class EnvRecord:
         return isinstance(self.entry_point, str) and not callable(self.expert)
 
 
+BALROG_PRESENTATION: Mapping[str, Any] = {"presentation": "balrog"}
+"""The option of our environments that shows what BALROG's wrappers show."""
+
+
 def _env(name: str, env_class: str, **facts: Any) -> EnvRecord:
     """One of our environments: `bounded/<Class>-v0`, its engine in `bounded.envs.<name>`."""
     return EnvRecord(
@@ -192,7 +196,11 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         summary="A BabyAI mission (progress: 1 when accomplished).",
         expert="bounded.envs.babyai:BabyAIExpert",
         expert_reads_env=True,
-        balrog=BalrogTasks("babyai", ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")),
+        balrog=BalrogTasks(
+            "babyai",
+            ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to"),
+            presentation=BALROG_PRESENTATION,
+        ),
         task_options=(TaskOption("level", str), TaskOption("max_steps")),
         test_options={"max_steps": 30},
         test_steps=30,
@@ -203,7 +211,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         summary="Crafter (progress: achievements unlocked / 22).",
         expert="bounded.envs.crafter:CrafterExpert",
         expert_reads_env=True,
-        balrog=BalrogTasks("crafter", ("default",)),
+        balrog=BalrogTasks("crafter", ("default",), presentation=BALROG_PRESENTATION),
         task_options=(TaskOption("max_steps"), TaskOption("area"), TaskOption("view")),
         test_options={"max_steps": 60},
         test_steps=60,

@@ -76,6 +76,18 @@ def test_the_instruction_is_the_first_user_message_of_every_request(received) ->
     assert opening[1]["content"].endswith("\n\n" + BALROG_NAIVE_NOTE)
 
 
+
+def test_balrogs_agents_play_babyai_as_balrog_shows_it(received) -> None:
+    """BALROG's BabyAI text, its instruction prompt (which lists the actions) and no legal
+    list after the current observation."""
+    from bounded.envs.babyai import balrog as shown
+
+    run, _, bodies = received
+    assert run.spec["env_options"]["presentation"] == "balrog"
+    instruction, current = bodies[0]["messages"]
+    assert instruction["content"].startswith(shown.INSTRUCTION_PROMPT.split("{", 1)[0])
+    assert "- go forward" not in current["content"].splitlines()
+
 def test_the_history_is_balrogs_32_event_deque(received) -> None:
     _, _, bodies = received
     for step, body in enumerate(bodies):

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 import gymnasium
 import numpy as np
 
-from bounded.core import JSON, Action, Observation, Outcome
+from bounded.core import JSON, Action, ConfigError, Observation, Outcome
 from bounded.validation import is_valid
 
 if TYPE_CHECKING:
@@ -303,9 +303,12 @@ class TextEnv(gymnasium.Env[Observation, Action]):
     with process-wide state declares False."""
     empty_action: str | None = None
     """The id of the do-nothing action, where the game has one (default: none)."""
-    presentation: str = "bounded"
-    """What the model is shown: `bounded` (the environment's own text) or `balrog` (what
-    BALROG's wrapper shows, for an environment that offers it: `BalrogTasks.presentation`)."""
+
+    @property
+    def presentation(self) -> str:
+        """What the model is shown: `bounded` (the environment's own text) or `balrog` (what
+        BALROG's wrapper shows, for one that offers it: `BalrogTasks.presentation`)."""
+        return "bounded"
 
     def init_spaces(
         self, choices: Callable[[], Choices], kinds: Iterable[str] | None = None
@@ -355,14 +358,37 @@ def progression_outcome(metrics: dict[str, Any], score_key: str = "score") -> Ou
     )
 
 
+Presentation = Literal["bounded", "balrog"]
+"""What an environment shows (`TextEnv.presentation`)."""
+PRESENTATIONS: tuple[Presentation, ...] = ("bounded", "balrog")
+
+
+def presentation_option(value: str) -> Presentation:
+    """The `presentation` option checked: one of `PRESENTATIONS`, else a `ConfigError`."""
+    if value in PRESENTATIONS:
+        return cast(Presentation, value)
+    raise ConfigError(f"presentation: one of {', '.join(PRESENTATIONS)}, not {value!r}")
+
+
+def balrog_texts(long_term: str, short_term: str = "") -> tuple[str, str]:
+    """An observation's `text` and `history_text` under BALROG's presentation: BALROG's
+    current observation shows its short-term context (the vitals, the map), a line break,
+    then its long-term context, which alone its history keeps."""
+    return (f"{short_term}\n{long_term}" if short_term else long_term), long_term
+
+
 __all__ = [
+    "PRESENTATIONS",
     "Choices",
     "LegalActionSpace",
     "ObservationSpace",
+    "Presentation",
     "TextEnv",
     "args_fit",
+    "balrog_texts",
     "draw_action",
     "legal_mask",
+    "presentation_option",
     "progression_outcome",
     "sample_args",
     "sample_value",

@@ -46,8 +46,8 @@ def level(env: BabyAIEnv) -> dict:
 def seen(env: BabyAIEnv, obs: Any, reward: float, terminated: bool, truncated: bool) -> dict:
     metrics = env.metrics()
     return {
-        "long_term_context": obs.text,
-        "short_term_context": obs.state["short_term_context"],
+        "long_term_context": obs.history_text,
+        "short_term_context": obs.current_only_text.removesuffix("\n"),
         "reward": reward,
         "terminated": terminated,
         "truncated": truncated,

@@ -30,8 +30,8 @@ def seen(env: CrafterEnv, obs: Any, reward: float, terminated: bool, truncated: 
     """One step as the golden record holds it, read from bounded's env."""
     metrics = env.metrics()
     return {
-        "long_term_context": obs.text,
-        "short_term_context": obs.state["short_term_context"],
+        "long_term_context": obs.history_text,
+        "short_term_context": obs.current_only_text.removesuffix("\n"),
         "reward": reward,
         "terminated": terminated,
         "truncated": truncated,

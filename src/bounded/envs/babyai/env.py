@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Any
 
 import gymnasium
 import minigrid  # noqa: F401 (registers the BabyAI levels with Gymnasium)
@@ -28,7 +28,14 @@ from bounded.core import (
 from bounded.envs.babyai import balrog
 from bounded.envs.babyai.describe import describe
 from bounded.envs.babyai.mixed import MixedTrainLocal
-from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.base import (
+    Choices,
+    Presentation,
+    balrog_texts,
+    presentation_option,
+    progression_outcome,
+    with_action_mask,
+)
 from bounded.envs.replayed import ReplayedEnv
 
 ENV_VERSION = "2"
@@ -64,17 +71,9 @@ Tips: once the object you want to interact with or pick up is right in front of 
 you see makes no sense."""
 
 
-PRESENTATIONS = ("bounded", "balrog")
-Presentation = Literal["bounded", "balrog"]
 BALROG_LEVEL = "BabyAI-MixedTrainLocal-v0"
 BALROG_NUM_DISTS = 0
 """BALROG's `babyai_kwargs.num_dists`."""
-
-
-def _presentation(value: str) -> Presentation:
-    if value in PRESENTATIONS:
-        return cast(Presentation, value)
-    raise ConfigError(f"presentation: one of {', '.join(PRESENTATIONS)}, not {value!r}")
 
 
 class BabyAIConfig(BaseModel):
@@ -119,7 +118,7 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
     def __init__(
         self, level: str = "goto", max_steps: int | None = None, presentation: str = "bounded"
     ) -> None:
-        chosen = _presentation(presentation)
+        chosen = presentation_option(presentation)
         if chosen == "balrog" and level not in TASKS:
             raise ConfigError(f"level: one of {', '.join(TASKS)} under presentation balrog")
         try:
@@ -225,12 +224,14 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
             "carrying": lines[0].removeprefix("You carry ") if self._env.carrying else None,
             "seen": len(lines),
         }
+        history_text = None
         if self._balrog:
-            state["short_term_context"] = ""  # BALROG's BabyAI has none
+            text, history_text = balrog_texts(text)  # BALROG's BabyAI has no short-term part
         return Observation(
             kind="navigate",
             state=state,
             text=text,
+            history_text=history_text,
             legal=list(self.choices().legal),
             t=len(self._actions),
         )

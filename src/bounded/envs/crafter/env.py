@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Literal, cast
+from typing import Any
 
 import crafter
 import numpy as np
@@ -34,7 +34,14 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.base import (
+    Choices,
+    Presentation,
+    balrog_texts,
+    presentation_option,
+    progression_outcome,
+    with_action_mask,
+)
 from bounded.envs.crafter import balrog
 from bounded.envs.crafter.describe import VITALS, describe, inventory_items, nearest_things
 from bounded.envs.crafter.knowledge import crafter_knowledge
@@ -79,17 +86,9 @@ face. Drink water and eat to keep food and drink up, sleep when energy is low, a
 avoid lava. Crafting needs a table nearby (an iron tool also a furnace)."""
 
 
-PRESENTATIONS = ("bounded", "balrog")
-Presentation = Literal["bounded", "balrog"]
 BALROG_IMAGE_SIZE = 256
 """BALROG's Crafter image size (`crafter_kwargs.size`): the night noise drawn per image
 depends on it."""
-
-
-def _presentation(value: str) -> Presentation:
-    if value in PRESENTATIONS:
-        return cast(Presentation, value)
-    raise ConfigError(f"presentation: one of {', '.join(PRESENTATIONS)}, not {value!r}")
 
 
 class _RenderedCrafter(crafter.Env):
@@ -150,7 +149,10 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
     ) -> None:
         try:
             self.config = CrafterConfig(
-                area=area, view=view, max_steps=max_steps, presentation=_presentation(presentation)
+                area=area,
+                view=view,
+                max_steps=max_steps,
+                presentation=presentation_option(presentation),
             )
         except ValidationError as exc:
             raise ConfigError(f"bad Crafter settings: {first_validation_error(exc)}") from exc
@@ -280,11 +282,13 @@ class CrafterEnv(ReplayedEnv[CrafterConfig]):
             "achievements": self.unlocked(),
             "progression": self._progression(),
         }
+        history_text = None
         if self._balrog:
-            state["short_term_context"] = balrog.short_term_context(self._info["inventory"])
+            short_term = balrog.short_term_context(self._info["inventory"])
+            text, history_text = balrog_texts(text, short_term)
         return Observation(
-            kind="play", state=state, text=text, legal=list(self.choices().legal),
-            t=len(self._actions),
+            kind="play", state=state, text=text, history_text=history_text,
+            legal=list(self.choices().legal), t=len(self._actions),
         )  # fmt: skip
 
     # -- reports, save and load ---------------------------------------------------------
