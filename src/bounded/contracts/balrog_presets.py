@@ -16,10 +16,11 @@ All four reply in free text (`reply = "text"`), each closing its prompt with its
 instruction (`bounded.contracts.replies`). `reply = "constrained"` or `"json"` plays the
 same agents on a JSON reply object instead (the robust presets then add `STRICT_NOTE`).
 
-Where they still differ from BALROG's agents: the observation text and the legal list
-after it are the environment's presentation (BALROG lists its action vocabulary in the
-instruction prompt); the history is cut to a model's context window where the model
-declares one (recorded); see docs/balrog.md.
+They play an environment that offers BALROG's presentation at it (BALROG's text,
+instruction prompt, vocabulary and levels; no legal list after the observation), any other
+at its own text and legal list. Where they still differ from BALROG's agents: the history
+is cut to a model's context window where the model declares one (recorded); see
+docs/balrog.md.
 """
 
 from __future__ import annotations
