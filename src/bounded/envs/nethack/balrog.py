@@ -58,7 +58,6 @@ class AutoMoreGame:
     def __init__(self, env: Any) -> None:
         self.env = env
         self.strings = accepted_strings(list(env.actions))
-        self._more = list(env.actions).index(nethack.MiscAction.MORE)
         self.obs: dict[str, Any] = {}
         self.message = ""
         self.done = False
@@ -74,7 +73,7 @@ class AutoMoreGame:
         message = text_message(self.obs["tty_chars"])
         while MORE in message and not self.done:
             message = message.replace(MORE, "\n")
-            more = self._nle_step(self._more)
+            more = self._nle_step(list(self.env.actions).index(nethack.MiscAction.MORE))
             message += text_message(self.obs["tty_chars"])
             result.reward += more.reward
             result.terminated, result.truncated, result.info = (
@@ -153,7 +152,8 @@ def end_reason(screen: str, status: str) -> str:
 @dataclass
 class MiniHackStats:
     """BALROG's `BaseProgress`, whose fields are class attributes until an update: its
-    `get_stats()` is empty at the start, then these three."""
+    `get_stats()` is empty at the start, then these three (`end_reason` NLE's step
+    status, as a number, as BALROG's JSON log writes it)."""
 
     fields: dict[str, Any] = field(default_factory=dict)
 
@@ -162,7 +162,7 @@ class MiniHackStats:
         self.fields = {
             "episode_return": total,
             "progression": 1.0 if reward >= 1.0 else 0.0,
-            "end_reason": end_status_name(info),
+            "end_reason": int(info["end_status"]),
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -217,13 +217,13 @@ class BalrogSession:
         result = game.step(word)
         self.words.append(word)
         self.stats.update(game.obs, result.reward, game.done, result.info)
-        self.terminated, self.truncated, self.info = (
-            result.terminated,
-            result.truncated,
-            result.info,
-        )
+        self.info = result.info
         if game.done:
+            # BALROG's NLETimeLimit: an NLE abort (its step limit, or no game time passing)
+            # is a truncation, any other end a termination.
             self.end_status = end_status_name(result.info)
+            self.truncated = self.end_status == "ABORTED"
+            self.terminated = not self.truncated
         elif len(self.words) >= self.max_steps:
             self.truncated = True
         return result.reward

@@ -176,4 +176,19 @@ def nethack_vocabulary(useful: Iterable[Any]) -> list[str]:
     return [*words, *letters, *(str(i) for i in range(10)), *(f"{i:02d}" for i in range(100))]
 
 
-__all__ = ["ACTION_MAP", "ACTION_WORDS", "accepted_strings", "nethack_vocabulary", "word_of"]
+def minihack_words(actions: Iterable[Any], described: Iterable[str]) -> list[str]:
+    """BALROG's MiniHack vocabulary: the words of the task's actions, in the task's order,
+    that BALROG's MiniHack list `described` has (each once)."""
+    kept = set(described)
+    words = (ACTION_MAP[action][0] for action in actions)
+    return list(dict.fromkeys(word for word in words if word in kept))
+
+
+__all__ = [
+    "ACTION_MAP",
+    "ACTION_WORDS",
+    "accepted_strings",
+    "minihack_words",
+    "nethack_vocabulary",
+    "word_of",
+]

@@ -29,6 +29,8 @@ STEPS = 200
 LONG_SEEDS = (6, 7, 8)
 LONG_STEPS = 2_000
 """Episodes played on to their end (an abort or a death), for BALROG's end of a game."""
+IDLE_SEED = 9
+"""An episode of replies that are never a word (`esc` every step: NLE aborts it)."""
 INVALID = ("Move north", "go down the stairs", "", "NORTH", "attack", "00x")
 TASK = "NetHackChallenge-v0"
 NLE_KWARGS = {
@@ -67,10 +69,17 @@ def install_balrog_nle_parts(wheel: Path) -> None:
     spec.loader.exec_module(wrapper)
 
 
-def gym_adapter(env: Any, task: str) -> Any:
+def nethack_seed(env: Any, seed: int) -> None:
+    """The project's NetHack seeding (`NetHackChallenge.seed` refuses seeds in NLE 1.3;
+    balrog-nle draws the display seed from `SystemRandom`)."""
+    from nle.nethack.nethack import Nethack
+
+    Nethack.set_initial_seeds(env.nethack, seed, seed, False, None)
+
+
+def gym_adapter(env: Any, task: str, seed_game: Any) -> Any:
     """NLE 1.3's Gymnasium environment under gym 0.23's API (what balrog-nle gives)."""
     import gym
-    from nle.nethack.nethack import Nethack
 
     class Adapter(gym.Env):
         def __init__(self) -> None:
@@ -85,8 +94,7 @@ def gym_adapter(env: Any, task: str) -> Any:
             return self.nle
 
         def seed(self, seed: int | None = None) -> Any:
-            # balrog-nle draws the display seed from SystemRandom; the project uses the seed.
-            Nethack.set_initial_seeds(self.nle.nethack, seed, seed, False, None)
+            seed_game(self.nle, seed)
 
         def reset(self, **kwargs: Any) -> Any:
             obs, _ = self.nle.reset(**kwargs)
@@ -102,13 +110,13 @@ def gym_adapter(env: Any, task: str) -> Any:
     return Adapter()
 
 
-def make_env(make_nle: Any, task: str, env_name: str) -> Any:
+def make_env(make_nle: Any, task: str, env_name: str, seed_game: Any = nethack_seed) -> Any:
     """BALROG's `make_nle_env` / `make_minihack_env`, with the game built by `make_nle`."""
     from balrog.environments.env_wrapper import EnvWrapper
     from balrog.environments.nle import AutoMore, NLELanguageWrapper
     from balrog.environments.wrappers import GymV21CompatibilityV0, NLETimeLimit
 
-    env = AutoMore(gym_adapter(make_nle(), task))
+    env = AutoMore(gym_adapter(make_nle(), task, seed_game))
     env = NLETimeLimit(NLELanguageWrapper(env, vlm=False))
     return EnvWrapper(GymV21CompatibilityV0(env=env), env_name, task)
 
@@ -125,17 +133,26 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+MOVES = ("north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest")
+MOVES += tuple(f"far {move}" for move in MOVES)
+
+
 def candidates(vocabulary: list[str], rng: random.Random) -> str:
-    """Half a move (the 16 first words), the rest any word; one in ten not a word."""
+    """45% a move, 45% any word, 10% a string outside the vocabulary."""
     roll = rng.random()
     if roll < 0.1:
         return rng.choice(INVALID)
     if roll < 0.55:
-        return rng.choice(vocabulary[:16])
+        return rng.choice([word for word in vocabulary if word in MOVES])
     return rng.choice(vocabulary)
 
 
-def play(env: Any, seed: int, steps: int) -> dict[str, Any]:
+def idle(vocabulary: list[str], rng: random.Random) -> str:
+    """Replies that are never a word: BALROG plays its default action every step."""
+    return rng.choice(INVALID)
+
+
+def play(env: Any, seed: int, steps: int, reply: Any = candidates) -> dict[str, Any]:
     """BALROG's evaluator loop on `seed`, the agent's replies drawn at random."""
     random.seed(seed)
     np.random.seed(seed)
@@ -150,7 +167,7 @@ def play(env: Any, seed: int, steps: int) -> dict[str, Any]:
         "steps": [],
     }
     for _ in range(steps):
-        candidate = candidates(vocabulary, rng)
+        candidate = reply(vocabulary, rng)
         action = env.check_action_validity(candidate)
         record: dict[str, Any] = {"candidate": candidate, "action": action}
         try:
@@ -207,9 +224,15 @@ def main() -> None:
     from nle.env.tasks import NetHackChallenge
 
     episodes = []
+
+    def game() -> Any:
+        return NetHackChallenge(**NLE_KWARGS, fix_moon_phase=True)
+
     for seed in (*SEEDS, *LONG_SEEDS):
-        env = make_env(lambda: NetHackChallenge(**NLE_KWARGS, fix_moon_phase=True), TASK, "nle")
-        episodes.append(play(env, seed, STEPS if seed in SEEDS else LONG_STEPS))
+        episodes.append(
+            play(make_env(game, TASK, "nle"), seed, LONG_STEPS if seed in LONG_SEEDS else STEPS)
+        )
+    episodes.append(play(make_env(game, TASK, "nle"), IDLE_SEED, STEPS, reply=idle))
     write(args.out / "episodes.json.gz", {"task": TASK, "episodes": episodes})
     write(args.out / "glyphs.json.gz", glyph_table())
 
