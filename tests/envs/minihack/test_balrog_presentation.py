@@ -45,6 +45,7 @@ def test_an_episode_replays_balrogs_prompt_text_rewards_stats_and_end(
     assert env.instructions == episode["instruction_prompt"]
     assert [a.id for a in obs.legal] == episode["vocabulary"]
     assert obs.text == episode["reset"]["long_term_context"]
+    assert env.observation_space.contains(obs)
     assert obs.state["short_term_context"] == episode["reset"]["short_term_context"]
     assert obs.state["stats"] == episode["reset"]["stats"]
     for number, record in enumerate(episode["steps"]):

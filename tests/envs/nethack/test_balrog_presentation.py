@@ -56,6 +56,7 @@ def test_an_episode_replays_balrogs_text_rewards_stats_and_end(index: int) -> No
     env = NetHackEnv(presentation="balrog")
     obs, _ = env.reset(seed=episode["seed"])
     assert obs.text == episode["reset"]["long_term_context"]
+    assert env.observation_space.contains(obs)
     assert obs.state["short_term_context"] == episode["reset"]["short_term_context"]
     assert obs.state["stats"] == episode["reset"]["stats"]
     vocabulary = episode["vocabulary"]

@@ -28,7 +28,7 @@ from bounded.envs.base import Choices, progression_outcome, with_action_mask
 from bounded.envs.minihack.balrog_prompt import ACTION_HELP, instruction_prompt
 from bounded.envs.minihack.game import MiniHackGame, balrog_minihack_env
 from bounded.envs.minihack.knowledge import minihack_knowledge
-from bounded.envs.nethack.balrog import BalrogSession, MiniHackStats
+from bounded.envs.nethack.balrog import BALROG_KIND, BalrogSession, MiniHackStats
 from bounded.envs.nethack.balrog_words import minihack_words
 from bounded.envs.nethack.render import observation_state, observation_text
 from bounded.envs.nethack.screen import message, screen_lines
@@ -172,7 +172,7 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         self._ended_by = ""
         self._legal: dict[str, Word] = {}
         self._mode: Mode = "command"
-        self.init_spaces(self.choices, kinds=MODES)
+        self.init_spaces(self.choices, kinds=(*MODES, BALROG_KIND))
 
     # -- Gymnasium API ------------------------------------------------------------------
 
@@ -185,7 +185,7 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         if self.balrog is not None:
             session = self.balrog
             reward = session.play(self.one_move(action, over=session.over).id)
-            obs = session.observation("balrog")
+            obs = session.observation(BALROG_KIND)
             info = {"end_status": session.end_status, "stats": session.stats.as_dict()}
             done = session.terminated, session.truncated
             return obs, reward, *done, with_action_mask(info, obs)
@@ -281,7 +281,7 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
 
     def _observe(self) -> Observation:
         if self.balrog is not None:
-            return self.balrog.observation("balrog")
+            return self.balrog.observation(BALROG_KIND)
         obs = self.game.obs
         text = observation_text(obs, self._mode, full_map=self.config.full_map)
         if self._ended_by:

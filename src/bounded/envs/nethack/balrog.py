@@ -24,6 +24,8 @@ from bounded.envs.nethack.language import language_texts, text_message
 from bounded.envs.nethack.progress import progression_table
 
 MORE = "--More--"
+BALROG_KIND = "balrog"
+"""The observations' kind under BALROG's presentation (it has no modes)."""
 
 
 def hybrid_text(obs: dict[str, Any], message: str) -> tuple[str, str]:
@@ -247,6 +249,7 @@ class BalrogSession:
 
 
 __all__ = [
+    "BALROG_KIND",
     "MORE",
     "AutoMoreGame",
     "BalrogSession",

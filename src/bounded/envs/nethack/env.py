@@ -17,7 +17,7 @@ from bounded.core import (
     first_validation_error,
 )
 from bounded.envs.base import Choices, with_action_mask
-from bounded.envs.nethack.balrog import BalrogSession, NetHackStats
+from bounded.envs.nethack.balrog import BALROG_KIND, BalrogSession, NetHackStats
 from bounded.envs.nethack.balrog_prompt import instruction_prompt
 from bounded.envs.nethack.balrog_words import nethack_vocabulary
 from bounded.envs.nethack.game import NetHackGame, balrog_nle_env
@@ -115,7 +115,7 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         self._legal: dict[str, Word] = {}
         self._mode: Mode = "command"
         self._stats: Stats | None = None
-        self.init_spaces(self.choices, kinds=MODES)
+        self.init_spaces(self.choices, kinds=(*MODES, BALROG_KIND))
 
     def _configure(self, config: NetHackConfig) -> None:
         self.config = config
@@ -152,7 +152,7 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         chosen = self.one_move(action, over=session.over)
         reward = session.play(chosen.id)
-        obs = session.observation("balrog")
+        obs = session.observation(BALROG_KIND)
         info = {"end_status": session.end_status, "stats": session.stats.as_dict()}
         return obs, reward, session.terminated, session.truncated, with_action_mask(info, obs)
 
@@ -230,7 +230,7 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
 
     def _observe(self) -> Observation:
         if self.balrog is not None:
-            return self.balrog.observation("balrog")
+            return self.balrog.observation(BALROG_KIND)
         obs = self.game.obs
         text = observation_text(obs, self._mode, full_map=self.config.full_map)
         if self._ended_by:
