@@ -8,12 +8,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from nle import nethack
 
 from bounded.core import Action, ConfigError, IllegalActionError
-from bounded.envs.nethack import language
 from bounded.envs.nethack.env import NetHackEnv
 
 GOLDEN = Path(__file__).parents[2] / "data" / "balrog_golden" / "nethack"
@@ -91,23 +88,3 @@ def test_a_save_replays_under_balrogs_presentation() -> None:
     assert loaded.balrog.observation("balrog").text == obs.text == steps[-1]["text"]
     env.close()
     loaded.close()
-
-
-def _arrays(glyph: int, places: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    glyphs = np.full((21, 79), nethack.GLYPH_CMAP_OFF + 19, dtype=np.int16)
-    for x in places:
-        glyphs[10, x] = glyph
-    blstats = np.zeros(nethack.NLE_BLSTATS_SIZE, dtype=np.int64)
-    blstats[0], blstats[1] = 40, 10
-    return glyphs, blstats
-
-
-def test_every_glyph_is_named_as_the_language_wrapper_names_it() -> None:
-    table = golden("glyphs.json.gz")
-    cursor = np.array([11, 44], dtype=np.uint8)
-    for glyph in range(nethack.MAX_GLYPH):
-        glyphs, blstats = _arrays(glyph, (41,))
-        assert language.text_glyphs(glyphs, blstats) == table["single_east"][glyph], glyph
-        glyphs, blstats = _arrays(glyph, (43, 44))
-        assert language.text_glyphs(glyphs, blstats) == table["double_near_east"][glyph], glyph
-        assert language.text_cursor(glyphs, blstats, cursor) == table["cursor"][glyph], glyph
