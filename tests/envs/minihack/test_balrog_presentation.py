@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bounded.core import Action, ConfigError
+from bounded.envs.checker import check_bounded_env
 from bounded.envs.minihack.env import MiniHackEnv
 
 GOLDEN = Path(__file__).parents[2] / "data" / "balrog_golden" / "minihack"
@@ -77,3 +78,11 @@ def test_a_save_replays_under_balrogs_presentation() -> None:
     assert loaded.balrog.observation("balrog").text == obs.text == episode["steps"][29]["text"]
     env.close()
     loaded.close()
+
+
+def test_balrogs_presentation_passes_the_conformance_checks() -> None:
+    check_bounded_env(
+        lambda: MiniHackEnv(task="quest-easy", presentation="balrog", max_steps=20),
+        seeds=(0,),
+        steps=20,
+    )

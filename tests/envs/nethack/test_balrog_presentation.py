@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bounded.core import Action, ConfigError, IllegalActionError
+from bounded.envs.checker import check_bounded_env
 from bounded.envs.nethack.env import NetHackEnv
 
 GOLDEN = Path(__file__).parents[2] / "data" / "balrog_golden" / "nethack"
@@ -57,11 +58,13 @@ def test_an_episode_replays_balrogs_text_rewards_stats_and_end(index: int) -> No
     assert obs.state["short_term_context"] == episode["reset"]["short_term_context"]
     assert obs.state["stats"] == episode["reset"]["stats"]
     vocabulary = episode["vocabulary"]
+    refusal_checked = False
     for number, record in enumerate(episode["steps"]):
         where = f"seed {episode['seed']} step {number} ({record['action']!r})"
         if "error" in record:
-            with pytest.raises(IllegalActionError, match="not recognized"):
-                env.step(Action(id=record["action"]))
+            if not refusal_checked:
+                check_refusal_ends_the_episode(env, record["action"], obs.text)
+                refusal_checked = True
             continue
         obs, reward, terminated, truncated, _ = env.step(Action(id=record["action"]))
         assert obs.text == record["text"], where
@@ -71,6 +74,25 @@ def test_an_episode_replays_balrogs_text_rewards_stats_and_end(index: int) -> No
         assert obs.state["stats"] == record["stats"], where
         ended = terminated or truncated
         assert [a.id for a in obs.legal] == ([] if ended else vocabulary), where
+    env.close()
+
+
+def check_refusal_ends_the_episode(env: NetHackEnv, word: str, text: str) -> None:
+    """A word BALROG's step raises on ends a copy of the game where it stands."""
+    copy = NetHackEnv()
+    copy.load(env.save())
+    obs, reward, terminated, truncated, info = copy.step(Action(id=word))
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert obs.text == text and obs.legal == []
+    assert info["ended_by"] == copy.metrics()["ended_by"] == "balrog-error"
+    copy.close()
+
+
+def test_a_word_outside_the_vocabulary_is_refused() -> None:
+    env = NetHackEnv(presentation="balrog")
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError, match="not one of BALROG's words"):
+        env.step(Action(id="overview"))
     env.close()
 
 
@@ -88,3 +110,7 @@ def test_a_save_replays_under_balrogs_presentation() -> None:
     assert loaded.balrog.observation("balrog").text == obs.text == steps[-1]["text"]
     env.close()
     loaded.close()
+
+
+def test_balrogs_presentation_passes_the_conformance_checks() -> None:
+    check_bounded_env(lambda: NetHackEnv(presentation="balrog", max_steps=20), seeds=(0,), steps=20)

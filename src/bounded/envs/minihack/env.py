@@ -186,7 +186,7 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
             session = self.balrog
             reward = session.play(self.one_move(action, over=session.over).id)
             obs = session.observation(BALROG_KIND)
-            info = {"end_status": session.end_status, "stats": session.stats.as_dict()}
+            info = {"ended_by": session.ended_by(), "stats": session.stats.as_dict()}
             done = session.terminated, session.truncated
             return obs, reward, *done, with_action_mask(info, obs)
         chosen = self.one_move(action, over=bool(self._ended_by))
@@ -312,15 +312,13 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
 
     def _balrog_metrics(self, session: BalrogSession) -> dict[str, Any]:
         stats = session.stats.as_dict()
-        status = session.end_status
-        ended = {"TASK_SUCCESSFUL": "victory", "DEATH": "death", "ABORTED": "aborted"}
         return {
             "progression": float(stats.get("progression", 0.0)),
             "reward": float(stats.get("episode_return", 0.0)),
             "steps": len(session.words),
             "task": self.config.task_id,
-            "ended_by": ended.get(status, "step-limit") if session.over else "running",
-            "victory": status == "TASK_SUCCESSFUL",
+            "ended_by": session.ended_by(),
+            "victory": session.end_status == "TASK_SUCCESSFUL",
             "balrog_stats": stats,
         }
 

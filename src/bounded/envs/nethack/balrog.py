@@ -188,6 +188,7 @@ class BalrogSession:
         self.words: list[str] = []
         self.terminated = self.truncated = False
         self.end_status = ""
+        self.refused = ""
         self.info: dict[str, Any] = {}
 
     @property
@@ -200,24 +201,23 @@ class BalrogSession:
         self.game.reset()
         self.stats = self.new_stats()
         self.words, self.terminated, self.truncated, self.end_status = [], False, False, ""
-        self.info = {}
+        self.refused, self.info = "", {}
 
     def playable(self, word: str) -> bool:
-        return self.game is not None and not self.over and word in self.game.strings
+        return self.game is not None and not self.over and word in self.vocabulary
 
     def play(self, word: str) -> float:
-        """One decision; a word outside the vocabulary, or one of the vocabulary the
-        wrapper does not map (`00`-`99` in NetHack), is refused as BALROG's step refuses it."""
+        """One decision. A word outside the vocabulary is refused; a word of the vocabulary
+        that BALROG's wrapper does not map (`00`-`99` in NetHack) ends the episode, as
+        BALROG's step raises `ValueError` on it and its evaluator loses the episode."""
         game = self.game
         if game is None or word not in self.vocabulary:
             raise IllegalActionError(f"{word!r} is not one of BALROG's words")
-        if word not in game.strings:
-            raise IllegalActionError(
-                f"Action {word!r} is not recognized or not supported for this environment "
-                "(BALROG's wrapper raises ValueError)"
-            )
-        result = game.step(word)
         self.words.append(word)
+        if word not in game.strings:
+            self.refused, self.truncated = word, True
+            return 0.0
+        result = game.step(word)
         self.stats.update(game.obs, result.reward, game.done, result.info)
         self.info = result.info
         if game.done:
@@ -229,6 +229,16 @@ class BalrogSession:
         elif len(self.words) >= self.max_steps:
             self.truncated = True
         return result.reward
+
+    def ended_by(self) -> str:
+        """`running`, `death`, `aborted` (NLE's), `victory` (MiniHack's), `step-limit`, or
+        `balrog-error` (a word BALROG's wrapper raises on)."""
+        if not self.over:
+            return "running"
+        if self.refused:
+            return "balrog-error"
+        ends = {"DEATH": "death", "ABORTED": "aborted", "TASK_SUCCESSFUL": "victory"}
+        return ends.get(self.end_status, "step-limit")
 
     def observation(self, kind: str) -> Observation:
         game = self.game

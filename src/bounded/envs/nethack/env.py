@@ -153,7 +153,11 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         chosen = self.one_move(action, over=session.over)
         reward = session.play(chosen.id)
         obs = session.observation(BALROG_KIND)
-        info = {"end_status": session.end_status, "stats": session.stats.as_dict()}
+        info = {
+            "end_status": session.end_status,
+            "ended_by": session.ended_by(),
+            "stats": session.stats.as_dict(),
+        }
         return obs, reward, session.terminated, session.truncated, with_action_mask(info, obs)
 
     def choices(self) -> Choices:
@@ -265,14 +269,10 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         }
 
     def _balrog_metrics(self, session: BalrogSession) -> dict[str, Any]:
-        stats = session.stats.as_dict()
-        ended = "running"
-        if session.over:
-            ended = {"DEATH": "death", "ABORTED": "aborted"}.get(session.end_status, "step-limit")
         return {
-            **stats,
+            **session.stats.as_dict(),
             "steps": len(session.words),
-            "ended_by": ended,
+            "ended_by": session.ended_by(),
             "victory": bool(session.info.get("is_ascended", False)),
         }
 
