@@ -11,7 +11,7 @@ with that reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -25,8 +25,11 @@ from bounded.core import (
     first_validation_error,
 )
 from bounded.envs.base import Choices, progression_outcome, with_action_mask
-from bounded.envs.minihack.game import MiniHackGame
+from bounded.envs.minihack.balrog_prompt import ACTION_HELP, instruction_prompt
+from bounded.envs.minihack.game import MiniHackGame, balrog_minihack_env
 from bounded.envs.minihack.knowledge import minihack_knowledge
+from bounded.envs.nethack.balrog import BALROG_KIND, BalrogSession, MiniHackStats
+from bounded.envs.nethack.balrog_words import minihack_words
 from bounded.envs.nethack.render import observation_state, observation_text
 from bounded.envs.nethack.screen import message, screen_lines
 from bounded.envs.nethack.vocabulary import BALROG_COMMANDS, MODES, MORE, Mode, Word, words_for
@@ -49,6 +52,8 @@ NEEDS_DOWNLOAD = {
     "MiniHack-Boxoban-Hard-v0": "boxoban-hard",
 }
 """BALROG's MiniHack tasks whose levels are a separate download."""
+
+PRESENTATIONS = ("bounded", "balrog")
 
 BALROG_WORDS = frozenset(
     {"north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest"}
@@ -103,6 +108,9 @@ class MiniHackConfig(BaseModel):
     """Actions before the episode is truncated (BALROG's MiniHack limit: 100)."""
     full_map: bool = False
     """Show the whole map instead of the part around the hero."""
+    presentation: Literal["bounded", "balrog"] = "bounded"
+    """`bounded`: NetHack's rendering and words above; `balrog`: BALROG's prompt, text,
+    vocabulary, `AutoMore` and settings (`bounded.envs.nethack.balrog`)."""
 
     @field_validator("task")
     @classmethod
@@ -134,11 +142,29 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
     env_id = "bounded/MiniHack-v0"
     game_name = "MiniHack"
 
-    def __init__(self, task: str = "mazewalk-9x9", max_steps: int = 100, full_map: bool = False):
+    def __init__(
+        self,
+        task: str = "mazewalk-9x9",
+        max_steps: int = 100,
+        full_map: bool = False,
+        presentation: str = "bounded",
+    ):
+        if presentation not in PRESENTATIONS:
+            raise ConfigError(
+                f"MiniHack option presentation={presentation!r}: accepted values are "
+                f"{', '.join(repr(p) for p in PRESENTATIONS)}"
+            )
         try:
-            self.config = MiniHackConfig(task=task, max_steps=max_steps, full_map=full_map)
+            self.config = MiniHackConfig(
+                task=task,
+                max_steps=max_steps,
+                full_map=full_map,
+                presentation=presentation,  # type: ignore[arg-type]
+            )
         except ValidationError as exc:
             raise ConfigError(f"bad MiniHack settings: {first_validation_error(exc)}") from exc
+        self.presentation: str = presentation
+        self.balrog: BalrogSession | None = None
         self.game = MiniHackGame(self.config.task_id)
         self._seed: int | None = None
         self._actions: list[str] = []
@@ -146,7 +172,7 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         self._ended_by = ""
         self._legal: dict[str, Word] = {}
         self._mode: Mode = "command"
-        self.init_spaces(self.choices, kinds=MODES)
+        self.init_spaces(self.choices, kinds=(*MODES, BALROG_KIND))
 
     # -- Gymnasium API ------------------------------------------------------------------
 
@@ -156,6 +182,13 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        if self.balrog is not None:
+            session = self.balrog
+            reward = session.play(self.one_move(action, over=session.over).id)
+            obs = session.observation(BALROG_KIND)
+            info = {"ended_by": session.ended_by(), "stats": session.stats.as_dict()}
+            done = session.terminated, session.truncated
+            return obs, reward, *done, with_action_mask(info, obs)
         chosen = self.one_move(action, over=bool(self._ended_by))
         word = self._legal.get(chosen.id)
         if word is None:
@@ -170,6 +203,8 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         return obs, reward, terminated, truncated, with_action_mask(info, obs)
 
     def choices(self) -> Choices:
+        if self.balrog is not None:
+            return Choices(legal=[] if self.balrog.over else self.balrog.legal, max_actions=1)
         return Choices(legal=[w.action() for w in self._legal.values()], max_actions=1)
 
     def default_action(self) -> Action:
@@ -182,11 +217,16 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
 
     def close(self) -> None:
         self.game.close()
+        if self.balrog is not None:
+            self.balrog.close()
         super().close()
 
     # -- playing ------------------------------------------------------------------------
 
     def _start(self, seed: int) -> None:
+        if self.config.presentation == "balrog":
+            self._start_balrog(seed)
+            return
         self.game = MiniHackGame(self.config.task_id)
         self.game.start(seed)
         self._seed, self._actions, self._reward, self._ended_by = seed, [], 0.0, ""
@@ -195,6 +235,16 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
             goal=self._goal(),
             actions="\n".join(f"- {w.id}: {w.label}" for w in self._command_words()),
         )
+
+    def _start_balrog(self, seed: int) -> None:
+        if self.balrog is not None:
+            self.balrog.close()
+        env = balrog_minihack_env(self.config.task_id, seed)
+        words = minihack_words(env.actions, ACTION_HELP)
+        self.balrog = BalrogSession(words, MiniHackStats, self.config.max_steps)
+        self.balrog.start(env)
+        self._seed = seed
+        self.instructions = instruction_prompt(words, self.config.task_id)
 
     def _goal(self) -> str:
         name = self.config.task_id.lower()
@@ -230,6 +280,8 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         self._legal = {}
 
     def _observe(self) -> Observation:
+        if self.balrog is not None:
+            return self.balrog.observation(BALROG_KIND)
         obs = self.game.obs
         text = observation_text(obs, self._mode, full_map=self.config.full_map)
         if self._ended_by:
@@ -247,6 +299,8 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         return 1.0 if self._ended_by == "victory" else 0.0
 
     def metrics(self) -> dict[str, Any]:
+        if self.balrog is not None:
+            return self._balrog_metrics(self.balrog)
         return {
             "progression": self._progression(),
             "reward": self._reward,
@@ -256,17 +310,37 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
             "victory": self._ended_by == "victory",
         }
 
+    def _balrog_metrics(self, session: BalrogSession) -> dict[str, Any]:
+        stats = session.stats.as_dict()
+        return {
+            "progression": float(stats.get("progression", 0.0)),
+            "reward": float(stats.get("episode_return", 0.0)),
+            "steps": len(session.words),
+            "task": self.config.task_id,
+            "ended_by": session.ended_by(),
+            "victory": session.end_status == "TASK_SUCCESSFUL",
+            "balrog_stats": stats,
+        }
+
     def outcome(self) -> Outcome:
         """See the class docstring."""
         return progression_outcome(self.metrics(), score_key="reward")
 
     def save(self) -> JSON:
         """The task, seed and actions taken (a load replays them)."""
-        return self.replay_save(self._actions)
+        return self.replay_save(self.balrog.words if self.balrog else self._actions)
 
     def load(self, data: JSON) -> None:
         self.config, seed, actions = self.read_save(data, MiniHackConfig, str)
+        self.presentation = self.config.presentation
+        if self.balrog is not None and self.presentation != "balrog":
+            self.balrog.close()
+            self.balrog = None
         self._start(seed)
+        if self.balrog is not None:
+            session = self.balrog
+            self.replay(actions, lambda w: w if session.playable(w) else None, session.play)
+            return
         self.replay(actions, self._playable, self._act)
 
     def _playable(self, action_id: str) -> Word | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import gymnasium
 import minihack  # noqa: F401 (registers the MiniHack tasks with Gymnasium)
+from gymnasium.envs.registration import load_env_creator
 
 from bounded.core import BoundedError
 from bounded.envs.nethack.game import KeyResult, end_status
@@ -113,4 +114,45 @@ class MiniHackGame:
             self.env = None
 
 
-__all__ = ["OBSERVATION_KEYS", "KeyResult", "MiniHackGame"]
+BALROG_OBSERVATION_KEYS = (
+    "glyphs", "blstats", "tty_chars", "inv_letters", "inv_strs", "tty_cursor", "tty_colors",
+)  # fmt: skip
+BALROG_SETTINGS: dict[str, Any] = {
+    "character": "@",
+    "max_episode_steps": 100,
+    "penalty_step": -0.01,
+    "penalty_time": 0.0,
+    "penalty_mode": "constant",
+    "savedir": None,
+    "save_ttyrec_every": 0,
+    "autopickup": False,
+}
+"""BALROG's `minihack_kwargs` (less `skip_more`: its `AutoMore`)."""
+
+
+def balrog_minihack_env(task_id: str, seed: int) -> Any:
+    """A MiniHack task on BALROG's settings, seeded as `start` seeds it.
+
+    Built from its entry point: `gymnasium.make` would keep `max_episode_steps` for a
+    wrapper of its own, where gym 0.23's `make` (BALROG's) hands it to NLE, which ends
+    the episode after that many keys (`ABORTED`)."""
+    spec = gymnasium.spec(task_id)
+    creator = load_env_creator(spec.entry_point)  # type: ignore[arg-type]
+    env: Any = creator(
+        **spec.kwargs,
+        observation_keys=BALROG_OBSERVATION_KEYS,
+        fix_moon_phase=True,
+        **BALROG_SETTINGS,
+    )
+    env.seed(seed, seed, reseed=False)
+    return env
+
+
+__all__ = [
+    "BALROG_OBSERVATION_KEYS",
+    "BALROG_SETTINGS",
+    "OBSERVATION_KEYS",
+    "KeyResult",
+    "MiniHackGame",
+    "balrog_minihack_env",
+]

@@ -17,7 +17,10 @@ from bounded.core import (
     first_validation_error,
 )
 from bounded.envs.base import Choices, with_action_mask
-from bounded.envs.nethack.game import NetHackGame
+from bounded.envs.nethack.balrog import BALROG_KIND, BalrogSession, NetHackStats
+from bounded.envs.nethack.balrog_prompt import instruction_prompt
+from bounded.envs.nethack.balrog_words import nethack_vocabulary
+from bounded.envs.nethack.game import NetHackGame, balrog_nle_env
 from bounded.envs.nethack.knowledge import nethack_knowledge
 from bounded.envs.nethack.progress import Progress
 from bounded.envs.nethack.render import INSTRUCTIONS, observation_state, observation_text
@@ -30,6 +33,10 @@ ENV_VERSION = "2"
 
 _POSITION_PROMPTS = ("Where do you want", "Pick an object", "Pick a monster")
 
+PRESENTATIONS = ("bounded", "balrog")
+BALROG_MAX_STEPS = 100_000
+"""BALROG's NetHack step limit (its `nle_kwargs.max_episode_steps`)."""
+
 
 class NetHackConfig(BaseModel):
     """Settings of a NetHack game."""
@@ -38,7 +45,8 @@ class NetHackConfig(BaseModel):
     """NetHack's character: `@` random per seed (the challenge's), or
     `role-race-gender-alignment`, e.g. `val-dwa-fem-law`."""
     max_steps: int = Field(default=10_000, ge=1, le=1_000_000)
-    """Decisions before the episode is truncated (`ended_by = "step-limit"`)."""
+    """Decisions before the episode is truncated (`ended_by = "step-limit"`); under
+    BALROG's presentation the default is BALROG's 100,000."""
     vocabulary: Literal["balrog", "core"] = "balrog"
     """The commands offered when the game waits for one (see `vocabulary`)."""
     prompt_limit: int = Field(default=100, ge=1)
@@ -46,6 +54,8 @@ class NetHackConfig(BaseModel):
     (`ended_by = "stuck in a prompt"`): an unexpected prompt never loops for ever."""
     full_map: bool = False
     """Show the whole 21 x 79 map instead of the part seen so far."""
+    presentation: Literal["bounded", "balrog"] = "bounded"
+    """`bounded`: the text, modes and words above; `balrog`: BALROG's (`balrog`)."""
 
 
 class NetHackEnv(ReplayedEnv[NetHackConfig]):
@@ -55,6 +65,9 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
     `progress` BALROG's progression (the human-data win probability of the deepest
     dungeon level or highest experience level reached); `ended_by` `death`, `step-limit`,
     `stuck in a prompt`, `nle-error: ...`, `aborted ...` or `running`.
+
+    `presentation="balrog"` shows BALROG's instruction prompt, observation text and
+    vocabulary, and ends the episode as BALROG's NLE settings do (`balrog`).
     """
 
     version = ENV_VERSION
@@ -65,21 +78,31 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
     def __init__(
         self,
         character: str = "@",
-        max_steps: int = 10_000,
+        max_steps: int | None = None,
         vocabulary: str = "balrog",
         prompt_limit: int = 100,
         full_map: bool = False,
+        presentation: str = "bounded",
     ) -> None:
+        if presentation not in PRESENTATIONS:
+            raise ConfigError(
+                f"NetHack option presentation={presentation!r}: accepted values are "
+                f"{', '.join(repr(p) for p in PRESENTATIONS)}"
+            )
+        if max_steps is None:
+            max_steps = BALROG_MAX_STEPS if presentation == "balrog" else 10_000
         try:
-            self.config = NetHackConfig(
+            config = NetHackConfig(
                 character=character,
                 max_steps=max_steps,
                 vocabulary=vocabulary,  # type: ignore[arg-type]
                 prompt_limit=prompt_limit,
                 full_map=full_map,
+                presentation=presentation,  # type: ignore[arg-type]
             )
         except ValidationError as exc:
             raise ConfigError(f"bad NetHack settings: {first_validation_error(exc)}") from exc
+        self._configure(config)
         self.game = NetHackGame(character=character)
         self._seed: int | None = None
         self._actions: list[str] = []
@@ -92,13 +115,24 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         self._legal: dict[str, Word] = {}
         self._mode: Mode = "command"
         self._stats: Stats | None = None
-        self.init_spaces(self.choices, kinds=MODES)
+        self.init_spaces(self.choices, kinds=(*MODES, BALROG_KIND))
+
+    def _configure(self, config: NetHackConfig) -> None:
+        self.config = config
+        self.presentation: str = config.presentation
+        self.balrog: BalrogSession | None = None
+        self.instructions = INSTRUCTIONS
+        if config.presentation == "balrog":
+            self.instructions = instruction_prompt()
+            self.balrog = BalrogSession(_balrog_vocabulary(), NetHackStats, config.max_steps)
 
     # -- Gymnasium API ------------------------------------------------------------------
 
     def step(
         self, action: Action | Sequence[Action]
     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        if self.balrog is not None:
+            return self._balrog_step(action, self.balrog)
         chosen = self.one_move(action, over=bool(self._ended_by))
         word = self._legal.get(chosen.id)
         if word is None and chosen.id == ESCAPE.id:
@@ -113,17 +147,34 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         terminated = bool(self._ended_by) and not self._truncated
         return obs, reward, terminated, self._truncated, with_action_mask(info, obs)
 
+    def _balrog_step(
+        self, action: Action | Sequence[Action], session: BalrogSession
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        chosen = self.one_move(action, over=session.over)
+        reward = session.play(chosen.id)
+        obs = session.observation(BALROG_KIND)
+        info = {
+            "end_status": session.end_status,
+            "ended_by": session.ended_by(),
+            "stats": session.stats.as_dict(),
+        }
+        return obs, reward, session.terminated, session.truncated, with_action_mask(info, obs)
+
     def choices(self) -> Choices:
+        if self.balrog is not None:
+            return Choices(legal=[] if self.balrog.over else self.balrog.legal, max_actions=1)
         return Choices(legal=[w.action() for w in self._legal.values()], max_actions=1)
 
     def close(self) -> None:
         self.game.close()
+        if self.balrog is not None:
+            self.balrog.close()
         super().close()
 
     def default_action(self) -> Action:
         """BALROG's default action, `esc`: it cancels a question, menu or --More--, and
         passes a command decision without game time. Accepted in every mode."""
-        return ESCAPE.action()
+        return Action(id="esc") if self.balrog is not None else ESCAPE.action()
 
     def game_knowledge(self) -> GameKnowledge:
         """NetHack's L3 rules, L5 seed skills and situation reader (`knowledge`)."""
@@ -133,6 +184,9 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
 
     def _start(self, seed: int) -> None:
         self._seed = seed
+        if self.balrog is not None:
+            self.balrog.start(balrog_nle_env(self.config.character, seed))
+            return
         self.game.start(seed)
         self._actions, self._steps, self._prompt_run = [], 0, 0
         self._picking, self._ended_by, self._truncated = False, "", False
@@ -179,6 +233,8 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         self.game.close()
 
     def _observe(self) -> Observation:
+        if self.balrog is not None:
+            return self.balrog.observation(BALROG_KIND)
         obs = self.game.obs
         text = observation_text(obs, self._mode, full_map=self.config.full_map)
         if self._ended_by:
@@ -194,6 +250,8 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
     # -- reports ------------------------------------------------------------------------
 
     def metrics(self) -> dict[str, Any]:
+        if self.balrog is not None:
+            return self._balrog_metrics(self.balrog)
         stats = self._stats
         return {
             "progression": self._progress.progression,
@@ -208,6 +266,14 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
             "ended_by": self._ended_by or "running",
             "cause": self.game.cause,
             "victory": self._ascended(),
+        }
+
+    def _balrog_metrics(self, session: BalrogSession) -> dict[str, Any]:
+        return {
+            **session.stats.as_dict(),
+            "steps": len(session.words),
+            "ended_by": session.ended_by(),
+            "victory": bool(session.info.get("is_ascended", False)),
         }
 
     def _ascended(self) -> bool:
@@ -228,16 +294,29 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
 
     def save(self) -> JSON:
         """The seed and the actions taken: NLE has no snapshot, so a load replays them."""
-        return self.replay_save(self._actions)
+        return self.replay_save(self.balrog.words if self.balrog else self._actions)
 
     def load(self, data: JSON) -> None:
-        self.config, seed, actions = self.read_save(data, NetHackConfig, str)
+        config, seed, actions = self.read_save(data, NetHackConfig, str)
+        if self.balrog is not None:
+            self.balrog.close()
+        self._configure(config)
         self.game = NetHackGame(character=self.config.character)
         self._start(seed)
+        if self.balrog is not None:
+            session = self.balrog
+            self.replay(actions, lambda w: w if session.playable(w) else None, session.play)
+            return
         self.replay(actions, self._playable, self._act)
 
     def _playable(self, action_id: str) -> Word | None:
         return None if self._ended_by else self._legal.get(action_id)
+
+
+def _balrog_vocabulary() -> list[str]:
+    from nle import nethack
+
+    return nethack_vocabulary(nethack.USEFUL_ACTIONS)
 
 
 __all__ = ["ENV_VERSION", "NetHackConfig", "NetHackEnv"]

@@ -138,6 +138,25 @@ class NetHackGame:
             self.env = None
 
 
+BALROG_NO_PROGRESS_KEYS = 150
+"""BALROG's `no_progress_timeout`: NLE aborts after 150 keys without game time."""
+BALROG_NLE_STEPS = 100_000
+"""BALROG's `max_episode_steps`: NLE aborts after 100,000 keys (a `--More--` is one)."""
+
+
+def balrog_nle_env(character: str, seed: int) -> Any:
+    """`NetHackChallenge-v0` on BALROG's settings, seeded as `start` seeds (core and
+    display seed `seed`, no reseeding, the moon phase from the seed)."""
+    env = NetHackChallenge(
+        character=character,
+        fix_moon_phase=True,
+        max_episode_steps=BALROG_NLE_STEPS,
+        no_progress_timeout=BALROG_NO_PROGRESS_KEYS,
+    )
+    Nethack.set_initial_seeds(env.nethack, seed, seed, False, None)
+    return env
+
+
 def _died(obs: dict[str, Any]) -> bool:
     text = message(obs)
     return "You die" in text or "possessions identified" in text
@@ -169,4 +188,13 @@ def end_status(info: dict[str, Any]) -> str:
     return getattr(status, "name", str(status))
 
 
-__all__ = ["FINISH_KEYS", "KeyResult", "NetHackGame", "end_status", "known_key"]
+__all__ = [
+    "BALROG_NLE_STEPS",
+    "BALROG_NO_PROGRESS_KEYS",
+    "FINISH_KEYS",
+    "KeyResult",
+    "NetHackGame",
+    "balrog_nle_env",
+    "end_status",
+    "known_key",
+]
