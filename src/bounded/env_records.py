@@ -181,7 +181,12 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         "NetHack",
         summary="NetHack through NLE (progress: BALROG's progression).",
         expert="bounded.envs.nethack:NetHackExpert",
-        balrog=BalrogTasks("nle", ("NetHackChallenge-v0",), default_task="NetHackChallenge-v0"),
+        balrog=BalrogTasks(
+            "nle",
+            ("NetHackChallenge-v0",),
+            default_task="NetHackChallenge-v0",
+            presentation=BALROG_PRESENTATION,
+        ),
         task_options=(
             TaskOption("character", str),
             TaskOption("max_steps"),
@@ -245,6 +250,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
                 "quest-easy",
                 "quest-medium",
             ),
+            presentation=BALROG_PRESENTATION,
         ),
         task_options=(TaskOption("level", str, option="task"), TaskOption("max_steps")),
         test_options={"task": "mazewalk-9x9", "max_steps": 30},

@@ -27,8 +27,13 @@ def episodes() -> list[dict[str, Any]]:
     return golden("episodes.json.gz")["episodes"]
 
 
+def short_term(obs: Any) -> str:
+    """BALROG's short-term context of an observation: what only the current one shows."""
+    return str(obs.current_only_text).removesuffix("\n")
+
+
 def test_the_option_is_checked_and_exposed() -> None:
-    with pytest.raises(ConfigError, match="presentation='fancy': accepted values are"):
+    with pytest.raises(ConfigError, match="presentation: one of bounded, balrog, not 'fancy'"):
         NetHackEnv(presentation="fancy")
     assert NetHackEnv().presentation == "bounded"
     env = NetHackEnv(presentation="balrog")
@@ -53,9 +58,9 @@ def test_an_episode_replays_balrogs_text_rewards_stats_and_end(index: int) -> No
     episode = episodes()[index]
     env = NetHackEnv(presentation="balrog")
     obs, _ = env.reset(seed=episode["seed"])
-    assert obs.text == episode["reset"]["long_term_context"]
+    assert obs.history_text == episode["reset"]["long_term_context"]
     assert env.observation_space.contains(obs)
-    assert obs.state["short_term_context"] == episode["reset"]["short_term_context"]
+    assert short_term(obs) == episode["reset"]["short_term_context"]
     assert obs.state["stats"] == episode["reset"]["stats"]
     vocabulary = episode["vocabulary"]
     refusal_checked = False
@@ -67,8 +72,8 @@ def test_an_episode_replays_balrogs_text_rewards_stats_and_end(index: int) -> No
                 refusal_checked = True
             continue
         obs, reward, terminated, truncated, _ = env.step(Action(id=record["action"]))
-        assert obs.text == record["text"], where
-        assert obs.state["short_term_context"] == record["short"], where
+        assert obs.history_text == record["text"], where
+        assert short_term(obs) == record["short"], where
         assert reward == record["reward"], where
         assert (terminated, truncated) == (record["terminated"], record["truncated"]), where
         assert obs.state["stats"] == record["stats"], where
@@ -107,7 +112,7 @@ def test_a_save_replays_under_balrogs_presentation() -> None:
     loaded.load(env.save())
     assert loaded.presentation == "balrog"
     assert loaded.balrog is not None
-    assert loaded.balrog.observation("balrog").text == obs.text == steps[-1]["text"]
+    assert loaded.balrog.observation("balrog").history_text == obs.history_text == steps[-1]["text"]
     env.close()
     loaded.close()
 

@@ -11,7 +11,7 @@ with that reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -24,7 +24,13 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.base import (
+    Choices,
+    Presentation,
+    presentation_option,
+    progression_outcome,
+    with_action_mask,
+)
 from bounded.envs.minihack.balrog_prompt import ACTION_HELP, instruction_prompt
 from bounded.envs.minihack.game import MiniHackGame, balrog_minihack_env
 from bounded.envs.minihack.knowledge import minihack_knowledge
@@ -53,7 +59,6 @@ NEEDS_DOWNLOAD = {
 }
 """BALROG's MiniHack tasks whose levels are a separate download."""
 
-PRESENTATIONS = ("bounded", "balrog")
 
 BALROG_WORDS = frozenset(
     {"north", "east", "south", "west", "northeast", "southeast", "southwest", "northwest"}
@@ -108,7 +113,7 @@ class MiniHackConfig(BaseModel):
     """Actions before the episode is truncated (BALROG's MiniHack limit: 100)."""
     full_map: bool = False
     """Show the whole map instead of the part around the hero."""
-    presentation: Literal["bounded", "balrog"] = "bounded"
+    presentation: Presentation = "bounded"
     """`bounded`: NetHack's rendering and words above; `balrog`: BALROG's prompt, text,
     vocabulary, `AutoMore` and settings (`bounded.envs.nethack.balrog`)."""
 
@@ -149,21 +154,15 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         full_map: bool = False,
         presentation: str = "bounded",
     ):
-        if presentation not in PRESENTATIONS:
-            raise ConfigError(
-                f"MiniHack option presentation={presentation!r}: accepted values are "
-                f"{', '.join(repr(p) for p in PRESENTATIONS)}"
-            )
         try:
             self.config = MiniHackConfig(
                 task=task,
                 max_steps=max_steps,
                 full_map=full_map,
-                presentation=presentation,  # type: ignore[arg-type]
+                presentation=presentation_option(presentation),
             )
         except ValidationError as exc:
             raise ConfigError(f"bad MiniHack settings: {first_validation_error(exc)}") from exc
-        self.presentation: str = presentation
         self.balrog: BalrogSession | None = None
         self.game = MiniHackGame(self.config.task_id)
         self._seed: int | None = None
@@ -175,6 +174,10 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
         self.init_spaces(self.choices, kinds=(*MODES, BALROG_KIND))
 
     # -- Gymnasium API ------------------------------------------------------------------
+
+    @property
+    def presentation(self) -> str:
+        return self.config.presentation
 
     def reset_info(self) -> dict[str, Any]:
         return {"task": self.config.task_id}
@@ -332,7 +335,6 @@ class MiniHackEnv(ReplayedEnv[MiniHackConfig]):
 
     def load(self, data: JSON) -> None:
         self.config, seed, actions = self.read_save(data, MiniHackConfig, str)
-        self.presentation = self.config.presentation
         if self.balrog is not None and self.presentation != "balrog":
             self.balrog.close()
             self.balrog = None

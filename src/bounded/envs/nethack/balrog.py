@@ -19,6 +19,7 @@ import numpy as np
 from nle import nethack
 
 from bounded.core import Action, IllegalActionError, Observation
+from bounded.envs.base import balrog_texts
 from bounded.envs.nethack.balrog_words import accepted_strings
 from bounded.envs.nethack.language import language_texts, text_message
 from bounded.envs.nethack.progress import progression_table
@@ -243,11 +244,12 @@ class BalrogSession:
     def observation(self, kind: str) -> Observation:
         game = self.game
         assert game is not None, "start() first"
-        long_term, short_term = hybrid_text(game.obs, game.message)
+        text, history_text = balrog_texts(*hybrid_text(game.obs, game.message))
         return Observation(
             kind=kind,
-            state={"short_term_context": short_term, "stats": self.stats.as_dict()},
-            text=long_term,
+            state={"stats": self.stats.as_dict()},
+            text=text,
+            history_text=history_text,
             legal=[] if self.over else list(self.legal),
             t=len(self.words),
         )

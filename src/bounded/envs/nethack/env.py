@@ -16,7 +16,7 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, with_action_mask
+from bounded.envs.base import Choices, Presentation, presentation_option, with_action_mask
 from bounded.envs.nethack.balrog import BALROG_KIND, BalrogSession, NetHackStats
 from bounded.envs.nethack.balrog_prompt import instruction_prompt
 from bounded.envs.nethack.balrog_words import nethack_vocabulary
@@ -33,7 +33,6 @@ ENV_VERSION = "2"
 
 _POSITION_PROMPTS = ("Where do you want", "Pick an object", "Pick a monster")
 
-PRESENTATIONS = ("bounded", "balrog")
 BALROG_MAX_STEPS = 100_000
 """BALROG's NetHack step limit (its `nle_kwargs.max_episode_steps`)."""
 
@@ -54,7 +53,7 @@ class NetHackConfig(BaseModel):
     (`ended_by = "stuck in a prompt"`): an unexpected prompt never loops for ever."""
     full_map: bool = False
     """Show the whole 21 x 79 map instead of the part seen so far."""
-    presentation: Literal["bounded", "balrog"] = "bounded"
+    presentation: Presentation = "bounded"
     """`bounded`: the text, modes and words above; `balrog`: BALROG's (`balrog`)."""
 
 
@@ -84,13 +83,9 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         full_map: bool = False,
         presentation: str = "bounded",
     ) -> None:
-        if presentation not in PRESENTATIONS:
-            raise ConfigError(
-                f"NetHack option presentation={presentation!r}: accepted values are "
-                f"{', '.join(repr(p) for p in PRESENTATIONS)}"
-            )
+        shown = presentation_option(presentation)
         if max_steps is None:
-            max_steps = BALROG_MAX_STEPS if presentation == "balrog" else 10_000
+            max_steps = BALROG_MAX_STEPS if shown == "balrog" else 10_000
         try:
             config = NetHackConfig(
                 character=character,
@@ -98,7 +93,7 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
                 vocabulary=vocabulary,  # type: ignore[arg-type]
                 prompt_limit=prompt_limit,
                 full_map=full_map,
-                presentation=presentation,  # type: ignore[arg-type]
+                presentation=shown,
             )
         except ValidationError as exc:
             raise ConfigError(f"bad NetHack settings: {first_validation_error(exc)}") from exc
@@ -117,9 +112,12 @@ class NetHackEnv(ReplayedEnv[NetHackConfig]):
         self._stats: Stats | None = None
         self.init_spaces(self.choices, kinds=(*MODES, BALROG_KIND))
 
+    @property
+    def presentation(self) -> str:
+        return self.config.presentation
+
     def _configure(self, config: NetHackConfig) -> None:
         self.config = config
-        self.presentation: str = config.presentation
         self.balrog: BalrogSession | None = None
         self.instructions = INSTRUCTIONS
         if config.presentation == "balrog":
