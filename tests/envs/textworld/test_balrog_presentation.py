@@ -97,4 +97,21 @@ def test_a_presentation_other_than_the_two_is_refused() -> None:
         TextWorldEnv(presentation="nethack")
     with pytest.raises(ConfigError, match="BALROG's game pool"):
         TextWorldEnv(presentation="balrog", settings={"level": 5})
+    with pytest.raises(ConfigError, match="BALROG's game pool"):
+        TextWorldEnv(pool="balrog", settings={"level": 5})
+    with pytest.raises(ConfigError, match="pool"):
+        TextWorldEnv(pool="ige")
     assert TextWorldEnv().presentation == "bounded"
+
+
+def test_bounded_presentation_plays_balrogs_pool_when_asked(games_dir: str) -> None:
+    env = TextWorldEnv(task="the_cooking_game", pool="balrog", games_dir=games_dir)
+    obs, _ = env.reset(seed=5)
+    assert env.presentation == "bounded" and obs.text.startswith("Objective:")
+    assert {"look", "inventory", FREE_TEXT} <= {a.id for a in obs.legal}  # admissible + free
+    balrog = TextWorldEnv(task="the_cooking_game", presentation="balrog", games_dir=games_dir)
+    first, _ = balrog.reset(seed=5)
+    assert env.walkthrough == balrog.walkthrough  # the same game
+    assert first.text.split("\n")[0] in obs.text
+    env.close()
+    balrog.close()

@@ -111,8 +111,17 @@ class TextWorldConfig(BaseModel):
     games_dir: str | None = None
     """Where generated games are kept (None: `games.cache_dir()`)."""
     presentation: Literal["bounded", "balrog"] = "bounded"
-    """`bounded` (this module's text and admissible commands, generated games) or
-    `balrog` (BALROG's text, prompt, free commands and game pool)."""
+    """`bounded` (this module's text and admissible commands) or `balrog` (BALROG's text,
+    prompt and free commands)."""
+    pool: Literal["generated", "balrog"] | None = None
+    """`generated` (a game generated from the seed) or `balrog` (BALROG's own game pool,
+    shipped: game `seed % 25`); None: `balrog` under BALROG's presentation, else
+    `generated`."""
+
+    @property
+    def balrog_pool(self) -> bool:
+        chosen = self.pool or ("balrog" if self.presentation == "balrog" else "generated")
+        return chosen == "balrog"
 
     @field_validator("task", mode="before")
     @classmethod
@@ -151,23 +160,24 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         max_score: bool = True,
         games_dir: str | None = None,
         presentation: str = "bounded",
+        pool: str | None = None,
     ) -> None:
         if presentation not in PRESENTATIONS:
             raise ConfigError(
                 f"unknown TextWorld presentation {presentation!r} (presentation: bounded, balrog)"
             )
-        if presentation == "balrog" and settings is not None:
-            raise ConfigError("TextWorld settings= has no effect with presentation='balrog' "
-                              "(it plays BALROG's game pool)")  # fmt: skip
         try:
             self.config = TextWorldConfig(
                 task=task,  # type: ignore[arg-type]
                 max_steps=max_steps, settings=settings, objective=objective,
                 description=description, score=score, max_score=max_score, games_dir=games_dir,
-                presentation=presentation,  # type: ignore[arg-type]
+                presentation=presentation, pool=pool,  # type: ignore[arg-type]
             )  # fmt: skip
         except ValidationError as exc:
             raise ConfigError(f"bad TextWorld settings: {first_validation_error(exc)}") from exc
+        if self.config.balrog_pool and settings is not None:
+            raise ConfigError("TextWorld settings= has no effect on BALROG's game pool "
+                              "(pool='balrog', the default of presentation='balrog')")  # fmt: skip
         self._game: Any = None
         self._path: Path | None = None
         self._seed: int | None = None
@@ -248,7 +258,7 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
 
     def _start(self, seed: int) -> None:
         games_dir = Path(self.config.games_dir) if self.config.games_dir else cache_dir()
-        if self.balrog:
+        if self.config.balrog_pool:
             path = pool_game(self.config.task, seed, games_dir)
             self._glulx = pool_entry(self.config.task, seed)["format"] == "ulx"
         else:
