@@ -60,10 +60,15 @@ def pool_entry(task: str, seed: int) -> dict[str, str]:
 def pool_game(task: str, seed: int, games_dir: Path) -> Path:
     """The `.z8` of the episode's game (its `.json` beside it), the pool unpacked first
     where `games_dir` lacks it."""
+    return ensure_pool(games_dir) / task / f"{pool_entry(task, seed)['name']}.z8"
+
+
+def ensure_pool(games_dir: Path) -> Path:
+    """The folder of the unpacked pool in `games_dir`, unpacked first if missing."""
     root = games_dir / f"balrog_pool-v{POOL_VERSION}"
     if not (root / "complete").exists():
         unpack(root)
-    return root / task / f"{pool_entry(task, seed)['name']}.z8"
+    return root
 
 
 def unpack(root: Path) -> None:
@@ -97,6 +102,7 @@ __all__ = [
     "POOL_MANIFEST",
     "POOL_TASKS",
     "as_glulx",
+    "ensure_pool",
     "pool_entry",
     "pool_game",
     "pool_size",
