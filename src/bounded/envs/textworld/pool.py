@@ -76,7 +76,10 @@ def unpack(root: Path) -> None:
     root.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=root.parent) as work:
         with lzma.open(POOL_ARCHIVE) as packed, tarfile.open(fileobj=packed) as archive:
-            archive.extractall(work, filter="data")
+            if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+                archive.extractall(work, filter="data")
+            else:
+                archive.extractall(work)  # our own archive
         (Path(work) / "complete").touch()
         try:
             os.rename(work, root)
