@@ -69,6 +69,7 @@ TINY: dict[str, Arguments] = {
         "--tasks", "coin_collector", "--seeds", "1", "--settings", '{"level": 3}',
         "--out", f"{d}/out.json",
     ],
+    "textworld_balrog_pool": lambda d, _: ["--tasks", "coin_collector", "--out", f"{d}/out.json"],
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],

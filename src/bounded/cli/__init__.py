@@ -18,6 +18,7 @@ command group and is its entry point (`main`); each command lives in its group's
 | `bank` | `bank craft`, `bank nethack`, `bank babyai`, `bank show` |
 | `stores` | `stores show`, `stores freeze`, `stores diff` |
 | `spire` | `spire` |
+| `textworld` | `textworld-games` (TextWorld's games on disk before a sweep) |
 
 `_options` (parsing and the options several commands share) and `_output` (tables and
 summaries) serve them all.
@@ -51,6 +52,7 @@ from bounded.cli import (
     stores,
     sweep,
     table,
+    textworld,
 )
 from bounded.core import BoundedError, Interrupted
 from bounded.version import __version__
@@ -65,6 +67,7 @@ app = typer.Typer(
 
 GROUP_MODULES = (
     run, runs, demo, sweep, plan, analyze, table, importing, audit, report, ladder, attribute,
+    textworld,
 )  # fmt: skip
 """The modules of single commands, in the order `bounded --help` lists them."""
 

@@ -6,11 +6,19 @@ progression: score / max score, 1 on a win.
 The legal actions are the game's admissible commands, plus `free text`: any command in
 the game's own words (the parser answers what it makes of it, as BALROG lets a model
 type anything).
+
+`presentation="balrog"` shows what BALROG shows instead: BALROG's instruction prompt, the
+game's answer alone with the objective split out of it (`TextWorldWrapper.filter_objective`),
+`free text` as the only listed action (BALROG's `language_action_space` accepts any
+string; any action id is typed as a command too), on BALROG's own game pool
+(`bounded.envs.textworld.pool`, game `seed % 25`), with BALROG's reward (TextWorld's
+running score) and its episode end (the 80-step limit ends the episode as `terminated`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import warnings
 from collections.abc import Iterator, Sequence
@@ -33,10 +41,16 @@ from bounded.envs.base import Choices, progression_outcome, with_action_mask
 from bounded.envs.replayed import ReplayedEnv
 from bounded.envs.textworld.games import CHALLENGES, cache_dir, ensure_game, game_settings
 from bounded.envs.textworld.knowledge import textworld_knowledge
+from bounded.envs.textworld.pool import DATA, as_glulx, pool_entry, pool_game
 from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "1"
 Task = Literal["treasure_hunter", "the_cooking_game", "coin_collector"]
+PRESENTATIONS = ("bounded", "balrog")
+BALROG_INSTRUCTIONS: dict[str, str] = json.loads(
+    (DATA / "balrog_instructions.json").read_text(encoding="utf-8")
+)
+"""BALROG's `get_instruction_prompt(env, task)` per task, as its evaluator sends it."""
 
 FREE_TEXT = "free text"
 FREE_TEXT_SCHEMA: JSON = {
@@ -96,6 +110,18 @@ class TextWorldConfig(BaseModel):
     """Show the score out of its maximum (BALROG's `max_score`)."""
     games_dir: str | None = None
     """Where generated games are kept (None: `games.cache_dir()`)."""
+    presentation: Literal["bounded", "balrog"] = "bounded"
+    """`bounded` (this module's text and admissible commands) or `balrog` (BALROG's text,
+    prompt and free commands)."""
+    pool: Literal["generated", "balrog"] | None = None
+    """`generated` (a game generated from the seed) or `balrog` (BALROG's own game pool,
+    shipped: game `seed % 25`); None: `balrog` under BALROG's presentation, else
+    `generated`."""
+
+    @property
+    def balrog_pool(self) -> bool:
+        chosen = self.pool or ("balrog" if self.presentation == "balrog" else "generated")
+        return chosen == "balrog"
 
     @field_validator("task", mode="before")
     @classmethod
@@ -133,27 +159,49 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         score: bool = True,
         max_score: bool = True,
         games_dir: str | None = None,
+        presentation: str = "bounded",
+        pool: str | None = None,
     ) -> None:
+        if presentation not in PRESENTATIONS:
+            raise ConfigError(
+                f"unknown TextWorld presentation {presentation!r} (presentation: bounded, balrog)"
+            )
         try:
             self.config = TextWorldConfig(
                 task=task,  # type: ignore[arg-type]
                 max_steps=max_steps, settings=settings, objective=objective,
                 description=description, score=score, max_score=max_score, games_dir=games_dir,
+                presentation=presentation, pool=pool,  # type: ignore[arg-type]
             )  # fmt: skip
         except ValidationError as exc:
             raise ConfigError(f"bad TextWorld settings: {first_validation_error(exc)}") from exc
+        if self.config.balrog_pool and settings is not None:
+            raise ConfigError("TextWorld settings= has no effect on BALROG's game pool "
+                              "(pool='balrog', the default of presentation='balrog')")  # fmt: skip
         self._game: Any = None
         self._path: Path | None = None
         self._seed: int | None = None
         self._commands: list[str] = []
         self._state: Any = None
         self._ended_by = ""
+        self._glulx = False
         self.walkthrough: list[str] = []
         """The generator's solution of the current game (for the scripted player)."""
         self.instructions = INSTRUCTIONS.format(
             goal=GOALS[self.config.task], max_steps=self.config.max_steps
         )
+        if self.balrog:
+            self.instructions = BALROG_INSTRUCTIONS[self.config.task]
         self.init_spaces(self.choices, kinds=("play",))
+
+    @property
+    def presentation(self) -> str:
+        """`bounded` or `balrog` (see the module docstring)."""
+        return self.config.presentation
+
+    @property
+    def balrog(self) -> bool:
+        return self.config.presentation == "balrog"
 
     # -- Gymnasium API ------------------------------------------------------------------
 
@@ -168,9 +216,9 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         self._act(self._command(chosen))
         obs = self._observe()
         info = {"score": self._score(), "ended_by": self._ended_by}
-        truncated = self._ended_by == "step-limit"
+        truncated = self._ended_by == "step-limit" and not self.balrog
         terminated = bool(self._ended_by) and not truncated
-        reward = float(self._score() - before)
+        reward = float(self._score() if self.balrog else self._score() - before)
         return obs, reward, terminated, truncated, with_action_mask(info, obs)
 
     def _command(self, action: Action) -> str:
@@ -178,7 +226,9 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
             text = action.args.get("text")
             if not isinstance(text, str) or not text.strip():
                 raise IllegalActionError("free text needs a non-empty `text` argument")
-            return " ".join(text.split())
+            return text if self.balrog else " ".join(text.split())
+        if self.balrog:  # BALROG types any string it is given
+            return action.id
         if action.id == HELP or action.id in self._admissible():
             return action.id
         raise IllegalActionError(f"{action.id!r} is not a command the game admits now")
@@ -186,7 +236,7 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
     def choices(self) -> Choices:
         if self._ended_by or self._state is None:
             return Choices(legal=[], max_actions=1)
-        legal = [Action(id=command) for command in self._admissible()]
+        legal = [] if self.balrog else [Action(id=command) for command in self._admissible()]
         legal.append(Action(id=FREE_TEXT, label="type any command", schema=FREE_TEXT_SCHEMA))
         return Choices(legal=legal, max_actions=1)
 
@@ -208,14 +258,22 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
 
     def _start(self, seed: int) -> None:
         games_dir = Path(self.config.games_dir) if self.config.games_dir else cache_dir()
-        settings = game_settings(self.config.task, self.config.settings)
-        path = ensure_game(self.config.task, seed, settings, games_dir)
+        if self.config.balrog_pool:
+            path = pool_game(self.config.task, seed, games_dir)
+            self._glulx = pool_entry(self.config.task, seed)["format"] == "ulx"
+        else:
+            settings = game_settings(self.config.task, self.config.settings)
+            path = ensure_game(self.config.task, seed, settings, games_dir)
         if path != self._path:
             self.close()
+            # The admissible and winning commands are read by probing the game, which
+            # changes its text (a blank line more before a score notice): BALROG asks
+            # for neither.
+            probes = not self.balrog
             infos = textworld.EnvInfos(
                 objective=True, description=True, inventory=True, score=True,
-                max_score=True, won=True, lost=True, admissible_commands=True,
-                policy_commands=True, feedback=True,
+                max_score=True, won=True, lost=True, admissible_commands=probes,
+                policy_commands=probes, feedback=True,
             )  # fmt: skip
             with _jericho_quiet():
                 self._game = textworld.start(str(path), request_infos=infos)
@@ -241,8 +299,9 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         return sorted(set(self._state["admissible_commands"] or []))
 
     def policy(self) -> list[str]:
-        """TextWorld's winning commands from here (empty where it tracks no quest)."""
-        return list(self._state["policy_commands"] or [])
+        """TextWorld's winning commands from here (empty where it tracks no quest, and
+        under BALROG's presentation, which does not ask for them)."""
+        return [] if self.balrog else list(self._state["policy_commands"] or [])
 
     def _score(self) -> int:
         return int(self._state["score"] or 0) if self._state is not None else 0
@@ -254,6 +313,16 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
             text = text.split(objective)[-1]  # the opening banner, as BALROG removes it
         lines = [line for line in text.splitlines() if not line.lstrip().startswith(">")]
         return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+    def _balrog_text(self) -> str:
+        """BALROG's `filter_objective` of the game's answer (the text after the objective's
+        last occurrence, stripped), as its Glulx interpreter prints a Glulx game's."""
+        text = str(self._state["feedback"] or "")
+        objective = str(self._state["objective"] or "")
+        text = (text.split(objective)[-1] if objective else text).strip()
+        if self._glulx:
+            text = as_glulx(text, ended=self._ended_by not in ("", "step-limit"))
+        return text
 
     def _observe(self) -> Observation:
         config, state = self.config, self._state
@@ -282,7 +351,7 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
                 "room": _room(str(state["description"] or "")),
                 "progression": self._progression(),
             },
-            text="\n\n".join(p for p in parts if p),
+            text=self._balrog_text() if self.balrog else "\n\n".join(p for p in parts if p),
             legal=list(self.choices().legal),
             t=len(self._commands),
         )
