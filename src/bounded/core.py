@@ -607,6 +607,11 @@ FallbackPolicy = Literal["no-op", "first-legal", "game-default"]
 
 NOOP_ACTION = Action(id="noop", label="no action: the reply was unusable")
 
+FREE_TEXT_ACTION: Final = "free text"
+"""The id of an action that carries any string the game takes as typed, in its `text`
+argument (TextWorld's commands): a BALROG agent's reply that names no other legal action
+is sent through it, as BALROG hands any string to such a game."""
+
 
 def fallback_actions(
     obs: Observation, policy: FallbackPolicy, default: Action | None = None

@@ -227,7 +227,11 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         summary="A generated TextWorld game (progress: score / max score).",
         expert="bounded.envs.textworld:TextWorldExpert",
         expert_reads_env=True,
-        balrog=BalrogTasks("textworld", ("treasure_hunter", "the_cooking_game", "coin_collector")),
+        balrog=BalrogTasks(
+            "textworld",
+            ("treasure_hunter", "the_cooking_game", "coin_collector"),
+            presentation=BALROG_PRESENTATION,
+        ),
         thread_safe=False,
         task_options=(
             TaskOption("game", str, option="task"),

@@ -267,3 +267,16 @@ def test_no_reply_text_crashes_a_rule(rule):
     for text in ("", "<decision>", "{" * 200, "```json\n{\n```", "<|ACTION|><|END|>", "\udfff"):
         decision, _ = parse_reply(text, BABYAI, "text", rule)
         assert decision.actions or decision.parse_error
+
+
+def test_a_balrog_reply_naming_no_legal_action_is_typed_where_the_game_takes_any_string() -> None:
+    from bounded.contracts.replies import parse_balrog
+    from bounded.core import FREE_TEXT_ACTION
+
+    typed = Observation(kind="play", legal=[Action(id="look"), Action(id=FREE_TEXT_ACTION)])
+    closed = Observation(kind="play", legal=[Action(id="look")])
+    [action] = parse_balrog("open the box", typed, "balrog-naive").actions
+    assert (action.id, action.args) == (FREE_TEXT_ACTION, {"text": "open the box"})
+    assert [a.id for a in parse_balrog("look", typed, "balrog-naive").actions] == ["look"]
+    assert parse_balrog("open the box", closed, "balrog-naive").actions == []
+    assert parse_balrog("", typed, "balrog-naive").parse_error == "reply names no action"

@@ -49,7 +49,15 @@ from bounded.contracts._reply import (
     resolve_action,
     scrub,
 )
-from bounded.core import JSON, Action, Decision, Observation, ReplyMode, TextRule
+from bounded.core import (
+    FREE_TEXT_ACTION,
+    JSON,
+    Action,
+    Decision,
+    Observation,
+    ReplyMode,
+    TextRule,
+)
 
 TEXT_RULES: tuple[str, ...] = get_args(TextRule)
 
@@ -264,7 +272,8 @@ def match_legal(candidate: str, obs: Observation) -> Action:
 
 
 def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
-    """A BALROG agent's reply: the extracted action, checked against the legal list; the
+    """A BALROG agent's reply: the extracted action, checked against the legal list (where
+    the game takes any string, `FREE_TEXT_ACTION`, one that is not legal is typed); the
     whole reply is the reasoning of the cot rules."""
     clean, replaced = scrub(text)
     candidate = balrog_candidate(clean, rule)
@@ -273,6 +282,9 @@ def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
     try:
         decision.actions = [match_legal(candidate, obs)]
     except NotLegalError as exc:
+        if candidate.strip() and obs.legal_action(FREE_TEXT_ACTION) is not None:
+            decision.actions = [Action(id=FREE_TEXT_ACTION, args={"text": candidate})]
+            return decision
         decision.parse_error = str(exc) if candidate.strip() else "reply names no action"
         note_invalid(decision, exc.candidate)
     except ValueError as exc:

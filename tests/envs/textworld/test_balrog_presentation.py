@@ -93,7 +93,7 @@ def test_a_save_replays_under_balrogs_presentation(games_dir: str) -> None:
 
 
 def test_a_presentation_other_than_the_two_is_refused() -> None:
-    with pytest.raises(ConfigError, match="presentation: bounded, balrog"):
+    with pytest.raises(ConfigError, match="presentation: one of bounded, balrog"):
         TextWorldEnv(presentation="nethack")
     with pytest.raises(ConfigError, match="BALROG's game pool"):
         TextWorldEnv(presentation="balrog", settings={"level": 5})

@@ -29,6 +29,7 @@ import textworld
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from bounded.core import (
+    FREE_TEXT_ACTION,
     JSON,
     Action,
     ConfigError,
@@ -37,7 +38,13 @@ from bounded.core import (
     Outcome,
     first_validation_error,
 )
-from bounded.envs.base import Choices, progression_outcome, with_action_mask
+from bounded.envs.base import (
+    Choices,
+    Presentation,
+    presentation_option,
+    progression_outcome,
+    with_action_mask,
+)
 from bounded.envs.replayed import ReplayedEnv
 from bounded.envs.textworld.games import CHALLENGES, cache_dir, ensure_game, game_settings
 from bounded.envs.textworld.knowledge import textworld_knowledge
@@ -46,13 +53,12 @@ from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "1"
 Task = Literal["treasure_hunter", "the_cooking_game", "coin_collector"]
-PRESENTATIONS = ("bounded", "balrog")
 BALROG_INSTRUCTIONS: dict[str, str] = json.loads(
     (DATA / "balrog_instructions.json").read_text(encoding="utf-8")
 )
 """BALROG's `get_instruction_prompt(env, task)` per task, as its evaluator sends it."""
 
-FREE_TEXT = "free text"
+FREE_TEXT = FREE_TEXT_ACTION
 FREE_TEXT_SCHEMA: JSON = {
     "type": "object",
     "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 200}},
@@ -110,7 +116,7 @@ class TextWorldConfig(BaseModel):
     """Show the score out of its maximum (BALROG's `max_score`)."""
     games_dir: str | None = None
     """Where generated games are kept (None: `games.cache_dir()`)."""
-    presentation: Literal["bounded", "balrog"] = "bounded"
+    presentation: Presentation = "bounded"
     """`bounded` (this module's text and admissible commands) or `balrog` (BALROG's text,
     prompt and free commands)."""
     pool: Literal["generated", "balrog"] | None = None
@@ -162,16 +168,13 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         presentation: str = "bounded",
         pool: str | None = None,
     ) -> None:
-        if presentation not in PRESENTATIONS:
-            raise ConfigError(
-                f"unknown TextWorld presentation {presentation!r} (presentation: bounded, balrog)"
-            )
         try:
             self.config = TextWorldConfig(
                 task=task,  # type: ignore[arg-type]
                 max_steps=max_steps, settings=settings, objective=objective,
                 description=description, score=score, max_score=max_score, games_dir=games_dir,
-                presentation=presentation, pool=pool,  # type: ignore[arg-type]
+                presentation=presentation_option(presentation),
+                pool=pool,  # type: ignore[arg-type]
             )  # fmt: skip
         except ValidationError as exc:
             raise ConfigError(f"bad TextWorld settings: {first_validation_error(exc)}") from exc
