@@ -96,9 +96,11 @@ def test_a_presentation_other_than_the_two_is_refused() -> None:
     with pytest.raises(ConfigError, match="presentation: one of bounded, balrog"):
         TextWorldEnv(presentation="nethack")
     with pytest.raises(ConfigError, match="BALROG's game pool"):
-        TextWorldEnv(presentation="balrog", settings={"level": 5})
-    with pytest.raises(ConfigError, match="BALROG's game pool"):
         TextWorldEnv(pool="balrog", settings={"level": 5})
+    with pytest.raises(ConfigError, match="BALROG's game pool"):
+        TextWorldEnv(presentation="balrog", pool="balrog", settings={"level": 5})
+    generated = TextWorldEnv(presentation="balrog", settings={"level": 5})
+    assert not generated.config.balrog_pool  # settings ask for a generated game
     with pytest.raises(ConfigError, match="pool"):
         TextWorldEnv(pool="ige")
     assert TextWorldEnv().presentation == "bounded"

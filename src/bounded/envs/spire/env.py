@@ -208,6 +208,7 @@ class SpireEnv(TextEnv):
                 "kind": kind,
                 "state": state,
                 "text": render_text(run, kind, state),
+                "history_text": None,
                 "legal": legal,
                 "t": self.decisions,
                 "max_actions": MAX_PLAN if kind == "combat" else 1,

@@ -121,13 +121,14 @@ class TextWorldConfig(BaseModel):
     prompt and free commands)."""
     pool: Literal["generated", "balrog"] | None = None
     """`generated` (a game generated from the seed) or `balrog` (BALROG's own game pool,
-    shipped: game `seed % 25`); None: `balrog` under BALROG's presentation, else
-    `generated`."""
+    shipped: game `seed % 25`); None: `balrog` under BALROG's presentation unless
+    `settings` asks for a generated game, else `generated`."""
 
     @property
     def balrog_pool(self) -> bool:
-        chosen = self.pool or ("balrog" if self.presentation == "balrog" else "generated")
-        return chosen == "balrog"
+        if self.pool is not None:
+            return self.pool == "balrog"
+        return self.presentation == "balrog" and self.settings is None
 
     @field_validator("task", mode="before")
     @classmethod
@@ -180,7 +181,7 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
             raise ConfigError(f"bad TextWorld settings: {first_validation_error(exc)}") from exc
         if self.config.balrog_pool and settings is not None:
             raise ConfigError("TextWorld settings= has no effect on BALROG's game pool "
-                              "(pool='balrog', the default of presentation='balrog')")  # fmt: skip
+                              "(pool='balrog'): drop one of them")  # fmt: skip
         self._game: Any = None
         self._path: Path | None = None
         self._seed: int | None = None
