@@ -20,3 +20,8 @@ def test_every_agent_plays_balrogs_episode_counts() -> None:
     assert crafter.env_options["max_steps"] == 2000
     textworld = {g.env_options["task"] for g in games if g.env == "textworld"}
     assert textworld == {"treasure_hunter", "the_cooking_game", "coin_collector"}
+
+
+def test_every_cell_plays_balrogs_presentation_so_every_agent_sees_the_same_games() -> None:
+    games = load_experiment(FILE).plan()
+    assert {g.env_options.get("presentation") for g in games} == {"balrog"}
