@@ -178,8 +178,16 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def progress_payload(archive: Archive) -> list[dict[str, Any]]:
+    """Each experiment's sweep progress per cell, as the archive has it now."""
+    from bounded.sweeps.board import boards_from_archive
+
+    return [board.as_json() for board in boards_from_archive(archive)]
+
+
 def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
-    """The page; served pages fetch decisions from the server instead of embedding them."""
+    """The page; served pages fetch decisions from the server instead of embedding them,
+    and show the sweeps' progress, which they poll."""
     runs = archive.runs()
     tables = _tables(runs, options, archive)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
@@ -217,6 +225,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         runs_json=json_for_script([run_summary(r) for r in browse]),
         decisions_json=json_for_script(decisions),
         served=served,
+        progress=progress_payload(archive) if served else [],
         attribution=attribution_section(archive),
     )
 
