@@ -22,7 +22,7 @@ def test_report_is_one_self_contained_file(report_archive, tmp_path):
     path = build_report(report_archive, tmp_path / "r.html", ReportOptions(pool_all=True))
     page = path.read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
-    assert page.count("<svg") == 5
+    assert page.count("<svg") == 6  # the warehouse's four, context growth and layers
     assert 'id="cell-table-0"' in page and "pooled (descriptive)" in page
     runs = json.loads(re.search(r'id="runs-data">(.*?)</script>', page).group(1))
     decisions = json.loads(re.search(r'id="decisions-data">(.*?)</script>', page).group(1))

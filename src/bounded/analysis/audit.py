@@ -68,6 +68,7 @@ class RunAudit(BaseModel):
     contract: str
     tag: str
     decisions: int
+    env_id: str = ""
     slope: float
     """Fitted prompt tokens per additional decision (least squares)."""
     intercept: float
@@ -208,6 +209,7 @@ def audit_run(
         run_id=run.run_id,
         contract=run.contract,
         tag=run.tag,
+        env_id=run.env_id,
         model=run.model,
         decisions=len(decisions),
         slope=slope,

@@ -21,6 +21,7 @@ from bounded.archive import Archive
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
+from bounded.report.environments import env_plots
 
 LAYER_COLOURS = {
     "L1": "#dbeafe",
@@ -146,19 +147,15 @@ def _tables(
     return [main, *extra]
 
 
-def _figures(runs: Sequence[RunRecord], table: CellTable, audit: ContextAudit) -> dict[str, str]:
-    games = completed_games(runs)
+def _figures(audit: ContextAudit) -> dict[str, str]:
+    """The plots over every environment: context growth and layers, one line or panel per
+    contract, tag and environment."""
     figures = {}
-    if table.rows:
-        figures["winrate"] = plots.win_rate_plot(table)
-        figures["scores"] = plots.score_plot(
-            [row.label for row in table.rows], plots.scores_by_row(table, games)
-        )
-    if any(row.tokens_per_point is not None for row in table.rows):
-        figures["tokens"] = plots.tokens_per_point_plot(table)
     if audit.runs:
         figures["context"] = plots.context_plot(audit)
-        figures["layers"] = plots.layer_plot(audit)
+        layers = plots.layer_plot(audit)
+        if layers is not None:
+            figures["layers"] = layers
     return figures
 
 
@@ -211,7 +208,8 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         tables=tables,
         parity_headers=PARITY_HEADERS,
-        figures=_figures(runs, plotted, audit),
+        figures=_figures(audit),
+        env_plots=env_plots(plotted, completed_games(runs)),
         plotted=plotted.title,
         audit=audit,
         counts={
