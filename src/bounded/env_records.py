@@ -239,7 +239,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
                 "quest-medium",
             ),
         ),
-        task_options=(TaskOption("level", str, option="task"), TaskOption("max_steps")),
+        task_options=(TaskOption("task", str), TaskOption("max_steps")),
         test_options={"task": "mazewalk-9x9", "max_steps": 30},
         test_steps=30,
     ),

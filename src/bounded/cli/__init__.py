@@ -52,10 +52,12 @@ from bounded.cli import (
     sweep,
     table,
 )
+from bounded.cli._readable import ReadableCommand, ReadableGroup, readable_commands
 from bounded.core import BoundedError, Interrupted
 from bounded.version import __version__
 
 app = typer.Typer(
+    cls=ReadableGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -72,12 +74,13 @@ GROUP_MODULES = (
 def register_commands() -> None:
     for module in GROUP_MODULES:
         for name, command in module.COMMANDS.items():
-            app.command(name)(command)
+            app.command(name, cls=ReadableCommand)(command)
     for module in (bank, stores, models):
         for name, group in module.GROUPS.items():
-            app.add_typer(group, name=name)
+            readable_commands(group)
+            app.add_typer(group, name=name, cls=ReadableGroup)
     for name, command in spire.COMMANDS.items():
-        app.command(name)(command)
+        app.command(name, cls=ReadableCommand)(command)
 
 
 def show_version(value: bool) -> None:

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.analysis.cost import fit_latency
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 def audit(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     contract: Annotated[str | None, typer.Option(help="Only runs of this contract.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write the context-growth plot (SVG).")] = None,

@@ -12,20 +12,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
-from bounded.cli._options import (
-    archive_path,
-)
+from bounded.cli._options import ArchiveOption, OptionalArchiveArgument, archive_path
 from bounded.cli._output import console, print_folded, run_summary
 from bounded.core import ConfigError
 
 
 def runs(
-    path: Annotated[
-        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
-    ] = None,
-    archive: Annotated[Path, typer.Option("--archive", help="The archive, as an option.")] = (
-        DEFAULT_ARCHIVE
-    ),
+    archive: OptionalArchiveArgument = None,
+    archive_option: ArchiveOption = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     limit: Annotated[int, typer.Option(help="Show the newest N runs.", min=1)] = 50,
     close_stale: Annotated[
@@ -45,7 +39,7 @@ def runs(
     from bounded.runner.resume import close_stale as close
     from bounded.runner.resume import health
 
-    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
+    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
     if resumable and not close_stale:
         raise ConfigError("--resumable goes with --close-stale")
     if close_stale:
@@ -99,18 +93,14 @@ def print_runs(archive: Path, records: list[Any]) -> None:
 
 def resume(
     run_id: Annotated[str, typer.Argument(help="The run's id (or a unique prefix of it).")],
-    path: Annotated[
-        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
-    ] = None,
-    archive: Annotated[Path, typer.Option(help="The archive, as an option.")] = DEFAULT_ARCHIVE,
+    archive: OptionalArchiveArgument = None,
+    archive_option: ArchiveOption = None,
 ) -> None:
     """Continue a killed run: the environment replayed from the seed, the contract's memory
     restored from the snapshot saved with its last decision; the run keeps its id."""
-    from bounded.cli._options import archive_path
-    from bounded.core import ConfigError
     from bounded.runner.resume import resume_run
 
-    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
+    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
     if not archive.is_file():
         raise ConfigError(f"no archive at {archive}")
     record = resume_run(archive, run_id)

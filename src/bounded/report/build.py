@@ -59,6 +59,8 @@ class ReportOptions(TableOptions):
     """Runs read for the context audit (the newest with decisions)."""
     title: str = ""
     """Page title (default: the archive's file name)."""
+    experiment: str | None = None
+    """Only the runs of this experiment (None: every run)."""
 
 
 def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str, Any]:
@@ -133,7 +135,12 @@ def json_for_script(value: Any) -> str:
     return "".join(SCRIPT_ESCAPES.get(char, char) for char in text)
 
 
-def _tables(
+def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
+    """The runs a report reads: the archive's, or its experiment's."""
+    return archive.runs(experiment=options.experiment)
+
+
+def tables_of(
     runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
 ) -> list[CellTable]:
     from bounded.analysis.anytime import sequential_records
@@ -185,8 +192,8 @@ def progress_payload(archive: Archive) -> list[dict[str, Any]]:
 def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
     """The page; served pages fetch decisions from the server instead of embedding them,
     and show the sweeps' progress, which they poll."""
-    runs = archive.runs()
-    tables = _tables(runs, options, archive)
+    runs = report_runs(archive, options)
+    tables = tables_of(runs, options, archive)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
