@@ -24,5 +24,9 @@ def test_runs_show_cell_and_error_and_send_a_sweeps_games_to_the_sweep(tmp_path,
     main(["runs", str(path)])
     out = " ".join(capsys.readouterr().out.split())
     assert "state.warehouse" in out and "ModelUnavailableError: down" in out
-    assert "1 stale games of experiment(s) exp: rerun the sweep" in out
-    assert "1 stale runs (0 resumable): bounded resume RUN_ID" in out
+    assert (
+        f"1 stale games of experiment(s) exp: rerun the sweep (bounded sweep FILE.toml {path})"
+        in out
+    )
+    assert f"1 stale runs (0 resumable): bounded resume RUN_ID {path} continues one" in out
+    assert f"bounded runs {path} --close-stale marks the others failed" in out

@@ -3,6 +3,7 @@ killed run from its last recorded decision."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -78,16 +79,18 @@ def print_runs(archive: Path, records: list[Any]) -> None:
     stale = [found for found in records if found.stale]
     swept = sorted({found.run.experiment for found in stale if found.run.experiment})
     alone = [found for found in stale if not found.run.experiment]
+    where = shlex.quote(str(archive))
     if swept:
         console.print(
             f"{len(stale) - len(alone)} stale games of experiment(s) {', '.join(swept)}: rerun "
-            "the sweep (bounded sweep FILE.toml) to continue them"
-        )
+            f"the sweep (bounded sweep FILE.toml {where}) to continue them", soft_wrap=True,
+        )  # fmt: skip
     if alone:
         can = sum(found.resumable for found in alone)
         console.print(
-            f"{len(alone)} stale runs ({can} resumable): bounded resume RUN_ID continues one; "
-            "bounded runs --close-stale marks the others failed"
+            f"{len(alone)} stale runs ({can} resumable): bounded resume RUN_ID {where} "
+            f"continues one; bounded runs {where} --close-stale marks the others failed",
+            soft_wrap=True,
         )
 
 
