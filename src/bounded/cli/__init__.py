@@ -19,8 +19,9 @@ command group and is its entry point (`main`); each command lives in its group's
 | `stores` | `stores show`, `stores freeze`, `stores diff` |
 | `spire` | `spire` |
 
-`_options` (parsing and the options several commands share) and `_output` (tables and
-summaries) serve them all.
+`_options` (parsing and the options several commands share, the archive argument among
+them), `_output` (tables and summaries) and `_readable` (help pages that name values in
+words) serve them all; `_progress` is `bounded sweep`'s live display.
 """
 
 from __future__ import annotations
