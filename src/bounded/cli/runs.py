@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.cli._filters import filtered_runs
 from bounded.cli._options import ArchiveOption, OptionalArchiveArgument, archive_path
 from bounded.cli._output import console, print_folded, run_summary
 from bounded.core import ConfigError
@@ -48,7 +49,7 @@ def runs(
             for found in close(store, resumable_too=resumable):
                 console.print(f"closed {found.run.run_id[:12]}: {found.run.status} -> failed")
     with Archive(archive, read_only=True) as store:
-        records = health(store, store.runs(tag=tag)[-limit:])
+        records = health(store, filtered_runs(store, archive, tag=tag)[-limit:])
     print_runs(archive, records)
 
 
