@@ -34,7 +34,7 @@ def test_run_prints_a_summary_and_archives_the_run(capsys, tmp_path, replies):
     archive = tmp_path / "runs.sqlite"
     code, out, _ = call(
         capsys, "run", "warehouse", "--contract", "state", "--model", f"scripted:{replies}",
-        "--horizon", "4", "--seed", "2", "--archive", str(archive),
+        "--horizon", "4", "--seed", "2", str(archive),
     )  # fmt: skip
     assert code == 0
     for label in ("accuracy", "total prompt tokens", "last-step prompt tokens", "wall time"):
@@ -42,7 +42,7 @@ def test_run_prints_a_summary_and_archives_the_run(capsys, tmp_path, replies):
     with Archive(archive) as store:
         [run] = store.runs()
     assert run.decisions == 4 and run.tag == "state" and run.seed == 2
-    code, out, _ = call(capsys, "runs", "--archive", str(archive))
+    code, out, _ = call(capsys, "runs", str(archive))
     assert code == 0 and run.run_id[:12] in out
 
 
@@ -50,7 +50,7 @@ def test_runs_and_resume_take_the_archive_as_an_argument_like_the_other_commands
     archive = tmp_path / "runs.sqlite"
     code, _, _ = call(
         capsys, "run", "warehouse", "--model", "scripted:minimal", "--horizon", "3",
-        "--archive", str(archive),
+        str(archive),
     )  # fmt: skip
     with Archive(archive) as store:
         [run] = store.runs()
@@ -66,7 +66,7 @@ def test_run_takes_the_temperature_and_a_decision_limit(capsys, tmp_path):
     archive = tmp_path / "runs.sqlite"
     code, _, _ = call(
         capsys, "run", "warehouse", "--model", "scripted:minimal", "--horizon", "20",
-        "--temperature", "0.7", "--max-decisions", "5", "--archive", str(archive),
+        "--temperature", "0.7", "--max-decisions", "5", str(archive),
     )  # fmt: skip
     assert code == 0
     with Archive(archive) as store:
@@ -79,7 +79,7 @@ def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(ca
     archive = tmp_path / "runs.sqlite"
     code, out, _ = call(
         capsys, "run", "spire", "--contract", "mode-a", "--model", "scripted:minimal",
-        "--opt", "acts=1", "--seed", "3", "--archive", str(archive),
+        "--opt", "acts=1", "--seed", "3", str(archive),
     )  # fmt: skip
     assert code == 0
     with Archive(archive) as store:
@@ -108,7 +108,7 @@ def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(ca
 )
 def test_bad_arguments_get_one_line_and_a_nonzero_exit(capsys, tmp_path, argv, message):
     code, _, err = call(
-        capsys, *argv, *(["--archive", str(tmp_path / "a.sqlite")] if argv[0] == "run" else [])
+        capsys, *argv, *([str(tmp_path / "a.sqlite")] if argv[0] == "run" else [])
     )
     assert code != 0
     assert message in err
@@ -119,17 +119,17 @@ def test_bad_arguments_get_one_line_and_a_nonzero_exit(capsys, tmp_path, argv, m
 def test_a_broken_archive_is_reported_and_left_intact(capsys, tmp_path, replies):
     archive = tmp_path / "broken.sqlite"
     archive.write_bytes(b"not sqlite at all" * 100)
-    code, _, err = call(capsys, "runs", "--archive", str(archive))
+    code, _, err = call(capsys, "runs", str(archive))
     assert code == 2 and "cannot open archive" in err
     code, _, err = call(
-        capsys, "run", "warehouse", "--model", f"scripted:{replies}", "--archive", str(archive)
+        capsys, "run", "warehouse", "--model", f"scripted:{replies}", str(archive)
     )
     assert code == 2 and "cannot open archive" in err
     assert archive.read_bytes() == b"not sqlite at all" * 100
 
 
 def test_listing_a_missing_archive_is_an_error(capsys, tmp_path):
-    code, _, err = call(capsys, "runs", "--archive", str(tmp_path / "none.sqlite"))
+    code, _, err = call(capsys, "runs", str(tmp_path / "none.sqlite"))
     assert code == 2 and "no archive" in err
 
 
@@ -139,7 +139,7 @@ def test_workbench_runs_each_task_and_prints_the_suite_table(capsys, tmp_path):
     archive = tmp_path / "runs.sqlite"
     code, out, _ = call(
         capsys, "run", "workbench", "--task", "count_files,report_date", "--model",
-        f"scripted:{replies}", "--archive", str(archive),
+        f"scripted:{replies}", str(archive),
     )  # fmt: skip
     assert code == 0
     assert "count_files" in out and "report_date" in out and "0/2" in out
@@ -154,7 +154,7 @@ def test_workbench_runs_unchanged_against_an_openai_compatible_server(
     code, out, err = call(
         capsys, "run", "workbench", "--task", "report_date", "--model", "openai:smollm2",
         "--base-url", llama_server, "--max-turns", "1", "--max-tokens", "96",
-        "--tag", "served", "--seed", "3", "--archive", str(archive),
+        "--tag", "served", "--seed", "3", str(archive),
     )  # fmt: skip
     assert code == 0, err
     assert "report_date" in out and "/1" in out
@@ -182,7 +182,7 @@ def test_a_terminated_run_is_closed_as_failed_with_the_signal_named(tmp_path, re
     archive = tmp_path / "runs.sqlite"
     argv = [
         sys.executable, "-m", "bounded.cli", "run", "warehouse", "--contract", "state",
-        "--model", f"scripted:{replies}", "--horizon", "100000", "--archive", str(archive),
+        "--model", f"scripted:{replies}", "--horizon", "100000", str(archive),
     ]  # fmt: skip
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -214,7 +214,7 @@ def test_one_environment_is_one_id_whichever_command_made_the_run(capsys, tmp_pa
     for name in ("warehouse", "bounded/Warehouse-v0"):
         code, _, err = call(
             capsys, "run", name, "--contract", "state", "--model", f"scripted:{replies}",
-            "--horizon", "3", "--archive", str(archive), "--tag", "state",
+            "--horizon", "3", str(archive), "--tag", "state",
         )  # fmt: skip
         assert code == 0, err
     (tmp_path / "exp.toml").write_text(

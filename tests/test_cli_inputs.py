@@ -21,7 +21,7 @@ from bounded.models import register_model
 from bounded.models.scripted import ScriptedModel
 
 FOREIGN_COMMANDS = [
-    ["runs", "--archive", "{foreign}"],
+    ["runs", "{foreign}"],
     ["analyze", "{foreign}"],
     ["audit", "{foreign}"],
     ["export", "{foreign}", "-o", "{tmp}/out"],
@@ -29,49 +29,48 @@ FOREIGN_COMMANDS = [
     ["view", "{foreign}", "--port", "0"],
     ["craft-table", "{foreign}"],
     ["attribute", "{foreign}", "--layer", "L3"],
-    ["run", "warehouse", "--model", "scripted:minimal", "--archive", "{foreign}"],
-    ["demo", "warehouse", "--model", "scripted:minimal", "--horizons", "2", "--archive",
-     "{foreign}"],
+    ["run", "warehouse", "--model", "scripted:minimal", "{foreign}"],
+    ["demo", "warehouse", "--model", "scripted:minimal", "--horizons", "2", "{foreign}"],
 ]  # fmt: skip
 """Every command that opens an archive, pointed at another application's database."""
 
 CASES: list[tuple[list[str], str, int]] = [
     (["run", "warehouse", "--model", "scripted:minimal", "--seed", "99999999999999999999",
-      "--archive", "{archive}"], "Invalid value for '--seed'", 2),
-    (["run", "warehouse", "--model", "scripted:minimal", "--seed", "-1", "--copt",
-      'state_schema={"type": 5}', "--archive", "{archive}"], "Invalid value for '--seed'", 2),
-    (["run", "warehouse", "--model", "scripted:minimal", "--copt", 'state_schema={"type": 5}',
-      "--archive", "{archive}"], "state_schema: not a valid JSON schema", 2),
-    (["run", "warehouse", "--model", "scripted:{tmp}/bad.jsonl", "--archive", "{archive}"],
-     "bad.jsonl:2: not a JSON reply", 2),
-    (["run", "warehouse", "--model", "scripted:minimal", "--opt", "shelves=-1", "--archive",
-      "{archive}"], "bad options for warehouse: shelves: Input should be greater than", 2),
-    (["run", "warehouse", "--model", "scripted:minimal", "--opt", "shelfs=9", "--archive",
-      "{archive}"], "bad options for warehouse: unknown option 'shelfs'", 2),
-    (["run", "nethack", "--model", "scripted:minimal", "--opt", "max_steps=0", "--archive",
-      "{archive}"], "max_steps: Input should be greater than or equal to 1", 2),
-    (["run", "warehouse", "--mopt", "n_thread=1", "--archive", "{archive}"],
-     "bad options for model 'local'", 2),
-    (["run", "warehouse", "--mopt", "n_threads", "--archive", "{archive}"],
-     "option 'n_threads' is not key=value", 2),
-    (["run", "workbench", "--model", "scripted:minimal", "--max-turns", "-1", "--archive",
-      "{archive}"], "Invalid value for '--max-turns'", 2),
-    (["run", "warehouse", "--model", "scripted:minimal", "--max-tokens", "-1", "--archive",
-      "{archive}"], "Invalid value for '--max-tokens'", 2),
-    (["run", "workbench", "--model", "scripted:minimal", "--max-tokens", "0", "--archive",
-      "{archive}"], "Invalid value for '--max-tokens'", 2),
-    (["demo", "warehouse", "--model", "scripted:minimal", "--seed", "-5", "--archive",
       "{archive}"], "Invalid value for '--seed'", 2),
-    (["runs", "--archive", "{archive}", "--limit", "0"], "Invalid value for '--limit'", 2),
-    (["runs", "--archive", "{notes}"], "not an SQLite file; refused, left untouched", 2),
-    (["run", "warehouse", "--model", "scripted:minimal", "--archive", "{notes}"],
+    (["run", "warehouse", "--model", "scripted:minimal", "--seed", "-1", "--copt",
+      'state_schema={"type": 5}', "{archive}"], "Invalid value for '--seed'", 2),
+    (["run", "warehouse", "--model", "scripted:minimal", "--copt", 'state_schema={"type": 5}',
+      "{archive}"], "state_schema: not a valid JSON schema", 2),
+    (["run", "warehouse", "--model", "scripted:{tmp}/bad.jsonl", "{archive}"],
+     "bad.jsonl:2: not a JSON reply", 2),
+    (["run", "warehouse", "--model", "scripted:minimal", "--opt", "shelves=-1",
+      "{archive}"], "bad options for warehouse: shelves: Input should be greater than", 2),
+    (["run", "warehouse", "--model", "scripted:minimal", "--opt", "shelfs=9",
+      "{archive}"], "bad options for warehouse: unknown option 'shelfs'", 2),
+    (["run", "nethack", "--model", "scripted:minimal", "--opt", "max_steps=0",
+      "{archive}"], "max_steps: Input should be greater than or equal to 1", 2),
+    (["run", "warehouse", "--mopt", "n_thread=1", "{archive}"],
+     "bad options for model 'local'", 2),
+    (["run", "warehouse", "--mopt", "n_threads", "{archive}"],
+     "option 'n_threads' is not key=value", 2),
+    (["run", "workbench", "--model", "scripted:minimal", "--max-turns", "-1",
+      "{archive}"], "Invalid value for '--max-turns'", 2),
+    (["run", "warehouse", "--model", "scripted:minimal", "--max-tokens", "-1",
+      "{archive}"], "Invalid value for '--max-tokens'", 2),
+    (["run", "workbench", "--model", "scripted:minimal", "--max-tokens", "0",
+      "{archive}"], "Invalid value for '--max-tokens'", 2),
+    (["demo", "warehouse", "--model", "scripted:minimal", "--seed", "-5",
+      "{archive}"], "Invalid value for '--seed'", 2),
+    (["runs", "{archive}", "--limit", "0"], "Invalid value for '--limit'", 2),
+    (["runs", "{notes}"], "not an SQLite file; refused, left untouched", 2),
+    (["run", "warehouse", "--model", "scripted:minimal", "{notes}"],
      "not an SQLite file; refused, left untouched", 2),
-    (["runs", "--archive", "{tmp}/missing.sqlite"], "no archive at", 2),
-    (["sweep", "{tmp}/tiny.toml", "--archive", "{notes}/x.sqlite"],
+    (["runs", "{tmp}/missing.sqlite"], "no archive at", 2),
+    (["sweep", "{tmp}/tiny.toml", "{notes}/x.sqlite"],
      "notes.txt is not a directory", 2),
-    (["sweep", "{tmp}/tiny.toml", "--archive", "{archive}", "--concurrency", "0"],
+    (["sweep", "{tmp}/tiny.toml", "{archive}", "--concurrency", "0"],
      "--concurrency must be at least 1, got 0", 2),
-    (["sweep", "{tmp}/tiny.toml", "--archive", "{archive}", "--concurrency", "2",
+    (["sweep", "{tmp}/tiny.toml", "{archive}", "--concurrency", "2",
       "--executor", "ray"], "--concurrency 2 is for the local executor", 2),
     *[(argv, "not a bounded archive (tables: contacts); refused, left untouched", 2)
       for argv in FOREIGN_COMMANDS],
@@ -180,7 +179,7 @@ class BrokenMemory(StateContract):
 def test_a_run_whose_model_is_down_is_one_line_and_closed_as_failed(capsys, tmp_path):
     register_model("test-unreachable", Unreachable)
     archive = tmp_path / "a.sqlite"
-    argv = ["run", "warehouse", "--model", "test-unreachable", "--archive", str(archive)]
+    argv = ["run", "warehouse", "--model", "test-unreachable", str(archive)]
     code, _, err = call(capsys, argv)
     assert code != 0 and len(err.splitlines()) == 1
     assert "model failed 3x" in err and "connection refused" in err
@@ -199,7 +198,7 @@ def test_model_options_reach_the_models_constructor_and_the_archived_spec(capsys
     register_model("test-remembering", remembering)
     archive = tmp_path / "a.sqlite"
     argv = ["run", "warehouse", "--horizon", "2", "--model", "test-remembering", "--mopt",
-            "n_threads=1", "--mopt", "flavour=plain", "--archive", str(archive)]  # fmt: skip
+            "n_threads=1", "--mopt", "flavour=plain", str(archive)]  # fmt: skip
     code, _, err = call(capsys, argv)
     assert code == 0, err
     assert built and all(options == {"n_threads": 1, "flavour": "plain"} for options in built)
@@ -212,7 +211,7 @@ def test_a_run_that_fails_on_a_bug_is_one_line_with_its_traceback_in_a_file(caps
     register_contract("test-broken-memory", BrokenMemory)
     archive = tmp_path / "a.sqlite"
     argv = ["run", "warehouse", "--contract", "test-broken-memory", "--model",
-            "scripted:minimal", "--archive", str(archive)]  # fmt: skip
+            "scripted:minimal", str(archive)]  # fmt: skip
     code, _, err = call(capsys, argv)
     assert code == 1 and len(err.splitlines()) == 1
     assert err.startswith("bounded: error: KeyError: 'lost the state' (traceback in ")
@@ -232,7 +231,7 @@ def test_a_lock_held_by_another_process_is_one_line(capsys, files, monkeypatch):
     holder.execute("BEGIN EXCLUSIVE")
     argv = ["run", "warehouse", "--model", "scripted:minimal", "--horizon", "2"]
     try:
-        code, _, err = call(capsys, [*argv, "--archive", str(archive)])
+        code, _, err = call(capsys, [*argv, str(archive)])
     finally:
         holder.rollback()
         holder.close()
@@ -243,14 +242,14 @@ def test_a_lock_held_by_another_process_is_one_line(capsys, files, monkeypatch):
 
 def test_a_bad_lock_timeout_is_one_line(capsys, files, monkeypatch):
     monkeypatch.setenv("BOUNDED_LOCK_TIMEOUT", "soon")
-    code, _, err = call(capsys, ["runs", "--archive", str(files["archive"])])
+    code, _, err = call(capsys, ["runs", str(files["archive"])])
     assert code == 2 and "BOUNDED_LOCK_TIMEOUT must be a number of seconds" in err
 
 
 def test_read_commands_read_an_archive_without_writing_it(capsys, files):
     archive = files["archive"]
     before = sha256(archive)
-    code, out, _ = call(capsys, ["runs", "--archive", str(archive)])
+    code, out, _ = call(capsys, ["runs", str(archive)])
     assert code == 0 and "r1" in out
     code, out, _ = call(capsys, ["analyze", str(archive), "--json"])
     assert code == 0 and json.loads(out)
@@ -264,6 +263,6 @@ def test_runs_lists_an_archive_whose_log_cannot_be_created(capsys, files):
     archive = files["archive"]
     Path(f"{archive}-wal").mkdir()
     before = sha256(archive)
-    code, out, _ = call(capsys, ["runs", "--archive", str(archive)])
+    code, out, _ = call(capsys, ["runs", str(archive)])
     assert code == 0 and "r1" in out
     assert sha256(archive) == before

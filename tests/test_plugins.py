@@ -46,7 +46,7 @@ def test_bounded_run_plays_a_plugins_environment_contract_and_model(plugin_path,
     archive = tmp_path / "a.sqlite"
     done = bounded(
         plugin_path, "run", "echo/Echo-v0", "--contract", "echo", "--model", "echo:echo",
-        "--seed", "3", "--opt", "rounds=5", "--archive", str(archive), cwd=tmp_path,
+        "--seed", "3", "--opt", "rounds=5", str(archive), cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     with Archive(archive) as store:
@@ -61,7 +61,7 @@ def test_a_plugins_preset_and_a_failing_model_are_told_apart(plugin_path, tmp_pa
     archive = tmp_path / "a.sqlite"
     done = bounded(
         plugin_path, "run", "echo/Echo-v0", "--contract", "echo-terse", "--model", "echo:pass",
-        "--archive", str(archive), cwd=tmp_path,
+        str(archive), cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     with Archive(archive) as store:
@@ -108,7 +108,7 @@ def test_a_two_worker_sweep_loads_the_plugin_in_every_worker(plugin_path, tmp_pa
 def test_an_unknown_plugin_name_is_one_line(plugin_path, tmp_path):
     done = bounded(
         plugin_path, "run", "echo/Echo-v0", "--contract", "echo_plugin:Nothing", "--model",
-        "echo:echo", "--archive", str(tmp_path / "a.sqlite"), cwd=tmp_path,
+        "echo:echo", str(tmp_path / "a.sqlite"), cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode != 0
     assert done.stderr.strip() == ("bounded: error: 'echo_plugin' has no attribute 'Nothing'")

@@ -101,6 +101,10 @@ class EnvRecord:
     """Decisions the conformance suite plays per game."""
     requires: str = ""
     """`"module:function"` telling (True/False) whether it can run on this machine."""
+    wins: bool = True
+    """Whether its games are won in practice, so that a win rate says something; False
+    where a victory is out of reach and BALROG reports progression only (NetHack's
+    ascension, all 22 of Crafter's achievements): the report plots no win rate for it."""
 
     def __post_init__(self) -> None:
         if self.replay == "refused" and not self.replay_refusal:
@@ -194,6 +198,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         ),
         test_options={"max_steps": 40},
         test_steps=40,
+        wins=False,
     ),
     _env(
         "babyai",
@@ -220,6 +225,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         task_options=(TaskOption("max_steps"), TaskOption("area"), TaskOption("view")),
         test_options={"max_steps": 60},
         test_steps=60,
+        wins=False,
     ),
     _env(
         "textworld",
@@ -256,7 +262,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             ),
             presentation=BALROG_PRESENTATION,
         ),
-        task_options=(TaskOption("level", str, option="task"), TaskOption("max_steps")),
+        task_options=(TaskOption("task", str), TaskOption("max_steps")),
         test_options={"task": "mazewalk-9x9", "max_steps": 30},
         test_steps=30,
     ),

@@ -52,6 +52,8 @@ def test_analyze_pools_named_cells_and_diffs(warehouse_archive):
         (["--pool", "nope"], "no cell 'nope'"),
         (["--diff", "state"], "--diff takes two cell labels"),
         (["--diff", "state,nope"], "no cell 'nope'"),
+        (["--diff", "state,transcrpt"], "no cell 'transcrpt' (did you mean 'transcript'?)"),
+        (["--table", "agenticsts-a1"], "(did you mean 'agenticsts-a0'?)"),
         (["--change", "state,transcript,x"], "--change takes two cell labels"),
         (["--cell", "x"], "--cell takes LABEL=TAG"),
         (["--pool", "state", "--pool-all"], "give one"),

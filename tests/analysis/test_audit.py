@@ -176,3 +176,23 @@ def test_the_audit_reads_counted_tokens_and_flags_a_server_that_reports_others(
     assert misreported.tokens_flag is not None and "bounded counted" in misreported.tokens_flag
     assert honest.tokens_flag is None and honest.reported_prompt == honest.total_prompt
     assert audit.contracts[0].flagged_runs == 1
+
+
+def test_runs_of_one_contract_on_two_environments_are_audited_apart(tmp_path):
+    path = tmp_path / "two.sqlite"
+    with Archive(path) as archive:
+        for env, env_id, options in (
+            ("warehouse", "bounded/Warehouse-v0", {"horizon": 3}),
+            ("babyai", "bounded/BabyAI-v0", {"max_steps": 3}),
+        ):
+            run_episode(
+                make(env, **options), make_contract("transcript"),
+                ScriptedModel(["{}"], cycle=True), seed=1, env_id=env_id, tag="t",
+                archive=archive,
+            )  # fmt: skip
+        audit = context_audit(archive, archive.runs())
+    assert [(c.contract, c.where, c.runs) for c in audit.contracts] == [
+        ("transcript", "t, bounded/BabyAI-v0", 1),
+        ("transcript", "t, bounded/Warehouse-v0", 1),
+    ]
+    assert all(sum(c.holds(r) for r in audit.runs) == 1 for c in audit.contracts)

@@ -30,6 +30,11 @@ def test_export_round_trips(warehouse_archive, tmp_path, fmt):
     assert sorted(runs["run_id"]) == sorted(load_frames(warehouse_archive)[0]["run_id"])
 
 
-def test_unknown_format_is_refused(warehouse_archive, tmp_path):
-    with pytest.raises(ConfigError, match="unknown export format"):
+def test_unknown_format_is_refused_naming_every_format(warehouse_archive, tmp_path):
+    with pytest.raises(ConfigError) as refused:
         export_archive(warehouse_archive, tmp_path, "csv")
+    assert str(refused.value) == (
+        "unknown export format 'csv' (use jsonl, parquet, balrog, summary)"
+    )
+    with pytest.raises(ConfigError, match=r"'balrg' \(did you mean 'balrog'\?\)"):
+        export_archive(warehouse_archive, tmp_path, "balrg")

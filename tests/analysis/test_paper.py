@@ -72,6 +72,7 @@ def test_mistakes_are_refused_in_one_line():
     for asked, message in (
         ({"metric": "speed"}, "--metric must be one of progression, wins, score, tokens"),
         ({"rows": "colour"}, "--rows must be one of"),
+        ({"metric": "win"}, r"got 'win' \(did you mean 'wins'\?\)"),
     ):
         with pytest.raises(ConfigError, match=message):
             paper_table(RUNS, **asked)

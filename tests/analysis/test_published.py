@@ -213,7 +213,7 @@ def test_the_cli_imports_and_recomputes_the_table(tmp_path):
     app.command("analyze")(analyze)
     runner = CliRunner()
     target = tmp_path / "cli.sqlite"
-    result = runner.invoke(app, ["import", "agenticsts", str(HISTORY), "--archive", str(target)])
+    result = runner.invoke(app, ["import", "agenticsts", str(HISTORY), str(target)])
     assert result.exit_code == 0, result.output
     assert "385 runs (298 completed" in result.output.replace("\n", " ")
     result = runner.invoke(app, ["analyze", str(target), "--table", "agenticsts-a0", "--json"])

@@ -79,3 +79,23 @@ def test_each_help_page_shows_its_brackets_and_breaks_no_sentence(argv):
 def test_version():
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0 and result.output == f"bounded {__version__}\n"
+
+
+TYPE_WORDS = re.compile(r"<[a-z][a-z_ \[\],.|]*>")
+"""Typer's Python-type metavars: `<bool>`, `<list[str]>`, `<int range>`, `<str,str>`."""
+
+
+@pytest.mark.parametrize("argv", pages(), ids=lambda argv: " ".join(argv) or "bounded")
+def test_each_help_page_names_values_in_words(argv):
+    text = rendered(argv)
+    assert TYPE_WORDS.findall(text) == []
+    usage = next(line for line in text.splitlines() if "Usage:" in line)
+    assert "{" not in usage and "}" not in usage, usage
+
+
+def test_values_are_named_as_click_names_them():
+    text = " ".join(rendered(["sweep"]).replace("│", " ").split())
+    for shown in ("--workers INTEGER", "--budget NUMBER", "--until-decided A B",
+                  "--price TEXT", "Usage: root sweep [OPTIONS] FILE [ARCHIVE]"):  # fmt: skip
+        assert shown in text, shown
+    assert "--dry-run --no-dry-run Check" in text  # a flag shows no value

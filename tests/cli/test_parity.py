@@ -88,3 +88,39 @@ def test_the_dry_run_flags_a_throttled_baseline_before_any_game(capsys, tmp_path
         in out.splitlines()
     )
     assert not (tmp_path / "p.sqlite").exists()
+
+
+CELL = '[[cells]]\nname = "{tag}.{env}"\ntag = "{tag}"\ncontract = "{tag}"\nenv = "{env}"\n'
+OPTIONS = {"warehouse": "env_options = { horizon = 3 }\n",
+           "craft": "env_options = { level = 3, time_limit = 60 }\n"}  # fmt: skip
+
+
+def dry_run_parity(capsys, tmp_path, cells: list[tuple[str, str]]) -> list[str]:
+    path = tmp_path / "e.toml"
+    path.write_text(
+        '[experiment]\nname = "envs"\narchive = "' + str(tmp_path / "e.sqlite") + '"\n'
+        '[defaults]\nmodel = "scripted:minimal"\ngames = 1\ntemperature = 0.0\n'
+        + "".join(CELL.format(tag=tag, env=env) + OPTIONS[env] for tag, env in cells)
+    )
+    code, out = call(capsys, "sweep", str(path), "--dry-run")
+    assert code == 0, out
+    return [line for line in out.splitlines() if line.startswith("parity:")]
+
+
+def test_the_dry_run_compares_cells_within_one_environment(capsys, tmp_path) -> None:
+    """Two contracts on two environments: each environment's cells are compared with each
+    other, never a warehouse cell with a craft one."""
+    cells = [("state", "warehouse"), ("summary", "warehouse"), ("state", "craft"),
+             ("summary", "craft")]  # fmt: skip
+    assert dry_run_parity(capsys, tmp_path, cells) == [
+        "parity: environment option decision_interval differs [environment=craft]: state "
+        "(default); summary 2",
+        "parity: environment option max_actions differs [environment=craft]: state (default); "
+        "summary 1",
+        "parity: effective action rate bound differs [environment=craft]: state 1.00; "
+        "summary 0.60",
+    ]
+
+
+def test_cells_on_different_environments_are_not_compared(capsys, tmp_path) -> None:
+    assert dry_run_parity(capsys, tmp_path, [("state", "warehouse"), ("summary", "craft")]) == []

@@ -1,15 +1,21 @@
 """`bounded sweep`'s progress display, drawn from the sweep's events: a real sweep's
-events reach it, in order, and it shows each worker's games and the whole count."""
+events reach it, in order, and it shows each worker's games, the whole count, and each
+cell's games, failures, tokens and cost, in place on a terminal and as plain lines
+elsewhere."""
 
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
+from bounded.analysis.cost import Prices
 from bounded.cli._progress import SweepProgress
 from bounded.core import RunRecord
 from bounded.runner import GameSpec
+from bounded.sweeps.board import SweepBoard
+from bounded.sweeps.estimate import SweepPrices
 from bounded.sweeps.executors import GameResult
 from bounded.sweeps.experiment import parse_experiment
 from bounded.sweeps.sweep import run_sweep
@@ -75,3 +81,83 @@ def test_a_sweep_tells_its_events_to_the_display(tmp_path):
         "begin 2 0 1", "started 0 1", "finished 0 completed", "started 0 2",
         "finished 0 completed", "settle 2",
     ]  # fmt: skip
+
+
+def crafter_games() -> list[GameSpec]:
+    return [
+        GameSpec(env="crafter", contract="typed", seed=seed, cell=cell, experiment="live",
+                 model="openai:m")
+        for cell in ("typed.crafter", "transcript.crafter")
+        for seed in (1, 2)
+    ]  # fmt: skip
+
+
+def ended(spec: GameSpec, status: str, prompt: int, completion: int) -> GameResult:
+    run = RunRecord(
+        run_id=f"{spec.cell}-{spec.seed}", env_id="balrog/Crafter-v0", contract=spec.contract,
+        model=spec.model, seed=spec.seed, status=status, experiment="live", cell=spec.cell,
+        prompt_tokens=prompt, completion_tokens=completion,
+        usage={spec.model: {"prompt_tokens": prompt, "completion_tokens": completion}},
+    )  # fmt: skip
+    return GameResult(spec=spec, run=run)
+
+
+def play_events(display: SweepProgress) -> None:
+    """Two cells of two games: one completed and one failed in typed.crafter, one in
+    flight in transcript.crafter, at 1 per million prompt tokens and 2 per million
+    completion tokens."""
+    games = crafter_games()
+    prices = SweepPrices({"openai:m": Prices(input=1.0, cached_input=0.5, output=2.0)})
+    display.planned(SweepBoard.planned(games, prices))
+    display.begin(planned=4, skipped=0, workers=2)
+    display.started(0, games[0])
+    display.started(1, games[1])
+    display.finished(0, ended(games[0], "completed", 1_000_000, 500_000))
+    display.finished(1, ended(games[1], "failed", 200_000, 0))
+    display.started(0, games[2])
+
+
+def test_the_terminal_view_updates_each_cell_in_place():
+    out = io.StringIO()
+    display = SweepProgress(Console(file=out, width=150, force_terminal=True))
+    play_events(display)
+    display.end()
+    shown = out.getvalue()
+    assert "\x1b[" in shown  # drawn in place, with the terminal's codes
+    final = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).rsplit("live: games per cell", 1)[1]
+    rows = {
+        cells[1].strip(): [c.strip() for c in cells[2:-1]]
+        for cells in (line.split("│") for line in final.splitlines())
+        if len(cells) > 3
+    }
+    assert rows["typed.crafter"] == [
+        "crafter", "1/2", "1", "0", "1,200,000", "500,000", "2.2000",
+    ]  # fmt: skip
+    assert rows["transcript.crafter"] == ["crafter", "0/2", "0", "1", "0", "0", "0.0000"]
+    assert rows["all"] == ["", "1/4", "1", "1", "1,200,000", "500,000", "2.2000"]
+
+
+def test_elsewhere_the_cells_are_plain_lines_at_most_every_interval():
+    out = io.StringIO()
+    now = [0.0]
+    display = SweepProgress(Console(file=out, width=150), interval=30, clock=lambda: now[0])
+    games = crafter_games()
+    display.planned(SweepBoard.planned(games, SweepPrices()))
+    display.begin(planned=4, skipped=0, workers=1)
+    now[0] = 10.0
+    display.started(0, games[0])  # 10 s after the last lines: none
+    now[0] = 40.0
+    display.finished(0, ended(games[0], "completed", 300, 20))  # 40 s: lines
+    display.end()
+    lines = out.getvalue().splitlines()
+    assert "\x1b[" not in out.getvalue()
+    cell_lines = [line for line in lines if line.startswith("typed.crafter:")]
+    assert cell_lines == [
+        "typed.crafter: 0/2 games, 0 failed, 0 playing, 0 prompt + 0 completion tokens, "
+        "cost 0.0000",
+        "typed.crafter: 1/2 games, 0 failed, 0 playing, 300 prompt + 20 completion tokens, "
+        "cost 0.0000 (unpriced: openai:m)",
+        "typed.crafter: 1/2 games, 0 failed, 0 playing, 300 prompt + 20 completion tokens, "
+        "cost 0.0000 (unpriced: openai:m)",
+    ]
+    assert "live (all cells): 1/4 games, 0 failed, 0 playing" in out.getvalue()

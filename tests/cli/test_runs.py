@@ -1,6 +1,8 @@
 """`bounded runs`: each run's cell and error, and the way to continue a stale one (a sweep's
 games by rerunning the sweep, a lone run by `bounded resume`)."""
 
+import pytest
+
 from bounded.archive import Archive
 from bounded.cli import main
 from bounded.core import RunRecord
@@ -24,5 +26,27 @@ def test_runs_show_cell_and_error_and_send_a_sweeps_games_to_the_sweep(tmp_path,
     main(["runs", str(path)])
     out = " ".join(capsys.readouterr().out.split())
     assert "state.warehouse" in out and "ModelUnavailableError: down" in out
-    assert "1 stale games of experiment(s) exp: rerun the sweep" in out
-    assert "1 stale runs (0 resumable): bounded resume RUN_ID" in out
+    assert (
+        f"1 stale games of experiment(s) exp: rerun the sweep (bounded sweep FILE.toml {path})"
+        in out
+    )
+    assert f"1 stale runs (0 resumable): bounded resume RUN_ID {path} continues one" in out
+    assert f"bounded runs {path} --close-stale marks the others failed" in out
+
+
+def test_a_tag_no_run_has_is_an_error_naming_the_closest(tmp_path, capsys):
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(record("a" * 32, tag="typed", status="completed"))
+    with pytest.raises(SystemExit) as stopped:
+        main(["runs", str(path), "--tag", "type"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"bounded: error: no runs of tag 'type' in {path} (did you mean 'typed'?) "
+        "(tags there: typed)"
+    )
+    with pytest.raises(SystemExit) as stopped:
+        main(["attribute", str(path), "--tag", "type", "--layer", "L3"])
+    assert stopped.value.code == 2
+    assert "no runs of tag 'type'" in capsys.readouterr().err

@@ -42,7 +42,7 @@ def test_a_generic_task_takes_environment_options_as_keywords():
 @pytest.mark.parametrize(
     ("make_task", "action"),
     [(lambda: crafter(max_steps=3, contract="state"), "Do"),
-     (lambda: minihack(level="mazewalk-9x9", max_steps=3, contract="state"), "north")],
+     (lambda: minihack(task="mazewalk-9x9", max_steps=3, contract="state"), "north")],
 )  # fmt: skip
 def test_a_balrog_environments_task_plays_through_inspect(tmp_path, make_task, action):
     model = get_model("mockllm/model", custom_outputs=replies(action))

@@ -88,7 +88,7 @@ def test_the_cli_timeout_bounds_a_hanging_endpoint(fault_server, tmp_path, capsy
     with pytest.raises(SystemExit) as exit_info:
         main([
             "run", "warehouse", "--horizon", "2", "--model", "openai:m", "--base-url", s.url,
-            "--timeout", "0.5", "--retry", "jitter_s=0", "--archive", str(archive),
+            "--timeout", "0.5", "--retry", "jitter_s=0", str(archive),
         ])  # fmt: skip
     elapsed = time.monotonic() - started
     err = capsys.readouterr().err

@@ -91,7 +91,7 @@ def test_the_cli_flag_sets_the_cap(fault_server, tmp_path):
         main([
             "run", "warehouse", "--contract", "state", "--model", "openai:m",
             "--base-url", s.url, "--horizon", "1", "--reasoning-chars", flag,
-            "--mopt", "schema_mode=json_schema", "--archive", str(archive_path),
+            "--mopt", "schema_mode=json_schema", str(archive_path),
             "--reply", "constrained",
         ])  # fmt: skip
     with Archive(archive_path, read_only=True) as archive:

@@ -138,7 +138,7 @@ def test_the_cli_names_a_refused_format_in_one_line(tmp_path, capsys):
         main([
             "run", "warehouse", "--horizon", "2", "--contract", "state", "--reply", "json",
             "--model", "openai:m", "--base-url", server.url,
-            "--archive", str(tmp_path / "a.sqlite"),
+            str(tmp_path / "a.sqlite"),
         ])  # fmt: skip
     err = capsys.readouterr().err.strip().splitlines()
     assert stopped.value.code == 2

@@ -60,3 +60,37 @@ def artifact_dir(tmp_path):
     target = Path(os.environ.get("BOUNDED_ARTIFACT_DIR") or tmp_path)
     target.mkdir(parents=True, exist_ok=True)
     return target
+
+
+LONG_CELLS = (
+    ("balrog-robust-naive.crafter[max_steps=200]", "balrog", "bounded/Crafter-v0"),
+    ("typed.crafter[max_steps=200]", "typed", "bounded/Crafter-v0"),
+    ("typed.warehouse[horizon=30]", "typed", "bounded/Warehouse-v0"),
+)
+"""Cells of two environments, with the long names a matrix sweep gives them."""
+
+
+@pytest.fixture(scope="package")
+def two_env_archive(tmp_path_factory):
+    """Crafter and the warehouse, two games per cell, their decisions without stored
+    prompts (no segments, no layers)."""
+    from bounded.core import DecisionRecord, RunRecord
+
+    path = tmp_path_factory.mktemp("envs") / "e.sqlite"
+    with Archive(path) as archive:
+        for position, (cell, contract, env_id) in enumerate(LONG_CELLS):
+            for seed in (1, 2):
+                run_id = f"{position}-{seed}"
+                won = env_id.endswith("Warehouse-v0") and seed == 1
+                archive.save_run(RunRecord(
+                    run_id=run_id, env_id=env_id, contract=contract, model="m", seed=seed,
+                    experiment="envs", cell=cell, tag=contract, status="completed",
+                    outcome={"victory": won, "score": 2.0 * seed, "progress": 0.1 * seed},
+                    decisions=2, prompt_tokens=100, started_at=float(position * 10 + seed),
+                ))  # fmt: skip
+                for index in range(2):
+                    archive.add_decision(DecisionRecord(
+                        run_id=run_id, index=index, t=index, kind="step", segments=[],
+                        tokens_by_layer={}, prompt_tokens=50, completion=None, actions=[],
+                    ))  # fmt: skip
+    return path

@@ -16,7 +16,8 @@ from bounded.runner import run_episode
 
 
 def check_plots_render(page):
-    for plot in ("winrate", "scores", "tokens", "context", "layers"):
+    kinds = ("progression", "winrate", "scores", "tokens")
+    for plot in (*(f"{kind}-warehouse" for kind in kinds), "context", "layers"):
         box = page.locator(f"#plot-{plot} svg").bounding_box()
         assert box is not None and box["width"] > 200 and box["height"] > 100, plot
 
@@ -210,4 +211,28 @@ def test_the_prompt_viewer_shows_a_reasoning_channel(browser_page, tmp_path):
     assert THOUGHT in page.locator("#thinking").inner_text()
     assert "40 tokens" in page.locator("#thinking .badge").inner_text()
     assert "(40 reasoning)" in page.locator("#decision-header").inner_text()
+    assert page.errors == []
+
+
+def test_long_cell_names_take_at_most_two_lines(browser_page, two_env_archive, tmp_path):
+    path = build_report(two_env_archive, tmp_path / "envs.html", ReportOptions(pool_all=True))
+    page = browser_page
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(path.as_uri())
+    lines = page.eval_on_selector_all(
+        "#cell-table-0 tbody td:first-child",
+        """cells => cells.map(td => {
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+            return [td.textContent, tops.size];
+        })""",
+    )
+    assert len(lines) == 4 and all(count <= 2 for _, count in lines), lines
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+    sections = page.locator("section.env-plots h3").all_inner_texts()
+    assert sections == ["crafter", "warehouse", "crafter, warehouse"]
+    assert page.locator("#plot-winrate-crafter").count() == 0
+    box = page.locator("#plot-progression-crafter svg").bounding_box()
+    assert box is not None and box["width"] > 200
     assert page.errors == []

@@ -22,7 +22,7 @@ def test_report_is_one_self_contained_file(report_archive, tmp_path):
     path = build_report(report_archive, tmp_path / "r.html", ReportOptions(pool_all=True))
     page = path.read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
-    assert page.count("<svg") == 5
+    assert page.count("<svg") == 6  # the warehouse's four, context growth and layers
     assert 'id="cell-table-0"' in page and "pooled (descriptive)" in page
     runs = json.loads(re.search(r'id="runs-data">(.*?)</script>', page).group(1))
     decisions = json.loads(re.search(r'id="decisions-data">(.*?)</script>', page).group(1))
@@ -156,3 +156,32 @@ def test_the_report_flags_runs_whose_server_reported_other_tokens(tmp_path, monk
     flags = re.search(r'<div id="token-flags">(.*?)</div>', page, re.S)
     assert flags is not None and f"run {run.run_id[:12]} (state)" in flags.group(1)
     assert "bounded counted" in flags.group(1)
+
+
+def test_report_takes_an_experiment_pooled_tags_and_prints_json(two_env_archive, tmp_path):
+    app = typer.Typer()
+    app.command()(report)
+    out = tmp_path / "e.html"
+    args = [str(two_env_archive), "-o", str(out), "--experiment", "envs", "--pool-tags", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed["report"] == str(out) and printed["bytes"] == out.stat().st_size
+    (cells,) = printed["tables"]
+    assert [row["label"] for row in cells["rows"]] == [
+        "balrog-robust-naive.crafter[max_steps=200]", "typed.crafter[max_steps=200]",
+        "typed.warehouse[horizon=30]",
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, [str(two_env_archive), "--experiment", "env"])
+    assert isinstance(result.exception, ConfigError)
+    assert "no runs of experiment 'env'" in str(result.exception)
+    assert "(did you mean 'envs'?)" in str(result.exception)
+
+
+def test_a_report_of_one_experiment_holds_only_its_runs(report_archive, tmp_path):
+    with Archive(report_archive, read_only=True) as archive:
+        runs = archive.runs()
+    assert {run.experiment for run in runs} == {""}
+    page = build_report(report_archive, tmp_path / "r.html", ReportOptions(experiment="none"))
+    shown = json.loads(re.search(r'id="runs-data">(.*?)</script>', page.read_text()).group(1))
+    assert shown == []

@@ -235,7 +235,7 @@ def test_a_run_of_a_contract_without_the_hook_is_refused_in_one_line(tmp_path, c
     with pytest.raises(ResumeError, match="saves no memory snapshot"):
         resume_run(archive_path, run.run_id)
     with pytest.raises(SystemExit) as exit_info:
-        main(["resume", run.run_id[:8], "--archive", str(archive_path)])
+        main(["resume", run.run_id[:8], str(archive_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("bounded: error: run ") and "\n" not in err
@@ -271,10 +271,10 @@ def test_runs_shows_stale_runs_and_close_stale_closes_only_the_unresumable(tmp_p
             write_checkpoint(db, checkpoints(source)[killed.run_id])
         orphan = done.model_copy(update={"run_id": "f" * 32, "status": "running"})
         archive.save_run(orphan)  # no checkpoint: an older bounded's killed run
-    main(["runs", "--archive", str(archive_path)])
+    main(["runs", str(archive_path)])
     out = " ".join(capsys.readouterr().out.split())
     assert "2 stale runs (1 resumable)" in out and out.count("stale") >= 3
-    main(["runs", "--archive", str(archive_path), "--close-stale"])
+    main(["runs", str(archive_path), "--close-stale"])
     with Archive(archive_path) as archive:
         assert archive.run(killed.run_id).status == "running"
         closed = archive.run(orphan.run_id)
@@ -336,7 +336,7 @@ def test_a_killed_bounded_run_is_seen_stale_and_resumed_by_the_cli(tmp_path, cap
     archive_path = tmp_path / "a.sqlite"
     command = [
         sys.executable, "-m", "bounded.cli", "run", "warehouse", "--model", "scripted:minimal",
-        "--horizon", "400", "--archive", str(archive_path),
+        "--horizon", "400", str(archive_path),
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -348,13 +348,13 @@ def test_a_killed_bounded_run_is_seen_stale_and_resumed_by_the_cli(tmp_path, cap
     with Archive(archive_path) as archive:
         (run,) = archive.runs()
     assert run.decisions < 400
-    main(["runs", "--archive", str(archive_path)])
+    main(["runs", str(archive_path)])
     listed = " ".join(capsys.readouterr().out.split())
     if stop == signal.SIGKILL:
         assert run.status == "running" and "1 stale runs (1 resumable)" in listed
     else:  # closed by the CLI's signal handler, resumable all the same
         assert run.status == "failed" and "SIGTERM" in run.error and "stale" not in listed
-    main(["resume", run.run_id[:12], "--archive", str(archive_path)])
+    main(["resume", run.run_id[:12], str(archive_path)])
     with Archive(archive_path) as archive:
         resumed = archive.run(run.run_id)
         assert resumed.status == "completed" and resumed.decisions == 400

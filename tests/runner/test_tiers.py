@@ -51,7 +51,7 @@ def test_a_spec_names_its_tiers_and_the_builder_builds_each_model_once(tmp_path)
 @pytest.mark.parametrize("bad", ["combat", "=local", "combat="])
 def test_a_bad_tier_is_one_line(capsys, tmp_path, bad):
     with pytest.raises(SystemExit) as exit_info:
-        main(["run", "warehouse", "--model-for", bad, "--archive", str(tmp_path / "a.sqlite")])
+        main(["run", "warehouse", "--model-for", bad, str(tmp_path / "a.sqlite")])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "is not KIND=MODEL" in err and len(err.strip().splitlines()) == 1

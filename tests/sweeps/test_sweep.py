@@ -143,7 +143,7 @@ def test_sweep_command_dry_run_and_exit_status(tmp_path):
     assert "2/2 games completed" in result.output
     (tmp_path / "replies.jsonl").write_text("")
     other = tmp_path / "other.sqlite"
-    result = CliRunner().invoke(app, [str(experiment.source), "--archive", str(other)])
+    result = CliRunner().invoke(app, [str(experiment.source), str(other)])
     assert result.exit_code == 1
     assert "failed" in result.output
 

@@ -93,7 +93,7 @@ def test_a_run_stopped_by_ctrl_c_records_the_signal_by_name(tmp_path):
     archive = tmp_path / "r.sqlite"
     process = bounded(
         "run", "warehouse", "--model", "scripted:minimal", "--horizon", "5000",
-        "--archive", archive,
+        archive,
     )  # fmt: skip
 
     def decided():

@@ -68,6 +68,7 @@ class RunAudit(BaseModel):
     contract: str
     tag: str
     decisions: int
+    env_id: str = ""
     slope: float
     """Fitted prompt tokens per additional decision (least squares)."""
     intercept: float
@@ -115,7 +116,8 @@ class RunAudit(BaseModel):
 
 
 class ContractAudit(BaseModel):
-    """All audited runs of one contract (and tag)."""
+    """All audited runs of one contract (and tag), on one environment where the runs span
+    several (they are never pooled)."""
 
     contract: str
     tag: str
@@ -145,6 +147,19 @@ class ContractAudit(BaseModel):
     parse_errors: int = 0
     flagged_runs: int = 0
     """Runs whose reported tokens stray from the counted ones (`RunAudit.tokens_flag`)."""
+    env_id: str = ""
+    """The runs' environment, where the audited runs span several; else ""."""
+
+    @property
+    def where(self) -> str:
+        """The tag, and the environment where there is one: `typed, bounded/Crafter-v0`."""
+        return f"{self.tag}, {self.env_id}" if self.env_id else self.tag
+
+    def holds(self, run: RunAudit) -> bool:
+        """Whether `run` is one of this group's."""
+        return (run.contract, run.tag) == (self.contract, self.tag) and (
+            not self.env_id or run.env_id == self.env_id
+        )
 
 
 class ContextAudit(BaseModel):
@@ -208,6 +223,7 @@ def audit_run(
         run_id=run.run_id,
         contract=run.contract,
         tag=run.tag,
+        env_id=run.env_id,
         model=run.model,
         decisions=len(decisions),
         slope=slope,
@@ -334,10 +350,15 @@ def context_audit(
         decisions = archive.decisions(run.run_id, with_segments=True)
         if decisions:
             audits.append(audit_run(run, decisions, costs))
-    groups: dict[tuple[str, str], list[RunAudit]] = {}
+    several = len({audit.env_id for audit in audits}) > 1
+    groups: dict[tuple[str, str, str], list[RunAudit]] = {}
     for audit in audits:
-        groups.setdefault((audit.contract, audit.tag), []).append(audit)
-    contracts = [contract_audit(c, t, group) for (c, t), group in sorted(groups.items())]
+        env = audit.env_id if several else ""
+        groups.setdefault((audit.contract, audit.tag, env), []).append(audit)
+    contracts = [
+        contract_audit(c, t, group).model_copy(update={"env_id": env})
+        for (c, t, env), group in sorted(groups.items())
+    ]
     return ContextAudit(runs=audits, contracts=contracts)
 
 

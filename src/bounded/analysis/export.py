@@ -8,11 +8,23 @@ from typing import TYPE_CHECKING, Any
 
 from bounded.archive import Archive
 from bounded.core import ConfigError
+from bounded.registry import did_you_mean
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FORMATS = ("jsonl", "parquet")
+"""The formats of runs and decisions as tables (`export_archive`)."""
+
+EXPORT_FORMATS = ("jsonl", "parquet", "balrog", "summary")
+"""Every format of `bounded export` (balrog: BALROG's results folder; summary: a small
+JSON of the runs)."""
+
+
+def unknown_format(fmt: str) -> ConfigError:
+    """The error of a format `bounded export` does not write: every one it does."""
+    hint = did_you_mean(fmt, EXPORT_FORMATS)
+    return ConfigError(f"unknown export format {fmt!r}{hint} (use {', '.join(EXPORT_FORMATS)})")
 
 
 def runs_frame(archive: Archive) -> pd.DataFrame:
@@ -77,7 +89,7 @@ def export_archive(
 ) -> list[Path]:
     """Write `runs.<fmt>` and `decisions.<fmt>` into `out_dir`; returns the paths."""
     if fmt not in FORMATS:
-        raise ConfigError(f"unknown export format {fmt!r} (use {' or '.join(FORMATS)})")
+        raise unknown_format(fmt)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with Archive(path, read_only=True) as archive:

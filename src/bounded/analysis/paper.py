@@ -28,6 +28,7 @@ from bounded.analysis.games import derived_score
 from bounded.analysis.paired import paired_bootstrap_interval
 from bounded.analysis.stats import BOOTSTRAP_SEED, bootstrap_mean_interval, wilson_interval
 from bounded.core import ConfigError, RunRecord, victory_of
+from bounded.registry import did_you_mean
 
 Metric = Literal["progression", "wins", "score", "tokens"]
 METRICS: tuple[str, ...] = get_args(Metric)
@@ -109,7 +110,9 @@ METRIC_VALUES: dict[str, Callable[[RunRecord], float | None]] = {
 
 def check_choice(name: str, value: str, known: Sequence[str]) -> None:
     if value not in known:
-        raise ConfigError(f"{name} must be one of {', '.join(known)}, got {value!r}")
+        raise ConfigError(
+            f"{name} must be one of {', '.join(known)}, got {value!r}{did_you_mean(value, known)}"
+        )
 
 
 def entry_of(row: str, col: str, values: list[float], metric: str, seed: int) -> Entry:

@@ -273,32 +273,45 @@ def parity_of_runs(entries: Iterable[Entry]) -> ParityReport:
 
 def parity_of_plan(
     cells: Iterable[tuple[str, Sequence[JSON]]],
-    rates: Mapping[str, float | None] | None = None,
+    rates: Mapping[str | tuple[str, str], float | None] | None = None,
     *,
     bounded: bool = False,
 ) -> ParityReport:
     """The report over planned cells: (label, the specs of its games as played, as dicts
-    of `GameSpec` fields); `rates`, per label, an effective action rate expected, or with
-    `bounded` the most it can be (`Contract.action_rate_bound`)."""
+    of `GameSpec` fields); `rates`, per label (or per label and environment), an effective
+    action rate expected, or with `bounded` the most it can be (`Contract.action_rate_bound`).
+
+    Cells are compared within one environment: where the plan spans several, each label's
+    games are split by environment, each part in the group of its environment."""
+    listed = [(label, list(specs)) for label, specs in cells if specs]
+    several = len({str(spec.get("env", "")) for _, specs in listed for spec in specs}) > 1
     found = []
-    for label, specs in cells:
-        if not specs:
-            continue
-        found.append(
-            CellParity(
-                label=label,
-                games=len(specs),
-                contracts=sorted({str(spec.get("contract", "")) for spec in specs}),
-                effective_action_rate=(rates or {}).get(label),
-                settings=cell_settings(
-                    [plan_settings(spec) for spec in specs],
-                    (int(spec.get("seed", 0)) for spec in specs),
-                ),
-                env_options=options_of(spec.get("env_options") or {} for spec in specs),
-            )
-        )
+    for label, specs in listed:
+        by_env: dict[str, list[JSON]] = {}
+        for spec in specs:
+            by_env.setdefault(str(spec.get("env", "")) if several else "", []).append(spec)
+        for env, games in by_env.items():
+            expected = (rates or {}).get((label, env), (rates or {}).get(label))
+            group = {"environment": env} if several else {}
+            found.append(plan_cell(label, games, expected, group))
     rate = "effective action rate bound" if bounded else "effective action rate"
     return ParityReport(cells=found, differences=differences(found, rate=rate))
+
+
+def plan_cell(
+    label: str, specs: Sequence[JSON], rate: float | None, group: dict[str, str]
+) -> CellParity:
+    return CellParity(
+        label=label,
+        games=len(specs),
+        contracts=sorted({str(spec.get("contract", "")) for spec in specs}),
+        effective_action_rate=rate,
+        settings=cell_settings(
+            [plan_settings(spec) for spec in specs], (int(spec.get("seed", 0)) for spec in specs)
+        ),
+        env_options=options_of(spec.get("env_options") or {} for spec in specs),
+        group=group,
+    )
 
 
 def plan_settings(spec: Mapping[str, Any]) -> dict[str, Any]:

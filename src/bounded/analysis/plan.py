@@ -27,6 +27,7 @@ from bounded.analysis.power import (
     paired_t_power,
 )
 from bounded.core import ConfigError
+from bounded.registry import did_you_mean
 
 METRICS = ("wins", "score")
 
@@ -54,7 +55,10 @@ class PlanAsked(BaseModel):
 
     def check(self) -> None:
         if self.metric not in METRICS:
-            raise ConfigError(f"--metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
+            raise ConfigError(
+                f"--metric must be one of {', '.join(METRICS)}, got {self.metric!r}"
+                f"{did_you_mean(self.metric, METRICS)}"
+            )
         if not 0 < self.alpha < 1 or not 0 < self.power < 1:
             raise ConfigError("--level and --power must lie strictly between 0 and 1")
         if self.correlation is not None and not -1 <= self.correlation <= 1:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from bounded.analysis.cost import CostModel
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
+from bounded.registry import did_you_mean
 
 Pair = tuple[str, str]
 
@@ -140,7 +141,8 @@ def published_table(name: str) -> PublishedTable:
         return PUBLISHED_TABLES[name]
     except KeyError:
         known = ", ".join(sorted(PUBLISHED_TABLES))
-        raise ConfigError(f"unknown table {name!r} (known: {known})") from None
+        hint = did_you_mean(name, PUBLISHED_TABLES)
+        raise ConfigError(f"unknown table {name!r}{hint} (known: {known})") from None
 
 
 __all__ = [

@@ -24,6 +24,7 @@ from bounded.analysis.stats import (
     wilson_interval,
 )
 from bounded.core import ConfigError, RunRecord
+from bounded.registry import did_you_mean
 
 POOLED_LABEL = "pooled (descriptive)"
 
@@ -67,8 +68,9 @@ class CellTable(BaseModel):
         exact = [row for row in self.rows if row.label == name]
         found = exact or [row for row in self.rows if row.cell == name]
         if not found:
-            known = ", ".join(dict.fromkeys(r.cell for r in self.rows))
-            raise ConfigError(f"no cell {name!r} (cells: {known})")
+            cells = list(dict.fromkeys(r.cell for r in self.rows))
+            hint = did_you_mean(name, [*cells, *(r.label for r in self.rows)])
+            raise ConfigError(f"no cell {name!r}{hint} (cells: {', '.join(cells)})")
         return found
 
     def row(self, name: str) -> CellRow:

@@ -44,6 +44,7 @@ from bounded.core import (
     reply_constraint,
     stable_hash,
 )
+from bounded.registry import did_you_mean
 from bounded.runner.build import build_contract, build_env, build_model
 from bounded.runner.replies import reply_hints
 
@@ -169,7 +170,16 @@ def settings_of(run: RunRecord, spec: AttributionSpec) -> tuple[str, JSON]:
 
 
 def select_runs(archive: Archive, spec: AttributionSpec) -> list[RunRecord]:
-    runs = [run for run in archive.runs(tag=spec.tag) if run.decisions > 0]
+    """The runs asked for (of the tag, the `--run` ids), each with recorded decisions; a
+    tag no run has is an error naming those there are."""
+    every = archive.runs()
+    tags = sorted({run.tag for run in every if run.tag})
+    if spec.tag is not None and spec.tag not in tags:
+        raise ConfigError(
+            f"no runs of tag {spec.tag!r} in {archive.path}{did_you_mean(spec.tag, tags)} "
+            f"(tags there: {', '.join(tags) or 'none'})"
+        )
+    runs = [run for run in every if spec.tag in (None, run.tag) and run.decisions > 0]
     if not spec.runs:
         return runs
     chosen = []

@@ -20,8 +20,9 @@ command group and is its entry point (`main`); each command lives in its group's
 | `spire` | `spire` |
 | `textworld` | `textworld-games` (TextWorld's games on disk before a sweep) |
 
-`_options` (parsing and the options several commands share) and `_output` (tables and
-summaries) serve them all.
+`_options` (parsing and the options several commands share, the archive argument among
+them), `_output` (tables and summaries) and `_readable` (help pages that name values in
+words) serve them all; `_progress` is `bounded sweep`'s live display.
 """
 
 from __future__ import annotations
@@ -54,10 +55,12 @@ from bounded.cli import (
     table,
     textworld,
 )
+from bounded.cli._readable import ReadableCommand, ReadableGroup, readable_commands
 from bounded.core import BoundedError, Interrupted
 from bounded.version import __version__
 
 app = typer.Typer(
+    cls=ReadableGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -75,12 +78,13 @@ GROUP_MODULES = (
 def register_commands() -> None:
     for module in GROUP_MODULES:
         for name, command in module.COMMANDS.items():
-            app.command(name)(command)
+            app.command(name, cls=ReadableCommand)(command)
     for module in (bank, stores, models):
         for name, group in module.GROUPS.items():
-            app.add_typer(group, name=name)
+            readable_commands(group)
+            app.add_typer(group, name=name, cls=ReadableGroup)
     for name, command in spire.COMMANDS.items():
-        app.command(name)(command)
+        app.command(name, cls=ReadableCommand)(command)
 
 
 def show_version(value: bool) -> None:

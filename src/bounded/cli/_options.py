@@ -4,12 +4,13 @@ same way everywhere, and the typer options several commands take."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.core import ConfigError
 
 
@@ -50,11 +51,23 @@ def parse_reasoning_chars(raw: str) -> int | str | None:
     return value
 
 
-def archive_path(given: Path | None, option: Path, default: Path) -> Path:
-    """The archive a command reads, given as its argument (as `analyze`, `report`, ... take
-    it) or as `--archive`: the two must agree when both are given."""
-    if given is not None and option != default and given != option:
-        raise ConfigError(f"two archives given: {given} and --archive {option}")
+def archive_path(given: Path | None, option: Path | None, default: Path) -> Path:
+    """The archive a command reads or writes: its `ARCHIVE` argument, else the deprecated
+    `--archive` (said so in one line on stderr), else `default`; the two must agree when
+    both are given."""
+    return given_archive(given, option) or default
+
+
+def given_archive(given: Path | None, option: Path | None) -> Path | None:
+    """`archive_path` without a default: None when neither was given."""
+    if option is not None:
+        print(
+            "bounded: note: --archive is deprecated; give the archive as the command's "
+            "ARCHIVE argument",
+            file=sys.stderr,
+        )
+        if given is not None and given != option:
+            raise ConfigError(f"two archives given: {given} and --archive {option}")
     return given if given is not None else option
 
 
@@ -69,12 +82,21 @@ def parse_tiers(pairs: list[str]) -> dict[str, str]:
     return tiers
 
 
-__all__ = ["REASONING_CHARS_HELP", "parse_options", "parse_reasoning_chars", "parse_tiers"]
+__all__ = [
+    "REASONING_CHARS_HELP",
+    "archive_path",
+    "given_archive",
+    "parse_options",
+    "parse_reasoning_chars",
+    "parse_tiers",
+]
 
 
 ArchiveOption = Annotated[
-    Path, typer.Option("--archive", help="SQLite run archive (created if missing).")
+    Path | None,
+    typer.Option("--archive", help="Deprecated: the ARCHIVE argument.", show_default=False),
 ]
+"""The `--archive` of commands that took the archive so before it became their argument."""
 
 
 ModelOption = Annotated[
@@ -92,7 +114,32 @@ MAX_SEED = 2**63 - 1
 Gymnasium take any seed from 0 up."""
 
 
-ArchiveArgument = Annotated[Path, typer.Argument(help="SQLite run archive.")]
+ArchiveArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="ARCHIVE", help=f"SQLite run archive (default {DEFAULT_ARCHIVE}).",
+        show_default=False,
+    ),
+]  # fmt: skip
+"""Every command's archive: its last argument, `runs/bounded.sqlite` when left out."""
+
+OptionalArchiveArgument = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="ARCHIVE", help=f"SQLite run archive (default {DEFAULT_ARCHIVE}).",
+        show_default=False,
+    ),
+]  # fmt: skip
+"""`ArchiveArgument` beside the deprecated `ArchiveOption` (None when left out)."""
+
+NewArchiveArgument = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="ARCHIVE", help=f"SQLite run archive, created if missing (default "
+        f"{DEFAULT_ARCHIVE}).", show_default=False,
+    ),
+]  # fmt: skip
+"""The archive of a command that writes one (created if missing), beside `ArchiveOption`."""
 
 
 def existing_archive(path: Path) -> Path:
@@ -150,6 +197,14 @@ PoolOption = Annotated[
     list[str] | None,
     typer.Option(help="Add a pooled row (Clopper-Pearson) over these cells: A,B,... (repeat)."),
 ]
+
+
+PoolTagsOption = Annotated[
+    bool, typer.Option(help="Allow one cell to pool games of different tags.")
+]
+
+
+ExperimentOption = Annotated[str | None, typer.Option(help="Only runs of this experiment.")]
 
 
 PriceOption = Annotated[

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
@@ -19,10 +19,12 @@ from bounded.cli._options import (
     CellOption,
     ChangeOption,
     DiffOption,
+    ExperimentOption,
     FirstOption,
     FisherOption,
     PoolAllOption,
     PoolOption,
+    PoolTagsOption,
     PriceOption,
     PricesOption,
     SeedOption,
@@ -226,7 +228,7 @@ def table_options(
 
 
 def analyze(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     by: ByOption = None,
     cell: CellOption = None,
     table: Annotated[
@@ -239,9 +241,7 @@ def analyze(
     first: FirstOption = None,
     pool: PoolOption = None,
     pool_all: PoolAllOption = False,
-    pool_tags: Annotated[
-        bool, typer.Option(help="Allow one cell to pool games of different tags.")
-    ] = False,
+    pool_tags: PoolTagsOption = False,
     fisher: FisherOption = None,
     diff: DiffOption = None,
     change: ChangeOption = None,
@@ -252,7 +252,7 @@ def analyze(
             "are Holm-adjusted together)."
         ),
     ] = None,
-    experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
+    experiment: ExperimentOption = None,
     seed: SeedOption = 0,
     price: PriceOption = None,
     prices: PricesOption = None,
@@ -321,7 +321,7 @@ def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) 
 
 
 def craft_table(
-    archive: Annotated[Path, typer.Argument(help="Run archive.")],
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     experiment: Annotated[str | None, typer.Option(help="Only this experiment.")] = None,
     by_style: Annotated[
         bool, typer.Option("--by-style", help="A row per opponent style (the paper's Figure 2).")
@@ -335,7 +335,7 @@ def craft_table(
 
 
 def recovery_table(
-    archive: Annotated[Path, typer.Argument(help="Run archive.")],
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     experiment: Annotated[str | None, typer.Option(help="Only this experiment.")] = None,
 ) -> None:
     """The state-recovery table: decisions to be correct again after a wipe or corruption."""

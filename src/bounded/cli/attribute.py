@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.cli._options import ArchiveArgument
 from bounded.cli._output import folded, keyed_table
 from bounded.core import ConfigError
 
@@ -80,7 +81,7 @@ def attribution_view(archive: Archive, run_ids: set[str]) -> Table:
 
 
 def attribute_command(
-    archive: Annotated[Path, typer.Argument(help="SQLite run archive.")],
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     layer: Annotated[
         list[str] | None,
         typer.Option("--layer", help="A layer to remove (repeat): L3, L5, state, ..."),

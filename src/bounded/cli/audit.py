@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.analysis.cost import fit_latency
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 def audit(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     contract: Annotated[str | None, typer.Option(help="Only runs of this contract.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Write the context-growth plot (SVG).")] = None,
@@ -77,7 +77,7 @@ def audit_view(result: ContextAudit) -> Table:
     for c in result.contracts:
         view.add_row(
             escape(c.contract),
-            escape(c.tag),
+            escape(c.where),
             str(c.runs),
             f"{c.slope:.2f}",
             f"{c.mean_last_prompt:.0f}",
@@ -95,7 +95,7 @@ def audit_reply_view(result: ContextAudit) -> Table:
     for c in result.contracts:
         view.add_row(
             escape(c.contract),
-            escape(c.tag),
+            escape(c.where),
             escape(", ".join(c.reply_modes) or "-"),
             str(c.decisions),
             str(c.invalid_actions),
@@ -115,7 +115,7 @@ def audit_cost_view(result: ContextAudit) -> Table:
     for c in result.contracts:
         view.add_row(
             escape(c.contract),
-            escape(c.tag),
+            escape(c.where),
             f"{c.fresh:,}",
             f"{c.cost:.4f}",
             f"{c.counterfactual_fresh:,}",
@@ -139,14 +139,14 @@ def print_token_flags(result: ContextAudit) -> None:
 def print_layer_costs(result: ContextAudit) -> None:
     """One line per contract: the cost of each layer, and the share of it served cached."""
     for c in result.contracts:
-        runs = [r for r in result.runs if (r.contract, r.tag) == (c.contract, c.tag)]
+        runs = [r for r in result.runs if c.holds(r)]
         parts = []
         for layer, cost in c.layer_cost.items():
             tokens = sum(r.layer_tokens.get(layer, 0) for r in runs)
             cached = sum(r.layer_cached.get(layer, 0) for r in runs)
             share = f"{100 * cached / tokens:.0f}% cached" if tokens else "-"
             parts.append(f"{layer} {cost:.4f} ({share})")
-        plain(f"cost per layer, {c.contract} ({c.tag}): {', '.join(parts)}")
+        plain(f"cost per layer, {c.contract} ({c.where}): {', '.join(parts)}")
 
 
 def print_rates(result: ContextAudit) -> None:

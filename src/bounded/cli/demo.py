@@ -13,6 +13,8 @@ from bounded.cli._options import (
     ArchiveOption,
     BaseUrlOption,
     ModelOption,
+    NewArchiveArgument,
+    archive_path,
 )
 from bounded.cli._output import add_counterfactual_rows, console
 from bounded.core import ConfigError
@@ -21,6 +23,7 @@ from bounded.runner.spec import DEFAULT_SEED
 
 def demo(
     which: Annotated[str, typer.Argument(help="spire (the default) or warehouse.")] = "spire",
+    archive: NewArchiveArgument = None,
     model: ModelOption = "local",
     seed: Annotated[
         int,
@@ -30,12 +33,13 @@ def demo(
     contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
     horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",
     base_url: BaseUrlOption = None,
-    archive: ArchiveOption = DEFAULT_ARCHIVE,
+    archive_option: ArchiveOption = None,
 ) -> None:
     """The main job: a spire game under the typed contract on the embedded model
     (`demo warehouse`: transcript vs state at several horizons)."""
     from bounded.jobs import demo as demos
 
+    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
     if which not in ("spire", "warehouse"):
         raise ConfigError(f"unknown demo {which!r} (spire or warehouse)")
     try:

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from bounded.cli._options import ArchiveOption, given_archive
 from bounded.cli._output import plain
 from bounded.core import ConfigError
+from bounded.registry import did_you_mean
 
 if TYPE_CHECKING:
     from bounded.analysis.games import CompletedGame
@@ -40,6 +42,15 @@ def plan(
         Path, typer.Argument(help="Experiment file (TOML), or an archive of earlier games.")
     ],
     compare: CompareOption,
+    archive: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="ARCHIVE",
+            help="With an experiment file: the archive of earlier games "
+            "(default: the file's experiment.archive).",
+            show_default=False,
+        ),
+    ] = None,
     effect: EffectOption = None,
     power: PowerOption = 0.8,
     level: LevelOption = 0.05,
@@ -54,10 +65,7 @@ def plan(
     sd: Annotated[
         float | None, typer.Option(help="The standard deviation of paired score differences.")
     ] = None,
-    archive: Annotated[
-        Path | None,
-        typer.Option(help="Archive of earlier games (default: the file's experiment.archive)."),
-    ] = None,
+    archive_option: ArchiveOption = None,
     price: Annotated[
         list[str] | None,
         typer.Option(help="A model's prices MODEL=INPUT,CACHED,OUTPUT per million (repeat)."),
@@ -68,6 +76,7 @@ def plan(
     with their cost; the smallest difference the planned games detect."""
     from bounded.analysis.plan import PlanAsked
 
+    archive = given_archive(archive, archive_option)
     asked = PlanAsked(
         a=compare[0], b=compare[1], metric=metric, effect=effect, power=power, alpha=level,
         rate=rate, correlation=correlation, sd=sd,
@@ -132,7 +141,10 @@ def print_experiment_plan(
     seeds = {}
     for name in (asked.a, asked.b):
         if name not in names:
-            raise ConfigError(f"no cell {name!r} in {experiment.name} (cells: {', '.join(names)})")
+            raise ConfigError(
+                f"no cell {name!r} in {experiment.name}{did_you_mean(name, names)} "
+                f"(cells: {', '.join(names)})"
+            )
         seeds[name] = [spec.seed for spec in specs if spec.cell == name]
     asked.planned = len(set(seeds[asked.a]) & set(seeds[asked.b]))
     games = archived_games(path, experiment.name)

@@ -3,23 +3,27 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
+from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
     ArchiveArgument,
     ByOption,
     CellOption,
     ChangeOption,
     DiffOption,
+    ExperimentOption,
     FirstOption,
     FisherOption,
     PoolAllOption,
     PoolOption,
+    PoolTagsOption,
     PriceOption,
     PricesOption,
     SeedOption,
@@ -29,9 +33,12 @@ from bounded.cli._output import console
 from bounded.cli.analyze import table_options
 from bounded.core import ConfigError
 
+if TYPE_CHECKING:
+    from bounded.report import ReportOptions
+
 
 def report(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     out: Annotated[Path, typer.Option("-o", "--out", help="HTML file to write.")] = Path(
         "report.html"
     ),
@@ -41,6 +48,7 @@ def report(
     first: FirstOption = None,
     pool: PoolOption = None,
     pool_all: PoolAllOption = False,
+    pool_tags: PoolTagsOption = False,
     fisher: FisherOption = None,
     diff: DiffOption = None,
     change: ChangeOption = None,
@@ -48,25 +56,49 @@ def report(
         list[str] | None,
         typer.Option(help="Compare two cells on their common seeds: A,B (repeat; Holm)."),
     ] = None,
+    experiment: ExperimentOption = None,
     seed: SeedOption = 0,
     price: PriceOption = None,
     prices: PricesOption = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Also print the report's tables as JSON.")
+    ] = False,
 ) -> None:
     """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
     from bounded.report import ReportOptions, build_report
 
     main = table_options(
-        cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, fisher=fisher, diff=diff,
-        change=change, compare=compare, seed=seed, price=price, prices=prices,
+        cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, pool_tags=pool_tags,
+        fisher=fisher, diff=diff, change=change, compare=compare, seed=seed, price=price,
+        prices=prices,
     )  # fmt: skip
-    options = ReportOptions(**dict(main), tables=table or [], max_runs=max_runs)
-    path = build_report(existing_archive(archive), out, options)
+    options = ReportOptions(
+        **dict(main), tables=table or [], max_runs=max_runs, experiment=experiment
+    )
+    source = existing_archive(archive)
+    if experiment is not None:
+        with Archive(source, read_only=True) as store:
+            filtered_runs(store, source, experiment=experiment)  # none: an error naming them
+    path = build_report(source, out, options)
+    if as_json:
+        print(json.dumps({"report": str(path), "bytes": path.stat().st_size,
+                          "tables": report_tables(source, options)}, indent=2))  # fmt: skip
+        return
     console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
+def report_tables(archive: Path, options: ReportOptions) -> list[Any]:
+    """The report's tables (its cell table, then the published ones) as JSON values."""
+    from bounded.report.build import report_runs, tables_of
+
+    with Archive(archive, read_only=True) as store:
+        runs = report_runs(store, options)
+        return [table.model_dump(mode="json") for table in tables_of(runs, options, store)]
+
+
 def view(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: any free port).")] = 8765,
     table: Annotated[list[str] | None, typer.Option(help="Add a published table (repeat).")] = None,
@@ -94,7 +126,7 @@ def view(
 
 
 def export(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     format: Annotated[
         str,
         typer.Option(
@@ -114,8 +146,10 @@ def export(
     """Write runs and decisions (with their prompts) as JSONL or Parquet, the runs of
     BALROG's environments as BALROG's results folder (one per tag, model and experiment),
     or a summary of the runs."""
-    from bounded.analysis.export import export_archive
+    from bounded.analysis.export import EXPORT_FORMATS, export_archive, unknown_format
 
+    if format not in EXPORT_FORMATS:
+        raise unknown_format(format)
     if format == "summary":
         from bounded.analysis.summary_export import write_summary
 

@@ -15,6 +15,8 @@ from bounded.cli._options import (
     ArchiveOption,
     BaseUrlOption,
     ModelOption,
+    NewArchiveArgument,
+    archive_path,
     parse_options,
     parse_reasoning_chars,
     parse_tiers,
@@ -33,6 +35,7 @@ def run(
             help=f"Environment: {', '.join(env_names())}; or a Gymnasium id, or module:Env-v0."
         ),
     ],
+    archive: NewArchiveArgument = None,
     contract: Annotated[str, typer.Option(help="Memory contract or preset.")] = DEFAULT_CONTRACT,
     model: ModelOption = DEFAULT_MODEL,
     model_for: Annotated[
@@ -78,7 +81,7 @@ def run(
     max_decisions: Annotated[
         int | None, typer.Option(help="Stop the game after this many decisions.", min=1)
     ] = None,
-    archive: ArchiveOption = DEFAULT_ARCHIVE,
+    archive_option: ArchiveOption = None,
     task: Annotated[
         str | None, typer.Option(help="Workbench: all, or task names separated by commas.")
     ] = None,
@@ -108,6 +111,7 @@ def run(
     from bounded.runner import build_game, make_spec
     from bounded.runner.build import run_game
 
+    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
     model_options = parse_options(mopt or []) | (retry_options(timeout, retry or []) or {})
     contract_config = parse_options(copt or [])
     if reasoning_chars is not None:

@@ -3,6 +3,7 @@ killed run from its last recorded decision."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,20 +13,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
-from bounded.cli._options import (
-    archive_path,
-)
+from bounded.cli._filters import filtered_runs
+from bounded.cli._options import ArchiveOption, OptionalArchiveArgument, archive_path
 from bounded.cli._output import console, print_folded, run_summary
 from bounded.core import ConfigError
 
 
 def runs(
-    path: Annotated[
-        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
-    ] = None,
-    archive: Annotated[Path, typer.Option("--archive", help="The archive, as an option.")] = (
-        DEFAULT_ARCHIVE
-    ),
+    archive: OptionalArchiveArgument = None,
+    archive_option: ArchiveOption = None,
     tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
     limit: Annotated[int, typer.Option(help="Show the newest N runs.", min=1)] = 50,
     close_stale: Annotated[
@@ -45,7 +41,7 @@ def runs(
     from bounded.runner.resume import close_stale as close
     from bounded.runner.resume import health
 
-    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
+    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
     if resumable and not close_stale:
         raise ConfigError("--resumable goes with --close-stale")
     if close_stale:
@@ -53,7 +49,7 @@ def runs(
             for found in close(store, resumable_too=resumable):
                 console.print(f"closed {found.run.run_id[:12]}: {found.run.status} -> failed")
     with Archive(archive, read_only=True) as store:
-        records = health(store, store.runs(tag=tag)[-limit:])
+        records = health(store, filtered_runs(store, archive, tag=tag)[-limit:])
     print_runs(archive, records)
 
 
@@ -84,33 +80,31 @@ def print_runs(archive: Path, records: list[Any]) -> None:
     stale = [found for found in records if found.stale]
     swept = sorted({found.run.experiment for found in stale if found.run.experiment})
     alone = [found for found in stale if not found.run.experiment]
+    where = shlex.quote(str(archive))
     if swept:
         console.print(
             f"{len(stale) - len(alone)} stale games of experiment(s) {', '.join(swept)}: rerun "
-            "the sweep (bounded sweep FILE.toml) to continue them"
-        )
+            f"the sweep (bounded sweep FILE.toml {where}) to continue them", soft_wrap=True,
+        )  # fmt: skip
     if alone:
         can = sum(found.resumable for found in alone)
         console.print(
-            f"{len(alone)} stale runs ({can} resumable): bounded resume RUN_ID continues one; "
-            "bounded runs --close-stale marks the others failed"
+            f"{len(alone)} stale runs ({can} resumable): bounded resume RUN_ID {where} "
+            f"continues one; bounded runs {where} --close-stale marks the others failed",
+            soft_wrap=True,
         )
 
 
 def resume(
     run_id: Annotated[str, typer.Argument(help="The run's id (or a unique prefix of it).")],
-    path: Annotated[
-        Path | None, typer.Argument(help="The archive (default runs/bounded.sqlite).")
-    ] = None,
-    archive: Annotated[Path, typer.Option(help="The archive, as an option.")] = DEFAULT_ARCHIVE,
+    archive: OptionalArchiveArgument = None,
+    archive_option: ArchiveOption = None,
 ) -> None:
     """Continue a killed run: the environment replayed from the seed, the contract's memory
     restored from the snapshot saved with its last decision; the run keeps its id."""
-    from bounded.cli._options import archive_path
-    from bounded.core import ConfigError
     from bounded.runner.resume import resume_run
 
-    archive = archive_path(path, archive, DEFAULT_ARCHIVE)
+    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
     if not archive.is_file():
         raise ConfigError(f"no archive at {archive}")
     record = resume_run(archive, run_id)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from bounded.cli._options import ArchiveOption, given_archive
 from bounded.cli._output import console, plain, usage_text
 from bounded.core import ConfigError, Interrupted
 
@@ -24,6 +25,14 @@ BUDGET_REACHED = 3
 
 def sweep(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
+    archive: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="ARCHIVE",
+            help="SQLite run archive (default: experiment.archive in the file).",
+            show_default=False,
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option(help="Games played at once.")] = 1,
     concurrency: Annotated[
         int | None,
@@ -36,9 +45,7 @@ def sweep(
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: start a local instance).")
     ] = None,
-    archive: Annotated[
-        Path | None, typer.Option(help="Archive (default: experiment.archive in the file).")
-    ] = None,
+    archive_option: ArchiveOption = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -99,6 +106,7 @@ def sweep(
     from bounded.sweeps.experiment import load_experiment
     from bounded.sweeps.sweep import SweepInterrupted, SweepRefused, run_sweep
 
+    archive = given_archive(archive, archive_option)
     experiment = load_experiment(file)
     if dry_run:
         print_dry_run(experiment, archive, price or [])
@@ -215,7 +223,7 @@ def sweep_command(
     """The `bounded sweep` command line that continues this sweep."""
     parts = ["bounded", "sweep", shlex.quote(str(file))]
     if archive is not None:
-        parts += ["--archive", shlex.quote(str(archive))]
+        parts.append(shlex.quote(str(archive)))
     if workers != 1:
         parts += ["--workers", str(workers)]
     if concurrency is not None:

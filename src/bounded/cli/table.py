@@ -9,14 +9,14 @@ from typing import Annotated
 
 import typer
 
-from bounded.archive import Archive
+from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._filters import filtered_runs
 from bounded.cli._options import ArchiveArgument, SeedOption
 from bounded.cli._output import console
 
 
 def table(
-    archive: ArchiveArgument,
+    archive: ArchiveArgument = DEFAULT_ARCHIVE,
     rows: Annotated[
         str,
         typer.Option(help="Rows by: env, env_id, cell, tag, contract, model or experiment."),

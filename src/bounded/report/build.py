@@ -21,6 +21,7 @@ from bounded.archive import Archive
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
+from bounded.report.environments import env_plots
 
 LAYER_COLOURS = {
     "L1": "#dbeafe",
@@ -58,6 +59,8 @@ class ReportOptions(TableOptions):
     """Runs read for the context audit (the newest with decisions)."""
     title: str = ""
     """Page title (default: the archive's file name)."""
+    experiment: str | None = None
+    """Only the runs of this experiment (None: every run)."""
 
 
 def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str, Any]:
@@ -132,7 +135,12 @@ def json_for_script(value: Any) -> str:
     return "".join(SCRIPT_ESCAPES.get(char, char) for char in text)
 
 
-def _tables(
+def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
+    """The runs a report reads: the archive's, or its experiment's."""
+    return archive.runs(experiment=options.experiment)
+
+
+def tables_of(
     runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
 ) -> list[CellTable]:
     from bounded.analysis.anytime import sequential_records
@@ -146,19 +154,15 @@ def _tables(
     return [main, *extra]
 
 
-def _figures(runs: Sequence[RunRecord], table: CellTable, audit: ContextAudit) -> dict[str, str]:
-    games = completed_games(runs)
+def _figures(audit: ContextAudit) -> dict[str, str]:
+    """The plots over every environment: context growth and layers, one line or panel per
+    contract, tag and environment."""
     figures = {}
-    if table.rows:
-        figures["winrate"] = plots.win_rate_plot(table)
-        figures["scores"] = plots.score_plot(
-            [row.label for row in table.rows], plots.scores_by_row(table, games)
-        )
-    if any(row.tokens_per_point is not None for row in table.rows):
-        figures["tokens"] = plots.tokens_per_point_plot(table)
     if audit.runs:
         figures["context"] = plots.context_plot(audit)
-        figures["layers"] = plots.layer_plot(audit)
+        layers = plots.layer_plot(audit)
+        if layers is not None:
+            figures["layers"] = layers
     return figures
 
 
@@ -178,10 +182,18 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def progress_payload(archive: Archive) -> list[dict[str, Any]]:
+    """Each experiment's sweep progress per cell, as the archive has it now."""
+    from bounded.sweeps.board import boards_from_archive
+
+    return [board.as_json() for board in boards_from_archive(archive)]
+
+
 def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
-    """The page; served pages fetch decisions from the server instead of embedding them."""
-    runs = archive.runs()
-    tables = _tables(runs, options, archive)
+    """The page; served pages fetch decisions from the server instead of embedding them,
+    and show the sweeps' progress, which they poll."""
+    runs = report_runs(archive, options)
+    tables = tables_of(runs, options, archive)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
@@ -203,7 +215,8 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         tables=tables,
         parity_headers=PARITY_HEADERS,
-        figures=_figures(runs, plotted, audit),
+        figures=_figures(audit),
+        env_plots=env_plots(plotted, completed_games(runs)),
         plotted=plotted.title,
         audit=audit,
         counts={
@@ -217,6 +230,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         runs_json=json_for_script([run_summary(r) for r in browse]),
         decisions_json=json_for_script(decisions),
         served=served,
+        progress=progress_payload(archive) if served else [],
         attribution=attribution_section(archive),
     )
 

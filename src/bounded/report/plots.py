@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from bounded.analysis.audit import ContextAudit, RunAudit
 from bounded.analysis.games import CompletedGame
-from bounded.analysis.tables import CellTable
+from bounded.analysis.rows import CellRow
 
 WIDTH = 7.5
 
@@ -30,9 +30,8 @@ def _height(rows: int) -> float:
     return max(2.0, 0.45 * rows + 1.0)
 
 
-def win_rate_plot(table: CellTable) -> str:
-    """Win rate per cell with its interval, pooled row last."""
-    rows = table.rows + ([table.pooled] if table.pooled else [])
+def win_rate_plot(rows: Sequence[CellRow]) -> str:
+    """Win rate per row with its interval (a pooled row grey)."""
     figure, axes = plt.subplots(figsize=(WIDTH, _height(len(rows))))
     for y, row in enumerate(rows):
         colour = "tab:gray" if row.interval == "clopper-pearson" else "tab:blue"
@@ -76,16 +75,31 @@ def score_plot(labels: Sequence[str], scores: Sequence[Sequence[float]]) -> str:
     return to_svg(figure)
 
 
+def audit_groups(runs: Sequence[RunAudit]) -> dict[str, list[RunAudit]]:
+    """The runs by contract and tag, and by environment where they span several (they
+    are never pooled), in label order."""
+    several = len({run.env_id for run in runs}) > 1
+    groups: dict[str, list[RunAudit]] = {}
+    for run in runs:
+        label = f"{run.contract} ({run.tag})" if run.tag else run.contract
+        groups.setdefault(f"{label}, {short_env(run.env_id)}" if several else label, []).append(run)
+    return dict(sorted(groups.items()))
+
+
+def short_env(env_id: str) -> str:
+    """An environment's short name (`crafter`), its id where it has no record."""
+    from bounded.env_records import env_record
+
+    record = env_record(env_id)
+    return record.name if record is not None else env_id
+
+
 def context_plot(audit: ContextAudit) -> str:
     """Mean prompt tokens against the decision index per contract and tag; dashed: the
     transcript counterfactual of the same decisions."""
     figure, axes = plt.subplots(figsize=(WIDTH, 4.0))
-    groups: dict[str, list[RunAudit]] = {}
-    for run in audit.runs:
-        groups.setdefault(f"{run.contract} ({run.tag})" if run.tag else run.contract, []).append(
-            run
-        )
-    for index, (label, runs) in enumerate(sorted(groups.items())):
+    groups = audit_groups(audit.runs)
+    for index, (label, runs) in enumerate(groups.items()):
         colour = f"C{index % 10}"
         actual: dict[int, list[int]] = {}
         shadow: dict[int, list[int]] = {}
@@ -111,17 +125,17 @@ def context_plot(audit: ContextAudit) -> str:
     return to_svg(figure)
 
 
-def layer_plot(audit: ContextAudit) -> str:
-    """Per contract (and tag): mean prompt tokens per layer against the decision index."""
-    groups: dict[str, list[RunAudit]] = {}
-    for run in audit.runs:
-        groups.setdefault(f"{run.contract} ({run.tag})" if run.tag else run.contract, []).append(
-            run
-        )
+def layer_plot(audit: ContextAudit) -> str | None:
+    """Per contract (and tag): mean prompt tokens per layer against the decision index;
+    None where no run stored its prompts' layers."""
+    stored = [run for run in audit.runs if any(point.by_layer for point in run.points)]
+    groups = audit_groups(stored)  # a run without stored prompts has nothing to stack
+    if not groups:
+        return None
     figure, axes_list = plt.subplots(
         len(groups), 1, figsize=(WIDTH, 2.4 * len(groups)), squeeze=False, sharex=True
     )
-    for axes, (label, runs) in zip(axes_list[:, 0], sorted(groups.items()), strict=True):
+    for axes, (label, runs) in zip(axes_list[:, 0], groups.items(), strict=True):
         layers = list(dict.fromkeys(layer for run in runs for layer in run.layers))
         sums: dict[int, dict[str, float]] = {}
         counts: dict[int, int] = {}
@@ -142,8 +156,26 @@ def layer_plot(audit: ContextAudit) -> str:
     return to_svg(figure)
 
 
-def tokens_per_point_plot(table: CellTable) -> str:
-    rows = [row for row in table.rows if row.tokens_per_point is not None]
+def progression_plot(labels: Sequence[str], means: Sequence[float], errors: Sequence[float]) -> str:
+    """BALROG's measure: each cell's mean progression (%), its standard error as whiskers."""
+    figure, axes = plt.subplots(figsize=(WIDTH, _height(len(labels))))
+    ys = range(len(labels))
+    axes.barh(ys, means, xerr=errors, color="tab:purple", alpha=0.8, capsize=4)
+    for y, (mean, error) in enumerate(zip(means, errors, strict=True)):
+        axes.annotate(
+            f"{mean:.1f} ± {error:.1f}", (min(mean + error, 100), y), xytext=(6, -4),
+            textcoords="offset points", fontsize="small",
+        )  # fmt: skip
+    axes.set_yticks(ys, list(labels))
+    axes.invert_yaxis()
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("progression (%), mean ± standard error")
+    axes.grid(axis="x", alpha=0.3)
+    return to_svg(figure)
+
+
+def tokens_per_point_plot(rows: Sequence[CellRow]) -> str:
+    rows = [row for row in rows if row.tokens_per_point is not None]
     figure, axes = plt.subplots(figsize=(WIDTH, _height(len(rows))))
     axes.barh(range(len(rows)), [row.tokens_per_point or 0.0 for row in rows], color="tab:green")
     axes.set_yticks(range(len(rows)), [row.label for row in rows])
@@ -153,17 +185,19 @@ def tokens_per_point_plot(table: CellTable) -> str:
     return to_svg(figure)
 
 
-def scores_by_row(table: CellTable, games: Sequence[CompletedGame]) -> list[list[float]]:
+def scores_by_row(rows: Sequence[CellRow], games: Sequence[CompletedGame]) -> list[list[float]]:
     by_id = {game.run_id: game for game in games}
     return [
         [by_id[i].score for i in row.run_ids if i in by_id and by_id[i].score is not None]  # type: ignore[misc]
-        for row in table.rows
+        for row in rows
     ]
 
 
 __all__ = [
+    "audit_groups",
     "context_plot",
     "layer_plot",
+    "progression_plot",
     "score_plot",
     "scores_by_row",
     "tokens_per_point_plot",

@@ -1,5 +1,8 @@
 """`bounded view`: the report served on 127.0.0.1, with decisions fetched run by run,
-so that an archive too large for one HTML file can still be browsed.
+so that an archive too large for one HTML file can still be browsed. The page's sweep
+progress (per cell: games completed of those planned, failures, games in flight, tokens,
+cost) polls `/TOKEN/api/progress`, which reads the archive anew each time, so the view of
+an archive a sweep is writing follows it (`bounded.sweeps.board`).
 
 The page shows prompts and replies, so the server answers only its own user: a request
 must name the server's own address in its `Host` header (a page on another site that
@@ -21,14 +24,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from bounded.archive import Archive
-from bounded.report.build import ReportOptions, render_page, run_payload
+from bounded.report.build import ReportOptions, progress_payload, render_page, run_payload
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 class ReportServer(ThreadingHTTPServer):
-    """Serves `/TOKEN/` (the report page) and `/TOKEN/api/runs/<run_id>/decisions` (JSON)
-    to requests whose `Host` is one of `allowed_hosts` at the server's port."""
+    """Serves `/TOKEN/` (the report page), `/TOKEN/api/runs/<run_id>/decisions` and
+    `/TOKEN/api/progress` (JSON) to requests whose `Host` is one of `allowed_hosts` at
+    the server's port."""
 
     daemon_threads = True
 
@@ -108,6 +112,9 @@ class ReportHandler(BaseHTTPRequestHandler):
         if not parts:
             page = render_page(self.server.archive(), self.server.options, served=True)
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", page.encode())
+        elif parts == ["api", "progress"]:
+            payload = {"experiments": progress_payload(self.server.archive())}
+            self._send(HTTPStatus.OK, "application/json", json.dumps(payload).encode())
         elif len(parts) == 4 and parts[:2] == ["api", "runs"] and parts[3] == "decisions":
             archive = self.server.archive()
             if archive.run(parts[2]) is None:

@@ -35,7 +35,7 @@ STORE_PREFIX = "store:"
 
 WAYS_OUT = (
     "give the cell a new tag (or name) to play it as a new condition, or sweep into a new "
-    "archive (--archive PATH)"
+    "archive (bounded sweep FILE ARCHIVE)"
 )
 
 

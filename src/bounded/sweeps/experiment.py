@@ -93,7 +93,8 @@ class ExperimentMeta(_Strict):
     name: str = Field(min_length=1)
     """The experiment's name: the first part of every game's resume key."""
     archive: Path | None = None
-    """Where the runs go (default `runs/<name>.sqlite`); `--archive` overrides it."""
+    """Where the runs go (default `runs/<name>.sqlite`); the sweep's ARCHIVE argument
+    overrides it."""
     description: str = ""
     """Free text kept for humans."""
     stores: Path | None = None

@@ -26,6 +26,7 @@ from bounded.analysis.anytime import SEQUENTIAL_KIND, SequentialRecord, look
 from bounded.analysis.games import CompletedGame, completed_games
 from bounded.archive import Archive
 from bounded.core import ConfigError
+from bounded.registry import did_you_mean
 from bounded.sweeps.experiment import Experiment, GameSpec
 from bounded.sweeps.sweep import SweepSummary, run_sweep
 
@@ -94,8 +95,8 @@ def common_seeds(experiment: Experiment, archive_path: Path, stopping: Stopping)
         seeds[name] = [spec.seed for spec in plan.cells if spec.cell == name]
         if not seeds[name]:
             raise ConfigError(
-                f"--until-decided: no cell {name!r} in experiment {experiment.name!r} "
-                f"(cells: {', '.join(cells)})"
+                f"--until-decided: no cell {name!r} in experiment {experiment.name!r}"
+                f"{did_you_mean(name, cells)} (cells: {', '.join(cells)})"
             )
     other = set(seeds[stopping.b])
     common = [seed for seed in seeds[stopping.a] if seed in other]

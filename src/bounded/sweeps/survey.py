@@ -103,12 +103,12 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
 
 
 def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
-    """The parity check of the planned cells, by condition tag (a tag's matrix pooled), each
-    game as it would be played; a cell's effective action rate is its contract's bound by
-    construction where it has one and the environment has an empty action (`≤` a share of
-    decisions), else up to every decision."""
+    """The parity check of the planned cells, by condition tag (a tag's matrix pooled) within
+    each environment (`parity_of_plan`), each game as it would be played; a cell's effective
+    action rate is its contract's bound by construction where it has one and the environment
+    has an empty action (`≤` a share of decisions), else up to every decision."""
     cells: dict[str, list[JSON]] = {}
-    bounds: dict[str, float] = {}
+    bounds: dict[tuple[str, str], float] = {}
     for spec in plan.cells:
         key = config_key(spec)
         contract = settings.contracts.get(key)
@@ -119,8 +119,13 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
         cells.setdefault(spec.run_tag, []).append(played)
         bound = contract.action_rate_bound() if contract is not None else None
         if bound is not None and settings.empty_actions.get(key):
-            bounds[spec.run_tag] = min(bound, bounds.get(spec.run_tag, 1.0))
-    rates = {tag: bounds.get(tag, 1.0) for tag in cells}
+            where = (spec.run_tag, spec.env)
+            bounds[where] = min(bound, bounds.get(where, 1.0))
+    several = len({spec.env for spec in plan.cells}) > 1
+    rates: dict[str | tuple[str, str], float | None] = {
+        (tag, env if several else ""): bounds.get((tag, env), 1.0)
+        for tag, env in {(spec.run_tag, spec.env) for spec in plan.cells}
+    }
     return parity_of_plan(cells.items(), rates, bounded=True)
 
 

@@ -48,6 +48,7 @@ from bounded.archive.progress import (
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import BoundedError, ConfigError, Interrupted
 from bounded.runner.spec import run_key
+from bounded.sweeps.board import SweepBoard, seeded, store_plan
 from bounded.sweeps.concurrency import check_concurrency, concurrent_executor
 from bounded.sweeps.estimate import (
     Budget,
@@ -207,6 +208,10 @@ def sweep_lease(archive: Archive, experiment: str) -> Iterator[tuple[Lease, Leas
 class SweepEvents:
     """What a sweep tells as it plays, for a display (`bounded sweep`'s progress bars);
     this base hears everything and shows nothing."""
+
+    def planned(self, board: SweepBoard) -> None:
+        """Before `begin`: every cell's games planned and those already completed, with
+        their tokens and cost (`bounded.sweeps.board`); the display may keep and update it."""
 
     def begin(self, planned: int, skipped: int, workers: int) -> None:
         """Before the first game: games planned, already completed, and workers."""
@@ -405,6 +410,7 @@ class Sweep:
         self.runner.resumes = {run_key(run): run.run_id for run in self.state.resumable}
         for run in self.state.stale:
             self.archive.delete_run(run.run_id)
+        self.events.planned(self.board())
         self.events.begin(self.summary.planned, self.summary.skipped, self.runner.workers)
         try:
             for resume in self.state.phases:
@@ -416,6 +422,15 @@ class Sweep:
             if self.budget.refused or self.summary.stopped:
                 self.summary.not_started = len(self.state.pending) - self.summary.played
             self.summary.budget_note = self.budget.stop_reason
+
+    def board(self) -> SweepBoard:
+        """The plan's cells as the archive has them now, stored for `bounded view`."""
+        games = self.state.plan.games
+        board = SweepBoard.planned(games, self.budget.prices)
+        runs = self.archive.runs(experiment=self.summary.experiment, status="completed")
+        seeded(board, runs, {spec.key for spec in games})
+        store_plan(self.archive, board)
+        return board
 
     def completed_now(self) -> int:
         """Planned games completed in the archive now."""

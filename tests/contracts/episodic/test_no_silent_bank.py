@@ -30,7 +30,7 @@ def test_a_missing_configured_bank_fails_the_run_with_one_line_and_nothing_writt
     missing = tmp_path / "nowhere.npz"
     code, _, err = call(
         capsys, "run", "craft", "--contract", "episodic", "--model", "none",
-        "--copt", f"bank={missing}", "--archive", str(archive),
+        "--copt", f"bank={missing}", str(archive),
     )  # fmt: skip
     assert code != 0
     assert err.strip().count("\n") == 0

@@ -1,0 +1,189 @@
+"""A sweep's progress per cell: games completed of those planned, failures, games in
+flight, prompt and completion tokens and cost so far.
+
+One tally (`SweepBoard`) serves both displays: `bounded sweep` keeps it from the sweep's
+events (`bounded.cli._live`), and `bounded view` reads it back from the archive being
+written (`boards_from_archive`). For the view to know what was planned and at what
+prices, a sweep stores its plan in the archive's `meta` table as it starts
+(`store_plan`, key `sweep_plan:EXPERIMENT`); an experiment without one (an older sweep)
+shows no totals, and its cost at the prices of scripted players only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bounded.analysis.cost import Prices
+from bounded.archive import Archive
+from bounded.core import RunRecord
+from bounded.runner.spec import GameKey, GameSpec, run_key
+from bounded.sweeps.estimate import SweepPrices
+
+PLAN_KEY = "sweep_plan:"
+"""Prefix of the `meta` key that holds an experiment's plan (its name follows)."""
+
+
+@dataclass
+class CellProgress:
+    """One cell's count so far."""
+
+    cell: str
+    env: str
+    total: int | None = None
+    """Games planned; None where the archive holds no plan."""
+    completed: int = 0
+    failed: int = 0
+    running: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    unpriced: set[str] = field(default_factory=set)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "cell": self.cell,
+            "env": self.env,
+            "completed": self.completed,
+            "total": self.total,
+            "failed": self.failed,
+            "running": self.running,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost": round(self.cost, 6),
+            "unpriced": sorted(self.unpriced),
+        }
+
+
+class SweepBoard:
+    """Every cell of one experiment, in the plan's order."""
+
+    def __init__(self, experiment: str, prices: SweepPrices | None = None) -> None:
+        self.experiment = experiment
+        self.prices = prices or SweepPrices()
+        self.cells: dict[str, CellProgress] = {}
+
+    @classmethod
+    def planned(cls, games: Sequence[GameSpec], prices: SweepPrices) -> SweepBoard:
+        """The board of a plan's games, nothing played yet."""
+        board = cls(games[0].experiment if games else "", prices)
+        for spec in games:
+            cell = board.cell(spec.cell, spec.env)
+            cell.total = (cell.total or 0) + 1
+        return board
+
+    def cell(self, name: str, env: str) -> CellProgress:
+        if name not in self.cells:
+            self.cells[name] = CellProgress(cell=name, env=env)
+        return self.cells[name]
+
+    def started(self, spec: GameSpec) -> None:
+        self.cell(spec.cell, spec.env).running += 1
+
+    def finished(self, run: RunRecord, *, was_running: bool = True) -> None:
+        """A game ended (completed or failed): its tokens and cost join its cell's."""
+        cell = self.cell(run.cell, run.env_id)
+        if was_running:
+            cell.running = max(0, cell.running - 1)
+        self.count(cell, run)
+
+    def count(self, cell: CellProgress, run: RunRecord) -> None:
+        if run.status == "completed":
+            cell.completed += 1
+        elif run.status == "failed":
+            cell.failed += 1
+        else:
+            cell.running += 1
+        cell.prompt_tokens += run.prompt_tokens
+        cell.completion_tokens += run.completion_tokens
+        cost, unpriced = self.prices.cost(run.usage)
+        cell.cost += cost
+        cell.unpriced.update(unpriced)
+
+    def totals(self) -> CellProgress:
+        """Every cell's counts added up (the cell named `all`)."""
+        total = CellProgress(cell="all", env="")
+        known = [c.total for c in self.cells.values()]
+        total.total = None if None in known else sum(t or 0 for t in known)
+        for cell in self.cells.values():
+            for name in ("completed", "failed", "running", "prompt_tokens", "completion_tokens"):
+                setattr(total, name, getattr(total, name) + getattr(cell, name))
+            total.cost += cell.cost
+            total.unpriced |= cell.unpriced
+        return total
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "experiment": self.experiment,
+            "cells": [cell.as_json() for cell in self.cells.values()],
+            "total": self.totals().as_json(),
+        }
+
+
+def seeded(board: SweepBoard, runs: Iterable[RunRecord], planned: set[GameKey]) -> None:
+    """Count the archive's completed games of the plan already played."""
+    for run in runs:
+        if run.status == "completed" and run_key(run) in planned:
+            board.count(board.cell(run.cell, board_env(board, run)), run)
+
+
+def board_env(board: SweepBoard, run: RunRecord) -> str:
+    known = board.cells.get(run.cell)
+    return known.env if known is not None else run.env_id
+
+
+def store_plan(archive: Archive, board: SweepBoard) -> None:
+    """Record the plan (cells, their environments and game counts) and the prices, for
+    `bounded view` to read back."""
+    value = {
+        "cells": [[c.cell, c.env, c.total] for c in board.cells.values()],
+        "prices": {model: p.model_dump() for model, p in board.prices.table.items()},
+    }
+    with archive.transaction() as db:
+        db.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (PLAN_KEY + board.experiment, json.dumps(value, sort_keys=True)),
+        )
+
+
+def stored_plans(archive: Archive) -> dict[str, SweepBoard]:
+    """Experiment -> its board as planned, from the plans sweeps stored."""
+    rows = archive.execute("SELECT key, value FROM meta WHERE key LIKE ?", (PLAN_KEY + "%",))
+    boards = {}
+    for row in rows:
+        experiment = str(row["key"])[len(PLAN_KEY) :]
+        value = json.loads(row["value"])
+        prices = SweepPrices({m: Prices(**p) for m, p in value.get("prices", {}).items()})
+        board = SweepBoard(experiment, prices)
+        for name, env, total in value.get("cells", []):
+            board.cell(name, env).total = total
+        boards[experiment] = board
+    return boards
+
+
+def boards_from_archive(archive: Archive) -> list[SweepBoard]:
+    """Each experiment's board as the archive has it now (every run of the experiment,
+    completed, failed or in flight), in the order experiments first appear."""
+    boards = stored_plans(archive)
+    order: list[str] = []
+    for run in archive.runs():
+        if not run.experiment:
+            continue
+        if run.experiment not in order:
+            order.append(run.experiment)
+        board = boards.setdefault(run.experiment, SweepBoard(run.experiment))
+        board.count(board.cell(run.cell, board_env(board, run)), run)
+    order += [name for name in boards if name not in order]
+    return [boards[name] for name in order]
+
+
+__all__ = [
+    "CellProgress",
+    "SweepBoard",
+    "boards_from_archive",
+    "seeded",
+    "store_plan",
+    "stored_plans",
+]
