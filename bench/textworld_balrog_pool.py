@@ -1,7 +1,8 @@
 """How soon BALROG's TextWorld games are ready on a fresh machine: seconds from starting a
 fresh Python process with an empty home (no games cache) to the first observation of a
-BALROG TextWorld episode (what its first decision waits for), and again with the cache
-the first run left.
+BALROG TextWorld episode (what its first decision waits for), again with the cache the
+first run left, and from a fresh process with an empty home to the first decision of a
+`balrog-naive` game with a scripted reply (all but the model's own time).
 
     python bench/textworld_balrog_pool.py --out bench/results/textworld_balrog_pool.json
 
@@ -46,15 +47,47 @@ print(json.dumps({"import_s": imported - started, "make_s": built - imported,
 """
 
 
-def fresh_run(task: str, presentation: str, seed: int, home: Path) -> dict[str, Any]:
-    """One child process with `home` as its home: wall seconds to its first observation."""
+DECIDING_CHILD = """
+import json, sys, time
+started = time.perf_counter()
+from bounded import GameSpec, play
+from bounded.models.scripted import ScriptedModel
+spec = GameSpec(env="textworld", env_options={"task": sys.argv[1]}, contract="balrog-naive",
+                seed=int(sys.argv[2]), max_decisions=1)
+run = play(spec, model=ScriptedModel(["look"], cycle=True))
+decided = time.perf_counter()
+print(json.dumps({"first_decision_s": decided - started, "decisions": run.decisions,
+                  "presentation": run.spec["env_options"]["presentation"]}))
+"""
+"""A `balrog-naive` game (BALROG's presentation, by the preset) to its first decision, with
+a scripted reply: what a model's first decision waits for besides the model itself."""
+
+
+def child_environment(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("XDG_CACHE_HOME", "BOUNDED_TEXTWORLD_GAMES")}  # fmt: skip
     env["HOME"] = str(home)
+    return env
+
+
+def first_decision(task: str, seed: int, home: Path) -> dict[str, Any]:
+    """A child process with `home` as its home: wall seconds to its game's first decision."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", DECIDING_CHILD, task, str(seed)],
+        env=child_environment(home), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    wall = time.perf_counter() - started
+    child = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"process_to_first_decision_s": round(wall, 2), **child}
+
+
+def fresh_run(task: str, presentation: str, seed: int, home: Path) -> dict[str, Any]:
+    """One child process with `home` as its home: wall seconds to its first observation."""
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", CHILD, task, presentation, str(seed)],
-        env=env, capture_output=True, text=True, check=True,
+        env=child_environment(home), capture_output=True, text=True, check=True,
     )  # fmt: skip
     wall = time.perf_counter() - started
     child = json.loads(done.stdout.strip().splitlines()[-1])
@@ -70,8 +103,10 @@ def measure(task: str, presentation: str, seed: int) -> dict[str, Any]:
         cache = home / ".cache" / "bounded" / "textworld"
         unpacked = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
         warm = fresh_run(task, presentation, seed, home)
+    with tempfile.TemporaryDirectory() as folder:
+        decision = first_decision(task, seed, Path(folder))
     return {"task": task, "presentation": presentation, "seed": seed, "cold": cold,
-            "warm": warm, "unpacked_bytes": unpacked}  # fmt: skip
+            "warm": warm, "unpacked_bytes": unpacked, "cold_decision": decision}  # fmt: skip
 
 
 def main() -> None:
