@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
+from doc_tables_balrog import BALROG
 from doc_tables_more import MORE
 
 Data = dict[str, Any]
@@ -315,6 +316,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     "sequential-example": sequential_example,
     "warehouse-tokens": warehouse_tokens,
     **MORE,
+    **BALROG,
 }
 """Region name -> its renderer."""
 
