@@ -92,7 +92,8 @@ def test_the_dry_run_flags_a_throttled_baseline_before_any_game(capsys, tmp_path
 
 CELL = '[[cells]]\nname = "{tag}.{env}"\ntag = "{tag}"\ncontract = "{tag}"\nenv = "{env}"\n'
 OPTIONS = {"warehouse": "env_options = { horizon = 3 }\n",
-           "craft": "env_options = { level = 3, time_limit = 60 }\n"}  # fmt: skip
+           "craft": "env_options = { level = 3, time_limit = 60 }\n",
+           "babyai": 'env_options = { level = "goto", max_steps = 5 }\n'}  # fmt: skip
 
 
 def dry_run_parity(capsys, tmp_path, cells: list[tuple[str, str]]) -> list[str]:
@@ -124,3 +125,15 @@ def test_the_dry_run_compares_cells_within_one_environment(capsys, tmp_path) -> 
 
 def test_cells_on_different_environments_are_not_compared(capsys, tmp_path) -> None:
     assert dry_run_parity(capsys, tmp_path, [("state", "warehouse"), ("summary", "craft")]) == []
+
+
+def test_the_dry_run_flags_a_balrog_agent_on_balrogs_presentation_beside_another(
+    capsys, tmp_path
+) -> None:
+    """`balrog-naive` plays BabyAI at BALROG's presentation (other levels, text and actions)
+    unless told; beside `state` at bounded's, the dry run says so before any game."""
+    lines = dry_run_parity(capsys, tmp_path, [("state", "babyai"), ("balrog-naive", "babyai")])
+    assert (
+        "parity: environment option presentation differs: state (default); balrog-naive balrog"
+        in lines
+    )
