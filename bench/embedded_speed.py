@@ -21,7 +21,7 @@ With `--profile N`, the first N decisions of the last game are played under cPro
 the time is split into llama.cpp's decode, sampling, sampler and grammar set-up, prompt
 formatting and tokenizing, and the rest (bounded's own).
 
-    python bench/embedded_speed.py [--decisions 25] [--games 2 default] [--profile 5]
+    python bench/embedded_speed.py [--decisions 25] [--games 2:5 default] [--profile 5]
         [--archive A.sqlite]   # then: bounded export A.sqlite --format summary -o FILE
 
 Writes bench/results/embedded_speed.json.
@@ -280,11 +280,13 @@ def main() -> None:
     for n, rate in rates.items():
         print(f"threads {n}: {rate}", flush=True)
     games, replies, profile = [], {}, None
-    for index, threads in enumerate(args.games):
+    for index, game in enumerate(args.games):
+        threads, _, played = game.partition(":")
+        decisions = int(played) if played else args.decisions
         model = LocalModel(n_threads=None if threads == "default" else int(threads))
         last = index == len(args.games) - 1
         recorder, split = play_game(
-            model, args.decisions, threads, args.profile if last else 0,
+            model, decisions, threads, args.profile if last else 0,
             args.archive if last else None,
         )  # fmt: skip
         profile = split or profile

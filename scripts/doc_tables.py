@@ -9,6 +9,7 @@ from typing import Any
 
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
 from doc_tables_more import MORE
+from doc_tables_speed import SPEED
 
 Data = dict[str, Any]
 
@@ -315,6 +316,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     "sequential-example": sequential_example,
     "warehouse-tokens": warehouse_tokens,
     **MORE,
+    **SPEED,
 }
 """Region name -> its renderer."""
 
