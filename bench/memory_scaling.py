@@ -18,8 +18,8 @@ to `--transcript-max` decisions.
         [--nethack-sizes 1000 10000] [--nethack-contract state] [--jobs 1]
 
 Warehouse games have `horizon` = size events; a NetHack game (`bounded/NetHack-v0`, the
-first legal action each turn as `scripted:minimal` picks it) runs until it ends or reaches
-its size. Writes bench/results/memory_scaling.json.
+first legal action each turn as `scripted:minimal` picks it, `max_steps` = size) runs until
+it ends or reaches its size. Writes bench/results/memory_scaling.json.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def play_one(env: str, contract: str, size: int) -> dict[str, Any]:
     from bounded.runner.build import build_game, runner_for
     from bounded.runner.spec import GameSpec
 
-    options = {"horizon": size} if env == "warehouse" else {}
+    options = {"horizon": size} if env == "warehouse" else {"max_steps": size}
     spec = GameSpec(
         env=env, env_options=options, contract=contract, model="scripted:minimal",
         max_decisions=size,
