@@ -140,18 +140,20 @@ def sweep_row(
         if concurrency > 1:
             options += ["--concurrency", str(concurrency)]
         started = time.perf_counter()
-        process = subprocess.Popen(
-            [*bounded_command(), "sweep", str(path), *options],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=environment(SOURCE),
-        )
-        memory = PeakMemory(process.pid)
-        _, status, usage = os.wait4(process.pid, 0)
+        log = folder / "stderr.log"
+        with log.open("wb") as errors:  # a file, not a pipe: 256 games' lines fill a pipe
+            process = subprocess.Popen(
+                [*bounded_command(), "sweep", str(path), *options],
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                env=environment(SOURCE),
+            )
+            memory = PeakMemory(process.pid)
+            _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         peaks = memory.stop()
         process.returncode = os.waitstatus_to_exitcode(status)
-        stderr = process.stderr.read().decode() if process.stderr else ""
+        stderr = log.read_text(errors="replace")
         if process.returncode != 0:
             raise SystemExit(f"sweep failed ({process.returncode}): {stderr[-2000:]}")
         played = decisions_played(archive)
