@@ -45,7 +45,7 @@ def embedded_games(data: Data) -> str:
     rows = [
         [
             _game_label(game), game["decisions"], f"{game['wall_s']:.1f}",
-            f"{game['s_per_decision']:.2f}", count(game["fresh_tokens"]),
+            f"{game['model_s']:.1f}", f"{game['s_per_decision']:.2f}", count(game["fresh_tokens"]),
             count(game["generated_tokens"]), f"{game['token_cost_s_own_threads']:.1f}",
             f"**{game['ratio_own_threads']:.2f}x**", f"{game['token_cost_s_best_threads']:.1f}",
             f"**{game['ratio_best_threads']:.2f}x**",
@@ -56,6 +56,7 @@ def embedded_games(data: Data) -> str:
         "game's threads",
         "decisions",
         "wall s",
+        "in model calls s",
         "s / decision",
         "fresh prompt tokens",
         "generated tokens",
@@ -71,7 +72,7 @@ def embedded_games(data: Data) -> str:
         if same is not None
         else ""
     )
-    return table(header, rows, "lrrrrrrrrr") + f"\n{replies} {measured_under(data)}\n"
+    return table(header, rows, "lrrrrrrrrrr") + f"\n{replies} {measured_under(data)}\n"
 
 
 def embedded_profile(data: Data) -> str:
@@ -98,18 +99,17 @@ def embedded_profile(data: Data) -> str:
 
 def quickstart_summary(data: Data) -> str:
     run = data["runs"][0]
-    spec = run["spec"]
+    spec, outcome = run["spec"], run["outcome"]
     reuse = run["cached_tokens"] / max(1, run["prompt_tokens"])
     per = run["wall_s"] / max(1, run["decisions"])
-    load = data["provenance"].get("load_end") or ["not recorded"]
     return (
         f"The committed quick-start game (`{spec['env']}` Act 1 under `{run['contract']}`, "
-        f"seed {run['seed']}, on `{run['model']}`, cut at {run['decisions']} decisions, "
-        f"status `{run['status']}`, floor {run['outcome'].get('floor')}): llama.cpp reused "
+        f"seed {run['seed']}, on `{run['model']}`, {run['decisions']} decisions, ended by "
+        f"`{outcome.get('ended_by')}` on floor {outcome.get('floor')}): llama.cpp reused "
         f"**{percent(reuse)}** of the prompt tokens ({count(run['cached_tokens'])} cached of "
         f"{count(run['prompt_tokens'])}), and the game took {run['wall_s']:.0f} s, "
-        f"**{per:.1f} s per decision** (the summary was written at a 1-minute load average of "
-        f"{load[0]:g} on {data['provenance'].get('cpus')} cores).\n"
+        f"**{per:.1f} s per decision** on {data['provenance'].get('cpus')} shared cores "
+        f"(played by `bench/embedded_speed.py`, whose file has the load).\n"
     )
 
 
