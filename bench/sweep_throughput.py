@@ -21,6 +21,8 @@ Writes bench/results/sweep_throughput.json.
 
     python bench/sweep_throughput.py
     python bench/sweep_throughput.py --games 32 --decisions 50 --no-baseline   # quick
+    python bench/sweep_throughput.py --games 1 128 256 --one-process 128 256 --no-baseline \
+        --decisions 50 --out bench/results/sweep_throughput_scale.json   # many in flight
 """
 
 from __future__ import annotations
