@@ -9,12 +9,15 @@ the game's first decision on that decision's prompt, as bounded decodes it).
 
 Then the quick-start game (`bounded demo`: spire Act 1, `typed`, seed 1, 640 reply
 tokens) for `--decisions` decisions, once per entry of `--games` (`default`: the model's
-own thread count; a number: `model_options = {n_threads: N}`). Per decision: its wall
+own thread count; a number: `model_options = {n_threads: N}`; `:D` after either plays D
+decisions instead). Per decision: its wall
 time, the prompt tokens llama.cpp evaluated fresh (not served from its prefix cache) and
 the tokens it generated. A decision's token cost is its fresh tokens at the prompt rate
 plus its generated tokens at the grammar's generation rate, both measured above at the
 thread count the game ran with and at the best thread count; the ratio is the game's
-wall time over its decisions' token cost. The games' replies are compared: the same
+wall time over its decisions' token cost (with `--bracket` the rates are measured again
+after the games and the cost uses the mean of both, so that a load that changes during
+the run skews it less). The games' replies are compared: the same
 seed must give the same replies whatever the thread count.
 
 With `--profile N`, the first N decisions of the last game are played under cProfile and
@@ -250,6 +253,17 @@ def measure_rates(
     return rates
 
 
+def mean_rates(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """The rates measured before and after the games, averaged (each run kept)."""
+    merged: dict[str, Any] = {"n_threads": before["n_threads"]}
+    for key in ("prompt", "generation_free", "generation_grammar"):
+        mean = (before[key]["tokens_per_s"] + after[key]["tokens_per_s"]) / 2
+        merged[key] = {**before[key], "tokens_per_s": round(mean, 1)}
+    merged["prompt"]["each"] = before["prompt"]["each"] + after["prompt"]["each"]
+    merged["cost_index"] = round((before["cost_index"] + after["cost_index"]) / 2, 5)
+    return merged
+
+
 def first_prompt(threads: int) -> tuple[list[int], Any]:
     """The quick-start game's first prompt (token ids) and reply constraint."""
     model = LocalModel(n_threads=threads)
@@ -272,6 +286,10 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=5)
     parser.add_argument("--archive", type=Path, default=None,
                         help="archive of the last game (for `bounded export`)")  # fmt: skip
+    parser.add_argument(
+        "--bracket", action="store_true",
+        help="measure the rates again after the games; the ratios use the mean of both",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     started = provenance()
@@ -279,7 +297,7 @@ def main() -> None:
     rates = {n: measure_rates(n, args, prompt, constraint) for n in args.threads}
     for n, rate in rates.items():
         print(f"threads {n}: {rate}", flush=True)
-    games, replies, profile = [], {}, None
+    played_games, replies, profile = [], {}, None
     for index, game in enumerate(args.games):
         threads, _, played = game.partition(":")
         decisions = int(played) if played else args.decisions
@@ -290,14 +308,21 @@ def main() -> None:
             args.archive if last else None,
         )  # fmt: skip
         profile = split or profile
-        row = game_row(threads, model, recorder, rates)
-        games.append(row)
+        played_games.append((threads, model, recorder))
         replies[threads] = recorder.replies
+    before = rates
+    if args.bracket:
+        after = {n: measure_rates(n, args, prompt, constraint) for n in args.threads}
+        rates = {n: mean_rates(before[n], after[n]) for n in args.threads}
+    games = [game_row(threads, model, recorder, rates) for threads, model, recorder in played_games]
+    for row in games:
         print({k: v for k, v in row.items() if k != "per_decision"}, flush=True)
     same = [a == b for a, b in zip(*replies.values(), strict=False)] if len(replies) > 1 else []
     write_result(args.out, {
         "settings": {k: v for k, v in vars(args).items() if k not in ("out", "archive")},
         "rates": list(rates.values()),
+        **({"rates_before": list(before.values()), "rates_after": list(after.values())}
+           if args.bracket else {}),
         "games": games,
         "replies_identical_across_games": all(same) if same else None,
         "replies_compared": len(same),
