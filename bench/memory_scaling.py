@@ -4,8 +4,10 @@ Each game is played in a fresh Python process of its own (so one game's peak is 
 another's), with the scripted model (`scripted:minimal`: every reply the minimal instance
 of its reply schema), into a fresh SQLite archive as a sweep would play it (each decision
 committed with its run row and checkpoint). The process reports its peak resident set
-(`ru_maxrss`), its resident set once the game is built and before its first decision, and
-the decisions it played. A bounded contract's peak must not grow with the game: the bar is
+(`VmHWM`, the high-water mark of its own address space: `ru_maxrss` would report the
+driver's resident set instead, which a child inherits through fork and keeps across exec),
+its resident set once the game is built and before its first decision, and the decisions
+it played. A bounded contract's peak must not grow with the game: the bar is
 the peak at 100,000 decisions within 25 MB of the peak at 1,000 (`growth_mb`, against the
 smallest size), and for NetHack within 50 MB. `transcript` resends every earlier turn by
 design: its memory and its time per decision grow with the game, so it is played only up
@@ -16,8 +18,8 @@ to `--transcript-max` decisions.
         [--nethack-sizes 1000 10000] [--nethack-contract state] [--jobs 1]
 
 Warehouse games have `horizon` = size events; a NetHack game (`bounded/NetHack-v0`, the
-first legal action each turn as `scripted:minimal` picks it) runs until it ends or reaches
-its size. Writes bench/results/memory_scaling.json.
+first legal action each turn as `scripted:minimal` picks it, `max_steps` = size) runs until
+it ends or reaches its size. Writes bench/results/memory_scaling.json.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,10 +45,10 @@ WAREHOUSE_BAR_MB = 25.0
 NETHACK_BAR_MB = 50.0
 
 
-def resident_mb() -> float:
-    """This process's resident set now (VmRSS), in MB."""
+def resident_mb(field: str = "VmRSS") -> float:
+    """This process's resident set now (VmRSS) or its peak (VmHWM), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -58,7 +59,7 @@ def play_one(env: str, contract: str, size: int) -> dict[str, Any]:
     from bounded.runner.build import build_game, runner_for
     from bounded.runner.spec import GameSpec
 
-    options = {"horizon": size} if env == "warehouse" else {}
+    options = {"horizon": size} if env == "warehouse" else {"max_steps": size}
     spec = GameSpec(
         env=env, env_options=options, contract=contract, model="scripted:minimal",
         max_decisions=size,
@@ -75,7 +76,7 @@ def play_one(env: str, contract: str, size: int) -> dict[str, Any]:
         "decisions": run.decisions,
         "status": run.status,
         "built_rss_mb": round(built_mb, 1),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": round(resident_mb("VmHWM"), 1),
         "wall_s": round(time.perf_counter() - wall, 1),
         "cpu_s": round(time.process_time() - cpu, 1),
     }
@@ -155,7 +156,7 @@ def main() -> None:
         games["nethack", args.nethack_contract] = (sorted(args.nethack_sizes), NETHACK_BAR_MB)
     plays = [(env, contract, size) for (env, contract), (sizes_, _) in games.items()
              for size in sizes_]  # fmt: skip
-    plays.sort(key=lambda play: -play[2])  # the longest first, so that the run ends sooner
+    plays.sort(key=lambda play: play[2])  # the shortest first: a run stopped early has them
     rows: dict[tuple[str, str], list[dict[str, Any]]] = {game: [] for game in games}
 
     lock = threading.Lock()

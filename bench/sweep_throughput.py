@@ -1,5 +1,5 @@
 """Sweep throughput against an endpoint that answers in a fixed time: wall time against
-the ideal, and CPU per decision, at 1 to 64 games in flight.
+the ideal, CPU per decision and peak memory, at 1 to 256 games in flight.
 
 An OpenAI-compatible chat endpoint on 127.0.0.1 (a process of its own, threads, one
 reply every `--latency` seconds per request, whatever the load) serves sweeps of the
@@ -9,7 +9,9 @@ default; one game: neither), and, for comparison, the driver's process alone (`-
 --concurrency N`, `--one-process`) and worker processes alone (`--workers N`, the only way
 before `--concurrency`, `--baseline`). The ideal wall time is a game's decisions times
 the latency (every game in flight from the start); CPU is the sweep's processes' user
-and system time (the endpoint's excluded) over the decisions it played.
+and system time (the endpoint's excluded) over the decisions it played. Peak resident
+sets are each process's high-water mark (VmHWM), read from /proc while the sweep runs:
+the driver's, and the largest and median of its worker processes'.
 
 Also measured: a worker's start-up when the driver is the `bounded` command (spawn
 re-runs the command's entry script in every worker unless told not to), as wall and CPU
@@ -19,6 +21,8 @@ Writes bench/results/sweep_throughput.json.
 
     python bench/sweep_throughput.py
     python bench/sweep_throughput.py --games 32 --decisions 50 --no-baseline   # quick
+    python bench/sweep_throughput.py --games 1 128 256 --one-process 128 256 --no-baseline \
+        --decisions 50 --out bench/results/sweep_throughput_scale.json   # many in flight
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -137,16 +142,20 @@ def sweep_row(
         if concurrency > 1:
             options += ["--concurrency", str(concurrency)]
         started = time.perf_counter()
-        process = subprocess.Popen(
-            [*bounded_command(), "sweep", str(path), *options],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=environment(SOURCE),
-        )
-        _, status, usage = os.wait4(process.pid, 0)
+        log = folder / "stderr.log"
+        with log.open("wb") as errors:  # a file, not a pipe: 256 games' lines fill a pipe
+            process = subprocess.Popen(
+                [*bounded_command(), "sweep", str(path), *options],
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                env=environment(SOURCE),
+            )
+            memory = PeakMemory(process.pid)
+            _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
+        peaks = memory.stop()
         process.returncode = os.waitstatus_to_exitcode(status)
-        stderr = process.stderr.read().decode() if process.stderr else ""
+        stderr = log.read_text(errors="replace")
         if process.returncode != 0:
             raise SystemExit(f"sweep failed ({process.returncode}): {stderr[-2000:]}")
         played = decisions_played(archive)
@@ -164,7 +173,81 @@ def sweep_row(
         "ratio": round(wall / ideal, 3),
         "cpu_s": round(cpu, 2),
         "cpu_ms_per_decision": round(1000 * cpu / max(played, 1), 2),
+        **peaks,
     }
+
+
+class PeakMemory:
+    """The peak resident set (VmHWM) of a process and each of its descendants, read from
+    /proc every `interval` seconds while it runs (a process's high-water mark, so a read
+    between two samples misses nothing but a process that ends between them)."""
+
+    def __init__(self, pid: int, interval: float = 0.25) -> None:
+        self.pid, self.interval = pid, interval
+        self.peaks: dict[int, tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            for pid in [self.pid, *descendants(self.pid)]:
+                peak = high_water_mb(pid)
+                if peak is not None:
+                    role = "driver" if pid == self.pid else process_role(pid)
+                    self.peaks[pid] = (role, max(peak, self.peaks.get(pid, ("", 0.0))[1]))
+            self._stop.wait(self.interval)
+
+    def stop(self) -> dict[str, object]:
+        """The driver's peak and the workers' (each a process of the sweep's pool), MB."""
+        self._stop.set()
+        self._thread.join()
+        workers = sorted(mb for role, mb in self.peaks.values() if role == "worker")
+        driver = [mb for role, mb in self.peaks.values() if role == "driver"]
+        return {
+            "driver_peak_rss_mb": round(max(driver, default=0.0), 1),
+            "workers_seen": len(workers),
+            "worker_peak_rss_mb_max": round(workers[-1], 1) if workers else None,
+            "worker_peak_rss_mb_median": round(workers[len(workers) // 2], 1) if workers else None,
+        }
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid` (from /proc/*/stat's parent field)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def high_water_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def process_role(pid: int) -> str:
+    """`worker` for a pool process (multiprocessing's spawn entry), else `other` (its
+    resource tracker)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return "other"
+    return "worker" if b"spawn_main" in command else "other"
 
 
 def decisions_played(archive: Path) -> int:

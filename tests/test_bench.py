@@ -76,6 +76,11 @@ TINY: dict[str, Arguments] = {
     "kill_trials": lambda d, _: [
         "--trials", "1", "--games", "1", "--horizon", "3", "--out", f"{d}/out.json",
     ],
+    "embedded_speed": lambda d, _: [
+        "--decisions", "1", "--games", "1", "--threads", "1", "--reps", "1", "--prefix", "40",
+        "--chunk", "40", "--generate", "4", "--profile", "1", "--bracket",
+        "--out", f"{d}/out.json",
+    ],
     "memory_scaling": lambda d, _: [
         "--sizes", "5", "20", "--contracts", "state", "--nethack-sizes", "--out", f"{d}/out.json",
     ],

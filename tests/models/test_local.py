@@ -9,7 +9,7 @@ from bounded.contracts._reply import decision_schema, parse_decision
 from bounded.contracts.replies import TEXT_RULES, parse_decision_tag
 from bounded.core import EMBEDDED_REASONING_CHARS, Action, ConfigError, Observation
 from bounded.envs import make
-from bounded.models import make_model
+from bounded.models import local, make_model
 from bounded.models.local import (
     EMBEDDED,
     LocalModel,
@@ -99,6 +99,22 @@ def test_greedy_decoding_is_deterministic_and_reuses_the_prompt_cache(local_mode
     assert first.text == second.text
     assert second.cached_tokens >= second.prompt_tokens - 1
     assert first.prompt_tokens == second.prompt_tokens > 0
+
+
+def test_replies_are_the_same_whatever_the_thread_count():
+    messages = [{"role": "user", "content": "Name three colours and say why you like them."}]
+    replies = {
+        threads: LocalModel(n_threads=threads).complete(messages, max_tokens=48).text
+        for threads in (1, 2)
+    }
+    assert replies[1] == replies[2] != ""
+
+
+def test_default_threads_leave_the_cores_other_processes_hold(monkeypatch):
+    monkeypatch.setattr(local.os, "sched_getaffinity", lambda _: {0, 1, 2, 3}, raising=False)
+    for load, threads in ((0.2, 4), (1.4, 3), (2.6, 1), (9.0, 1)):
+        monkeypatch.setattr(local.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert local.default_threads() == threads
 
 
 def test_a_prompt_beyond_the_context_window_is_refused_cleanly():

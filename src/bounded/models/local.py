@@ -175,12 +175,27 @@ def frame_grammar(rule: TextRule, schema: JSON | None, prose_chars: int) -> str 
     return "\n".join(lines)
 
 
+def default_threads() -> int:
+    """Threads for llama.cpp: the cores this process may use that other processes leave
+    idle (the 1-minute load average), at least one.
+
+    llama.cpp's threads meet at a spinning barrier after every operation of the graph, so
+    a thread whose core another process holds stalls them all until the scheduler runs
+    it: on a shared 2-core machine at a load of about 2.5, two threads generated at 2-6
+    tokens/s and one at 36-60 (bench/embedded_speed.py). The thread count changes no
+    reply (each value is computed by one thread, in the same order)."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    cores = usable or os.cpu_count() or 1
+    return max(1, min(cores, round(cores - os.getloadavg()[0])))
+
+
 EMBED_CONTEXT = 512
 """Tokens of one text the embedding context reads (a longer text is cut)."""
 
 
 class LocalModel(ModelBase):
-    """A GGUF model run in-process by llama.cpp, on all cores."""
+    """A GGUF model run in-process by llama.cpp, on `n_threads` threads (None: the
+    idle cores at load time, `default_threads`)."""
 
     def __init__(
         self,
@@ -215,13 +230,11 @@ class LocalModel(ModelBase):
         verify(model_path, expected)
         self.path = model_path
         self.sha256 = expected or sha256_of(model_path)
-        self._llama = self._load(
-            model_path, n_ctx, n_threads or os.cpu_count() or 1, seed, chat_format
-        )
+        self._threads = n_threads or default_threads()
+        self._llama = self._load(model_path, n_ctx, self._threads, seed, chat_format)
         self._formatter = self._make_formatter(chat_format)
         self._grammars: dict[str, Any] = {}
         self.context_window: int | None = n_ctx
-        self._threads = n_threads or os.cpu_count() or 1
         self._embedder: Any = None
 
     @staticmethod
