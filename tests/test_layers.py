@@ -66,8 +66,10 @@ ALLOWED: dict[str, set[str]] = {
     },
     "agent": {"core", "contracts", "envs", "runner"},
     "importers": {"core", "archive", "version"},
-    "analysis": {"core", "env_records", "archive", "stores"},
-    "report": {"core", "archive", "analysis"},
+    "analysis": {"core", "registry", "env_records", "archive", "stores"},
+    # `bounded view` follows a sweep being written: its progress reads the sweep's stored
+    # plan (`sweeps.board`)
+    "report": {"core", "registry", "env_records", "archive", "analysis", "sweeps"},
     "attribution": {
         "core",
         "registry",

@@ -8,7 +8,9 @@ names a legal action with valid arguments.
 
 A request without one (`json` or `text` reply mode) is read as the model reads it: the legal
 actions are the last `Legal actions:` list of its messages (every contract renders them so,
-`bounded.contracts._render.render_legal`), and the reply is written in the format its
+`bounded.contracts._render.render_legal`), or, under an environment's BALROG presentation,
+which lists none, the actions its BALROG instruction prompt describes (`name: what it
+does`, one a line), and the reply is written in the format its
 closing instruction asks for (a JSON object, a `<decision>` tag, a ```json block,
 `<ACTION NAME>` tags, or one of BALROG's agents' forms).
 
@@ -31,6 +33,8 @@ PlayMode = Literal["first", "random"]
 PLAY_MODES: tuple[str, ...] = get_args(PlayMode)
 
 LEGAL_HEADER = "Legal actions:"
+BALROG_ACTIONS_HEADER = "followed by a short description of each action:"
+"""Where BALROG's instruction prompts start their list of actions."""
 KEYS = re.compile(r"with the keys ((?:\"[^\"]+\"(?:, )?)+)")
 ARGS = re.compile(r" \(args: [^)]*\)$")
 BALROG_LETTERS = re.compile(r"[^a-zA-Z\s:]")
@@ -113,11 +117,29 @@ def message_texts(body: Mapping[str, Any]) -> list[str]:
 
 
 def listed_actions(texts: Sequence[str]) -> list[Listed]:
-    """The last `Legal actions:` list of the messages (none: [])."""
+    """The last `Legal actions:` list of the messages, else the actions a BALROG
+    instruction prompt describes (none: [])."""
     for text in reversed(texts):
         at = text.rfind(LEGAL_HEADER)
         if at >= 0:
             return parse_list(text[at + len(LEGAL_HEADER) :].splitlines())
+    return balrog_actions(texts)
+
+
+def balrog_actions(texts: Sequence[str]) -> list[Listed]:
+    """The actions of a BALROG instruction prompt: `name: what it does` lines joined by
+    commas, the last ending in a full stop, after `BALROG_ACTIONS_HEADER`."""
+    for text in texts:
+        at = text.find(BALROG_ACTIONS_HEADER)
+        if at < 0:
+            continue
+        block = text[at + len(BALROG_ACTIONS_HEADER) :].strip("\n").split("\n\n")[0]
+        found = []
+        for line in block.splitlines():
+            name, colon, label = line.partition(": ")
+            if colon:
+                found.append(Listed(name.strip(), label.rstrip(",.").strip(), False))
+        return found
     return []
 
 
