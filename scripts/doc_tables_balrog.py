@@ -1,5 +1,6 @@
 """Renderers of the docs' generated tables on BALROG's environments: how soon BALROG's
-TextWorld games are ready on a fresh machine."""
+TextWorld games are ready on a fresh machine, and the embedded model's reduced BALROG
+protocol at BALROG's presentation."""
 
 from __future__ import annotations
 
@@ -31,6 +32,30 @@ def textworld_first_use(data: Data) -> str:
     return table(header, rows, "lrrrr") + f"\n{measured_under(data)}\n"
 
 
-BALROG: dict[str, Callable[..., str]] = {"textworld-first-use": textworld_first_use}
+def balrog_small_summary(data: Data) -> str:
+    """A committed summary of `experiments/balrog_small.toml`'s archive (`bounded export
+    --format summary`): one row per game, in the archive's order."""
+    rows = []
+    for run in data["runs"]:
+        decisions = run["decisions"] or 0
+        per_decision = run["prompt_tokens"] / decisions if decisions else 0
+        progression = run["outcome"].get("progression")
+        rows.append([
+            f"`{run['cell']}`", run["status"], decisions, run["model_calls"],
+            f"{per_decision:,.0f}", run["fallbacks"], run["parse_errors"],
+            f"{run['wall_s'] / 60:.1f} min",
+            "-" if progression is None else f"{100 * progression:.1f}%",
+        ])  # fmt: skip
+    header = [
+        "cell", "status", "decisions", "model calls", "prompt tokens / decision", "fallbacks",
+        "unparsed replies", "wall", "progression",
+    ]  # fmt: skip
+    return table(header, rows, "llrrrrrrr") + f"\n{measured_under(data)}\n"
+
+
+BALROG: dict[str, Callable[..., str]] = {
+    "textworld-first-use": textworld_first_use,
+    "balrog-small-summary": balrog_small_summary,
+}
 
 __all__ = ["BALROG"]
