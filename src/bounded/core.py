@@ -108,12 +108,15 @@ class Observation(BaseModel):
         return self
 
     @property
+    def kept_text(self) -> str:
+        """What a history keeps of this observation: `history_text`, else all of `text`."""
+        return self.text if self.history_text is None else self.history_text
+
+    @property
     def current_only_text(self) -> str:
-        """The part of `text` before `history_text`: shown only while the observation is
+        """The part of `text` before `kept_text`: shown only while the observation is
         current ("" where a history keeps it all)."""
-        if self.history_text is None:
-            return ""
-        return self.text[: len(self.text) - len(self.history_text)]
+        return self.text[: len(self.text) - len(self.kept_text)]
 
     def legal_action(self, action_id: str | None) -> Action | None:
         """The legal action with this id, or None (always None for the id None)."""

@@ -171,11 +171,10 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
     def observation_text(self, obs: Observation) -> str:
         """The observation's text as BALROG keeps it in its history: after an unusable
         reply, the feedback naming the default action that ran, then the text (the part a
-        history keeps: `Observation.history_text`)."""
-        kept = obs.text if obs.history_text is None else obs.history_text
+        history keeps: `Observation.kept_text`)."""
         if self.config.feedback_on_invalid_action and self._fell_back is not None:
-            return INVALID_FEEDBACK.format(action=self._fell_back) + kept
-        return kept
+            return INVALID_FEEDBACK.format(action=self._fell_back) + obs.kept_text
+        return obs.kept_text
 
     def closing(self, obs: Observation) -> str:
         """The agent's instruction that ends the current observation."""
@@ -276,8 +275,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         return str(invalid[0]) if invalid else text.strip()
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
-        kept = self._current_text or (obs.text if obs.history_text is None else obs.history_text)
-        self.events.append({"type": "observation", "text": kept})
+        self.events.append({"type": "observation", "text": self._current_text or obs.kept_text})
         if self._candidate:  # BALROG records no action its agent extracted as empty
             self.events.append(
                 {"type": "action", "action": self._candidate, "reasoning": self._reasoning}
