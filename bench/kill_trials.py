@@ -565,6 +565,10 @@ def node_trial(
     playing = lose_node(archive, driver, cluster, node, at)
     _, stderr = driver.communicate(timeout=600)
     calls = endpoint.calls - calls_before
+    left_alive = node.processes()  # a lost node's processes the kernel did not end
+    if not playing:  # never lost: its game ended first, or it played none
+        cluster.kill(node)
+        left_alive = []
     row: dict[str, object] = {
         "kill_at_decision": at,
         "node_lost": bool(playing),
@@ -572,7 +576,7 @@ def node_trial(
         "interrupted_games": len(playing),
         "sweep_status": driver.returncode,
         "sweep_error": stderr.decode().strip().splitlines()[-1:] if driver.returncode else [],
-        "orphans": len(node.processes()),
+        "orphans": len(left_alive),
         "endpoint_calls": calls,
         "re_asked": calls - 2 * games * horizon,
         **checked(archive, games, reference),
@@ -644,7 +648,8 @@ def run_cluster_trials(
     kills the driver of a sweep on a cluster. One cluster (token authentication on) for
     all the trials, started apart from the sweeps as `ray start` would. `latency_s` slows
     every call of the trials (not the reference sweep's): a dead driver's workers, which
-    Ray ends within a second or so, may otherwise finish their games first."""
+    Ray ends within a second or so, may otherwise finish their games first, and on a
+    loaded machine a game may end before the node playing it is lost."""
     endpoint = counting_endpoint()
     rows = []
     started = time.perf_counter()
