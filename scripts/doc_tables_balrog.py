@@ -1,13 +1,14 @@
-"""Renderers of the docs' generated tables on BALROG's environments: how soon BALROG's
-TextWorld games are ready on a fresh machine, and the embedded model's reduced BALROG
-protocol at BALROG's presentation."""
+"""Renderers of the docs' generated tables on BALROG's environments (how soon BALROG's
+TextWorld games are ready on a fresh machine) and of the committed summaries of the
+embedded model's reduced protocols: BALROG's, at BALROG's presentation, and the eight
+memory designs'."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from doc_format import measured_under, table
+from doc_format import count, measured_under, table
 
 Data = dict[str, Any]
 
@@ -53,7 +54,36 @@ def balrog_small_summary(data: Data) -> str:
     return table(header, rows, "llrrrrrrr") + f"\n{measured_under(data)}\n"
 
 
+def _game_result(outcome: Data) -> str:
+    """A warehouse game's correct reports, or how far a spire game got."""
+    if "reports" in outcome:
+        return f"{outcome['correct']}/{outcome['reports']} right"
+    return f"floor {outcome['floor']}, HP {outcome['hp']}/{outcome['max_hp']}"
+
+
+def memory_designs_small_summary(data: Data) -> str:
+    """A committed summary of `experiments/memory_designs_small.toml`'s archive: one row
+    per game (phases included), in the archive's order."""
+    rows = []
+    for run in data["runs"]:
+        decisions = run["decisions"] or 0
+        phase = " (phase)" if run["cell"].startswith("learn-") else ""
+        rows.append([
+            f"`{run['cell']}`{phase}", f"`{run['contract']}`", run["status"], decisions,
+            _game_result(run["outcome"]), run["model_calls"],
+            count(run["prompt_tokens"] / decisions) if decisions else "-",
+            count(run["last_prompt_tokens"]), run["fallbacks"], run["parse_errors"],
+            f"{run['wall_s']:.0f}",
+        ])  # fmt: skip
+    header = [
+        "cell", "contract", "status", "decisions", "result", "model calls",
+        "prompt tokens / decision", "last prompt", "fallbacks", "unparsed replies", "wall (s)",
+    ]  # fmt: skip
+    return table(header, rows, "lllrlrrrrrr") + f"\n{measured_under(data)}\n"
+
+
 BALROG: dict[str, Callable[..., str]] = {
+    "memory-designs-small-summary": memory_designs_small_summary,
     "textworld-first-use": textworld_first_use,
     "balrog-small-summary": balrog_small_summary,
 }
