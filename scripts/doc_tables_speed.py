@@ -152,6 +152,8 @@ def memory_scaling(data: Data) -> str:
         for row in game["rows"]:
             rows.append([
                 f"`{name}`", count(row["size"]), count(row["decisions"]), row["status"],
+                row.get("ended_by") or "-",
+                "-" if row.get("turns") is None else count(row["turns"]),
                 f"{row['built_rss_mb']:.1f}", f"{row['peak_rss_mb']:.1f}",
                 "" if "growth_mb" not in row else f"{row['growth_mb']:+.1f}",
                 f"{row['wall_s']:.0f}", f"{row['cpu_s']:.0f}", f"{row['load_average'][0]:g}",
@@ -161,6 +163,8 @@ def memory_scaling(data: Data) -> str:
         "limit",
         "decisions",
         "status",
+        "ended by",
+        "game turns",
         "RSS built MB",
         "peak RSS MB",
         "growth MB",
@@ -174,7 +178,7 @@ def memory_scaling(data: Data) -> str:
         if "within_bar" in game
     )
     done = "" if data.get("finished") else " The run was stopped before every game was played."
-    return table(header, rows, "lrrlrrrrrr") + f"\nBars: {bars}.{done} {measured_under(data)}\n"
+    return table(header, rows, "lrrllrrrrrrr") + f"\nBars: {bars}.{done} {measured_under(data)}\n"
 
 
 SPEED: dict[str, Callable[..., str]] = {

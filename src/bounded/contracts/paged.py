@@ -23,7 +23,9 @@ agent searches with a function call whose result comes back before it answers (a
   a `search` operation. A search costs a decision's call: the reply's action is set aside,
   the results (the top `search_k`) are shown after the reply, and a second call, metered
   and archived with the decision (`extra_completions`), gives the action executed. One
-  search per decision; the second call cannot search again.
+  search per decision; the second call cannot search again. The archive keeps every
+  evicted turn, so this contract's memory grows with the game by design, while its
+  prompt stays within its budgets (bench/memory_scaling.py).
 
 A search extends the decision's prompt (the one `assemble` returned, which the runner
 archives) with what the second call was sent: the reply that asked (layer `search`,

@@ -6,7 +6,9 @@ the executed action(s). Each decision's prompt holds the instructions, the top `
 chunks most similar to the current observation (layer `retrieved`, most similar first,
 each chunk only while it fits `retrieved_tokens`) and the current observation with the
 reply format (layer `observation`). No transcript: the prompt is bounded by
-|instructions| + `retrieved_tokens` + |observation| whatever the game's length.
+|instructions| + `retrieved_tokens` + |observation| whatever the game's length. The index
+is not: it holds a chunk of every decision, so this contract's memory (and its scoring
+time per decision) grows with the game by design (bench/memory_scaling.py).
 
 Similarity (`similarity`): `bm25` ranks chunks by BM25 on their text
 (`bounded.contracts._search`); `embedding` by cosine of embeddings, which needs a model
