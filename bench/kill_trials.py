@@ -565,8 +565,9 @@ def node_trial(
     playing = lose_node(archive, driver, cluster, node, at)
     _, stderr = driver.communicate(timeout=600)
     calls = endpoint.calls - calls_before
-    left_alive = node.processes()  # a lost node's processes the kernel did not end
-    if not playing:  # never lost: its game ended first, or it played none
+    if playing:
+        left_alive = node.processes()  # a lost node's processes the kernel did not end
+    else:  # never lost: its game ended first, or it played none
         cluster.kill(node)
         left_alive = []
     row: dict[str, object] = {

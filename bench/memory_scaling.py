@@ -86,33 +86,42 @@ def preferring(schema: Any, word: str) -> Any:
     return shaped
 
 
-def waiting_player() -> Any:
-    """A scripted model that keeps a NetHack game going to BALROG's step limit while
-    letting game time pass slowly. Every reply is the minimal instance of its reply schema
-    with one action chosen: `look` (no game time) until `WAIT_EVERY` decisions have passed
-    without the turn counter (`T:` on the status line) moving, then `search` until it
-    moves; hungry, it prays (answering `y`) if `PRAYER_TURNS` turns have passed since its
-    last prayer, which feeds a character whose prayer timeout has run out. It plays
-    nothing: monsters that come find it standing still."""
-    from bounded.models.scripted import ScriptedModel, minimal_instance
+class WaitingPlayer:
+    """The reply function of a scripted model that keeps a NetHack game going to BALROG's
+    step limit while letting game time pass slowly. Every reply is the minimal instance of
+    its reply schema with one action chosen: `look` (no game time) until `WAIT_EVERY`
+    decisions have passed without the turn counter (`T:` on the status line) moving, then
+    `search` until it moves; hungry, it prays (answering `y`) if `PRAYER_TURNS` turns have
+    passed since its last prayer, which feeds a character whose prayer timeout has run
+    out. It plays nothing: monsters that come find it standing still."""
 
-    seen: dict[str, Any] = {"turn": "", "still": 0, "prayed_at": -PRAYER_TURNS}
+    def __init__(self) -> None:
+        self.turn = ""
+        self.still = 0
+        self.prayed_at = -PRAYER_TURNS
 
-    def reply(messages: Any, constraint: Any) -> Any:
+    def __call__(self, messages: Any, constraint: Any) -> Any:
+        from bounded.models.scripted import minimal_instance
+
         text = messages[-1]["content"] if messages else ""
         turns = TURN.findall(text)
         turn = turns[-1] if turns else ""
-        seen["still"] = 0 if turn != seen["turn"] else int(seen["still"]) + 1
-        seen["turn"] = turn
+        self.still = self.still + 1 if turn == self.turn else 0
+        self.turn = turn
         if "want to pray?" in text:
             word = "y"
-        elif hungry(text) and int(turn or 0) - seen["prayed_at"] >= PRAYER_TURNS:
-            word, seen["prayed_at"] = "pray", int(turn or 0)
+        elif hungry(text) and int(turn or 0) - self.prayed_at >= PRAYER_TURNS:
+            word, self.prayed_at = "pray", int(turn or 0)
         else:
-            word = "search" if int(seen["still"]) >= WAIT_EVERY else "look"
+            word = "search" if self.still >= WAIT_EVERY else "look"
         return minimal_instance(preferring(constraint or {}, word))
 
-    return ScriptedModel(reply, id="scripted:waiting")
+
+def waiting_player() -> Any:
+    """A scripted model playing `WaitingPlayer`."""
+    from bounded.models.scripted import ScriptedModel
+
+    return ScriptedModel(WaitingPlayer(), id="scripted:waiting")
 
 
 def play_one(env: str, contract: str, size: int, player: str) -> dict[str, Any]:
