@@ -161,3 +161,27 @@ def test_elsewhere_the_cells_are_plain_lines_at_most_every_interval():
         "cost 0.0000 (unpriced: openai:m)",
     ]
     assert "live (all cells): 1/4 games, 0 failed, 0 playing" in out.getvalue()
+
+
+def test_many_slots_show_no_line_each_and_a_log_is_not_redrawn():
+    out = io.StringIO()
+    display = SweepProgress(Console(file=out, width=150))
+    games = crafter_games()
+    display.planned(SweepBoard.planned(games, SweepPrices()))
+    display.begin(planned=4, skipped=0, workers=128)
+    assert display.progress.live.auto_refresh is False  # a log: drawn at the end only
+    display.started(127, games[0])
+    display.finished(127, ended(games[0], "completed", 300, 20))
+    display.end()
+    shown = out.getvalue()
+    assert "worker" not in shown
+    assert "1/4" in shown
+    assert "typed.crafter: 1/2 games, 0 failed, 0 playing" in shown
+
+
+def test_a_few_slots_on_a_terminal_are_redrawn_a_line_each():
+    display = SweepProgress(Console(file=io.StringIO(), width=150, force_terminal=True))
+    display.begin(planned=4, skipped=0, workers=2)
+    assert display.progress.live.auto_refresh is True
+    assert len(display.workers) == 2
+    display.end()

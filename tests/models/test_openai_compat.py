@@ -11,11 +11,13 @@ from bounded.contracts import make_contract
 from bounded.contracts._reply import parse_decision
 from bounded.core import Action, ConfigError, Observation, approx_tokens
 from bounded.models import make_model
+from bounded.models._http import tls_context
 from bounded.models.openai_compat import (
     EndpointError,
     OpenAICompatModel,
     RetryPolicy,
     environment_proxy,
+    shared_http_client,
 )
 from bounded.testing import episode
 
@@ -299,3 +301,17 @@ def test_missing_key_without_base_url_is_a_config_error(monkeypatch):
         make_model("openai:some-model")
     with pytest.raises(ConfigError, match="unknown model"):
         make_model("anthropic:x")
+
+
+def test_the_models_of_a_process_share_one_http_client_per_proxy(monkeypatch):
+    """Building the SDK's HTTP client loads the CA certificates; a sweep's games each
+    build a model, so they share one client (and one TLS context for the chat path)."""
+    first = OpenAICompatModel("m", base_url="http://127.0.0.1:9/v1")
+    second = OpenAICompatModel("n", base_url="http://127.0.0.1:10/v1")
+    assert first.client._client is second.client._client
+    assert str(first.client.base_url) != str(second.client.base_url)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    proxied = OpenAICompatModel("m", base_url="https://api.example.com/v1")
+    assert proxied.client._client is not first.client._client
+    assert shared_http_client("http://proxy.internal:3128") is proxied.client._client
+    assert tls_context() is tls_context()
