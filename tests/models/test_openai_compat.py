@@ -3,6 +3,7 @@ fault-injecting server of `conftest.py`: every fault ends within the call's dead
 the attempts the policy allows."""
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import openai
 import pytest
@@ -133,6 +134,28 @@ def test_retries_stop_after_the_configured_attempts(fault_server):
     assert isinstance(error.__cause__, openai.InternalServerError)
     assert "\n" not in str(error)
     assert s.attempts == 3 and elapsed < MARGIN_S
+
+
+def test_a_replaced_policy_is_the_one_retried_under(fault_server):
+    """The preflight probe replaces a model's policy; the next call runs under it."""
+    s = fault_server
+    s.play(then=s.status(500))
+    model = endpoint(s, attempts=4)
+    model.retry = model.retry.model_copy(update={"attempts": 2})
+    error, _ = timed(model)
+    assert isinstance(error, EndpointError) and "after 2 attempts" in str(error)
+    assert s.attempts == 2
+
+
+def test_calls_in_threads_each_keep_their_own_attempts(fault_server):
+    """One `Retrying` serves the model's calls in every thread."""
+    s = fault_server
+    s.play(s.status(500), s.status(500))
+    model = endpoint(s, attempts=3)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: timed(model)[0], range(4)))
+    assert all(not isinstance(result, EndpointError) for result in results)
+    assert s.attempts == 6  # two retried calls (one 500 each) and two good ones
 
 
 def test_a_connection_reset_is_retried(fault_server):

@@ -364,15 +364,25 @@ class WaitPolicy(wait_base):
 
 
 class StopAtDeadline(stop_base):
-    """Stop when the coming wait would end at or past the call's deadline (so a
-    `Retry-After` longer than the time left ends the call at once)."""
-
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline
+    """Stop when the coming wait would end at or past the call's deadline, the attempt's
+    `deadline` argument (so a `Retry-After` longer than the time left ends the call at
+    once)."""
 
     def __call__(self, retry_state: RetryCallState) -> bool:
         upcoming = getattr(retry_state, "upcoming_sleep", 0.0)  # tenacity < 8.3 has none
-        return time.monotonic() + upcoming >= self.deadline
+        return time.monotonic() + upcoming >= retry_state.kwargs["deadline"]
+
+
+def retrying_for(policy: RetryPolicy) -> Retrying:
+    """`policy` as tenacity runs it. One `Retrying` serves every call and thread (tenacity
+    keeps a call's state per thread), so that a call does not build its own: that was a
+    tenth of the client's CPU per call."""
+    return Retrying(
+        retry=retry_if_exception(is_transient),
+        stop=stop_after_attempt(policy.attempts) | StopAtDeadline(),
+        wait=WaitPolicy(policy),
+        reraise=True,
+    )
 
 
 # -- tokens ------------------------------------------------------------------------------
@@ -448,6 +458,8 @@ class OpenAICompatModel(ModelBase):
         self.model = model
         self.schema_mode: SchemaMode = schema_mode
         self.retry = retry_policy(retry)
+        self._retrying = (self.retry, retrying_for(self.retry))
+        """The policy and its `Retrying`, rebuilt when `retry` is replaced."""
         self.run_deadline_s = self.retry.run_deadline_s
         """Model time a run may spend with this model (the runner enforces it)."""
         self.attempts_made = 0
@@ -581,13 +593,9 @@ class OpenAICompatModel(ModelBase):
     ) -> Any:
         """One request under the retry policy, every attempt and wait ending by `deadline`."""
         self._sent_format = format_name(params)
-        retrying = Retrying(
-            retry=retry_if_exception(is_transient),
-            stop=stop_after_attempt(self.retry.attempts) | StopAtDeadline(deadline),
-            wait=WaitPolicy(self.retry),
-            reraise=True,
-        )
-        return retrying(self._attempt, messages, params, deadline)
+        if self._retrying[0] is not self.retry:  # the policy was replaced (the preflight's)
+            self._retrying = (self.retry, retrying_for(self.retry))
+        return self._retrying[1](self._attempt, messages, params, deadline=deadline)
 
     def _attempt(
         self, messages: list[dict[str, str]], params: dict[str, Any], deadline: float
