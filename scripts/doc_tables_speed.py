@@ -146,6 +146,25 @@ def sweep_scale(data: Data) -> str:
     )
 
 
+def endpoint_client(data: Data) -> str:
+    cpu = data["cpu_us_per_call"]
+    plain = cpu["plain"]
+    names = {
+        "model": "`openai:` model (`OpenAICompatModel.complete`), now",
+        "sdk": "the OpenAI SDK's `chat.completions.create` (the path `complete` took before)",
+        "plain": "plain `http.client` POST on a kept-alive connection, `json.loads` of the reply",
+    }
+    rows = [
+        [names[key], f"{count(round(cpu[key]))} µs", f"{cpu[key] / plain:.2f}x"]
+        for key in ("model", "sdk", "plain")
+    ]
+    return (
+        table(["client", "CPU per call", "vs plain POST"], rows, "lrr")
+        + f"\nMedian of {data['rounds']} rounds of {data['calls_per_round']} calls, a "
+        f"{count(data['request_bytes'])}-byte request. {measured_under(data)}\n"
+    )
+
+
 def memory_scaling(data: Data) -> str:
     rows = []
     for name, game in data["games"].items():
@@ -187,6 +206,7 @@ SPEED: dict[str, Callable[..., str]] = {
     "embedded-profile": embedded_profile,
     "quickstart-summary": quickstart_summary,
     "sweep-scale": sweep_scale,
+    "endpoint-client": endpoint_client,
     "memory-scaling": memory_scaling,
 }
 """Region name -> its renderer."""
