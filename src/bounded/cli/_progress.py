@@ -78,7 +78,7 @@ class SweepProgress(SweepEvents):
         self.workers = [
             self.progress.add_task(f"worker {i + 1}: idle", total=share) for i in range(shown)
         ]
-        self.played = [0] * workers
+        self.played = [0] * len(self.workers)
         if self.console.is_terminal and self.board is not None:
             self.live = Live(Group(self.progress, CellTable(self.board)), console=self.console)
             self.live.start()
@@ -128,9 +128,9 @@ class SweepProgress(SweepEvents):
         if spend:
             self.progress.update(self.total, description=f"all games, {spend}")
         self.progress.advance(self.total)
-        self.played[slot] += 1
         if not self.workers:
             return
+        self.played[slot] += 1
         status = "" if result.run.status == "completed" else f" ({result.run.status})"
         task = self.workers[slot]
         share = self.progress.tasks[task].total or 0

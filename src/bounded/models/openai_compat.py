@@ -458,8 +458,6 @@ class OpenAICompatModel(ModelBase):
         self.model = model
         self.schema_mode: SchemaMode = schema_mode
         self.retry = retry_policy(retry)
-        self._retrying = (self.retry, retrying_for(self.retry))
-        """The policy and its `Retrying`, rebuilt when `retry` is replaced."""
         self.run_deadline_s = self.retry.run_deadline_s
         """Model time a run may spend with this model (the runner enforces it)."""
         self.attempts_made = 0
@@ -473,6 +471,17 @@ class OpenAICompatModel(ModelBase):
         """The model `/v1/embeddings` is asked for (`embed`); None: this model cannot embed."""
         self._sent_format = "none"
         """The response format of the request in progress (`format_name`)."""
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy of every call; replacing it (the preflight probe does) replaces
+        the `Retrying` the calls run under."""
+        return self._retry
+
+    @retry.setter
+    def retry(self, policy: RetryPolicy) -> None:
+        self._retry = policy
+        self._retrying = retrying_for(policy)
 
     @property
     def embed(self) -> Callable[[list[str]], Embeddings]:
@@ -593,9 +602,7 @@ class OpenAICompatModel(ModelBase):
     ) -> Any:
         """One request under the retry policy, every attempt and wait ending by `deadline`."""
         self._sent_format = format_name(params)
-        if self._retrying[0] is not self.retry:  # the policy was replaced (the preflight's)
-            self._retrying = (self.retry, retrying_for(self.retry))
-        return self._retrying[1](self._attempt, messages, params, deadline=deadline)
+        return self._retrying(self._attempt, messages, params, deadline=deadline)
 
     def _attempt(
         self, messages: list[dict[str, str]], params: dict[str, Any], deadline: float
