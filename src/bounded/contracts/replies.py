@@ -42,6 +42,7 @@ from bounded.contracts import cos_reply
 from bounded.contracts._render import reply_format
 from bounded.contracts._reply import (
     _DECODER,
+    INVALID_KEY,
     MAX_JSON_DEPTH,
     NotLegalError,
     clip,
@@ -188,6 +189,8 @@ def _with_prose(decision: Decision, reply: JSON, prose: str) -> Decision:
 
 
 MISSING_REASONING = "the decision's JSON has no reasoning, which the decision tag requires"
+"""A tag whose JSON lacks the `reasoning` string the reply schema requires (an empty string
+is one: the schema's `required`, as a constrained decoder also reads it)."""
 
 
 def _tag_decision(
@@ -196,9 +199,9 @@ def _tag_decision(
     """One decision tag's content read as the decision (its JSON object)."""
     decision, reply = parse_decision(body, obs)
     reasoning = reply.get("reasoning")
-    if reasoning_required and reply and not (isinstance(reasoning, str) and reasoning.strip()):
-        decision.actions = []
-        decision.parse_error = decision.parse_error or MISSING_REASONING
+    if reasoning_required and reply and not isinstance(reasoning, str):
+        decision.actions, decision.parse_error = [], MISSING_REASONING
+        decision.extra.pop(INVALID_KEY, None)  # the reply is not read: it names nothing
     return decision, reply
 
 
