@@ -130,7 +130,7 @@ def test_several_tags_are_counted_and_an_illegal_answer_is_an_invalid_action():
 
 
 def test_typed_requires_the_reasoning_its_schema_asks_for(tmp_path):
-    bare = '<decision>{"action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}</decision>'
+    bare = f"<decision>{json.dumps({'action': {'id': 'report', 'args': ARGS}})}</decision>"
     _run, decisions, _ = play(
         tmp_path, make("warehouse", horizon=2), "typed", [bare, TAGGED + EXAMPLE_NOTE],
         reply="text",
