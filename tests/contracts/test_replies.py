@@ -169,7 +169,7 @@ def block(**reply: object) -> str:
 
 
 ANSWER = {"state_patch": {"stored": 1}, "action": {"id": "turn left"}}
-NO_BLOCK = "reply holds no JSON block with state_patch, action"
+NO_BLOCK = "reply holds no JSON block (an object with state_patch, action or actions)"
 
 
 @pytest.mark.parametrize(

@@ -234,6 +234,7 @@ def parse_decision_tag(
 
 BLOCK_KEYS = ("state_patch", "action", "actions")
 """What marks a reply's JSON block: it carries a state patch or the action(s)."""
+NO_JSON_BLOCK = "reply holds no JSON block (an object with state_patch, action or actions)"
 
 
 def json_objects(text: str) -> list[tuple[JSON, int]]:
@@ -270,8 +271,7 @@ def parse_json_block(text: str, obs: Observation) -> tuple[Decision, JSON]:
     clean, replaced = scrub(text)
     found = last_json_object(clean)
     if found is None:
-        problem = "reply holds no JSON block with " + ", ".join(BLOCK_KEYS[:2])
-        decision = Decision(parse_error=problem)
+        decision = Decision(parse_error=NO_JSON_BLOCK)
         note_scrubbed(decision, replaced)
         return decision, {}
     value, start = found
