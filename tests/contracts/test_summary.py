@@ -282,3 +282,32 @@ def test_summary_plays_craft_with_the_embedded_model() -> None:
     first = runner.trajectory[0]
     assert first.parse_error is None, first.completion
     assert first.info["decisions"]
+
+
+# -- issue 51's replies, read as CoS's extractor reads them (tests/contracts/test_cos_reply.py) --
+
+ISSUE_REPLIES = [
+    "Analysis: last step we did <BUILD PYLON>.\nSuggestions: keep producing with <TRAIN PROBE> "
+    "and consider <BUILD GATEWAY> later.\nDecisions:\n1. <CHRONOBOOST NEXUS>\n"
+    "2. <BUILD ASSIMILATOR>\n3. <TRAIN PROBE>",
+    "Decisions:\n1. <train probe>\n2. <build pylon>\n3. <train zealot>",
+    "I will outline each action with <ACTION NAME>.\n"
+    "Decisions: <TRAIN PROBE> <BUILD PYLON> <TRAIN ZEALOT>",
+    "Our supply is <5 of 15>. Decisions: <TRAIN PROBE>",
+]
+
+
+@pytest.mark.parametrize("text", ISSUE_REPLIES)
+def test_issue_51s_replies_queue_nothing_and_play_the_empty_action(text: str) -> None:
+    """None of the four has an item CoS's rule reads (`N: <NAME>`), so the reference queues
+    its empty action: no prose tag is queued and nothing is an invalid action."""
+    contract = SummaryContract(interval=2, decisions=3)
+    contract.reset(episode(empty_action=EMPTY))
+    obs = observation(0)
+    contract.propose(obs)
+    decision = contract.parse(Completion(text=text), obs)
+    assert [a.id for a in decision.actions] == [EMPTY] and list(contract.queue) == []
+    assert decision.parse_error == (
+        "the Decisions: section holds no numbered decision (0: <ACTION NAME>)"
+    )
+    assert "invalid_actions" not in decision.extra

@@ -110,7 +110,8 @@ class ConfiguredContract(ContractBase, Generic[ConfigT]):
         """The decision a reply holds, read in the mode in force, and the reply object the
         read decoded ({} for none). A decision tag must hold the reasoning where the
         reply schema requires one (AgenticSTS, Appendix E.1)."""
-        required = self.reply_schema(obs).get("required", [])
+        tagged = self.reply_mode == "text" and self.reply_rule == "decision-tag"
+        required = self.reply_schema(obs).get("required", []) if tagged else []
         return parse_reply(
             completion.text, obs, self.reply_mode, self.reply_rule,
             reasoning_required="reasoning" in required,
