@@ -3,8 +3,8 @@
 The reference is the Chain-of-Summarization agent of TextStarCraft II (Ma et al. 2024,
 github histmeisah/Large-Language-Models-play-StarCraftII at 5e9b425): the function
 `extract_actions_from_text` and the class `ActionExtractor` of `utils/action_extractor.py`,
-which every agent of that repository imports (`agent/chatgpt_agent.py`, and at its newest
-commit the GPT-4, Claude, Gemini, GLM-4, Llama 2 and Qwen agents). Its rule:
+which its agents import (`agent/chatgpt_agent.py` at 5e9b425; at its newest commit the
+ChatGPT, GPT-4, Claude 2, Gemini, GLM-4, Llama 2 and Qwen agents, among others). Its rule:
 
 1. The decisions are read from the text after the first `Decisions:` (that exact spelling,
    colon included); a reply without one has no decisions, and the reference queues its
@@ -29,8 +29,8 @@ searches the whole dictionary, so an action not executable now is tried and fail
 Each near miss is recorded with what it was read as (`Decision.extra["near_misses"]`).
 
 `utils/action_extractor_v2.py` of the same commit differs only in step 2: it reads
-`Action: <NAME>` items (the format of the `Reason:` / `Action:` prompt of
-`prompt/new_prompt_textsc2.py`, used by one experimental agent).
+`Action: <NAME>` items (the form `prompt/new_prompt_textsc2.py` asks for); one agent,
+`agent/gpt_level1_llm_version.py`, imports it.
 """
 
 from __future__ import annotations
