@@ -228,9 +228,11 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
     def _command(self, action: Action) -> str:
         if action.id == FREE_TEXT:
             text = action.args.get("text")
+            if isinstance(text, str) and self.balrog:  # BALROG types any string, "" too
+                return text
             if not isinstance(text, str) or not text.strip():
                 raise IllegalActionError("free text needs a non-empty `text` argument")
-            return text if self.balrog else " ".join(text.split())
+            return " ".join(text.split())
         if self.balrog:  # BALROG types any string it is given
             return action.id
         if action.id == HELP or action.id in self._admissible():
