@@ -248,7 +248,8 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         """The indices of the past observations whose text is shown: the newest
         `max_text_history - 1` (the current observation is the newest of BALROG's count)."""
         observations = [i for i, event in enumerate(past) if event["type"] == "observation"]
-        return set(observations[len(observations) - (self.config.max_text_history - 1) :])
+        hidden = max(0, len(observations) - (self.config.max_text_history - 1))
+        return set(observations[hidden:])
 
     def _plans(self, past: list[Event]) -> set[int]:
         """The indices of the newest `max_cot_history` actions resent with their reasoning."""
