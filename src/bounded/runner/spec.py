@@ -161,14 +161,14 @@ def make_spec(**fields: Any) -> GameSpec:
 
 __all__ = [
     "DEFAULT_CONTRACT",
-    "SeedDraw",
-    "balrog_seeds",
     "DEFAULT_MAX_DECISIONS",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_MODEL",
     "DEFAULT_SEED",
     "GameKey",
     "GameSpec",
+    "SeedDraw",
+    "balrog_seeds",
     "check_no_duplicates",
     "duplicates_of",
     "make_spec",

@@ -31,12 +31,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import gymnasium
-from omegaconf import OmegaConf
-
 import balrog.evaluator as evaluator_module
+import gymnasium
 from balrog.agents import AgentFactory
 from balrog.environments.env_wrapper import EnvWrapper
+from omegaconf import OmegaConf
 
 HERE = Path(__file__).parent
 TASK = "BabyAI-MixedTrainLocal-v0/goto"
@@ -116,7 +115,8 @@ REPLIES: dict[str, list[str]] = {
 
 
 def recorded_episode() -> dict[str, Any]:
-    episodes = json.loads(gzip.decompress((HERE.parent / "babyai" / "episodes.json.gz").read_bytes()))
+    recorded = (HERE.parent / "babyai" / "episodes.json.gz").read_bytes()
+    episodes = json.loads(gzip.decompress(recorded))
     return next(e for e in episodes if e["task"] == TASK and e["seed"] == SEED)
 
 
@@ -136,15 +136,16 @@ class ReplayedBabyAI(gymnasium.Env):
                 "short_term_context": record["short_term_context"]}  # fmt: skip
         return {"text": text, "image": None, "mission": self.episode["mission"]}
 
-    def reset(self, *, seed=None, options=None):  # noqa: ANN001 - gymnasium's signature
+    def reset(self, *, seed=None, options=None):
         self.played = []
         return self._obs(self.episode["reset"]), {}
 
-    def step(self, action):  # noqa: ANN001
+    def step(self, action):
         index = len(self.played)
         step = self.episode["steps"][index]
         if action != step["played"]:
-            raise AssertionError(f"step {index}: BALROG ran {action!r}, the recording {step['played']!r}")
+            wanted = step["played"]
+            raise AssertionError(f"step {index}: BALROG ran {action!r}, the recording {wanted!r}")
         self.played.append(action)
         return self._obs(step), step["reward"], step["terminated"], step["truncated"], {}
 
@@ -153,7 +154,7 @@ class ReplayedBabyAI(gymnasium.Env):
 
 
 class RecordedEnv(EnvWrapper):
-    def get_instruction_prompt(self, instructions=None):  # noqa: ANN001
+    def get_instruction_prompt(self, instructions=None):
         return self.env.episode["instruction"]
 
 
@@ -165,7 +166,7 @@ class ScriptedSDK:
         self.requests: list[list[dict[str, str]]] = []
         self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
 
-    def create(self, *, messages, model, max_tokens, temperature=None):  # noqa: ANN001
+    def create(self, *, messages, model, max_tokens, temperature=None):
         sent = [{"role": m["role"], "content": "".join(p["text"] for p in m["content"])}
                 for m in messages]  # fmt: skip
         self.requests.append(copy.deepcopy(sent))
