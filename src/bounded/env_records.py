@@ -255,6 +255,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             TaskOption("settings", dict[str, Any]),
             TaskOption("presentation", str),
             TaskOption("pool", str),
+            TaskOption("game_choice", str),
         ),
     ),
     _env(
