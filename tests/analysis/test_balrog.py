@@ -227,7 +227,7 @@ def test_episode_files_carry_balrogs_per_action_fields_and_the_envs_stats(two_mo
                              "--model", "model-b"])  # fmt: skip
     assert not (out / "x" / "model-a").exists()
     babyai = out / "x" / "model-b" / "babyai"
-    episode = json.loads(sorted(babyai.glob("*/*_run_00.json"))[0].read_text())
+    episode = json.loads(sorted(babyai.rglob("*_run_00.json"))[0].read_text())
     frequency = episode["action_frequency"]
     assert sum(frequency.values()) == episode["num_steps"] and frequency["go forward"] >= 1
     assert episode["failed_candidates"] == ["fly"]

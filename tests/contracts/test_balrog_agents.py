@@ -20,8 +20,11 @@ from typing import Any
 
 import pytest
 
+from typer.testing import CliRunner
+
 import bounded
 from bounded.archive import Archive
+from bounded.cli import app
 from bounded.runner import GameSpec
 from bounded.testing.endpoint import Endpoint
 
@@ -37,7 +40,8 @@ PRESETS = {
 
 
 def played(agent: str, tmp_path: Path) -> tuple[list[list[dict[str, str]]], list[Any], Any]:
-    """The chat requests, decisions and run of a bounded game of `agent` on BALROG's replies."""
+    """The chat requests, decisions and run of a bounded game of `agent` on BALROG's replies
+    (archived in `tmp_path / "a.sqlite"`)."""
     record = RECORDED["agents"][agent]
     task = RECORDED["task"].split("/")[1]
     with Endpoint() as endpoint, Archive(tmp_path / "a.sqlite") as archive:
@@ -54,12 +58,13 @@ def played(agent: str, tmp_path: Path) -> tuple[list[list[dict[str, str]]], list
 @pytest.fixture(scope="module", params=list(PRESETS))
 def game(request, tmp_path_factory):
     agent = request.param
-    bodies, decisions, run = played(agent, tmp_path_factory.mktemp(agent))
-    return RECORDED["agents"][agent], bodies, decisions, run
+    folder = tmp_path_factory.mktemp(agent)
+    bodies, decisions, run = played(agent, folder)
+    return RECORDED["agents"][agent], bodies, decisions, run, folder / "a.sqlite"
 
 
 def test_every_request_holds_the_messages_balrog_sends(game) -> None:
-    record, bodies, _, _ = game
+    record, bodies, *_ = game
     sent = [[{"role": m["role"], "content": m["content"]} for m in b["messages"]] for b in bodies]
     assert len(sent) == len(record["requests"]) == RECORDED["steps"]
     for step, (ours, balrogs) in enumerate(zip(sent, record["requests"], strict=True)):
@@ -67,17 +72,46 @@ def test_every_request_holds_the_messages_balrog_sends(game) -> None:
 
 
 def test_every_reply_executes_the_action_balrog_executes(game) -> None:
-    record, _, decisions, _ = game
+    record, _, decisions, *_ = game
     assert [d.actions[0].id for d in decisions] == record["played"]
     failed = [c for d in decisions for c in d.info.get("invalid_actions", [])]
     assert failed == record["episode_file"]["failed_candidates"]
 
 
 def test_no_request_carries_a_sampling_seed_as_balrogs_client_sends_none(game) -> None:
-    _, bodies, _, run = game
+    _, bodies, _, run, _ = game
     assert not any("seed" in body for body in bodies)
     assert run.model_params["sampling_seed"] is None
     client = RECORDED["agents"]["naive"]["episode_file"]["client"]["generate_kwargs"]
     assert {(b["temperature"], b["max_tokens"]) for b in bodies} == {
         (client["temperature"], client["max_tokens"])
+    }
+
+
+def test_the_exported_episode_file_is_where_and_what_balrog_writes(game, tmp_path) -> None:
+    """`bounded export --format balrog` writes the game's file at the path BALROG's
+    evaluator wrote it (so BALROG's resume finds it), with BALROG's fields: its agent type,
+    its client's keys, the executed actions' counts, the failed candidates, and no `done`
+    for a game cut by the step budget."""
+    record, _, _, run, archive = game
+    out = tmp_path / "results"
+    written = CliRunner().invoke(app, ["export", str(archive), "--format", "balrog", "-o",
+                                       str(out)])  # fmt: skip
+    assert written.exit_code == 0, written.output
+    folder = out / run.tag / "openai_m"
+    path = folder / record["episode_path"]
+    assert path.exists(), sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+    ours, balrogs = json.loads(path.read_text()), record["episode_file"]
+    assert set(balrogs) <= set(ours) and "done" not in ours
+    same = ("task", "action_frequency", "failed_candidates", "num_steps", "seed", "mission",
+            "episode_return", "progression")  # fmt: skip
+    assert {k: ours[k] for k in same} == {k: balrogs[k] for k in same}
+    assert ours["agent"]["type"] == balrogs["agent"]["type"]
+    assert ours["agent"]["max_text_history"] == balrogs["agent"]["max_text_history"]
+    assert set(balrogs["client"]) - set(ours["client"]) <= {
+        "timeout", "max_retries", "delay", "alternate_roles"
+    }
+    assert (ours["client"]["client_name"], ours["client"]["model_id"]) == ("openai", "m")
+    assert ours["client"]["generate_kwargs"] == {
+        k: v for k, v in balrogs["client"]["generate_kwargs"].items() if v is not None
     }
