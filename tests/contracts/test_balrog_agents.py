@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from typer.testing import CliRunner
 
 import bounded
@@ -109,7 +108,10 @@ def test_the_exported_episode_file_is_where_and_what_balrog_writes(game, tmp_pat
     assert ours["agent"]["type"] == balrogs["agent"]["type"]
     assert ours["agent"]["max_text_history"] == balrogs["agent"]["max_text_history"]
     assert set(balrogs["client"]) - set(ours["client"]) <= {
-        "timeout", "max_retries", "delay", "alternate_roles"
+        "timeout",
+        "max_retries",
+        "delay",
+        "alternate_roles",
     }
     assert (ours["client"]["client_name"], ours["client"]["model_id"]) == ("openai", "m")
     assert ours["client"]["generate_kwargs"] == {
