@@ -19,6 +19,8 @@ from bounded.analysis.balrog import (
     AgentKey,
     agent_summary,
     balrog_summary,
+    balrog_table_rows,
+    episode_log,
     mean_and_error,
     write_results,
 )
@@ -262,3 +264,24 @@ def test_an_archive_holding_a_game_twice_is_refused(tmp_path) -> None:
     ):
         shown = CliRunner().invoke(app, command)
         assert shown.exit_code != 0 and "duplicate games" in str(shown.exception)
+
+
+def test_the_table_and_the_episode_files_name_the_seed_draw() -> None:
+    paired = run("bounded/Crafter-v0", 0.5, tag="p")
+    drawn = run("bounded/Crafter-v0", 0.5, tag="d").model_copy(
+        update={"spec": {"seed_draw": "balrog"}}
+    )
+    header, *rows = balrog_table_rows(balrog_summary([paired, drawn]))
+    assert header[:4] == ["agent", "model", "experiment", "seeds"]
+    assert {row[0]: row[3] for row in rows} == {"p": "paired", "d": "balrog"}
+    assert episode_log(drawn, 0, [])["seed_draw"] == "balrog"
+
+
+def test_an_episode_file_is_done_only_where_the_environment_ended_the_game() -> None:
+    """BALROG's evaluator sets `done` when the environment terminates or truncates the
+    game, and writes no `done` for a game its step budget cut."""
+    ended = run("bounded/Crafter-v0", 0.5, tag="e")
+    ended = ended.model_copy(update={"outcome": {**ended.outcome, "ended_by": "death"}})
+    cut = ended.model_copy(update={"outcome": {**ended.outcome, "ended_by": "decision-limit"}})
+    assert episode_log(ended, 0, [])["done"] is True
+    assert "done" not in episode_log(cut, 0, [])

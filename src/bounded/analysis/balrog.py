@@ -403,6 +403,7 @@ __all__ = [
     "balrog_tasks",
     "client_config",
     "env_summary",
+    "episode_log",
     "mean_and_error",
     "run_task",
     "seed_draw",
