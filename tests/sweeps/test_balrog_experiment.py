@@ -31,10 +31,10 @@ def test_every_cell_plays_balrogs_presentation_so_every_agent_sees_the_same_game
 
 
 def balrog_draw(cells: dict[str, dict[str, object]], games: int | None = 3) -> list:
+    defaults = {"env": "babyai", "model": "scripted", "contract": "balrog-naive"}
     data = {
         "experiment": {"name": "draw"},
-        "defaults": {"env": "babyai", "model": "scripted", "contract": "balrog-naive",
-                     **({"games": games} if games else {})},  # fmt: skip
+        "defaults": {**defaults, **({"games": games} if games else {})},
         "cells": [{"tag": tag, **settings} for tag, settings in cells.items()],
     }
     return parse_experiment(data).plan()
