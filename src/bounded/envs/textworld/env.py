@@ -10,8 +10,9 @@ type anything).
 `presentation="balrog"` shows what BALROG shows instead: BALROG's instruction prompt, the
 game's answer alone with the objective split out of it (`TextWorldWrapper.filter_objective`),
 `free text` as the only listed action (BALROG's `language_action_space` accepts any
-string; any action id is typed as a command too), on BALROG's own game pool
-(`bounded.envs.textworld.pool`, game `seed % 25`), with BALROG's reward (TextWorld's
+string, the empty one too; any action id is typed as a command too), on BALROG's own game
+pool (`bounded.envs.textworld.pool`, game `seed % 25`, or BALROG's per-process counter:
+`game_choice`), with BALROG's reward (TextWorld's
 running score) and its episode end (the 80-step limit ends the episode as `terminated`).
 """
 
