@@ -285,3 +285,23 @@ def test_an_episode_file_is_done_only_where_the_environment_ended_the_game() -> 
     cut = ended.model_copy(update={"outcome": {**ended.outcome, "ended_by": "decision-limit"}})
     assert episode_log(ended, 0, [])["done"] is True
     assert "done" not in episode_log(cut, 0, [])
+
+
+def test_the_episode_return_sums_the_steps_rewards_as_balrogs_loop_does() -> None:
+    """BALROG's evaluator adds every step's reward (`episode_return += reward`); its
+    TextWorld rewards each step with the running score, so a game scoring 1 at its second
+    of three steps returns 2."""
+    from bounded.core import Action, DecisionRecord
+
+    game = run("bounded/TextWorld-v0", 1.0, "coin_collector")
+
+    def step(index: int, reward: float, text: str) -> DecisionRecord:
+        typed = Action(id="free text", args={"text": text})
+        return DecisionRecord(run_id=game.run_id, index=index, t=index, kind="play", segments=[],
+                              tokens_by_layer={}, prompt_tokens=0, completion=None,
+                              actions=[typed], reward=reward)  # fmt: skip
+
+    steps = [step(0, 0.0, "go north"), step(1, 1.0, "take coin"), step(2, 1.0, "")]
+    log = episode_log(game, 0, steps)
+    assert log["episode_return"] == 2.0
+    assert log["action_frequency"] == {"go north": 1, "take coin": 1, "": 1}

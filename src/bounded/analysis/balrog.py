@@ -336,7 +336,7 @@ def episode_log(run: RunRecord, index: int, decisions: list[DecisionRecord]) -> 
         "input_tokens": run.prompt_tokens,
         "output_tokens": run.completion_tokens,
         **done,
-        "episode_return": float(outcome.get("reward", outcome.get("score", 0.0)) or 0.0),
+        "episode_return": episode_return(run, decisions),
         "num_steps": run.decisions,
         **env_stats(run),
         "process_num": None,
@@ -348,6 +348,16 @@ def episode_log(run: RunRecord, index: int, decisions: list[DecisionRecord]) -> 
         "bounded_run_id": run.run_id,
         "episode_index": index,
     }
+
+
+def episode_return(run: RunRecord, decisions: list[DecisionRecord]) -> float:
+    """BALROG's `episode_return`: the sum of the rewards of the episode's steps (BALROG's
+    TextWorld rewards each step with the running score); without the decisions, the
+    outcome's reward or score."""
+    if decisions:
+        return float(sum(decision.reward for decision in decisions))
+    outcome = run.outcome
+    return float(outcome.get("reward", outcome.get("score", 0.0)) or 0.0)
 
 
 def _generate_kwargs(run: RunRecord) -> JSON:
