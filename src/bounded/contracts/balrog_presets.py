@@ -13,8 +13,9 @@ settings), so a table can set our contracts beside the baselines BALROG reports.
   BALROG's placeholder, an invalid action.
 
 Each reads the reply stripped and accepts only the game's vocabulary (an action's id, not
-its label), as BALROG's clients and `check_action_validity` do. All four reply in free text (`reply = "text"`), each closing its prompt with its agent's
-instruction (`bounded.contracts.replies`). `reply = "constrained"` or `"json"` plays the
+its label), as BALROG's clients and `check_action_validity` do. All four reply in free
+text (`reply = "text"`), each closing its prompt with its agent's instruction
+(`bounded.contracts.replies`). `reply = "constrained"` or `"json"` plays the
 same agents on a JSON reply object instead (the robust presets then add `STRICT_NOTE`).
 
 They play an environment that offers BALROG's presentation at it (BALROG's text,
