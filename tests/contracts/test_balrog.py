@@ -287,3 +287,22 @@ def test_what_only_the_current_observation_shows_is_not_resent() -> None:
     assert messages[-1]["content"] == (
         f"Current Observation:\nMap 2\n{feedback}Room 2.\n\n{BALROG_NAIVE_NOTE}"
     )
+
+
+def test_an_empty_textworld_command_is_typed_as_balrog_types_it(tmp_path) -> None:
+    """BALROG's TextWorld takes any string (`AlwaysTrue`), the empty one too: a reply that
+    names nothing is typed as an empty line, with no default action and no feedback, and
+    leaves no action in the history (`if prev_action:`)."""
+    from bounded.archive import Archive
+
+    model = ScriptedModel(["...", "go north"])
+    spec = GameSpec(env="textworld", env_options={"task": "coin_collector"},
+                    contract="balrog-naive", seed=3, max_decisions=2)  # fmt: skip
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = bounded.play(spec, model=model, archive=archive)
+        first, _ = archive.decisions(run.run_id, with_segments=False)
+    assert [(a.id, a.args) for a in first.actions] == [("free text", {"text": ""})]
+    assert not first.fallback and first.parse_error is None
+    second = model.calls[1]["messages"]
+    assert second[-1]["content"].startswith("Current Observation:\nI beg your pardon?")
+    assert [m["role"] for m in second] == ["user", "user", "user"]  # no action between

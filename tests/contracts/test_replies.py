@@ -283,3 +283,6 @@ def test_a_balrog_reply_naming_no_legal_action_is_typed_where_the_game_takes_any
     assert parse_balrog("", closed, "balrog-naive").parse_error == "reply names no action"
     [empty] = parse_balrog("  \n", typed, "balrog-naive").actions  # BALROG types "" too
     assert (empty.id, empty.args) == (FREE_TEXT_ACTION, {"text": ""})
+    non_empty = {"type": "object", "properties": {"text": {"type": "string", "minLength": 1}}}
+    strict = Observation(kind="play", legal=[Action(id=FREE_TEXT_ACTION, schema=non_empty)])
+    assert parse_balrog("...", strict, "balrog-naive").parse_error == "reply names no action"

@@ -33,8 +33,8 @@ the feedback stays part of that observation when it is resent.
 The reply is read stripped, as BALROG's clients strip every completion. BALROG's client
 settings are the defaults of a game whose spec sets none: temperature 1.0 and 8,192 reply
 tokens (`paper_temperature`, `paper_max_tokens`); no request carries a sampling seed, as
-BALROG's clients send none (`sampling_seed = "game"` sends the game's seed). A model that declares a
-context window keeps `reply_tokens` of it for the reply: a reply is capped there
+BALROG's clients send none (`sampling_seed = "game"` sends the game's seed). A model that
+declares a context window keeps `reply_tokens` of it for the reply: a reply is capped there
 (`max_reply_tokens`, recorded with the run as `model_params["max_tokens_cap"]`) and the
 history is cut, oldest events first, to what the rest holds (`history_dropped`); BALROG
 has no such cut.

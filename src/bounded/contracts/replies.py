@@ -26,8 +26,8 @@ A BALROG rule reads the reply stripped (BALROG's clients strip every completion 
 agent reads it). The extracted action is matched exactly against the legal actions' ids,
 BALROG's vocabulary, never their labels (BALROG's `check_action_validity`: `candidate in
 language_action_space`); an action whose arguments the agent must fill in cannot be named
-by a BALROG rule. Where the game takes any string (`FREE_TEXT_ACTION`, BALROG's TextWorld)
-every extraction is typed, the empty one too. An action outside the legal set is an invalid
+by a BALROG rule. Where the game takes any string (`FREE_TEXT_ACTION`) every extraction is
+typed, the empty one too where the game takes it (BALROG's TextWorld does). An action outside the legal set is an invalid
 action (`bounded.contracts._reply.NotLegalError`, recorded on the decision as
 `invalid_actions`): what runs instead is the contract's fallback rule.
 """
@@ -61,6 +61,7 @@ from bounded.core import (
     ReplyMode,
     TextRule,
 )
+from bounded.validation import is_valid
 
 TEXT_RULES: tuple[str, ...] = get_args(TextRule)
 
@@ -273,9 +274,18 @@ def match_legal(candidate: str, obs: Observation) -> Action:
     return action
 
 
+def types_it(free_text: Action | None, candidate: str) -> bool:
+    """Whether the game's free-text action takes `candidate` as its command: any text, the
+    empty one where its schema allows it (BALROG's TextWorld: `AlwaysTrue` holds "")."""
+    if free_text is None:
+        return False
+    return bool(candidate.strip()) or is_valid({"text": candidate}, free_text.schema_ or {})
+
+
 def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
     """A BALROG agent's reply: the extracted action, checked against the legal list (where
-    the game takes any string, `FREE_TEXT_ACTION`, any other is typed, the empty one too);
+    the game takes any string, `FREE_TEXT_ACTION`, any other is typed, the empty one where
+    the game takes it, `types_it`);
     the whole reply, stripped as BALROG's clients strip it, is the reasoning of the cot
     rules."""
     clean, replaced = scrub(text)
@@ -286,7 +296,7 @@ def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
     try:
         decision.actions = [match_legal(candidate, obs)]
     except (NotLegalError, ValueError) as exc:
-        if obs.legal_action(FREE_TEXT_ACTION) is not None:
+        if types_it(obs.legal_action(FREE_TEXT_ACTION), candidate):
             decision.actions = [Action(id=FREE_TEXT_ACTION, args={"text": candidate})]
         elif isinstance(exc, NotLegalError):
             decision.parse_error = str(exc) if candidate.strip() else "reply names no action"

@@ -73,6 +73,11 @@ FREE_TEXT_SCHEMA: JSON = {
     "required": ["text"],
     "additionalProperties": False,
 }
+BALROG_FREE_TEXT_SCHEMA: JSON = {
+    **FREE_TEXT_SCHEMA,
+    "properties": {"text": {"type": "string", "maxLength": 200}},
+}
+"""Free text under BALROG's presentation: the empty command too (BALROG's `AlwaysTrue`)."""
 HELP = "help"
 """BALROG's default action for TextWorld."""
 
@@ -266,7 +271,8 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         if self._ended_by or self._state is None:
             return Choices(legal=[], max_actions=1)
         legal = [] if self.balrog else [Action(id=command) for command in self._admissible()]
-        legal.append(Action(id=FREE_TEXT, label="type any command", schema=FREE_TEXT_SCHEMA))
+        schema = BALROG_FREE_TEXT_SCHEMA if self.balrog else FREE_TEXT_SCHEMA
+        legal.append(Action(id=FREE_TEXT, label="type any command", schema=schema))
         return Choices(legal=legal, max_actions=1)
 
     def default_action(self) -> Action:
