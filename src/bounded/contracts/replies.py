@@ -27,9 +27,10 @@ agent reads it). The extracted action is matched exactly against the legal actio
 BALROG's vocabulary, never their labels (BALROG's `check_action_validity`: `candidate in
 language_action_space`); an action whose arguments the agent must fill in cannot be named
 by a BALROG rule. Where the game takes any string (`FREE_TEXT_ACTION`) every extraction is
-typed, the empty one too where the game takes it (BALROG's TextWorld does). An action outside the legal set is an invalid
-action (`bounded.contracts._reply.NotLegalError`, recorded on the decision as
-`invalid_actions`): what runs instead is the contract's fallback rule.
+typed, the empty one too where the game takes it (BALROG's TextWorld does). An action
+outside the legal set is an invalid action (`bounded.contracts._reply.NotLegalError`,
+recorded on the decision as `invalid_actions`): what runs instead is the contract's
+fallback rule.
 """
 
 from __future__ import annotations
