@@ -13,7 +13,7 @@ from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.balrog import INVALID_FEEDBACK
 from bounded.contracts.replies import BALROG_NAIVE_NOTE, ROBUST_COT_MISSING
 from bounded.core import Action, Completion, Observation, RunRecord, StepResult
-from bounded.models.scripted import ScriptedModel
+from bounded.models.scripted import ScriptedModel, schema_filler
 from bounded.runner import GameSpec
 from bounded.testing import episode
 from bounded.testing.endpoint import Endpoint
@@ -208,6 +208,8 @@ def test_the_game_seed_is_sent_only_where_asked() -> None:
     run = bounded.play(spec, model=model)
     assert run.model_params["sampling_seed"] == 5
     assert run.contract_config["sampling_seed"] == "game"
+    other = GameSpec(env="babyai", env_options={"max_steps": 2}, contract="transcript", seed=5)
+    assert bounded.play(other, model=schema_filler()).model_params["sampling_seed"] == 5
 
 
 def test_the_history_is_cut_to_the_prompt_budget_and_the_cut_recorded() -> None:
