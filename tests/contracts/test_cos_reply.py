@@ -151,3 +151,15 @@ def test_the_prose_before_decisions_is_the_reasoning():
     decision = parse_action_tags(CASES["cos-format-after-prose"]["text"], CRAFT)
     assert decision.reasoning.startswith("Analysis: last step we did <BUILD PYLON>.")
     assert decision.reasoning.endswith("consider <BUILD GATEWAY> later.")
+
+
+def test_only_the_decisions_kept_are_read_and_the_rest_are_counted():
+    reading = read_decisions(CASES["more-than-asked"]["text"], CRAFT, keep=2)
+    assert [a.id for a in reading.actions] == [TP, BP] and reading.dropped == 3
+    assert read_decisions(CASES["more-than-asked"]["text"], CRAFT).dropped == 0
+
+
+def test_a_huge_reply_is_read_in_bounded_time():
+    text = "Decisions:\n" + "\n".join(f"{n}: <{'TRAIN PROBE ' * 5000}" for n in range(200))
+    reading = read_decisions(text, CRAFT, keep=3)
+    assert [a.id for a in reading.actions] == [TP] * 3 and reading.dropped == 197

@@ -63,9 +63,15 @@ def decision_names(text: str) -> list[str] | None:
     return None if section is None else DECISION_ITEM.findall(section)
 
 
+COMPARED_CHARS = 200
+"""How much of a name the similarity reads: a name far longer than any action's is read as
+its nearest action all the same, in bounded time whatever a reply holds."""
+
+
 def similarity(written: str, action_id: str) -> float:
     """How alike an upper-cased name and an action id are (0 to 1)."""
-    return SequenceMatcher(None, written, action_id.upper(), autojunk=False).ratio()
+    name = written[:COMPARED_CHARS]
+    return SequenceMatcher(None, name, action_id.upper(), autojunk=False).ratio()
 
 
 def nearest_legal(written: str, obs: Observation) -> Action:
@@ -97,6 +103,8 @@ class CosReading:
     """Names that could not be read as any action (no legal action)."""
     errors: list[str] = field(default_factory=list)
     """Problems of names read as an action that cannot run (one whose args are required)."""
+    dropped: int = 0
+    """Decisions written beyond the number kept (read, not run)."""
 
     @property
     def problem(self) -> str | None:
@@ -110,11 +118,14 @@ class CosReading:
         return "; ".join(self.errors) or NEAREST_NEEDS_LEGAL
 
 
-def read_decisions(text: str, obs: Observation) -> CosReading:
-    """A reply's decisions, read by CoS's rule (module docstring) against `obs.legal`."""
+def read_decisions(text: str, obs: Observation, keep: int | None = None) -> CosReading:
+    """A reply's decisions, read by CoS's rule (module docstring) against `obs.legal`: the
+    first `keep` of them (None: all, as the reference), the others counted as dropped."""
     names = decision_names(text)
     reading = CosReading(section=names is not None, names=names or [])
-    for written in reading.names:
+    kept = reading.names if keep is None else reading.names[:keep]
+    reading.dropped = len(reading.names) - len(kept)
+    for written in kept:
         try:
             action = nearest_legal(written, obs)
             resolved = resolve_action({"id": action.id}, obs)
@@ -135,14 +146,13 @@ def analysis_before_decisions(text: str) -> str:
     return text.partition(DECISIONS_HEADING)[0].strip()
 
 
-def note_reading(extra: JSON, reading: CosReading, kept: int) -> None:
+def note_reading(extra: JSON, reading: CosReading) -> None:
     """Record on a decision's `extra` what reading the reply involved: near misses, and
-    decisions written beyond the `kept` that run (`decisions_dropped`)."""
+    decisions written beyond those kept (`decisions_dropped`)."""
     if reading.near_misses:
         extra["near_misses"] = reading.near_misses
-    dropped = len(reading.actions) - kept
-    if dropped > 0:
-        extra["decisions_dropped"] = dropped
+    if reading.dropped:
+        extra["decisions_dropped"] = reading.dropped
 
 
 __all__ = [

@@ -173,14 +173,14 @@ def parse_action_tags(text: str, obs: Observation) -> Decision:
     `obs.max_actions` of them (the rest recorded as `decisions_dropped`); the prose before
     `Decisions:` is the reasoning. A reply with no decision is a parse error."""
     clean, replaced = scrub(text)
-    reading = cos_reply.read_decisions(clean, obs)
+    reading = cos_reply.read_decisions(clean, obs, keep=obs.max_actions)
     decision = Decision(
-        actions=reading.actions[: obs.max_actions],
+        actions=reading.actions,
         reasoning=cos_reply.analysis_before_decisions(clean),
         parse_error=reading.problem,
     )
     note_scrubbed(decision, replaced)
-    cos_reply.note_reading(decision.extra, reading, len(decision.actions))
+    cos_reply.note_reading(decision.extra, reading)
     for name in reading.invalid:
         note_invalid(decision, name)
     return decision

@@ -315,12 +315,12 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         decisions after `Decisions:`, upper-cased, near misses read as the nearest legal
         action; the first `decisions` of them are queued (the rest recorded as dropped),
         and the prose before `Decisions:` is the analysis."""
-        reading = cos_reply.read_decisions(text, obs)
-        actions = reading.actions[: self.config.decisions]
+        reading = cos_reply.read_decisions(text, obs, keep=self.config.decisions)
+        actions = reading.actions
         reply: JSON = {"analysis": cos_reply.analysis_before_decisions(text)}
         decision = self._queue_and_pop(actions, reading.problem, obs, reply)
         decision.extra["rejected"] = reading.errors
-        cos_reply.note_reading(decision.extra, reading, len(actions))
+        cos_reply.note_reading(decision.extra, reading)
         if reading.invalid:
             decision.extra[INVALID_KEY] = reading.invalid
         note_scrubbed(decision, replaced)

@@ -446,8 +446,8 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
             return decision
         text, replaced = scrub(completion.text)
         if self.reply_mode == "text":
-            reading = cos_reply.read_decisions(text, obs)
-            proposed = reading.actions[: self.config.explore_actions]
+            reading = cos_reply.read_decisions(text, obs, keep=self.config.explore_actions)
+            proposed = reading.actions
             reasoning, error, decoded = text.strip(), reading.problem, 0
         else:
             proposed, reasoning, error, decoded = self._exploration_reply(text, obs)
@@ -460,7 +460,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
         if self.reply_mode == "text":  # CoS's reading: near misses, dropped, invalid
-            cos_reply.note_reading(decision.extra, reading, len(proposed))
+            cos_reply.note_reading(decision.extra, reading)
             if reading.invalid:
                 decision.extra[INVALID_KEY] = reading.invalid
         note_scrubbed(decision, replaced + decoded)
