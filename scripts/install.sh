@@ -33,7 +33,7 @@ if ! compgen -G "$WHEELS/llama_cpp_python-$LLAMA_VERSION-*.whl" >/dev/null; then
     "llama-cpp-python==$LLAMA_VERSION" --wheel-dir "$WHEELS"
 fi
 
-target="."
+target=".[all]"
 if [ "$want_tests" = 1 ]; then
   target=".[test]"
   missing=()

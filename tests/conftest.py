@@ -1,15 +1,22 @@
 """Shared test settings and fixtures. Hypothesis deadlines are off: this machine is shared
 and noisy, and speed is measured in bench/, not asserted in tests. `local_model` is the
 embedded model; `llama_server` a real OpenAI-compatible server (llama-cpp-python's) on
-127.0.0.1 serving its weights."""
+127.0.0.1 serving its weights.
+
+Tiers: `pytest_collection_modifyitems` marks the tests of the full suite that the quick
+tier leaves out (`pytest --quick`, README's Development section): Ray tests (`ray`),
+kill and signal trials (`kill`), the bench scripts (`bench`) and the long ones named in
+`SLOW_TESTS` (`slow`), by path and by name, so test files need no marks of their own."""
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -18,6 +25,56 @@ settings.register_profile(
     "bounded", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
 settings.load_profile("bounded")
+
+TIER_BY_FILE = {
+    "ray": re.compile(r"(^|_)ray(_|$)"),
+    "kill": re.compile(r"(^|_)(kill|signal)_trials$"),
+    "bench": re.compile(r"^test_bench$"),
+}
+"""A test file's stem -> the tier marker of every test in it."""
+
+TIER_BY_NAME = {
+    "ray": re.compile(r"(^|_)ray(_|$)"),
+    "kill": re.compile(r"(^|_)(kill|killed|killing|kills|sigterm|sigint|sigkill|signal|signals)(_|$)"),
+}
+"""A test's name -> its tier marker, wherever the test is."""
+
+SLOW_TESTS: frozenset[str] = frozenset()
+"""Tests (file stem::name) that take over about 20 s alone on 2 cores, marked `slow`."""
+
+FULL_SUITE_ONLY = ("slow", "model", "ray", "kill", "bench")
+"""The markers the quick tier deselects."""
+
+
+def tier_markers(path: Path, name: str) -> set[str]:
+    """The tier markers of the test `name` in the file at `path`."""
+    base = name.partition("[")[0]
+    marks = {tier for tier, pattern in TIER_BY_FILE.items() if pattern.search(path.stem)}
+    marks |= {tier for tier, pattern in TIER_BY_NAME.items() if pattern.search(base)}
+    if f"{path.stem}::{base}" in SLOW_TESTS:
+        marks.add("slow")
+    return marks
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--quick",
+        action="store_true",
+        help="the quick tier: leave out the tests marked " + ", ".join(FULL_SUITE_ONLY),
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    quick = config.getoption("--quick")
+    kept, left_out = [], []
+    for item in items:
+        for tier in sorted(tier_markers(item.path, item.name)):
+            item.add_marker(getattr(pytest.mark, tier))
+        full_only = any(item.get_closest_marker(tier) for tier in FULL_SUITE_ONLY)
+        (left_out if quick and full_only else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 def free_port() -> int:

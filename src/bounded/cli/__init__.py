@@ -57,6 +57,7 @@ from bounded.cli import (
 )
 from bounded.cli._readable import ReadableCommand, ReadableGroup, readable_commands
 from bounded.core import BoundedError, Interrupted
+from bounded.registry import missing_extra
 from bounded.version import __version__
 
 app = typer.Typer(
@@ -168,6 +169,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"bounded: error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except Exception as exc:  # a failed run, a bug: one line here, the traceback in a file
+        missing = missing_extra(exc, "this command") if isinstance(exc, ImportError) else None
+        if missing is not None:  # an extra's package, imported outside a plugin's load
+            print(f"bounded: error: {missing}", file=sys.stderr)
+            sys.exit(2)
         where = save_traceback()
         message = one_line(f"{type(exc).__name__}: {exc}")
         print(f"bounded: error: {message} (traceback in {where})", file=sys.stderr)

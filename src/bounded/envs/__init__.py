@@ -33,7 +33,7 @@ from bounded.env_records import (
     register_record,
 )
 from bounded.envs.base import TextEnv
-from bounded.registry import did_you_mean
+from bounded.registry import did_you_mean, missing_extra
 
 
 def _gym_register(env_id: str, entry_point: Any) -> None:
@@ -70,6 +70,9 @@ def _import_for(name: str) -> str:
     try:
         importlib.import_module(module)
     except ImportError as exc:
+        missing = missing_extra(exc, name)
+        if missing is not None:
+            raise missing from exc
         raise ConfigError(f"cannot import {module!r} for environment {name!r}: {exc}") from exc
     return env_id
 
@@ -104,6 +107,11 @@ def make(name: str, **kwargs: Any) -> Env:
     env_id = resolve_env_id(name)
     try:
         env = gymnasium.make(env_id, **kwargs).unwrapped
+    except ModuleNotFoundError as exc:
+        missing = missing_extra(exc, name)
+        if missing is None:
+            raise
+        raise missing from exc
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad options for {name}: {option_error(exc)}") from exc
     return env  # type: ignore[return-value]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bounded.core import ConfigError, Model
-from bounded.registry import Registry, is_import_path
+from bounded.registry import Registry, is_import_path, missing_extra
 
 
 def local_model(
@@ -34,11 +34,17 @@ def local_model(
     used."""
     from bounded.models.local import EMBEDDED, LocalModel
 
-    if not rest or rest in EMBEDDED:
-        return LocalModel(embedded=rest or "smollm2", **options)
-    if not rest.endswith(".gguf"):
+    if rest and rest not in EMBEDDED and not rest.endswith(".gguf"):
         raise ConfigError(f"local model must be an embedded name or a .gguf path, got {rest!r}")
-    return LocalModel(path=rest, **options)
+    try:
+        if not rest or rest in EMBEDDED:
+            return LocalModel(embedded=rest or "smollm2", **options)
+        return LocalModel(path=rest, **options)
+    except ModuleNotFoundError as exc:  # llama.cpp's bindings are the `local` extra
+        missing = missing_extra(exc, f"local:{rest or 'smollm2'}")
+        if missing is None:
+            raise
+        raise missing from exc
 
 
 def openai_model(rest: str, **options: Any) -> Model:

@@ -50,6 +50,7 @@ from bounded.core import (
     ModelBase,
     TextRule,
 )
+from bounded.registry import MissingExtra
 
 
 @dataclass(frozen=True)
@@ -64,14 +65,13 @@ class Weights:
     """None: the chat template stored in the GGUF; otherwise a llama-cpp-python format name."""
     assembler: str | None = None
     """A function of the package that writes the GGUF from chunks and returns its path."""
+    extra: str = "local"
+    """The extra of `bounded` that installs the package."""
 
     def path(self) -> Path:
         spec = importlib.util.find_spec(self.package)
         if spec is None or not spec.submodule_search_locations:
-            raise ConfigError(
-                f"model {self.name!r} needs the package {self.package!r}: "
-                f"pip install {self.package.replace('_', '-')}"
-            )
+            raise MissingExtra(f"model {self.name!r}", self.extra)
         if self.assembler is not None:
             assemble = getattr(importlib.import_module(self.package), self.assembler)
             return Path(assemble())
@@ -93,6 +93,7 @@ EMBEDDED: dict[str, Weights] = {
         sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         chat_format="gemma",
         assembler="assemble",
+        extra="gemma",
     ),
 }
 DEFAULT_EMBEDDED = "smollm2"
