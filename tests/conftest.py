@@ -35,7 +35,9 @@ TIER_BY_FILE = {
 
 TIER_BY_NAME = {
     "ray": re.compile(r"(^|_)ray(_|$)"),
-    "kill": re.compile(r"(^|_)(kill|killed|killing|kills|sigterm|sigint|sigkill|signal|signals)(_|$)"),
+    "kill": re.compile(
+        r"(^|_)(kill|killed|killing|kills|sigterm|sigint|sigkill|signal|signals)(_|$)"
+    ),
 }
 """A test's name -> its tier marker, wherever the test is."""
 
