@@ -41,8 +41,21 @@ TIER_BY_NAME = {
 }
 """A test's name -> its tier marker, wherever the test is."""
 
-SLOW_TESTS: frozenset[str] = frozenset()
-"""Tests (file stem::name) that take over about 20 s alone on 2 cores, marked `slow`."""
+SLOW_TESTS = frozenset(
+    {
+        "analysis/test_paired.py::test_analyze_compare_on_cells_with_different_seed_sets_lists_the_unpaired_games",
+        "cli/test_plan.py::test_plan_on_a_file_uses_the_earlier_games_of_its_cells_and_prices_the_rest",
+        "cli/test_table.py::test_the_rehearsal_plays_24_games_and_gives_the_papers_table",
+        "cli/test_textworld.py::test_a_tasks_seeds_are_generated_once",
+        "contracts/episodic/test_against_summary.py::test_a_throttled_summary_is_flagged_against_episodic",
+        "contracts/episodic/test_against_summary.py::test_the_files_agents_act_at_matched_effective_rates",
+        "contracts/episodic/test_scan.py::test_the_byte_scan_finds_exactly_what_the_whole_window_ranks",
+    }
+)
+"""Tests (path under tests/ :: name) that took over 25 s alone in a quick-tier run on 2
+loaded cores (`pytest --quick --durations=40`), marked `slow`."""
+
+TESTS = Path(__file__).parent
 
 FULL_SUITE_ONLY = ("slow", "model", "ray", "kill", "bench")
 """The markers the quick tier deselects."""
@@ -53,7 +66,8 @@ def tier_markers(path: Path, name: str) -> set[str]:
     base = name.partition("[")[0]
     marks = {tier for tier, pattern in TIER_BY_FILE.items() if pattern.search(path.stem)}
     marks |= {tier for tier, pattern in TIER_BY_NAME.items() if pattern.search(base)}
-    if f"{path.stem}::{base}" in SLOW_TESTS:
+    where = path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else path.name
+    if f"{where}::{base}" in SLOW_TESTS:
         marks.add("slow")
     return marks
 
