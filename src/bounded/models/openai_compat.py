@@ -8,17 +8,16 @@ once. A call has one wall-clock deadline (`timeout_s`) over all its attempts, it
 and every byte of every reply, and each attempt may have a shorter one
 (`attempt_timeout_s`), so that a hung attempt leaves time for another.
 
-The chat request itself is one JSON POST on a kept-alive connection (`bounded.models._http`:
-the SDK's request path cost over ten times a plain POST's CPU); its errors are the SDK's.
-The deadline is enforced at the socket: that connection's socket, and for embeddings
-httpcore's network backend, are wrapped so that every connect, read and write is given at
-most the time left. A server that drips one
-byte at a time, or never answers, cannot hold a call past its deadline, and nothing is
-left behind: the timed-out connection is closed by httpcore, and no thread runs on. (The
-alternatives fall short: httpx's own timeouts are per operation, so a drip renews them;
-streaming checks a clock only between chunks, never while the status line or headers
-drip; a watchdog thread can abandon a request but not stop it, and leaves it running.) A
-host name is resolved before the deadline applies.
+Every request (a chat completion, an embeddings request) is one JSON POST on a kept-alive
+connection (`bounded.models.endpoint.transport`: the SDK's request path cost over ten
+times a plain POST's CPU); its errors are the SDK's. The deadline is enforced at the
+socket: that connection's every connect, read and write is given at most the time left. A
+server that drips one byte at a time, or never answers, cannot hold a call past its
+deadline, and nothing is left behind: the timed-out connection is closed, and no thread
+runs on. (The alternatives fall short: httpx's own timeouts are per operation, so a drip
+renews them; streaming checks a clock only between chunks, never while the status line or
+headers drip; a watchdog thread can abandon a request but not stop it, and leaves it
+running.) A host name is resolved before the deadline applies.
 
 A model also declares a budget of model time per run (`run_deadline_s`), which the
 episode runner enforces: a run past it ends `failed`.
@@ -48,9 +47,12 @@ The server's `completion_tokens` include them (OpenAI's usage); an estimated cou
 them. The model declares no reasoning budget: the contracts leave its reasoning uncapped.
 
 Embeddings: with `embedding_model`, `embed(texts)` asks the endpoint's `/v1/embeddings`
-for that model (one call, the client's timeout, no retries: `rag` makes one per decision
+for that model (one call within `timeout_s`, no retries: `rag` makes one per decision
 and ranks that decision by BM25 alone when it fails); without it the model does not embed
 (`isinstance(model, Embedder)` is False).
+
+The code is split by concern under `bounded.models.endpoint` (`retry`, `transport`,
+`formats`, `tokens`, `client`); this module keeps every name importable from here.
 """
 
 from __future__ import annotations
