@@ -17,7 +17,7 @@ from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
 from bounded.envs import make
-from bounded.envs.babyai import TASKS, BabyAIExpert
+from bounded.envs.babyai import TASKS, BabyAIEnv, BabyAIExpert
 from bounded.envs.nethack import NetHackExpert
 
 RESULTS = Path(__file__).parent / "results" / "balrog_calibration.json"
@@ -56,6 +56,7 @@ def babyai_rows(seeds: int) -> dict[str, float]:
         wins = 0
         for seed in range(seeds):
             env = make("babyai", level=task)
+            assert isinstance(env, BabyAIEnv)
             wins += bool(play(env, BabyAIExpert(env), seed)["victory"])
         rates[task] = wins / seeds
         print(f"{task:<18} {wins}/{seeds}", flush=True)

@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,7 @@ class ExpertModel(ModelBase):
 
 def play(
     seed: int, contract: str, settings: JSON | None, model: ExpertModel, acts: int
-) -> tuple[list[DecisionRecord], JSON, list[int]]:
+) -> tuple[Sequence[DecisionRecord], JSON, list[int]]:
     """The game's decisions, its outcome, and the act of each decision."""
     spec = GameSpec(
         env="spire", env_options={"acts": acts}, contract=contract,
@@ -295,7 +296,7 @@ def per_100(values: list[int]) -> float:
     return 100 * linear_slope([float(i) for i in range(len(values))], [float(v) for v in values])[0]
 
 
-def typed_summary(trajectory: list[DecisionRecord], acts: list[int]) -> JSON:
+def typed_summary(trajectory: Sequence[DecisionRecord], acts: list[int]) -> JSON:
     """The contract's bound is in its own token estimate (`approx_tokens`), so the bound
     check compares that estimate; everything else is in model tokens."""
     prompts = [d.prompt_tokens for d in trajectory]
@@ -332,7 +333,7 @@ def typed_summary(trajectory: list[DecisionRecord], acts: list[int]) -> JSON:
     }
 
 
-def caching_summary(trajectory: list[DecisionRecord], costs: CostModel, model: str) -> JSON:
+def caching_summary(trajectory: Sequence[DecisionRecord], costs: CostModel, model: str) -> JSON:
     """Cached (computed) and fresh tokens, their cost at `model`'s prices, per layer."""
     prompt = sum(d.prompt_tokens for d in trajectory)
     cached = sum(d.completion.cached_tokens for d in trajectory if d.completion)
@@ -352,7 +353,7 @@ def caching_summary(trajectory: list[DecisionRecord], costs: CostModel, model: s
     }
 
 
-def transcript_summary(trajectory: list[DecisionRecord], window: int | None) -> JSON:
+def transcript_summary(trajectory: Sequence[DecisionRecord], window: int | None) -> JSON:
     prompts = [d.prompt_tokens for d in trajectory]
     dropped = [int(d.info.get("history_dropped", 0)) for d in trajectory]
     first_cut = next((i for i, n in enumerate(dropped) if n), None)
@@ -387,7 +388,7 @@ def audit_seed(
     unbounded, _, _ = play(seed, "transcript", None, ExpertModel(tokenizer, None), acts)
     assert len(typed) == len(as_run) == len(unbounded), "the three runs must be one game"
     model = tokenizer.id  # priced as the embedded model (default prices unless --price)
-    result = {
+    result: dict[str, Any] = {
         "seed": seed,
         "outcome": {k: outcome.get(k) for k in ("victory", "floor", "act", "score")},
         "typed": {**typed_summary(typed, acts_of), **caching_summary(typed, costs, model)},

@@ -238,7 +238,7 @@ def measure_rates(
 ) -> dict[str, Any]:
     model = LocalModel(n_threads=threads)
     grammar = model._grammar(constraint) if constraint is not None else None
-    rates = {
+    rates: dict[str, Any] = {
         "n_threads": threads,
         "prompt": prompt_rate(model, args.prefix, args.chunk, args.reps),
         "generation_free": generation_rate(model, prompt, None, args.generate),

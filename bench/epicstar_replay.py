@@ -47,7 +47,7 @@ def games(
 
 
 def replay_wins(bank: EpisodicBank, plan: list[tuple[int, JSON]]) -> list[str]:
-    outcomes = []
+    outcomes: list[str] = []
     for seed, options in plan:
         contract = make_contract("episodic-no-exploration", {})
         assert isinstance(contract, EpisodicContract)
@@ -62,7 +62,7 @@ def replay_wins(bank: EpisodicBank, plan: list[tuple[int, JSON]]) -> list[str]:
 
 
 def expert_wins(plan: list[tuple[int, JSON]]) -> list[str]:
-    outcomes = []
+    outcomes: list[str] = []
     for seed, options in plan:
         build = "gateway" if seed % 2 == 0 else "robo"
         spec = GameSpec(env=CRAFT_ENV, env_options=options, contract="expert", model="none",

@@ -30,6 +30,7 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,7 @@ class AuditModel(ExpertModel):
 
 def play(
     seed: int, name: str, contract: Contract, model: AuditModel, acts: int, archive: Archive
-) -> list[DecisionRecord]:
+) -> Sequence[DecisionRecord]:
     spec = GameSpec(env="spire", env_options={"acts": acts}, contract=name, seed=seed, tag=name)
     game = build_game(spec, model=model, contract=contract)
 
@@ -91,7 +92,7 @@ def play(
     return runner.trajectory
 
 
-def summary(trajectory: list[DecisionRecord], seconds: float) -> JSON:
+def summary(trajectory: Sequence[DecisionRecord], seconds: float) -> JSON:
     prompts = [d.prompt_tokens for d in trajectory if d.completion]
     n = len(prompts)
     mean = sum(prompts) / n

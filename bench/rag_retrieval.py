@@ -87,7 +87,7 @@ def filled(
     contract = make_contract("rag", {"similarity": similarity})
     assert isinstance(contract, RagContract)
     model = StandIn() if similarity != "bm25" else None
-    contract.reset(episode(model=model))  # type: ignore[arg-type]
+    contract.reset(episode(model=model))
     reply = Completion(text='{"reasoning": "", "action": {"id": "x"}}')
     seconds = []
     for obs in observations[:size]:

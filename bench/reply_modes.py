@@ -158,7 +158,7 @@ def main() -> None:
 
 def cells(modes: str, grammars: str) -> list[tuple[str, str]]:
     """The (mode, text grammar) pairs to play: each mode once, `text` once per grammar."""
-    found = []
+    found: list[tuple[str, str]] = []
     for mode in modes.split(","):
         kinds = grammars.split(",") if mode == "text" else ["none"]
         found.extend((mode, grammar) for grammar in kinds)

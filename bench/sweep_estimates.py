@@ -35,7 +35,12 @@ def small(data: dict[str, Any], archive: Path, games: int) -> dict[str, Any]:
     """The experiment with scripted models, `games` games per cell and its archive moved."""
     data["experiment"]["archive"] = str(archive)
     data["experiment"].pop("stores", None)
-    for entry in [data.get("defaults", {}), *data.get("cells", []), *data.get("phases", [])]:
+    entries: list[dict[str, Any]] = [
+        data.get("defaults", {}),
+        *data.get("cells", []),
+        *data.get("phases", []),
+    ]
+    for entry in entries:
         if "model" in entry or entry is data.get("defaults"):
             entry["model"] = "scripted:minimal"
         entry.pop("models", None)
@@ -82,22 +87,26 @@ def measure(name: str, games: int) -> dict[str, Any]:
                     "error": round(estimated / measured - 1, 4) if measured else None,
                 }
         rows.append(row)
-    estimated = [row for row in rows if "calls" in row]
+    estimated_rows = [row for row in rows if "calls" in row]
 
     def total(key: str, which: str) -> float:
-        return sum(row[key][which] for row in estimated)
+        return sum(row[key][which] for row in estimated_rows)
 
     return {
         "file": name,
         "dry_run_s": round(dry_s, 2),
         "cells": len(rows),
-        "cells_not_estimated": len(rows) - len(estimated),
+        "cells_not_estimated": len(rows) - len(estimated_rows),
         "total_calls_error": round(total("calls", "estimated") / total("calls", "measured") - 1, 4),
         "total_prompt_tokens_error": round(
             total("prompt_tokens", "estimated") / total("prompt_tokens", "measured") - 1, 4
         ),
         "largest_cell_error": max(
-            (abs(row[key]["error"]) for row in estimated for key in ("calls", "prompt_tokens")),
+            (
+                abs(row[key]["error"])
+                for row in estimated_rows
+                for key in ("calls", "prompt_tokens")
+            ),
             default=None,
         ),
         "rows": rows,
@@ -113,7 +122,7 @@ def main() -> None:
     started_at = provenance(
         "estimate", "the dry run's estimates against the games' measured calls and tokens"
     )
-    result = {
+    result: dict[str, Any] = {
         "command": f"python bench/sweep_estimates.py --games {args.games}",
         "sweeps": [measure(name, args.games) for name in args.files],
     }
