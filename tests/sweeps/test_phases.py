@@ -360,7 +360,7 @@ def dry_run(path: Path, *options: str):
 
 def test_dry_run_lists_phases_and_the_stores_they_will_write(tmp_path):
     path = small_a0(tmp_path)
-    result = dry_run(path)
+    result = dry_run(path, "--list-games")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "spire-a0: 14 planned, 14 to play"

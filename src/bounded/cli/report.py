@@ -150,6 +150,7 @@ def export(
 
     if format not in EXPORT_FORMATS:
         raise unknown_format(format)
+    check_export_target(out, format)
     if format == "summary":
         from bounded.analysis.summary_export import write_summary
 
@@ -162,6 +163,21 @@ def export(
         raise ConfigError("--experiment and --model filter the balrog format only")
     for path in export_archive(existing_archive(archive), out, format):
         console.print(f"wrote {path}")
+
+
+def check_export_target(out: Path, format: str) -> None:
+    """Refuse, in one line, an `-o` that cannot take what the format writes: a file where a
+    directory of files goes (jsonl, parquet, balrog; summary without a `.json` name), a
+    directory where the summary's `.json` file goes."""
+    if format == "summary" and out.suffix == ".json":
+        if out.is_dir():
+            raise ConfigError(f"-o {out}: it is a directory; the summary is written as one file")
+        return
+    if out.exists() and not out.is_dir():
+        raise ConfigError(
+            f"-o {out}: it is a file; the {format} export writes files into a directory "
+            "(give a new or existing directory)"
+        )
 
 
 def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: str | None) -> None:

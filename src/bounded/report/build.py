@@ -22,6 +22,7 @@ from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
 from bounded.report.environments import env_plots
+from bounded.version import code_revision
 
 LAYER_COLOURS = {
     "L1": "#dbeafe",
@@ -182,6 +183,12 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def code_revisions(runs: Sequence[RunRecord]) -> list[str]:
+    """The code revisions that played the runs, in order of first use (runs of a bounded
+    that did not record one count as `unrecorded`)."""
+    return list(dict.fromkeys(run.code_revision or "unrecorded" for run in runs))
+
+
 def progress_payload(archive: Archive) -> list[dict[str, Any]]:
     """Each experiment's sweep progress per cell, as the archive has it now."""
     from bounded.sweeps.board import boards_from_archive
@@ -213,6 +220,8 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         title=options.title or archive.path.name,
         archive=str(archive.path),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        played_by=code_revisions(runs),
+        written_by=code_revision(),
         tables=tables,
         parity_headers=PARITY_HEADERS,
         figures=_figures(audit),

@@ -115,6 +115,13 @@ def package_version() -> str:
     return __version__
 
 
+def code_revision() -> str:
+    """Which code plays the run (`bounded.version.code_revision`)."""
+    from bounded.version import code_revision as revision
+
+    return revision()
+
+
 def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
     """What a contract learns at reset: the task, the suggested state shape, the model, the
     game's knowledge."""
@@ -218,6 +225,7 @@ class EpisodeRunner:
             cell=cell,
             started_at=time.time(),
             package_version=package_version(),
+            code_revision=code_revision(),
             spec=spec or {},
         )
         mode = contract.reply_mode

@@ -10,7 +10,7 @@ plan (`bounded.runner.identity`), and, for a dry run or a budget, the estimates
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.parity import ParityReport, parity_of_plan
 from bounded.archive import Archive
-from bounded.core import JSON, ConfigError, Contract, RunRecord
+from bounded.core import JSON, ConfigError, Contract, ReplyMode, RunRecord
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameKey, duplicates_of, run_key
@@ -32,7 +32,7 @@ from bounded.sweeps.phases import (
     snapshot_problem,
     store_problems,
 )
-from bounded.sweeps.preflight import preflight
+from bounded.sweeps.preflight import model_problems, preflight, unplayable_cells
 
 
 def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
@@ -129,15 +129,20 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
     return parity_of_plan(cells.items(), rates, bounded=True)
 
 
-def identity_problems(archive: Archive, plan: Plan, settings: Settings) -> list[str]:
+def identity_problems(
+    archive: Archive, plan: Plan, settings: Settings, skip: Iterable[str] = ()
+) -> list[str]:
     """A line per cell (or phase) whose completed games differ from what the file plans
-    (`bounded.runner.identity.changed_cells`), each planned game as it would be played."""
+    (`bounded.runner.identity.changed_cells`), each planned game as it would be played;
+    the cells of `skip` (already refused) are not compared."""
     if not plan.games:
         return []
     writers = [phase.name for phase in plan.phases] + [
         spec.cell for spec in plan.cells if writes_store(spec)
     ]
-    played = {spec.key: (settings.as_played(spec), settings.inputs_of(spec)) for spec in plan.games}
+    skipped = set(skip)
+    games = [spec for spec in plan.games if spec.cell not in skipped]
+    played = {spec.key: (settings.as_played(spec), settings.inputs_of(spec)) for spec in games}
     return changed_cells(
         [spec for spec, _ in played.values()],
         archive.runs(experiment=plan.games[0].experiment),
@@ -181,6 +186,11 @@ class SweepPlan(BaseModel):
     endpoints: list[str] = Field(default_factory=list)
     """A dry run's line per endpoint probed: usage, the response formats it accepts
     (`bounded.sweeps.preflight`)."""
+    unbuilt: set[str] = Field(default_factory=set)
+    """Cells whose model cannot be built (each a problem already)."""
+    reply_modes: dict[str, list[ReplyMode]] = Field(default_factory=dict)
+    """Per planned cell (and phase) whose contract builds: the reply modes it may play in,
+    its `reply` first, then its `reply_fallback`."""
 
     @property
     def pending(self) -> list[GameSpec]:
@@ -196,6 +206,13 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
     wrong = {p.entry for p in problems}
     checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
     settings = inspect_settings(checked, plan)
+    unbuilt, found.unbuilt = model_problems(checked)  # an unknown model is named as such,
+    found.problems += unbuilt  # not as a change of the archived games' settings
+    found.reply_modes = {
+        spec.cell: contract.reply_modes()
+        for spec in checked
+        if (contract := settings.contracts.get(config_key(spec))) is not None
+    }
     found.cells, stale = pending_games(archive, plan.cells)
     inputs = {spec.key: settings.inputs_of(spec) for spec in plan.cells}
     found.resumable, found.stale = resumable_games(
@@ -217,7 +234,7 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
             found.problems += [line] if line else []
     found.problems += settings.problems
     found.problems += store_problems(plan, plan.cells)
-    found.problems += identity_problems(archive, plan, settings)
+    found.problems += identity_problems(archive, plan, settings, skip=found.unbuilt)
     found.parity = plan_parity(plan, settings)
     return found
 
@@ -265,8 +282,12 @@ def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPl
     plan = experiment.stages(path)
     with surveyed(path) as archive:
         state = survey(experiment, archive, plan)
-        checked = preflight(state.pending, probe_formats=True)
-        state.problems.extend(checked.problems)
+        reached = [spec for spec in state.pending if spec.cell not in state.unbuilt]
+        checked = preflight(reached, probe_formats=True)
+        unplayable = unplayable_cells(
+            checked, state.reply_modes, lambda cell: cell_name(plan, cell)
+        )
+        state.problems += checked.problems + unplayable
         state.endpoints = checked.lines
         if not state.problems:
             state.estimates = estimate(state, archive)
