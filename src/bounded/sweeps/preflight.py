@@ -104,6 +104,20 @@ def reach(model: OpenAICompatModel) -> str | None:
     return None
 
 
+def unreachable_models(models: Iterable[tuple[str, str | None, Model]]) -> list[str]:
+    """A sweep's check of a game built already (`bounded run`): each endpoint model, given
+    as (its spec string, base URL, the model built), reached once; a line per problem, in
+    the words a sweep's preflight uses."""
+    problems = []
+    for spec, base_url, model in models:
+        if isinstance(model, OpenAICompatModel):
+            problem = reach(model)
+            if problem:
+                use = ModelUse(spec, base_url, {}, ())
+                problems.append(f"{use.endpoint}: {problem}")
+    return problems
+
+
 def probe_line(
     use: ModelUse, model: OpenAICompatModel
 ) -> tuple[str, str | None, dict[ReplyMode, str | None]]:
@@ -198,4 +212,5 @@ __all__ = [
     "preflight",
     "reach",
     "unplayable_cells",
+    "unreachable_models",
 ]
