@@ -169,7 +169,7 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
     with Archive(experiment.archive) as archive:
         assert phase_record(archive, "spire-a0", "learn-mode-b") is not None
         assert phase_record(archive, "spire-a0", "learn-self-evolve") is None
-    preview = dry_run(path).output
+    preview = dry_run(path, "--list-games").output
     assert "  phase learn-self-evolve: 3/4 games to play (continued on its store)" in preview
     assert "  phase learn-mode-b: frozen " in preview
     assert "(written by phase learn-self-evolve)" in preview and "(frozen " in preview

@@ -87,6 +87,7 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
     from bounded.runner.build import build_contract, inspect_spec
 
     found = Settings()
+    failed: dict[tuple[str, str], set[str]] = {}  # (entry, problem) -> the cells it is of
     for spec in games:
         key = config_key(spec)
         if key in found.inputs or key in found.contracts:
@@ -97,8 +98,12 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
             found.inputs[key], found.empty_actions[key] = checked.inputs, checked.empty_action
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
-            found.problems.append(f"{entry}: {exc}" if entry else str(exc))
-    found.problems = list(dict.fromkeys(found.problems))  # a cell's games differ in options
+            failed.setdefault((entry, str(exc)), set()).add(spec.cell)
+    for (entry, problem), cells in failed.items():
+        where = entry
+        if plan is not None and len(cells) == 1:  # one matrix point: name it
+            where = cell_name(plan, next(iter(cells)))
+        found.problems.append(f"{where}: {problem}" if where else problem)
     return found
 
 
