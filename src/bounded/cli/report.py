@@ -64,8 +64,13 @@ def report(
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
     ] = False,
+    figures: Annotated[
+        Path | None,
+        typer.Option(help="Also write each figure as its own SVG and PDF file in this folder."),
+    ] = None,
 ) -> None:
-    """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
+    """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer);
+    with --figures, each figure also as SVG and PDF files for a paper."""
     from bounded.report import ReportOptions, build_report
 
     main = table_options(
@@ -80,12 +85,16 @@ def report(
     if experiment is not None:
         with Archive(source, read_only=True) as store:
             filtered_runs(store, source, experiment=experiment)  # none: an error naming them
-    path = build_report(source, out, options)
+    if figures is not None and figures.exists() and not figures.is_dir():
+        raise ConfigError(f"--figures {figures}: it is a file; give a folder")
+    path = build_report(source, out, options, figures_dir=figures)
     if as_json:
         print(json.dumps({"report": str(path), "bytes": path.stat().st_size,
                           "tables": report_tables(source, options)}, indent=2))  # fmt: skip
         return
     console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if figures is not None:
+        console.print(f"figures: {figures} (each figure as SVG and PDF)")
 
 
 def report_tables(archive: Path, options: ReportOptions) -> list[Any]:
