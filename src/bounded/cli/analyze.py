@@ -185,7 +185,7 @@ def print_table(table: CellTable) -> None:
             f"pooled (Clopper-Pearson, descriptive) over: {', '.join(table.pooled_cells)}"
         )
     for test in table.fisher:
-        console.print(f"Fisher exact {test.a} vs {test.b}: p = {test.p_value:.3f}")
+        console.print(f"Fisher exact {escape(test.a)} vs {escape(test.b)}: p = {test.p_value:.3f}")
     if table.diffs:
         print_folded(diff_view(table), keys=2)
     if table.changes:
@@ -315,7 +315,7 @@ def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) 
     for name in header:
         view.add_column(name)
     for row in rows:
-        view.add_row(*row)
+        view.add_row(*(escape(cell) for cell in row))
     console.print(view)
     print_parity(parity)
 

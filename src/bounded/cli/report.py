@@ -29,7 +29,7 @@ from bounded.cli._options import (
     SeedOption,
     existing_archive,
 )
-from bounded.cli._output import console
+from bounded.cli._output import plain
 from bounded.cli.analyze import table_options
 from bounded.core import ConfigError
 
@@ -92,9 +92,9 @@ def report(
         print(json.dumps({"report": str(path), "bytes": path.stat().st_size,
                           "tables": report_tables(source, options)}, indent=2))  # fmt: skip
         return
-    console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    plain(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if figures is not None:
-        console.print(f"figures: {figures} (each figure as SVG and PDF)")
+        plain(f"figures: {figures} (each figure as SVG and PDF)")
 
 
 def report_tables(archive: Path, options: ReportOptions) -> list[Any]:
@@ -125,7 +125,7 @@ def view(
         existing_archive(archive), ReportOptions(tables=table or []), host=host, port=port,
         allowed_hosts=tuple(allow_host or ()),
     )  # fmt: skip
-    console.print(f"serving {archive} on {server.url} (Ctrl-C to stop)", soft_wrap=True)
+    plain(f"serving {archive} on {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -163,7 +163,7 @@ def export(
     if format == "summary":
         from bounded.analysis.summary_export import write_summary
 
-        console.print(f"wrote {write_summary(existing_archive(archive), out)}")
+        plain(f"wrote {write_summary(existing_archive(archive), out)}")
         return
     if format == "balrog":
         export_balrog(existing_archive(archive), out, experiment=experiment, model=model)
@@ -171,7 +171,7 @@ def export(
     if experiment is not None or model is not None:
         raise ConfigError("--experiment and --model filter the balrog format only")
     for path in export_archive(existing_archive(archive), out, format):
-        console.print(f"wrote {path}")
+        plain(f"wrote {path}")
 
 
 def check_export_target(out: Path, format: str) -> None:
@@ -204,7 +204,7 @@ def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: st
         written = write_results(
             runs, out, lambda run_id: store.decisions(run_id, with_segments=False)
         )
-    console.print(f"wrote {len(written)} files under {out}")
+    plain(f"wrote {len(written)} files under {out}")
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

@@ -67,7 +67,7 @@ def short_error(error: str | None, limit: int = 80) -> str:
 def print_runs(archive: Path, records: list[Any]) -> None:
     """The runs table (a sweep game's cell, a failed run's error), and how to continue the
     stale ones: a sweep's games by rerunning the sweep, the others by `bounded resume`."""
-    table = Table(title=f"{archive}: {len(records)} runs")
+    table = Table(title=escape(f"{archive}: {len(records)} runs"))
     table.add_column("run", no_wrap=True, min_width=12)
     for column in ("env", "contract", "tag", "cell", "model", "seed", "status", "decisions"):
         table.add_column(column)
