@@ -202,17 +202,21 @@ class SweepPlan(BaseModel):
         return [spec for phase in self.phases for spec in phase.pending] + self.cells
 
 
-def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
+def survey(
+    experiment: Experiment, archive: Archive, plan: Plan, *, models: bool = True
+) -> SweepPlan:
     """Read where every phase and cell stands and check every setting and store of every
-    planned game, played or not, and that the completed games are the games the file plans
+    planned game, played or not, its model (`models`: built once each, so that an unknown
+    one is named as such) and that the completed games are the games the file plans
     (`identity_problems`). Changes nothing."""
     problems = experiment.problems()
     found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
     wrong = {p.entry for p in problems}
     checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
     settings = inspect_settings(checked, plan)
-    unbuilt, found.unbuilt = model_problems(checked)  # an unknown model is named as such,
-    found.problems += unbuilt  # not as a change of the archived games' settings
+    if models:  # an unknown model is named as such, not as a change of archived settings
+        unbuilt, found.unbuilt = model_problems(checked)
+        found.problems += unbuilt
     found.reply_modes = {
         spec.cell: contract.reply_modes()
         for spec in checked
