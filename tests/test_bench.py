@@ -62,6 +62,10 @@ TINY: dict[str, Arguments] = {
         "--decisions", "1", "--contracts", "balrog-naive", "--envs", "babyai", "--modes",
         "constrained", "--archive", f"{d}/a.sqlite", "--out", f"{d}/out.json",
     ],
+    "paper_reply_tokens": lambda d, shared: [
+        "--cos-prompts", str(shared["cos_prompts"]), "--envs", "warehouse",
+        "--out", f"{d}/out.json",
+    ],
     "rehearsal": lambda d, _: [
         "--games", "1", "--steps", "1", "--latency", "0", "--out", f"{d}/out.json",
     ],
@@ -133,6 +137,7 @@ NEEDS = {
     "epicstar_paper_scripted": ("bank",),
     "episodic_tokens": ("bank",),
     "nethack_tokens": ("nethack_archive",),
+    "paper_reply_tokens": ("cos_prompts",),
 }
 """The inputs (fixtures of this module) a script reads."""
 
@@ -144,6 +149,23 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     path = tmp_path_factory.mktemp("bank") / "bank.npz"
     bootstrap_craft_bank(keep=1)[0].save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def cos_prompts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A prompt file in the shape of CoS's reference one (its `StarCraftIIPrompt_V4` sets an
+    example reply), the example written here."""
+    path = tmp_path_factory.mktemp("cos") / "prompt.py"
+    example = (
+        "1. Game Overview: early game, one base.\\n\\nSuggestions:\\n1. Our Strategy: expand."
+        "\\n2. Economy: more workers.\\n\\nDecisions:\\n0: <TRAIN PROBE>\\n1: <BUILD PYLON>"
+    )
+    path.write_text(
+        "class StarCraftIIPrompt_V4:\n"
+        "    def generate_prompts(self):\n"
+        f'        self.example_output_prompt = "{example}"\n'
+    )
     return path
 
 
