@@ -34,19 +34,32 @@ KEPT_CELLS: dict[str, set[str]] = {
 DROPPED_CELLS: dict[str, set[str]] = {"nethack.toml": {"episodic"}}
 """Cells left out: nethack's episodic cell needs a NetHack bank, which is not committed."""
 
+OWN_REPLIES = {"fallback", "contract_config.text_rule"}
+"""Where a file sets several papers' methods side by side, each reads its reply by its own
+rule (SKILL.state's JSON block, AgenticSTS's decision tag; CoS, EpicStar and BALROG's
+agents have a rule of their own that is no configuration key) and runs its own fallback
+(SKILL.state's no-op; the game's default for CoS, EpicStar, BALROG and, as set in the
+files, the contracts without a paper)."""
+
 PAPER_DIFFERENCES: dict[str, set[str]] = {
-    "epicstar_paper.toml": {"effective action rate", "reply"},
-    "epicstar_paper_small.toml": {"effective action rate", "reply"},
-    "balrog.toml": {"reasoning"},
-    "balrog_small.toml": {"reasoning"},
+    "epicstar_paper.toml": {"effective action rate", "acting rate", "reply"},
+    "epicstar_paper_small.toml": {"effective action rate", "acting rate", "reply"},
+    "babyai.toml": OWN_REPLIES,
+    "nethack.toml": OWN_REPLIES,
+    "balrog.toml": {"reasoning", *OWN_REPLIES},
+    "balrog_small.toml": {"reasoning", *OWN_REPLIES},
+    "memory_designs.toml": OWN_REPLIES,
+    "memory_designs_small.toml": OWN_REPLIES,
 }
-"""Differences a file keeps, as its paper's. EpicStar's no-exploration ablation idles where
-the bank has nothing executable (docs/episodic.md), so its effective action rate is its
-mechanism, not a setting; it calls no model, so it records no response format, which the
-parity report of this version still counts as a reply difference (issue 51 item 4: a
-format a model-free cell never sends is no difference). BALROG's naive agents reply with
-the action alone, no reasoning (BALROG's), where its cot agents, SKILL.state and
-AgenticSTS reason first."""
+"""Differences a file keeps, as its papers': `OWN_REPLIES`; EpicStar's no-exploration
+ablation idles where the bank has nothing executable (docs/episodic.md), so its acting
+rate (the effective action rate, as the report named it before) is its mechanism, not a
+setting, and it calls no model, so it records no response format, which the parity report
+before issue 51 item 4 counted as a reply difference; BALROG's naive agents reply with the
+action alone, no reasoning (BALROG's), where its cot agents, SKILL.state and AgenticSTS
+reason first. Every other setting (the reply mode, temperature, reply limit, decision
+budget, a contract's own call settings) is the same in every cell of an environment, and
+every model-asking cell plays in `text` (checked beside the report)."""
 
 PAPER_FILES = (
     "epicstar_paper.toml",
@@ -116,3 +129,10 @@ def test_the_cells_of_a_paper_file_differ_in_their_memory_alone(name, tmp_path) 
     assert report.compared
     found = {difference.setting for difference in report.differences}
     assert found <= PAPER_DIFFERENCES.get(name, set()), report.lines()
+    with Archive(tmp_path / "paper.sqlite", read_only=True) as archive:
+        modes = {
+            run.cell: run.model_params["reply"]["mode"]
+            for run in archive.runs(status="completed")
+            if run.model_calls
+        }
+    assert modes and set(modes.values()) == {"text"}, modes
