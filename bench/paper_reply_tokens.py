@@ -30,7 +30,10 @@ patch holds what that environment shows) times `1 + MARGIN` (a model's reply
 varies around the examples' length; the margin holds one a quarter longer than the longest
 of them), rounded up to a multiple of 64.
 
-    python bench/paper_reply_tokens.py --cos-prompts PATH/TO/prompt.py
+    FILE=sc2_rl_agent/starcraftenv_test/prompt/prompt.py      # in a clone of CoS's repository
+    git -C CLONE show 48564d6:$FILE > prompt.py
+    python bench/paper_reply_tokens.py --cos-prompts prompt.py \
+        --cos-source histmeisah/Large-Language-Models-play-StarCraftII@48564d6:$FILE
 """
 
 from __future__ import annotations
@@ -109,7 +112,7 @@ def suggestion_areas(reply: str) -> list[str]:
     return [after[a:b].strip() for a, b in zip(starts, [*starts[1:], len(after)], strict=False)]
 
 
-def cos_replies(path: Path, count: Any) -> JSON:
+def cos_replies(path: Path, count: Any, source: str) -> JSON:
     rows = []
     for reply in example_replies(path):
         areas = suggestion_areas(reply)
@@ -121,7 +124,7 @@ def cos_replies(path: Path, count: Any) -> JSON:
         })  # fmt: skip
     longest = max(row["with_feasibility_tokens"] for row in rows)
     return {
-        "source": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "source": source or str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "examples": rows, "longest": longest, "limit": limit_for(longest),
     }  # fmt: skip
 
@@ -193,12 +196,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cos-prompts", type=Path, required=True,
                         help="CoS's reference prompt.py (its StarCraftIIPrompt_V4)")  # fmt: skip
+    parser.add_argument("--cos-source", default="",
+                        help="where the file comes from: repository@commit:path")  # fmt: skip
     parser.add_argument("--envs", default=",".join(ENVIRONMENTS))
     parser.add_argument("--out", default="bench/results/paper_reply_tokens.json")
     args = parser.parse_args()
     started = provenance()
     count = gguf_token_counter(TOKENIZER)
-    cos = cos_replies(args.cos_prompts, count)
+    cos = cos_replies(args.cos_prompts, count, args.cos_source)
     print(f"CoS examples: {[row['tokens'] for row in cos['examples']]}, limit {cos['limit']}")
     state = state_replies(count, [name for name in args.envs.split(",") if name])
     result = {
