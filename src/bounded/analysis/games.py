@@ -53,8 +53,8 @@ class CompletedGame(BaseModel):
     """Per model id: prompt, cached and completion tokens (`RunRecord.usage`; a run that
     recorded none: its totals under its model)."""
 
-    def cost(self, costs: CostModel) -> float:
-        """The game's calls at each model's prices."""
+    def cost(self, costs: CostModel) -> float | None:
+        """The game's calls at each model's prices; None where a model is unpriced."""
         return costs.usage_cost(self.usage)
 
     def latency_s(self, costs: CostModel) -> float | None:

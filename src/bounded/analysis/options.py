@@ -46,7 +46,13 @@ class TableOptions(BaseModel):
     seed: int = 0
     """Bootstrap seed."""
     costs: CostModel = Field(default_factory=CostModel)
-    """Prices per model (and latency models) for the cost columns."""
+    """Prices per model (and latency models) for the cost columns (default: none, every
+    model unpriced); a command lays its archive's stored prices here (`price_specs`,
+    `price_files`: `bounded.sweeps.board.archive_costs`)."""
+    price_specs: list[str] = Field(default_factory=list)
+    """`--price MODEL=INPUT,CACHED,OUTPUT` specs."""
+    price_files: list[str] = Field(default_factory=list)
+    """`--prices` files (paths or shipped price files' names)."""
 
     def preset_conflicts(self) -> list[str]:
         """Options a preset sets itself, given alongside one."""

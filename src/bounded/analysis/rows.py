@@ -49,9 +49,12 @@ class CellRow(BaseModel):
     fresh_tokens_per_game: float | None = None
     """Mean fresh tokens (prompt - cached + completion) per game."""
     cost_per_game: float | None = None
-    """Mean cost per game at each model's prices (`bounded.analysis.cost`)."""
+    """Mean cost per game at each model's prices (`bounded.analysis.cost`); None where a
+    model of its games is unpriced (`unpriced`)."""
     cost_per_point: float | None = None
     """Total cost / total score points."""
+    unpriced: list[str] = Field(default_factory=list)
+    """The models of its games that no price source prices: its cost reads unpriced."""
     latency_s_per_game: float | None = None
     """Mean modelled seconds of model calls per game (local models only)."""
     decisions_per_game: float = 0.0

@@ -62,6 +62,9 @@ class CellTable(BaseModel):
     together."""
     holm_tests: int = 0
     """The number of tests the paired comparisons' Holm adjustment covers."""
+    prices: str = ""
+    """What the cost columns are: their currency and prices' source, or unpriced
+    (`CostModel.describe`)."""
 
     def rows_of(self, name: str) -> list[CellRow]:
         """The row labelled `name`, else every row of the cell `name`."""
@@ -133,8 +136,10 @@ def _token_stats(row: CellRow, games: Sequence[CompletedGame], costs: CostModel)
         return
     row.tokens_per_game = _mean(tokens)
     row.fresh_tokens_per_game = _mean([g.fresh_tokens for g in games])
-    spent = [g.cost(costs) for g in games]
-    row.cost_per_game = _mean(spent)
+    row.unpriced = sorted({model for g in games for model in costs.unpriced(g.usage)})
+    priced = [cost for cost in (g.cost(costs) for g in games) if cost is not None]
+    spent = priced if len(priced) == len(games) else []
+    row.cost_per_game = _mean(spent) if spent else None
     latencies = [g.latency_s(costs) for g in games]
     if all(latency is not None for latency in latencies):
         row.latency_s_per_game = _mean([latency or 0.0 for latency in latencies])
@@ -142,7 +147,7 @@ def _token_stats(row: CellRow, games: Sequence[CompletedGame], costs: CostModel)
     if row.scores and points > 0:
         row.tokens_per_point = sum(tokens) / points
         row.fresh_tokens_per_point = sum(g.fresh_tokens for g in games) / points
-        row.cost_per_point = sum(spent) / points
+        row.cost_per_point = sum(spent) / points if spent else None
 
 
 def cell_row(
@@ -154,7 +159,8 @@ def cell_row(
     seed: int = BOOTSTRAP_SEED,
     costs: CostModel | None = None,
 ) -> CellRow:
-    """The statistics of one row's games (costs at `costs`, default prices if None)."""
+    """The statistics of one row's games (costs at `costs`; None: no prices, every model
+    but the scripted players unpriced)."""
     n, wins = len(games), sum(g.victory for g in games)
     low, high = (clopper_pearson_interval if interval == "clopper-pearson" else wilson_interval)(
         wins, n
@@ -319,7 +325,9 @@ def cell_table(
             fields = default_fields(games, pool_tags)
         fields += [f for f in mixed(games, fields[0], ("env_id",)) if f not in fields]
         selected = _grouped_cells(games, fields)
-    table = CellTable(title=title, group_by=fields, first_n=first_n)
+    table = CellTable(
+        title=title, group_by=fields, first_n=first_n, prices=(costs or CostModel()).describe()
+    )
     for cell, group, held in selected:
         counted = first_by_start(held, first_n)
         row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed, costs=costs)

@@ -31,6 +31,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from bounded.analysis.cost import CURRENCY, money
 from bounded.runner import GameSpec
 from bounded.sweeps.board import CellProgress, SweepBoard
 from bounded.sweeps.executors import GameResult
@@ -146,9 +147,9 @@ def games_text(cell: CellProgress) -> str:
     return f"{cell.completed}/{cell.total if cell.total is not None else '?'}"
 
 
-def cost_text(cell: CellProgress) -> str:
-    text = f"{cell.cost:.4f}"
-    return text + (f" (unpriced: {', '.join(sorted(cell.unpriced))})" if cell.unpriced else "")
+def cost_text(cell: CellProgress, currency: str = CURRENCY) -> str:
+    """`0.0123 USD`, or `unpriced (MODEL)` (`bounded.analysis.cost.money`)."""
+    return money(cell.cost, cell.unpriced, currency)
 
 
 def cell_lines(board: SweepBoard) -> list[str]:
@@ -158,7 +159,7 @@ def cell_lines(board: SweepBoard) -> list[str]:
     return [
         f"{cell.cell}: {games_text(cell)} games, {cell.failed} failed, {cell.running} playing, "
         f"{cell.prompt_tokens:,} prompt + {cell.completion_tokens:,} completion tokens, "
-        f"cost {cost_text(cell)}"
+        f"cost {cost_text(cell, board.prices.currency)}"
         for cell in [*board.cells.values(), total]
     ]
 
@@ -171,7 +172,8 @@ def board_table(board: SweepBoard) -> Table:
     for cell in [*board.cells.values(), board.totals()]:
         table.add_row(
             cell.cell, cell.env, games_text(cell), str(cell.failed), str(cell.running),
-            f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}", cost_text(cell),
+            f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}",
+            cost_text(cell, board.prices.currency),
             style="bold" if cell.cell == "all" else None,
         )  # fmt: skip
     return table

@@ -129,10 +129,15 @@ def cell_table_view(
             _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
             _fmt(row.effective_action_rate, 2), _fmt(row.model_calls_per_game),
             _fmt(row.wall_s_per_game),
-            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
-            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
+            _fmt(row.fresh_tokens_per_game, 0), cost_entry(row, row.cost_per_game, 4),
+            cost_entry(row, row.cost_per_point, 5), _fmt(row.latency_s_per_game),
         )  # fmt: skip
     return view
+
+
+def cost_entry(row: CellRow, cost: float | None, digits: int) -> str:
+    """A cost column's entry: `unpriced` where a model of the row has no price."""
+    return "unpriced" if row.unpriced else _fmt(cost, digits)
 
 
 def diff_view(table: CellTable) -> Table:
@@ -179,6 +184,7 @@ def print_table(table: CellTable) -> None:
         "tokens and cost: as the server reported them (bounded audit and bounded table "
         "--metric tokens read the tokens bounded counted)"
     )
+    console.print(escape(table.prices))
     print_parity(table.parity)
     if table.pooled and table.pooled_cells:
         console.print(
@@ -218,7 +224,8 @@ def table_options(
     from bounded.analysis.options import TableOptions
 
     return TableOptions(
-        costs=cost_model(price or [], prices or []),
+        costs=cost_model(price or [], prices or []), price_specs=price or [],
+        price_files=[str(path) for path in prices or []],
         table=table, cells=parse_cells(cell) if cell else None, by=by or None, first_n=first,
         pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
         pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
@@ -272,9 +279,12 @@ def analyze(
     from bounded.analysis.anytime import sequential_records
     from bounded.runner.spec import check_no_duplicates
 
+    from bounded.sweeps.board import archive_costs
+
     with Archive(archive, read_only=True) as store:
         runs = filtered_runs(store, archive, experiment=experiment)
         records = [r for r in sequential_records(store) if experiment in (None, r.experiment)]
+        options.costs = archive_costs(store, runs, options.price_specs, options.price_files)
     check_no_duplicates(runs)
     result = options.compute(runs, records=records)
     if as_json:

@@ -90,10 +90,11 @@ def report(
 
 def report_tables(archive: Path, options: ReportOptions) -> list[Any]:
     """The report's tables (its cell table, then the published ones) as JSON values."""
-    from bounded.report.build import report_runs, tables_of
+    from bounded.report.build import priced, report_runs, tables_of
 
     with Archive(archive, read_only=True) as store:
         runs = report_runs(store, options)
+        options = priced(store, runs, options)
         return [table.model_dump(mode="json") for table in tables_of(runs, options, store)]
 
 

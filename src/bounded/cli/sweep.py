@@ -156,7 +156,7 @@ def sweep(
         plain(f"phase {phase}: frozen {digest}")
     if summary.waiting:
         plain(f"waiting for their phase: {', '.join(summary.waiting)}")
-    plain(spend_line(summary.spent, summary.unpriced))
+    plain(spend_line(summary.spent, summary.unpriced, experiment.spec.currency))
     for failure in summary.failed:
         console.print(f"[red]failed[/red] {escape(failure)}")
     if summary.stopped:
@@ -212,9 +212,11 @@ def dry_run_plan(
     print_experiment_plan(experiment, asked, archive, prices)
 
 
-def spend_line(spent: float, unpriced: list[str]) -> str:
-    text = f"spent {spent:.4f} at the sweep's prices"
-    return text + (f" (no price set for {', '.join(unpriced)})" if unpriced else "")
+def spend_line(spent: float, unpriced: list[str], currency: str) -> str:
+    """What the games played now cost at the experiment file's prices (`money`)."""
+    from bounded.analysis.cost import money
+
+    return f"spent {money(spent, unpriced, currency)} at the experiment file's [prices]"
 
 
 def sweep_command(

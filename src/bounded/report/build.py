@@ -12,6 +12,7 @@ import jinja2
 from pydantic import Field
 
 from bounded.analysis.audit import ContextAudit, context_audit
+from bounded.analysis.cost import cost_text
 from bounded.analysis.games import completed_games
 from bounded.analysis.options import TableOptions
 from bounded.analysis.parity import PARITY_HEADERS, parity_rows
@@ -140,6 +141,15 @@ def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
     return archive.runs(experiment=options.experiment)
 
 
+def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) -> ReportOptions:
+    """The options with the report's prices: `--prices`, else the archive's stored ones
+    (`bounded.sweeps.board.archive_costs`), `--price` over them."""
+    from bounded.sweeps.board import archive_costs
+
+    costs = archive_costs(archive, runs, options.price_specs, options.price_files)
+    return options.model_copy(update={"costs": costs})
+
+
 def tables_of(
     runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
 ) -> list[CellTable]:
@@ -193,6 +203,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     """The page; served pages fetch decisions from the server instead of embedding them,
     and show the sweeps' progress, which they poll."""
     runs = report_runs(archive, options)
+    options = priced(archive, runs, options)
     tables = tables_of(runs, options, archive)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
@@ -208,6 +219,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     environment.filters["parity_rows"] = parity_rows
+    environment.filters["cost"] = cost_text
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,
