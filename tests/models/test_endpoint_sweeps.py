@@ -101,7 +101,7 @@ def test_a_budget_stops_starting_games_and_a_rerun_continues(fault_server, tmp_p
 def test_a_budget_needs_every_model_priced(fault_server, tmp_path, capsys):
     path = write(tmp_path, fault_server, games=1, prices=False)
     status, out, _ = sweep(capsys, path, "--dry-run")
-    assert status == 0 and "cost unknown: no price set for openai:fake" in out
+    assert status == 0 and "cost unpriced (openai:fake)" in out
     with pytest.raises(SystemExit) as exit_info:
         main(["sweep", str(path), "--budget", "1"])
     assert exit_info.value.code == 2

@@ -282,7 +282,7 @@ def read_price_file(name: str | Path) -> PriceFile:
         raise ConfigError(f"{path}: no [prices] table")
     currency = data.get("currency", CURRENCY)
     if not isinstance(currency, str) or not currency.strip():
-        raise ConfigError(f"{path}: currency must be a name, e.g. \"USD\"")
+        raise ConfigError(f'{path}: currency must be a name, e.g. "USD"')
     source = path.stem if path.parent == PRICE_FILES else str(path)
     return PriceFile(prices=prices_from(table, f"{path}: prices"), currency=currency, source=source)
 

@@ -66,6 +66,17 @@ class CellRow(BaseModel):
     None where the games recorded none."""
     wall_s_per_game: float = 0.0
     """Mean wall time per game, seconds."""
+    fallback_rate: float | None = None
+    """Fallbacks per recorded decision (`bounded.analysis.fallbacks`); None where its games
+    recorded no decisions."""
+    parse_error_rate: float | None = None
+    """Replies the contract could not read, per recorded decision."""
+    invalid_action_rate: float | None = None
+    """Actions named outside the legal set, per recorded decision."""
+    fallback_wins: int = 0
+    """Games counted that were won on fallbacks (a decision executed a fallback)."""
+    fallback_wins_left_out: int = 0
+    """Games won on fallbacks left out of the row (`--exclude-fallback-wins`)."""
     run_ids: list[str] = Field(default_factory=list)
     """The runs counted, in start order."""
     env_ids: list[str] = Field(default_factory=list)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.cost import CostModel
+from bounded.analysis.fallbacks import Tallies, rate
 from bounded.analysis.games import CompletedGame, completed_games, first_by_start, group_games
 from bounded.analysis.paired import PairedComparison
 from bounded.analysis.parity import ParityReport, parity_of_runs
@@ -150,6 +151,17 @@ def _token_stats(row: CellRow, games: Sequence[CompletedGame], costs: CostModel)
         row.cost_per_point = sum(spent) / points if spent else None
 
 
+def _decision_rates(row: CellRow, games: Sequence[CompletedGame]) -> None:
+    """Fallbacks, parse errors and invalid actions per recorded decision, and the wins
+    that rest on fallbacks."""
+    tallies = [g.tally for g in games if g.tally is not None]
+    decisions = sum(t.decisions for t in tallies)
+    row.fallback_rate = rate(sum(t.fallbacks for t in tallies), decisions)
+    row.parse_error_rate = rate(sum(t.parse_errors for t in tallies), decisions)
+    row.invalid_action_rate = rate(sum(t.invalid_actions for t in tallies), decisions)
+    row.fallback_wins = sum(g.won_on_fallbacks for g in games)
+
+
 def cell_row(
     label: str,
     games: Sequence[CompletedGame],
@@ -185,6 +197,7 @@ def cell_row(
     row.env_ids = sorted({g.env_id for g in games})
     _floor_stats(row, games)
     _token_stats(row, games, costs or CostModel())
+    _decision_rates(row, games)
     return row
 
 
@@ -293,6 +306,8 @@ def cell_table(
     seed: int = BOOTSTRAP_SEED,
     title: str = "",
     costs: CostModel | None = None,
+    tallies: Tallies | None = None,
+    exclude_fallback_wins: bool = False,
 ) -> CellTable:
     """The table over completed runs.
 
@@ -308,11 +323,16 @@ def cell_table(
     for Fisher's exact test; `diffs` pairs (a, b) for mean(a) - mean(b) with a seeded
     percentile bootstrap interval; `changes` pairs of cells (a, b) for the percent change
     of the mean score from a to b in each group of the split fields.
+
+    `tallies` (`bounded.analysis.fallbacks.decision_tallies`) give each row its rates of
+    fallbacks, parse errors and invalid actions and its count of games won on fallbacks;
+    `exclude_fallback_wins` leaves those games out of each row (after its first N are
+    chosen), counted in `fallback_wins_left_out`.
     """
     if pool and pool_all:
         raise ConfigError("--pool names the cells to pool, --pool-all pools every cell: give one")
     runs = list(runs)
-    games = completed_games(runs)
+    games = completed_games(runs, tallies)
     if cells is not None:
         fields = list(by or ())
         selected = _explicit_cells(games, cells, fields)
@@ -330,8 +350,10 @@ def cell_table(
     )
     for cell, group, held in selected:
         counted = first_by_start(held, first_n)
-        row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed, costs=costs)
+        kept = [g for g in counted if not g.won_on_fallbacks] if exclude_fallback_wins else counted
+        row = cell_row(_label(cell, group), kept, resamples=resamples, seed=seed, costs=costs)
         row.cell, row.group = cell, group
+        row.fallback_wins_left_out = len(counted) - len(kept)
         table.rows.append(row)
     table.parity = row_parity(table.rows, runs)
     add_comparisons(

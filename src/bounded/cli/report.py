@@ -18,6 +18,7 @@ from bounded.cli._options import (
     CellOption,
     ChangeOption,
     DiffOption,
+    ExcludeFallbackWinsOption,
     ExperimentOption,
     FirstOption,
     FisherOption,
@@ -60,6 +61,7 @@ def report(
     seed: SeedOption = 0,
     price: PriceOption = None,
     prices: PricesOption = None,
+    exclude_fallback_wins: ExcludeFallbackWinsOption = False,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
@@ -71,7 +73,7 @@ def report(
     main = table_options(
         cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, pool_tags=pool_tags,
         fisher=fisher, diff=diff, change=change, compare=compare, seed=seed, price=price,
-        prices=prices,
+        prices=prices, exclude_fallback_wins=exclude_fallback_wins,
     )  # fmt: skip
     options = ReportOptions(
         **dict(main), tables=table or [], max_runs=max_runs, experiment=experiment

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from bounded.analysis.audit import ContextAudit, context_audit
 from bounded.analysis.cost import cost_text
+from bounded.analysis.fallbacks import decision_tallies
 from bounded.analysis.games import completed_games
 from bounded.analysis.options import TableOptions
 from bounded.analysis.parity import PARITY_HEADERS, parity_rows
@@ -156,9 +157,16 @@ def tables_of(
     from bounded.analysis.anytime import sequential_records
 
     records = sequential_records(archive) if archive is not None and options.compares else []
-    main = options.compute(runs, title="Cells", records=records)
+    tallies = decision_tallies(archive) if archive is not None else None
+    main = options.compute(runs, title="Cells", records=records, tallies=tallies)
     extra = [
-        published_table(name).compute(runs, seed=options.seed, costs=options.costs)
+        published_table(name).compute(
+            runs,
+            seed=options.seed,
+            costs=options.costs,
+            tallies=tallies,
+            exclude_fallback_wins=options.exclude_fallback_wins,
+        )
         for name in options.tables
     ]
     return [main, *extra]
@@ -220,6 +228,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     environment.filters["parity_rows"] = parity_rows
     environment.filters["cost"] = cost_text
+    environment.filters["share"] = lambda v: "—" if v is None else f"{100 * v:.1f}"
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,

@@ -54,9 +54,7 @@ Usage = dict[str, dict[str, float]]
 class SweepPrices:
     """Prices per model for a sweep (see the module's docstring), in `currency`."""
 
-    def __init__(
-        self, table: Mapping[str, Prices] | None = None, currency: str = CURRENCY
-    ) -> None:
+    def __init__(self, table: Mapping[str, Prices] | None = None, currency: str = CURRENCY) -> None:
         self.table = dict(table or {})
         self.currency = currency
 
