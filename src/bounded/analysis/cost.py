@@ -84,11 +84,12 @@ def price_of(table: Mapping[str, Prices], model: str) -> Prices | None:
 
 def money(cost: float | None, unpriced: Iterable[str], currency: str, digits: int = 4) -> str:
     """A cost as every command prints it: `0.0123 USD`; `unpriced (MODEL)` where no call
-    was priced; `0.0123 USD + unpriced (MODEL)` where some were."""
+    was priced; `0.0123 USD + unpriced (MODEL)` where some were (no currency: a column
+    whose header names it)."""
     missing = ", ".join(sorted(set(unpriced)))
     if missing and not cost:
         return f"{UNPRICED} ({missing})"
-    text = f"{cost or 0.0:.{digits}f} {currency}"
+    text = f"{cost or 0.0:.{digits}f}" + (f" {currency}" if currency else "")
     return f"{text} + {UNPRICED} ({missing})" if missing else text
 
 

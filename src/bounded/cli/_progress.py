@@ -167,13 +167,14 @@ def cell_lines(board: SweepBoard) -> list[str]:
 def board_table(board: SweepBoard) -> Table:
     """The cells as a rich table, the total last."""
     table = Table(title=f"{board.experiment}: games per cell", title_justify="left")
-    for name in ("cell", "env", "games", "failed", "playing", "prompt", "completion", "cost"):
+    cost = f"cost ({board.prices.currency})"
+    for name in ("cell", "env", "games", "failed", "playing", "prompt", "completion", cost):
         table.add_column(name, justify="left" if name in ("cell", "env") else "right")
     for cell in [*board.cells.values(), board.totals()]:
         table.add_row(
             cell.cell, cell.env, games_text(cell), str(cell.failed), str(cell.running),
             f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}",
-            cost_text(cell, board.prices.currency),
+            cost_text(cell, ""),
             style="bold" if cell.cell == "all" else None,
         )  # fmt: skip
     return table
