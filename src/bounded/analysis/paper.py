@@ -234,17 +234,8 @@ def placed_games(
         if value is None:
             skipped += 1
             continue
-        placed.append(
-            Game(
-                run,
-                game,
-                value,
-                field_value(run, game, rows),
-                field_value(run, game, cols),
-                env_name(run),
-                block_name(run, game),
-            )  # fmt: skip
-        )
+        row, col = field_value(run, game, rows), field_value(run, game, cols)
+        placed.append(Game(run, game, value, row, col, env_name(run), block_name(run, game)))
     return placed, skipped, [entry.line() for entry in design.mixed]
 
 
