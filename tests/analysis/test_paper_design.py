@@ -121,7 +121,7 @@ def test_the_three_formats_and_the_rates_of_what_the_agents_did():
             fallbacks=10 if r.tag == "naive" else 0,
             parse_errors=5 if r.tag == "naive" else 0,
             invalid_actions=2,
-        )  # fmt: skip
+        )
         for r in RUNS
     }
     table = paper_table(RUNS, baseline="naive", tallies=tallies)
