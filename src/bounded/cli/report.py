@@ -62,6 +62,10 @@ def report(
     price: PriceOption = None,
     prices: PricesOption = None,
     exclude_fallback_wins: ExcludeFallbackWinsOption = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="The summary's baseline treatment (as bounded table --baseline)."),
+    ] = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
@@ -76,7 +80,11 @@ def report(
         prices=prices, exclude_fallback_wins=exclude_fallback_wins,
     )  # fmt: skip
     options = ReportOptions(
-        **dict(main), tables=table or [], max_runs=max_runs, experiment=experiment
+        **dict(main),
+        tables=table or [],
+        max_runs=max_runs,
+        experiment=experiment,
+        baseline=baseline,
     )
     source = existing_archive(archive)
     if experiment is not None:

@@ -13,9 +13,11 @@ from pydantic import Field
 
 from bounded.analysis.audit import ContextAudit, context_audit
 from bounded.analysis.cost import cost_text
-from bounded.analysis.fallbacks import decision_tallies
+from bounded.analysis.fallbacks import Tallies, decision_tallies
 from bounded.analysis.games import completed_games
 from bounded.analysis.options import TableOptions
+from bounded.analysis.paper import PaperTable, paper_table, progression
+from bounded.analysis.paper_render import notes, sections
 from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
@@ -63,6 +65,9 @@ class ReportOptions(TableOptions):
     """Page title (default: the archive's file name)."""
     experiment: str | None = None
     """Only the runs of this experiment (None: every run)."""
+    baseline: str | None = None
+    """The summary's baseline treatment (`bounded table --baseline`): every other treatment's
+    paired differences against it."""
 
 
 def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str, Any]:
@@ -172,6 +177,21 @@ def tables_of(
     return [main, *extra]
 
 
+def summary_of(
+    runs: Sequence[RunRecord], options: ReportOptions, tallies: Tallies
+) -> PaperTable | None:
+    """The page's summary: `bounded table`'s paper table (tasks by treatments, averages,
+    paired differences against `options.baseline`, what the agents did), of progression
+    where every completed game records one, else of wins; None without completed games."""
+    completed = [run for run in runs if run.status == "completed"]
+    if not completed:
+        return None
+    metric = "progression" if all(progression(run) is not None for run in completed) else "wins"
+    return paper_table(
+        completed, metric=metric, baseline=options.baseline, seed=options.seed, tallies=tallies
+    )
+
+
 def _figures(audit: ContextAudit) -> dict[str, str]:
     """The plots over every environment: context growth and layers, one line or panel per
     contract, tag and environment."""
@@ -213,6 +233,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     runs = report_runs(archive, options)
     options = priced(archive, runs, options)
     tables = tables_of(runs, options, archive)
+    summary = summary_of(runs, options, decision_tallies(archive))
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
@@ -235,6 +256,8 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         archive=str(archive.path),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         tables=tables,
+        summary=sections(summary) if summary is not None else [],
+        summary_notes=notes(summary) if summary is not None else [],
         parity_headers=PARITY_HEADERS,
         figures=_figures(audit),
         env_plots=env_plots(plotted, completed_games(runs)),
