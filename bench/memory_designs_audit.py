@@ -142,7 +142,7 @@ def main() -> None:
                 found = {"seed": seed, **summary(trajectory, time.perf_counter() - started)}
                 runs.setdefault(name, []).append(found)
                 print(name, json.dumps(found), flush=True)
-        audit = context_audit(archive, archive.runs(), cost_model([]))
+        audit = context_audit(archive, archive.runs(), cost_model([], ["list-2025"]))
     table = {
         c.contract: {
             "runs": c.runs,
