@@ -157,3 +157,24 @@ def test_a_multi_task_sweep_gives_the_paper_table_by_level(tmp_path, capsys):
         and "unpriced" in out
         and "cost: unpriced (no prices given" in " ".join(out.split())
     )
+
+
+def test_analyze_prices_a_sweep_at_its_experiment_files_prices(tmp_path, capsys):
+    with Endpoint(plays="first", counts_usage=True) as endpoint:
+        path = matrix_file(tmp_path, endpoint.url)
+        text = path.read_text().replace("games = 4", "games = 1")
+        priced = (
+            'currency = "EUR"\n'
+            + text
+            + ("\n[prices.openai]\ninput = 1.0\ncached_input = 0.1\noutput = 2.0\n")
+        )
+        path.write_text(priced)
+        code, out, err = call(capsys, "sweep", path)
+    assert code == 0, out + err
+    assert "spent " in out and " EUR at the experiment file's [prices]" in out
+    code, out, _ = call(capsys, "analyze", tmp_path / "levels.sqlite")
+    text = " ".join(out.split())
+    assert code == 0 and "unpriced" not in text
+    assert "cost in EUR at the prices of the [prices] of experiment levels (stored by its sweep)" in text
+    code, out, _ = call(capsys, "analyze", tmp_path / "levels.sqlite", "--prices", "list-2025")
+    assert code == 0 and "cost in USD at the prices of list-2025" in " ".join(out.split())

@@ -241,7 +241,7 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
     from bounded.sweeps.estimate import SweepPrices
     from bounded.sweeps.sweep import dry_run
 
-    costs = SweepPrices.of(experiment.spec.prices, prices)
+    costs = SweepPrices.of(experiment.spec.prices, prices, experiment.spec.currency)
     state = dry_run(experiment, archive)
     plan = state.plan
     plain(f"{experiment.name}: {len(plan.games)} planned, {len(state.pending)} to play")

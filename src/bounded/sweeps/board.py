@@ -183,7 +183,7 @@ def stored_costs(archive: Archive, experiments: Iterable[str]) -> CostModel:
                     f"experiments {other[0]} and {name} price {model} apart: "
                     "name the prices with --prices FILE"
                 )
-        source = f"experiment {name}'s [prices] (stored by its sweep)"
+        source = f"the [prices] of experiment {name} (stored by its sweep)"
         costs = costs.with_prices(board.prices.table, source, board.prices.currency)
     return costs
 
