@@ -175,6 +175,7 @@ def test_analyze_prices_a_sweep_at_its_experiment_files_prices(tmp_path, capsys)
     code, out, _ = call(capsys, "analyze", tmp_path / "levels.sqlite")
     text = " ".join(out.split())
     assert code == 0 and "unpriced" not in text
-    assert "cost in EUR at the prices of the [prices] of experiment levels (stored by its sweep)" in text
+    source = "the [prices] of experiment levels (stored by its sweep)"
+    assert f"cost in EUR at the prices of {source}" in text
     code, out, _ = call(capsys, "analyze", tmp_path / "levels.sqlite", "--prices", "list-2025")
     assert code == 0 and "cost in USD at the prices of list-2025" in " ".join(out.split())
