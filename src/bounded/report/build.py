@@ -249,7 +249,6 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     environment.filters["parity_rows"] = parity_rows
     environment.filters["cost"] = cost_text
-    environment.filters["share"] = lambda v: "—" if v is None else f"{100 * v:.1f}"
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,

@@ -118,6 +118,7 @@ class SweepBoard:
     def as_json(self) -> dict[str, Any]:
         return {
             "experiment": self.experiment,
+            "currency": self.prices.currency,
             "cells": [cell.as_json() for cell in self.cells.values()],
             "total": self.totals().as_json(),
         }
