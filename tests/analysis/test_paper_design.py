@@ -24,7 +24,7 @@ def progress(treatment: str, level: str, seed: int) -> float:
     """Fixed, uneven values: the pickup level is harder, `state` gains more on goto."""
     base = {"goto": 0.5, "pickup": 0.1}[level]
     gain = {"naive": 0.0, "state": 0.3 if level == "goto" else 0.05, "typed": 0.1}[treatment]
-    wobble = ((seed * 7 + len(treatment) * 3 + len(level)) % 5) / 20
+    wobble = ((seed * 7 + sum(map(ord, treatment)) + len(level)) % 5) / 20
     return min(1.0, base + gain + wobble - 0.1)
 
 
