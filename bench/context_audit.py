@@ -342,12 +342,13 @@ def caching_summary(trajectory: list[DecisionRecord], costs: CostModel, model: s
         if d.completion and d.segments:
             for layer, n in cached_by_layer(segment_tokens(d), d.completion.cached_tokens).items():
                 layers[layer] = layers.get(layer, 0) + n
+    cost = costs.cost(model, prompt, cached, output)
     return {
         "cached": cached,
         "reused_share": round(cached / prompt, 4) if prompt else 0.0,
         "fresh": prompt - cached + output,
         "completion": output,
-        "cost": round(costs.cost(model, prompt, cached, output), 6),
+        "cost": None if cost is None else round(cost, 6),
         "cached_by_layer": layers,
     }
 

@@ -149,7 +149,7 @@ def main() -> None:
             "slope_per_decision": round(c.slope, 3),
             "mean_last_prompt": round(c.mean_last_prompt, 1),
             "fresh": c.fresh,
-            "cost": round(c.cost, 4),
+            "cost": None if c.cost is None else round(c.cost, 4),
             "layer_slopes": {k: round(v, 3) for k, v in c.layer_slopes.items()},
         }
         for c in audit.contracts
@@ -157,7 +157,7 @@ def main() -> None:
     for r in audit.runs:
         for found in runs[r.contract]:
             if found.get("run") is None and found["decisions"] == r.decisions:
-                found.update(run=r.run_id, cached=r.total_cached, cost=round(r.cost, 4))
+                found.update(run=r.run_id, cached=r.total_cached, cost=None if r.cost is None else round(r.cost, 4))
                 found["reused_share"] = round(r.total_cached / max(1, r.total_prompt), 4)
                 break
     print("| contract | seed | decisions | prompt tokens | per decision (mean / max) | "
