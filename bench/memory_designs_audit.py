@@ -157,7 +157,11 @@ def main() -> None:
     for r in audit.runs:
         for found in runs[r.contract]:
             if found.get("run") is None and found["decisions"] == r.decisions:
-                found.update(run=r.run_id, cached=r.total_cached, cost=None if r.cost is None else round(r.cost, 4))
+                found.update(
+                    run=r.run_id,
+                    cached=r.total_cached,
+                    cost=None if r.cost is None else round(r.cost, 4),
+                )
                 found["reused_share"] = round(r.total_cached / max(1, r.total_prompt), 4)
                 break
     print("| contract | seed | decisions | prompt tokens | per decision (mean / max) | "
