@@ -126,7 +126,7 @@ def test_no_model_is_priced_by_a_built_in_default():
     costs = CostModel()
     assert costs.prices("openai:fake") is None and costs.usage_cost(usage) is None
     assert costs.unpriced(usage) == ["openai:fake"]
-    assert costs.describe().startswith("cost: unpriced (no prices given")
+    assert costs.describe().startswith("cost: unpriced, no prices given")
     assert money(None, ["openai:fake"], "USD") == "unpriced (openai:fake)"
     assert money(0.0, ["openai:fake"], "USD") == "unpriced (openai:fake)"
     assert money(0.5, ["openai:fake"], "USD") == "0.5000 USD + unpriced (openai:fake)"

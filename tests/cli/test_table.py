@@ -155,7 +155,7 @@ def test_a_multi_task_sweep_gives_the_paper_table_by_level(tmp_path, capsys):
     assert (
         code == 0
         and "unpriced" in out
-        and "cost: unpriced (no prices given" in " ".join(out.split())
+        and "cost: unpriced, no prices given" in " ".join(out.split())
     )
 
 

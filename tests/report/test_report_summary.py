@@ -49,4 +49,4 @@ def test_the_summary_is_the_paper_table(two_levels, tmp_path):
             cells = "".join(f"<td>{cell}</td>" for cell in line)
             assert f"<tr>{cells}</tr>" in summary
     assert "<td>babyai level=goto</td>" in summary and "nojson - turning (paired)" in summary
-    assert "cost: unpriced (no prices given" in page and "<td>unpriced</td>" not in page
+    assert "cost: unpriced, no prices given" in page and "<td>unpriced</td>" not in page

@@ -209,8 +209,9 @@ class CostModel(BaseModel):
         no prices were given."""
         if not self.sources:
             return (
-                "cost: unpriced (no prices given: an experiment file's [prices], stored in "
-                "its archive by the sweep, or --prices FILE, e.g. --prices list-2025)"
+                "cost: unpriced, no prices given (scripted players cost 0; prices come from "
+                "an experiment file's [prices], stored in its archive by its sweep, or "
+                "--prices FILE, e.g. --prices list-2025)"
             )
         return f"cost in {self.currency} at the prices of {', '.join(self.sources)}"
 
