@@ -82,7 +82,7 @@ class TableOptions(BaseModel):
         runs = list(runs)
         table = self._table(runs, title, tallies)
         if self.compares:
-            add_paired(table, completed_games(runs, tallies), self.compares, self.seed, records)
+            add_paired(table, completed_games(runs), self.compares, self.seed, records)
         return table
 
     def _table(self, runs: list[RunRecord], title: str, tallies: Tallies | None) -> CellTable:
