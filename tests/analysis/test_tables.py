@@ -243,17 +243,3 @@ def test_rows_split_by_the_reasoning_cap_in_force():
         ("typed / 120", 1, 1),
         ("typed / uncapped", 2, 1),
     ]
-
-
-def test_a_setting_a_tag_mixes_is_named_under_the_table():
-    """Two reply modes under one tag are not one condition: the table says so."""
-    modes = [
-        run("a", s, True).model_copy(
-            update={"spec": {"max_decisions": 50}, "model_params": {"reply": {"mode": mode}}}
-        )
-        for s, mode in ((1, "text"), (2, "constrained"))
-    ]
-    table = cell_table([*modes, run("b", 3, False)])
-    [line] = table.mixed
-    assert line.startswith("a mixes reply: ") and "text" in line and "constrained" in line
-    assert cell_table([run("a", 1, True), run("a", 2, False)]).mixed == []

@@ -66,9 +66,6 @@ class CellTable(BaseModel):
     prices: str = ""
     """What the cost columns are: their currency and prices' source, or unpriced
     (`CostModel.describe`)."""
-    mixed: list[str] = Field(default_factory=list)
-    """Settings a treatment mixes that are neither treatment nor block (`Design.mixed`):
-    named under the table, never pooled silently."""
 
     def rows_of(self, name: str) -> list[CellRow]:
         """The row labelled `name`, else every row of the cell `name`."""
@@ -359,20 +356,11 @@ def cell_table(
         row.fallback_wins_left_out = len(counted) - len(kept)
         table.rows.append(row)
     table.parity = row_parity(table.rows, runs)
-    table.mixed = mixed_settings(runs)
     add_comparisons(
         table, games, pool=[r.label for r in table.rows] if pool_all else pool, fisher=fisher,
         diffs=diffs, changes=changes, resamples=resamples, seed=seed, costs=costs,
     )  # fmt: skip
     return table
-
-
-def mixed_settings(runs: Sequence[RunRecord]) -> list[str]:
-    """The lines of the settings each treatment mixes (`bounded.analysis.design`)."""
-    from bounded.analysis.design import design_of_runs
-
-    completed = [run for run in runs if run.status == "completed"]
-    return [entry.line() for entry in design_of_runs(completed).mixed]
 
 
 def row_parity(rows: Sequence[CellRow], runs: Iterable[RunRecord]) -> ParityReport:

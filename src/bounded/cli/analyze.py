@@ -209,8 +209,6 @@ def print_table(table: CellTable) -> None:
     )
     console.print(escape(table.prices))
     console.print(escape(fallback_wins_line(table)))
-    for line in table.mixed:
-        console.print(f"[bold]mixed:[/] {escape(line)} (neither treatment nor block)")
     print_parity(table.parity)
     if table.pooled and table.pooled_cells:
         console.print(
