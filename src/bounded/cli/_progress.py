@@ -31,7 +31,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from bounded.analysis.cost import CURRENCY, money
 from bounded.runner import GameSpec
 from bounded.sweeps.board import CellProgress, SweepBoard
 from bounded.sweeps.executors import GameResult
@@ -147,8 +146,10 @@ def games_text(cell: CellProgress) -> str:
     return f"{cell.completed}/{cell.total if cell.total is not None else '?'}"
 
 
-def cost_text(cell: CellProgress, currency: str = CURRENCY) -> str:
+def cost_text(cell: CellProgress, currency: str) -> str:
     """`0.0123 USD`, or `unpriced (MODEL)` (`bounded.analysis.cost.money`)."""
+    from bounded.analysis.cost import money
+
     return money(cell.cost, cell.unpriced, currency)
 
 
