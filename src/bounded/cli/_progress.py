@@ -146,8 +146,9 @@ def games_text(cell: CellProgress) -> str:
     return f"{cell.completed}/{cell.total if cell.total is not None else '?'}"
 
 
-def cost_text(cell: CellProgress, currency: str) -> str:
-    """`0.0123 USD`, or `unpriced (MODEL)` (`bounded.analysis.cost.money`)."""
+def cost_text(cell: CellProgress, currency: str = "") -> str:
+    """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
+    (`bounded.analysis.cost.money`)."""
     from bounded.analysis.cost import money
 
     return money(cell.cost, cell.unpriced, currency)
@@ -168,14 +169,12 @@ def cell_lines(board: SweepBoard) -> list[str]:
 def board_table(board: SweepBoard) -> Table:
     """The cells as a rich table, the total last."""
     table = Table(title=f"{board.experiment}: games per cell", title_justify="left")
-    cost = f"cost ({board.prices.currency})"
-    for name in ("cell", "env", "games", "failed", "playing", "prompt", "completion", cost):
+    for name in ("cell", "env", "games", "failed", "playing", "prompt", "completion", "cost"):
         table.add_column(name, justify="left" if name in ("cell", "env") else "right")
     for cell in [*board.cells.values(), board.totals()]:
         table.add_row(
             cell.cell, cell.env, games_text(cell), str(cell.failed), str(cell.running),
-            f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}",
-            cost_text(cell, ""),
+            f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}", cost_text(cell),
             style="bold" if cell.cell == "all" else None,
         )  # fmt: skip
     return table
