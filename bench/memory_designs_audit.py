@@ -20,7 +20,7 @@ stand-in reflection (`STAND_IN`, 470 characters) takes the place of the model's.
 Every run is archived (`--archive`, default a temporary file), so `bounded audit ARCHIVE`
 reproduces the per-contract table; this script prints it and writes
 `memory_designs_audit.json` (per run: decisions, prompt tokens, cached, fresh, cost at the
-default prices, mean and max prompt per decision, the slope per 100 decisions).
+shipped list-2025 prices, mean and max prompt per decision, the slope per 100 decisions).
 """
 
 from __future__ import annotations
