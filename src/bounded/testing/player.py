@@ -228,7 +228,7 @@ def text_reply(texts: Sequence[str], choose: Chooser) -> str | None:
     if texts[-1].rstrip().endswith("Action:") or NAIVE_ASK in texts[-1]:
         return balrog_name(action)
     if "<ACTION NAME>" in last:
-        return f"<{action.id}>"
+        return f"Decisions:\n0: <{action.id}>"  # as CoS's extractor reads them
     reply = json.dumps(object_reply(last, action, "You may give up to" in last))
     if "<decision>" in last:
         return f"<decision>{reply}</decision>"
