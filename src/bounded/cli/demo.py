@@ -50,9 +50,8 @@ def demo(
     ] = DEFAULT_DECISIONS,
     report: Annotated[
         Path | None,
-        typer.Option(help="compare: the report to write (default: demo-report.html beside "
-                     "the archive)."),
-    ] = None,  # fmt: skip
+        typer.Option(help="compare: the report to write (default: beside the archive)."),
+    ] = None,
     acts: Annotated[int, typer.Option(help="spire: acts to play (1-3).", min=1, max=3)] = 1,
     contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
     horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",
