@@ -110,24 +110,22 @@ def run_comparison(
     llm = demo_model(model, base_url)
     games = []
     with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
+        TextColumn("spire · {task.description}"),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
-        TextColumn("decisions · last prompt {task.fields[last]} tokens ·"),
+        TextColumn("decisions"),
         TimeElapsedColumn(),
-        TextColumn("elapsed ·"),
+        TextColumn("elapsed"),
         TimeRemainingColumn(),
-        TextColumn("left"),
+        TextColumn("left · prompt {task.fields[last]} tokens"),
         console=console,
         disable=console is None,
     ) as progress:
         total = decisions * len(COMPARE_CONTRACTS)
-        bar = progress.add_task("spire", total=total, last="-")
+        bar = progress.add_task(COMPARE_CONTRACTS[0], total=total, last="-")
 
         def tick(contract: str, record: DecisionRecord) -> None:
-            progress.update(
-                bar, advance=1, description=f"spire under {contract}", last=record.prompt_tokens
-            )
+            progress.update(bar, advance=1, description=contract, last=f"{record.prompt_tokens:,}")
 
         for number, contract in enumerate(COMPARE_CONTRACTS, start=1):
             game = play_compared(
