@@ -6,6 +6,7 @@ are; `--full` is the whole spire game."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -32,12 +33,12 @@ def table_rows(out: str, title: str) -> dict[str, list[str]]:
     return rows
 
 
-def test_the_demo_sets_both_contracts_prompts_side_by_side(capsys, tmp_path):
-    archive = tmp_path / "demo.sqlite"
+def test_the_demo_sets_both_contracts_prompts_side_by_side(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    archive = Path("runs/bounded.sqlite")
     code, out, err = call(
-        capsys, "demo", "--archive", str(archive), "--model", "scripted:minimal", "--decisions", "6",
-        "--seed", "2",
-    )  # fmt: skip
+        capsys, "demo", "--model", "scripted:minimal", "--decisions", "6", "--seed", "2"
+    )
     assert code == 0, err
     with Archive(archive, read_only=True) as store:
         runs = {run.contract: run for run in store.runs()}
@@ -55,11 +56,11 @@ def test_the_demo_sets_both_contracts_prompts_side_by_side(capsys, tmp_path):
     transcript = prompts["transcript"]
     assert all(later > earlier for earlier, later in zip(transcript, transcript[1:]))
     assert rows["growth"][1].startswith(f"+{transcript[-1] - transcript[0]:,}")
-    layers = table_rows(out, "by layer")
+    layers = table_rows(out, "prompt tokens by layer")
     assert {"L1", "L2", "history", "observation"} <= set(layers)
     assert layers["history"][0] == "-" and layers["L1"][1] == "-"
     flat = re.sub(r"\s+", " ", out)
-    report = tmp_path / "demo-report.html"
+    report = archive.parent / "demo-report.html"
     assert report.exists() and f"report: {report}" in flat
     assert f"archive: {archive}" in flat and "bounded demo --full" in flat
 
@@ -80,3 +81,17 @@ def test_full_plays_the_whole_spire_game(capsys, tmp_path):
 def test_an_unknown_demo_is_one_line(capsys):
     code, _, err = call(capsys, "demo", "chess")
     assert code == 2 and "unknown demo 'chess' (one of compare, spire, warehouse)" in err
+
+
+@pytest.mark.model
+def test_the_embedded_model_plays_the_demo(capsys, tmp_path, monkeypatch):
+    """The README's first command on the embedded model, cut to 2 decisions a game."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = call(capsys, "demo", "--decisions", "2")
+    assert code == 0, err
+    with Archive(Path("runs/bounded.sqlite"), read_only=True) as store:
+        runs = store.runs()
+    assert {(run.contract, run.model, run.decisions) for run in runs} == {
+        ("typed", "local:smollm2", 2), ("transcript", "local:smollm2", 2),
+    }  # fmt: skip
+    assert "growth" in out and "report: runs/demo-report.html" in out

@@ -110,14 +110,13 @@ def run_comparison(
     llm = demo_model(model, base_url)
     games = []
     with Progress(
-        TextColumn("spire · {task.description}"),
-        BarColumn(bar_width=20),
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=12),
         MofNCompleteColumn(),
         TextColumn("decisions"),
         TimeElapsedColumn(),
-        TextColumn("elapsed"),
         TimeRemainingColumn(),
-        TextColumn("left · prompt {task.fields[last]} tokens"),
+        TextColumn("left · prompt {task.fields[last]}"),
         console=console,
         disable=console is None,
     ) as progress:
@@ -140,7 +139,7 @@ def prompt_table(comparison: Comparison) -> Table:
     """Prompt tokens per decision, one column per contract."""
     games = comparison.games
     table = Table(
-        title=f"prompt tokens per decision: spire, seed {comparison.seed}, the same model",
+        title=f"prompt tokens per decision (spire, seed {comparison.seed})",
         title_justify="left",
     )
     table.add_column("decision", justify="right")
@@ -169,7 +168,7 @@ def growth_text(tokens: list[int]) -> str:
 def layer_table(comparison: Comparison) -> Table:
     """Mean prompt tokens per decision of each layer, and its share, per contract."""
     games = comparison.games
-    table = Table(title="mean prompt tokens per decision, by layer", title_justify="left")
+    table = Table(title="mean prompt tokens by layer", title_justify="left")
     table.add_column("layer")
     for game in games:
         table.add_column(game.contract, justify="right")

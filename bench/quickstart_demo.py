@@ -1,0 +1,78 @@
+"""The README's first command, timed from a fresh clone: `scripts/install.sh &&
+.venv/bin/bounded demo`, each part's seconds, the demo's output and the prompt tokens of
+each decision its two games made (read from the clone's archive).
+
+    python bench/quickstart_demo.py --out bench/results/quickstart_demo.json
+
+The clone is of this repository's HEAD (commit what you measure), into a temporary
+folder; the install reuses the llama.cpp wheel in `~/.cache/bounded/wheels` when there is
+one (the first install builds it, about 4-7 minutes on 2 cores: `wheel_cached` says which).
+The demo's output goes to `--log` beside the JSON. The load average is recorded before and
+after: on a shared machine the seconds are an upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sqlite3
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bounded.analysis.provenance import provenance, write_result
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "quickstart_demo.json"
+
+
+def timed(command: str, cwd: Path, log: Path) -> float:
+    started = time.perf_counter()
+    with log.open("a") as out:
+        out.write(f"$ {command}\n")
+        out.flush()
+        subprocess.run(command, shell=True, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                       check=True, env={**os.environ, "COLUMNS": "100"})  # fmt: skip
+    return round(time.perf_counter() - started, 1)
+
+
+def games(archive: Path) -> list[dict[str, Any]]:
+    """Each run's contract, decisions, wall seconds and prompt tokens per decision."""
+    db = sqlite3.connect(archive)
+    rows = []
+    for run_id, contract, decisions, wall in db.execute(
+        "SELECT run_id, contract, decisions, wall_s FROM runs ORDER BY started_at"
+    ):
+        prompts = [p for (p,) in db.execute(
+            "SELECT prompt_tokens FROM decisions WHERE run_id = ? ORDER BY idx", (run_id,))]  # fmt: skip
+        rows.append({"contract": contract, "decisions": decisions, "wall_s": round(wall, 1),
+                     "prompt_tokens": prompts})  # fmt: skip
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--log", type=Path, default=None)
+    args = parser.parse_args()
+    log = args.log or args.out.with_suffix(".log")
+    log.write_text("")
+    wheels = Path(os.environ.get("BOUNDED_WHEEL_CACHE", Path.home() / ".cache/bounded/wheels"))
+    cached = bool(glob.glob(str(wheels / "llama_cpp_python-*.whl")))
+    started_at = provenance(note="seconds under the load recorded: upper bounds")
+    with tempfile.TemporaryDirectory() as folder:
+        clone = Path(folder) / "bounded"
+        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        install_s = timed("scripts/install.sh", clone, log)
+        demo_s = timed(".venv/bin/bounded demo", clone, log)
+        played = games(clone / "runs" / "bounded.sqlite")
+    result = {"install_s": install_s, "demo_s": demo_s, "total_s": round(install_s + demo_s, 1),
+              "wheel_cached": cached, "games": played, "log": log.name}  # fmt: skip
+    write_result(args.out, result, started_at)
+
+
+if __name__ == "__main__":
+    main()
