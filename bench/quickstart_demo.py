@@ -46,8 +46,8 @@ def games(archive: Path) -> list[dict[str, Any]]:
     for run_id, contract, decisions, wall in db.execute(
         "SELECT run_id, contract, decisions, wall_s FROM runs ORDER BY started_at"
     ):
-        prompts = [p for (p,) in db.execute(
-            "SELECT prompt_tokens FROM decisions WHERE run_id = ? ORDER BY idx", (run_id,))]  # fmt: skip
+        query = "SELECT prompt_tokens FROM decisions WHERE run_id = ? ORDER BY idx"
+        prompts = [tokens for (tokens,) in db.execute(query, (run_id,))]
         rows.append({"contract": contract, "decisions": decisions, "wall_s": round(wall, 1),
                      "prompt_tokens": prompts})  # fmt: skip
     return rows

@@ -5,6 +5,7 @@ are; `--full` is the whole spire game."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def test_the_demo_sets_both_contracts_prompts_side_by_side(capsys, tmp_path, mon
         shown = [int(cell.replace(",", "")) for cell in rows[str(index + 1)]]
         assert shown == [prompts["typed"][index], prompts["transcript"][index]]
     transcript = prompts["transcript"]
-    assert all(later > earlier for earlier, later in zip(transcript, transcript[1:]))
+    assert all(later > earlier for earlier, later in itertools.pairwise(transcript))
     assert rows["growth"][1].startswith(f"+{transcript[-1] - transcript[0]:,}")
     layers = table_rows(out, "prompt tokens by layer")
     assert {"L1", "L2", "history", "observation"} <= set(layers)
