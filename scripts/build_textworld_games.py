@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--keep", type=Path, default=Path("runs/textworld_build"))
     args = parser.parse_args()
-    jobs = [(task, seed) for task in args.tasks for seed in args.seeds]
+    jobs = [(task, seed) for seed in args.seeds for task in args.tasks]  # seed 1 of each first
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
         results = list(pool.map(lambda job: build_one(*job, args.keep), jobs))
     files = shipped_files()
