@@ -9,12 +9,19 @@ folder; the install reuses the llama.cpp wheel in `~/.cache/bounded/wheels` when
 one (the first install builds it, about 4-7 minutes on 2 cores: `wheel_cached` says which).
 The demo's output goes to `--log` beside the JSON. The load average is recorded before and
 after: on a shared machine the seconds are an upper bound.
+
+    python bench/quickstart_demo.py --add-first-install /work/main/.venv
+
+adds to the existing `--out` file the times of a first install that built the wheel
+(`scripts/install.sh --test` there), read from file times: the venv's creation, the
+wheel's and the `bounded` console script's writing.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import sqlite3
 import subprocess
@@ -53,14 +60,38 @@ def games(archive: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def birth(path: Path) -> float:
+    """A file's creation time (its change time where the file system keeps none)."""
+    done = subprocess.run(["stat", "-c", "%W %Z", str(path)], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    born, changed = (float(x) for x in done.stdout.split())
+    return born if born > 0 else changed
+
+
+def first_install(venv: Path, wheels: Path) -> dict[str, Any]:
+    """Seconds from the venv's creation to the wheel built and to `bounded` installed."""
+    created = birth(venv / "bin" / "python")
+    (wheel,) = sorted(wheels.glob("llama_cpp_python-*.whl"))[-1:]
+    built = wheel.stat().st_mtime
+    installed = (venv / "bin" / "bounded").stat().st_mtime
+    return {"venv": str(venv), "wheel_built_s": round(built - created, 1),
+            "installed_s": round(installed - created, 1)}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--log", type=Path, default=None)
+    parser.add_argument("--add-first-install", type=Path, default=None, metavar="VENV")
     args = parser.parse_args()
+    wheels = Path(os.environ.get("BOUNDED_WHEEL_CACHE", Path.home() / ".cache/bounded/wheels"))
+    if args.add_first_install is not None:
+        data = json.loads(args.out.read_text())
+        data["first_install"] = first_install(args.add_first_install, wheels)
+        args.out.write_text(json.dumps(data, indent=2) + "\n")
+        return
     log = args.log or args.out.with_suffix(".log")
     log.write_text("")
-    wheels = Path(os.environ.get("BOUNDED_WHEEL_CACHE", Path.home() / ".cache/bounded/wheels"))
     cached = bool(glob.glob(str(wheels / "llama_cpp_python-*.whl")))
     started_at = provenance(note="seconds under the load recorded: upper bounds")
     with tempfile.TemporaryDirectory() as folder:

@@ -242,6 +242,14 @@ def quickstart_demo(data: Data) -> str:
         f"load and the report besides), **{data['total_s'] / 60:.1f} min** in all "
         f"(the output: `bench/results/{data['log']}`)."
     )
+    first = data.get("first_install")
+    if first:
+        timing += (
+            f" A first install on the same machine, which built the wheel "
+            f"(`scripts/install.sh --test`: the test extras and Debian's packages too; file "
+            f"times): the wheel {first['wheel_built_s'] / 60:.1f} min after the venv was made, "
+            f"`bounded` installed at {first['installed_s'] / 60:.1f} min."
+        )
     return f"{timing}\n\n" + table(header, rows, "r" * len(header)) + (
         f"\n{measured_under(data)}\n"
     )
