@@ -39,6 +39,9 @@ COMPARE_CONTRACTS = ("typed", "transcript")
 COMPARE_DECISIONS = 8
 """Decisions per game: enough for the transcript to outgrow the bounded prompt several
 times over, and for both games to fit the embedded model's 8,192-token context."""
+SPEED_WINDOW_S = 3600.0
+"""Seconds of past decisions the time left is estimated from (rich's default, 30 s, holds
+no more than one of the embedded model's decisions, and so shows no estimate)."""
 COMPARE_REPLY = "constrained"
 """One decoding for both games (each contract's reply schema, decoded under it)."""
 
@@ -119,6 +122,7 @@ def run_comparison(
         TextColumn("left · prompt {task.fields[last]}"),
         console=console,
         disable=console is None,
+        speed_estimate_period=SPEED_WINDOW_S,
     ) as progress:
         total = decisions * len(COMPARE_CONTRACTS)
         bar = progress.add_task(COMPARE_CONTRACTS[0], total=total, last="-")
