@@ -78,7 +78,7 @@ def test_the_view_reads_the_pace_back_from_the_archive(tmp_path):
         archive.save_run(done)
         archive.save_run(running)
         (board,) = boards_from_archive(archive)
-    shown = board.as_json()
+    shown = {**board.as_json(), "pace": board_pace(board).as_json()}
     cell = shown["cells"][0]
     assert (cell["limit"], cell["decisions"], cell["playing_decisions"]) == (60, 50, [20])
     # expected 30 a game: seed 3 waiting (30) and 30 - 20 left of seed 2, at about 20/10 s

@@ -133,11 +133,8 @@ class SweepBoard:
         return total
 
     def as_json(self) -> dict[str, Any]:
-        from bounded.sweeps.pace import board_pace
-
         return {
             "experiment": self.experiment,
-            "pace": board_pace(self).as_json(),
             "cells": [cell.as_json() for cell in self.cells.values()],
             "total": self.totals().as_json(),
         }
