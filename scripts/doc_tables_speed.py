@@ -240,7 +240,9 @@ def quickstart_demo(data: Data) -> str:
         f"From a fresh clone: `scripts/install.sh` {data['install_s']:.0f} s (llama.cpp's wheel "
         f"{wheel}), `.venv/bin/bounded demo` {data['demo_s']:.0f} s ({parts}, the model's "
         f"load and the report besides), **{data['total_s'] / 60:.1f} min** in all "
-        f"(the output: `bench/results/{data['log']}`)."
+        f"(the output: `bench/results/{data['log']}`); the processes' CPU time: "
+        f"{data['install_cpu_s']:.0f} s for the install, {data['demo_cpu_s']:.0f} s for the "
+        f"demo."
     )
     first = data.get("first_install")
     if first:
