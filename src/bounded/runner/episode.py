@@ -69,6 +69,7 @@ from bounded.core import (
     reply_constraint,
     stable_hash,
 )
+from bounded.contracts.expert import EnvReader
 from bounded.envs import canonical_env_id
 from bounded.runner.identity import changed_inputs, identity_hash
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
@@ -247,6 +248,8 @@ class EpisodeRunner:
             context = episode_context(
                 self.env, self.run.env_id, self.seed, self.model, self.run.run_id
             )
+            if isinstance(self.contract, EnvReader):
+                self.contract.read_env(self.env)
             self.contract.reset(context)
             done = not obs.legal
             if resume is not None:
