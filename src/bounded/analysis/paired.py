@@ -5,8 +5,8 @@ game: `bounded.analysis.design`); every treatment of a sweep plays the same seed
 each block, so two are compared game by game on the same deal: the pairs are keyed by
 (block, seed), never by the seed alone. Each comparison is made per block and pooled
 over the blocks (`bounded.analysis.stratified` gives the statistics and why): for wins,
-McNemar's score test (pooled: the stratified test, the Cochran-Mantel-Haenszel test of the
-matched pairs) with Tango's score interval, its inversion, and the exact conditional
+McNemar's test (pooled: the stratified test, the Cochran-Mantel-Haenszel test of the
+matched pairs) with Tango's score interval, its inversion (both continuity-corrected), and the exact conditional
 McNemar test beside them; for scores, progression and floors, the stratified paired t
 test and its interval, with the bootstrap that resamples seeds within blocks beside them.
 The pooled rows also show the same games analysed as independent samples (Newcombe's
@@ -38,7 +38,7 @@ from bounded.analysis.stratified import (
     DiscordantCounts,
     PairKey,
     mcnemar_exact_p,
-    mcnemar_score_p,
+    mcnemar_p,
     stratified_bootstrap_interval,
     stratified_t,
     tango_interval,
@@ -80,10 +80,12 @@ class WinComparison(BaseModel):
     difference: float
     """rate_a - rate_b."""
     low: float
-    """Lower end of Tango's 95% score interval of the difference (the test's inversion)."""
+    """Lower end of Tango's 95% score interval of the difference, continuity-corrected (the
+    inversion of the test of `p_value`)."""
     high: float
     p_value: float
-    """McNemar's score test (pooled over blocks: the stratified test)."""
+    """McNemar's test with Edwards' continuity correction (pooled over blocks: the
+    stratified test)."""
     exact_p: float
     """The exact conditional McNemar test (binomial test of the discordant pairs)."""
     p_holm: float | None = None
@@ -228,8 +230,8 @@ def pair_games(
 
 
 def win_comparison(pairs: Pairs, block: str | None = POOLED) -> WinComparison:
-    """McNemar's score test with Tango's interval, and the exact McNemar test, over the
-    pairs' wins; pooled rows add the unpaired analysis of the same games."""
+    """McNemar's test with Tango's interval, and the exact McNemar test, over the pairs'
+    wins; pooled rows add the unpaired analysis of the same games."""
     counts = DiscordantCounts.of([(a.victory, b.victory) for a, b in pairs.values()])
     n = counts.pairs
     wins_a, wins_b = counts.both + counts.only_a, counts.both + counts.only_b
@@ -238,7 +240,7 @@ def win_comparison(pairs: Pairs, block: str | None = POOLED) -> WinComparison:
         block=block, pairs=n, both=counts.both, only_a=counts.only_a, only_b=counts.only_b,
         neither=counts.neither, rate_a=wins_a / n, rate_b=wins_b / n,
         difference=(wins_a - wins_b) / n, low=low, high=high,
-        p_value=mcnemar_score_p(counts.only_a, counts.only_b),
+        p_value=mcnemar_p(counts.only_a, counts.only_b),
         exact_p=mcnemar_exact_p(counts.only_a, counts.only_b),
     )  # fmt: skip
     if block is POOLED:

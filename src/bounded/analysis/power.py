@@ -2,8 +2,8 @@
 difference a number of seeds can detect, for the tests `bounded analyze --compare` runs
 (`bounded.analysis.stratified`) on blocks x seeds.
 
-**Wins** (McNemar's score test on the discordant pairs pooled over the blocks): the pairs
-from Connor's formula (Connor 1987, "Sample size for testing differences in proportions
+**Wins** (McNemar's test with Edwards' continuity correction on the discordant pairs
+pooled over the blocks): the pairs from Connor's formula (Connor 1987, "Sample size for testing differences in proportions
 for the paired-sample design", Biometrics 43:207; the textbook form in Chow, Shao and
 Wang, "Sample Size Calculations in Clinical Research", section on McNemar's test),
 generalised to blocks:
@@ -14,9 +14,11 @@ where, averaged over the blocks, `delta = p10 - p01` is the difference of the wi
 `psi = p10 + p01` the chance that a pair is discordant and `v` the mean of
 `psi_k - delta_k^2` (with one block, Connor's `psi - delta^2`). Each block's discordant
 cells follow from its two win rates and their correlation over seeds within the block
-(phi): `p11 = pA pB + rho sqrt(pA qA pB qB)`. Beside it, the power of the score test itself
-at those seeds, simulated (seeded) from the blocks' cells through the same function the
-analysis calls. **Scores** (the stratified paired t, N - K degrees of freedom): the
+(phi): `p11 = pA pB + rho sqrt(pA qA pB qB)`. Connor's formula is for the uncorrected
+test; the seeds per block are the fewest from there on at which its normal approximation
+with the correction (`B - C - 1` against `z sqrt(N psi)`) reaches the power. Beside it, the
+power of the test itself at those seeds, simulated (seeded) from the blocks' cells through
+the same function the analysis calls. **Scores** (the stratified paired t, N - K degrees of freedom): the
 power from the noncentral t with noncentrality `delta sqrt(N) / sd`, `sd` the standard
 deviation of paired differences within blocks (one block: statsmodels `TTestPower`).
 """
@@ -31,6 +33,7 @@ import numpy as np
 from pydantic import BaseModel
 from scipy import optimize, stats
 
+from bounded.analysis.stratified import CORRECTION
 from bounded.core import ConfigError
 
 ALPHA = 0.05
@@ -73,8 +76,8 @@ def joint(rate_a: float, rate_b: float, rho: float = 0.0) -> Joint:
 
 
 def connor_pairs(blocks: Sequence[Joint], alpha: float = ALPHA, power: float = POWER) -> int:
-    """Pairs in all (over the blocks, equally many per block) for McNemar's score test to
-    detect the blocks' mean difference (Connor's formula over blocks)."""
+    """Pairs in all (over the blocks, equally many per block) for McNemar's test, without
+    continuity correction, to detect the blocks' mean difference (Connor over blocks)."""
     delta = abs(float(np.mean([cells.difference for cells in blocks])))
     psi = float(np.mean([cells.discordant for cells in blocks]))
     spread = float(np.mean([cells.discordant - cells.difference**2 for cells in blocks]))
@@ -90,18 +93,34 @@ def connor_games(cells: Joint, alpha: float = ALPHA, power: float = POWER) -> in
     return connor_pairs([cells], alpha, power)
 
 
-def connor_power(seeds: int, blocks: Sequence[Joint] | Joint, alpha: float = ALPHA) -> float:
-    """The normal-approximation power of the score test with `seeds` pairs per block."""
+def connor_power(
+    seeds: int,
+    blocks: Sequence[Joint] | Joint,
+    alpha: float = ALPHA,
+    correction: float = CORRECTION,
+) -> float:
+    """The normal-approximation power of McNemar's test (continuity-corrected unless
+    `correction=0`) with `seeds` pairs per block."""
     cells = [blocks] if isinstance(blocks, Joint) else list(blocks)
     n = seeds * len(cells)
     delta = abs(float(np.mean([c.difference for c in cells])))
     psi = float(np.mean([c.discordant for c in cells]))
     spread = math.sqrt(max(float(np.mean([c.discordant - c.difference**2 for c in cells])), 1e-300))
     z_alpha = stats.norm.ppf(1 - alpha / 2)
-    return float(stats.norm.cdf((math.sqrt(n) * delta - z_alpha * math.sqrt(psi)) / spread))
+    reach = n * delta - correction - z_alpha * math.sqrt(n * psi)
+    return float(stats.norm.cdf(reach / (math.sqrt(n) * spread)))
 
 
-def score_test_power(
+def mcnemar_seeds(blocks: Sequence[Joint], alpha: float = ALPHA, power: float = POWER) -> int:
+    """The fewest seeds per block at which the corrected test reaches the power (normal
+    approximation), from Connor's uncorrected pairs on."""
+    seeds = max(math.ceil(connor_pairs(blocks, alpha, power) / len(blocks)), 1)
+    while connor_power(seeds, blocks, alpha) < power:
+        seeds += 1
+    return seeds
+
+
+def mcnemar_power(
     seeds: int,
     blocks: Sequence[Joint],
     alpha: float = ALPHA,
@@ -109,10 +128,10 @@ def score_test_power(
     draws: int = SIMULATED_SWEEPS,
     seed: int = 0,
 ) -> float:
-    """The power of McNemar's score test over the blocks (`stratified.mcnemar_score_p`, the
-    test the analysis runs) with `seeds` pairs per block: the share of `draws` simulated
-    sweeps (seeded) whose pooled discordant pairs it rejects."""
-    from bounded.analysis.stratified import mcnemar_score_p
+    """The power of McNemar's test over the blocks (`stratified.mcnemar_p`, the test the
+    analysis runs) with `seeds` pairs per block: the share of `draws` simulated sweeps
+    (seeded) whose pooled discordant pairs it rejects."""
+    from bounded.analysis.stratified import mcnemar_p
 
     if seeds < 1:
         return 0.0
@@ -125,9 +144,7 @@ def score_test_power(
         only_a += tables[:, 1]
         only_b += tables[:, 2]
     outcomes = Counter(zip(only_a.tolist(), only_b.tolist(), strict=True))
-    rejected = sum(
-        count for (b, c), count in outcomes.items() if mcnemar_score_p(b, c) <= alpha
-    )
+    rejected = sum(count for (b, c), count in outcomes.items() if mcnemar_p(b, c) <= alpha)
     return rejected / draws
 
 
@@ -223,7 +240,8 @@ __all__ = [
     "detectable_score_difference",
     "detectable_win_difference",
     "joint",
-    "score_test_power",
+    "mcnemar_power",
+    "mcnemar_seeds",
     "stratified_t_power",
     "stratified_t_seeds",
 ]
