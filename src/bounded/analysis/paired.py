@@ -43,7 +43,7 @@ from bounded.analysis.stratified import (
     stratified_t,
     tango_interval,
 )
-from bounded.core import ConfigError
+from bounded.core import ConfigError, RunRecord
 
 Pair = tuple[CompletedGame, CompletedGame]
 Pairs = dict[PairKey, Pair]
@@ -190,13 +190,21 @@ def _narrowing(
     return float(1.0 - width / unpaired)
 
 
+def run_blocks(runs: Sequence[RunRecord]) -> dict[str, str]:
+    """Each run's block (`bounded.analysis.design`): run id -> block label."""
+    from bounded.analysis.design import design_of_runs
+
+    design = design_of_runs(runs)
+    return {run.run_id: game.block_label for run, game in zip(runs, design.games, strict=True)}
+
+
 def keyed(
     label: str, games: Sequence[CompletedGame], blocks: Mapping[str, str] | None = None
 ) -> dict[PairKey, CompletedGame]:
     """A treatment's games by (block, seed) (`blocks`: run id -> block; none: one block);
     a (block, seed) played twice by one treatment cannot be paired."""
-    key = {g.run_id: ((blocks or {}).get(g.run_id, ""), g.seed) for g in games}
-    counts = Counter(key.values())
+    keys = [((blocks or {}).get(g.run_id, ""), g.seed) for g in games]
+    counts = Counter(keys)
     repeated = sorted(k for k, count in counts.items() if count > 1)
     if repeated:
         block, seed = repeated[0]
@@ -206,7 +214,7 @@ def keyed(
             "(block, seed) repeated): a paired comparison needs one game per seed and block "
             "(split the cell with --by cell or --by env_id)"
         )
-    return {key[g.run_id]: g for g in games}
+    return dict(zip(keys, games, strict=True))
 
 
 def pair_games(
@@ -385,5 +393,6 @@ __all__ = [
     "metric_values",
     "pair_games",
     "paired_bootstrap_interval",
+    "run_blocks",
     "win_comparison",
 ]
