@@ -6,8 +6,8 @@ each block, so two are compared game by game on the same deal: the pairs are key
 (block, seed), never by the seed alone. Each comparison is made per block and pooled
 over the blocks (`bounded.analysis.stratified` gives the statistics and why): for wins,
 McNemar's test (pooled: the stratified test, the Cochran-Mantel-Haenszel test of the
-matched pairs) with Tango's score interval, its inversion (both continuity-corrected), and the exact conditional
-McNemar test beside them; for scores, progression and floors, the stratified paired t
+matched pairs) with Tango's score interval, its inversion (both continuity-corrected),
+and the exact conditional McNemar test beside them; for scores, progression and floors, the stratified paired t
 test and its interval, with the bootstrap that resamples seeds within blocks beside them.
 The pooled rows also show the same games analysed as independent samples (Newcombe's
 unpaired interval and Fisher's test for wins; the unpaired bootstrap and the Mann-Whitney

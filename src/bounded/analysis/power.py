@@ -3,10 +3,10 @@ difference a number of seeds can detect, for the tests `bounded analyze --compar
 (`bounded.analysis.stratified`) on blocks x seeds.
 
 **Wins** (McNemar's test with Edwards' continuity correction on the discordant pairs
-pooled over the blocks): the pairs from Connor's formula (Connor 1987, "Sample size for testing differences in proportions
-for the paired-sample design", Biometrics 43:207; the textbook form in Chow, Shao and
-Wang, "Sample Size Calculations in Clinical Research", section on McNemar's test),
-generalised to blocks:
+pooled over the blocks): the pairs from Connor's formula (Connor 1987, "Sample size for
+testing differences in proportions for the paired-sample design", Biometrics 43:207; the
+textbook form in Chow, Shao and Wang, "Sample Size Calculations in Clinical Research",
+section on McNemar's test), generalised to blocks:
 
     N = (z_{1-alpha/2} sqrt(psi) + z_{power} sqrt(v))^2 / delta^2
 
@@ -18,8 +18,8 @@ cells follow from its two win rates and their correlation over seeds within the 
 test; the seeds per block are the fewest from there on at which its normal approximation
 with the correction (`B - C - 1` against `z sqrt(N psi)`) reaches the power. Beside it, the
 power of the test itself at those seeds, simulated (seeded) from the blocks' cells through
-the same function the analysis calls. **Scores** (the stratified paired t, N - K degrees of freedom): the
-power from the noncentral t with noncentrality `delta sqrt(N) / sd`, `sd` the standard
+the same function the analysis calls. **Scores** (the stratified paired t, N - K degrees
+of freedom): the power from the noncentral t with noncentrality `delta sqrt(N) / sd`, `sd` the standard
 deviation of paired differences within blocks (one block: statsmodels `TTestPower`).
 """
 

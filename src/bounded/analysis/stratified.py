@@ -173,16 +173,19 @@ def stratified_t(
     total = sum(group.size for group in groups)
     estimate = float(sum(group.sum() for group in groups) / total) if total else float("nan")
     df = total - len(groups)
-    nan = float("nan")
+    found = MeanTest(
+        pairs=total, blocks=len(groups), estimate=estimate, standard_error=float("nan"),
+        df=max(df, 0), low=float("nan"), high=float("nan"), p_value=float("nan"),
+    )  # fmt: skip
     if df < 1:
-        return MeanTest(pairs=total, blocks=len(groups), estimate=estimate,
-                        standard_error=nan, df=max(df, 0), low=nan, high=nan, p_value=nan)  # fmt: skip
+        return found
     within = sum(float(((group - group.mean()) ** 2).sum()) for group in groups) / df
     se = math.sqrt(within / total)
     if se == 0.0:
         p = 1.0 if estimate == 0 else 0.0
-        return MeanTest(pairs=total, blocks=len(groups), estimate=estimate,
-                        standard_error=0.0, df=df, low=estimate, high=estimate, p_value=p)  # fmt: skip
+        return found.model_copy(
+            update={"standard_error": 0.0, "low": estimate, "high": estimate, "p_value": p}
+        )
     quantile = float(stats.t.ppf(0.5 + confidence / 2, df))
     p_value = float(2 * stats.t.sf(abs(estimate) / se, df))
     return MeanTest(
@@ -223,12 +226,12 @@ def stratified_bootstrap_interval(
 
 
 __all__ = [
+    "CORRECTION",
     "DiscordantCounts",
     "MeanTest",
     "PairKey",
     "ValuePairs",
     "by_block",
-    "CORRECTION",
     "mcnemar_exact_p",
     "mcnemar_p",
     "stratified_bootstrap_interval",

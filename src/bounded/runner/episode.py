@@ -45,6 +45,7 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.expert import EnvReader
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
@@ -69,7 +70,6 @@ from bounded.core import (
     reply_constraint,
     stable_hash,
 )
-from bounded.contracts.expert import EnvReader
 from bounded.envs import canonical_env_id
 from bounded.runner.identity import changed_inputs, identity_hash
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
