@@ -7,8 +7,9 @@ each block, so two are compared game by game on the same deal: the pairs are key
 over the blocks (`bounded.analysis.stratified` gives the statistics and why): for wins,
 McNemar's test (pooled: the stratified test, the Cochran-Mantel-Haenszel test of the
 matched pairs) with Tango's score interval, its inversion (both continuity-corrected),
-and the exact conditional McNemar test beside them; for scores, progression and floors, the stratified paired t
-test and its interval, with the bootstrap that resamples seeds within blocks beside them.
+and the exact conditional McNemar test beside them; for scores, progression and floors,
+the stratified paired t test and its interval, with the bootstrap that resamples seeds
+within blocks beside them.
 The pooled rows also show the same games analysed as independent samples (Newcombe's
 unpaired interval and Fisher's test for wins; the unpaired bootstrap and the Mann-Whitney
 test for means) and how much the pairing narrowed the interval. Every test of a call
@@ -179,9 +180,7 @@ class PairedComparison(BaseModel):
         return [*rows, *self.means, *self.block_wins, *self.block_means]
 
 
-def _narrowing(
-    low: float, high: float, u_low: float | None, u_high: float | None
-) -> float | None:
+def _narrowing(low: float, high: float, u_low: float | None, u_high: float | None) -> float | None:
     if u_low is None or u_high is None:
         return None
     width, unpaired = high - low, u_high - u_low
@@ -366,9 +365,7 @@ def adjust_holm(comparisons: Sequence[PairedComparison]) -> int:
     together by Holm's method; returns the number of tests in the family."""
     from statsmodels.stats.multitest import multipletests
 
-    tests = [
-        test for c in comparisons for test in c.tests() if not np.isnan(test.p_value)
-    ]
+    tests = [test for c in comparisons for test in c.tests() if not np.isnan(test.p_value)]
     if not tests:
         return 0
     adjusted = multipletests([test.p_value for test in tests], method="holm")[1]

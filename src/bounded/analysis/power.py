@@ -19,8 +19,9 @@ test; the seeds per block are the fewest from there on at which its normal appro
 with the correction (`B - C - 1` against `z sqrt(N psi)`) reaches the power. Beside it, the
 power of the test itself at those seeds, simulated (seeded) from the blocks' cells through
 the same function the analysis calls. **Scores** (the stratified paired t, N - K degrees
-of freedom): the power from the noncentral t with noncentrality `delta sqrt(N) / sd`, `sd` the standard
-deviation of paired differences within blocks (one block: statsmodels `TTestPower`).
+of freedom): the power from the noncentral t with noncentrality `delta sqrt(N) / sd`,
+`sd` the standard deviation of paired differences within blocks (one block: statsmodels
+`TTestPower`).
 """
 
 from __future__ import annotations

@@ -101,9 +101,7 @@ def mcnemar_exact_p(only_a: int, only_b: int) -> float:
     return float(mcnemar([[0, only_a], [only_b, 0]], exact=True).pvalue)
 
 
-def tango_score(
-    only_a: int, only_b: int, pairs: int, d0: float, correction: float = 0.0
-) -> float:
+def tango_score(only_a: int, only_b: int, pairs: int, d0: float, correction: float = 0.0) -> float:
     """Tango's score statistic for H0: p(only A) - p(only B) = d0, with the restricted
     maximum-likelihood estimate of p(only B) under H0 (the root of his quadratic), its
     numerator b - c - n d0 moved `correction` towards 0."""
@@ -165,9 +163,7 @@ class MeanTest(BaseModel):
     """Two-sided t test of mean difference 0 (NaN without degrees of freedom)."""
 
 
-def stratified_t(
-    blocks: Sequence[Sequence[float]], confidence: float = CONFIDENCE
-) -> MeanTest:
+def stratified_t(blocks: Sequence[Sequence[float]], confidence: float = CONFIDENCE) -> MeanTest:
     """The stratified paired t over the blocks' paired differences (module docstring)."""
     groups = [np.asarray(block, dtype=float) for block in blocks if len(block)]
     total = sum(group.size for group in groups)

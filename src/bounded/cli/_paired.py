@@ -132,8 +132,7 @@ def disagreements(comparisons: Sequence[PairedComparison]) -> list[str]:
 def unpaired_line(cell: str, other: str, games: Sequence[UnpairedGame]) -> str:
     """The games of `cell` whose (block, seed) `other` has no completed game of."""
     listed = ", ".join(
-        f"{g.block + ' ' if g.block else ''}seed {g.seed} ({g.run_id[:12]})"
-        for g in games[:LISTED]
+        f"{g.block + ' ' if g.block else ''}seed {g.seed} ({g.run_id[:12]})" for g in games[:LISTED]
     )
     more = f" and {len(games) - LISTED} more" if len(games) > LISTED else ""
     return (
