@@ -76,6 +76,7 @@ def test_the_instruction_is_the_first_user_message_of_every_request(received) ->
     assert opening[1]["content"].endswith("\n\n" + BALROG_NAIVE_NOTE)
 
 
+
 def test_balrogs_agents_play_babyai_as_balrog_shows_it(received) -> None:
     """BALROG's BabyAI text, its instruction prompt (which lists the actions) and no legal
     list after the current observation."""
@@ -86,7 +87,6 @@ def test_balrogs_agents_play_babyai_as_balrog_shows_it(received) -> None:
     instruction, current = bodies[0]["messages"]
     assert instruction["content"].startswith(shown.INSTRUCTION_PROMPT.split("{", 1)[0])
     assert "- go forward" not in current["content"].splitlines()
-
 
 def test_the_history_is_balrogs_32_event_deque(received) -> None:
     _, _, bodies = received
@@ -259,3 +259,4 @@ def test_what_only_the_current_observation_shows_is_not_resent() -> None:
     assert messages[-1]["content"] == (
         f"Current Observation:\nMap 2\n{feedback}Room 2.\n\n{BALROG_NAIVE_NOTE}"
     )
+
