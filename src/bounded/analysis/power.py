@@ -201,7 +201,9 @@ def stratified_t_power(
         return 0.0
     critical = stats.t.ppf(1 - alpha / 2, df)
     shift = abs(delta) * math.sqrt(n) / sd
-    return float(stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift))
+    upper = float(stats.nct.sf(critical, df, shift))
+    lower = float(np.nan_to_num(stats.nct.cdf(-critical, df, shift)))  # scipy: NaN for ~0
+    return upper + lower
 
 
 def stratified_t_seeds(
@@ -226,7 +228,7 @@ def detectable_score_difference(
     def gap(delta: float) -> float:
         return stratified_t_power(seeds, blocks, delta, sd, alpha) - power
 
-    top = 100.0 * sd
+    top = 40.0 * sd / math.sqrt(seeds * blocks)  # a noncentrality of 40: certain detection
     return float(optimize.brentq(gap, 1e-9 * sd, top, xtol=1e-9 * sd))
 
 
