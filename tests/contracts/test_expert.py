@@ -6,8 +6,8 @@ with an expert, those that read the game they play included."""
 import pytest
 
 from bounded.contracts import make_contract
-from bounded.env_records import BUILTIN_RECORDS
 from bounded.core import ConfigError
+from bounded.env_records import BUILTIN_RECORDS
 from bounded.envs import make
 from bounded.envs.spire import SpireEnv, SpireExpert
 from bounded.models.none import NoModel
