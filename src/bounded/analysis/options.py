@@ -16,7 +16,7 @@ from bounded.analysis.paired import (
     adjust_holm,
     compare_paired,
     keyed,
-    run_blocks,
+    run_designs,
 )
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable, cell_table
@@ -110,16 +110,35 @@ def add_paired(
     """Each pair of rows compared on their common (block, seed), per block and pooled,
     Holm-adjusted together."""
     by_id = {game.run_id: game for game in completed_games(runs)}
-    blocks = run_blocks(runs)
+    designs = run_designs(runs)
+    blocks = {run_id: block for run_id, (_, block) in designs.items()}
+    treatments = {run_id: treatment for run_id, (treatment, _) in designs.items()}
     for a, b in compares:
-        games_a = [by_id[run_id] for run_id in table.row(a).run_ids]
-        games_b = [by_id[run_id] for run_id in table.row(b).run_ids]
+        games_a = [by_id[run_id] for run_id in compared_runs(table, a, treatments)]
+        games_b = [by_id[run_id] for run_id in compared_runs(table, b, treatments)]
         comparison = compare_paired(a, games_a, b, games_b, blocks=blocks, seed=seed)
         record = record_for(records, a, b)
         if record is not None:
             comparison.anytime = anytime_interval(record, comparison, games_a, games_b, blocks)
         table.paired.append(comparison)
     table.holm_tests = adjust_holm(table.paired)
+
+
+def compared_runs(table: CellTable, name: str, treatments: Mapping[str, str]) -> list[str]:
+    """The run ids a comparison's side names: its row (a label), or every row of the cell
+    `name` (split by environment or a field: paired on (block, seed) all the same), or
+    every row of the treatment `name` (a matrix file's cells, one per block)."""
+    try:
+        rows = table.rows_of(name)
+    except ConfigError:
+        rows = [
+            row
+            for row in table.rows
+            if row.run_ids and all(treatments.get(i) == name for i in row.run_ids)
+        ]
+        if not rows:
+            raise
+    return [run_id for row in rows for run_id in row.run_ids]
 
 
 def anytime_interval(

@@ -189,12 +189,16 @@ def _narrowing(low: float, high: float, u_low: float | None, u_high: float | Non
     return float(1.0 - width / unpaired)
 
 
-def run_blocks(runs: Sequence[RunRecord]) -> dict[str, str]:
-    """Each run's block (`bounded.analysis.design`): run id -> block label."""
+def run_designs(runs: Sequence[RunRecord]) -> dict[str, tuple[str, str]]:
+    """Each run's treatment and block (`bounded.analysis.design`): run id -> (treatment,
+    block label)."""
     from bounded.analysis.design import design_of_runs
 
     design = design_of_runs(runs)
-    return {run.run_id: game.block_label for run, game in zip(runs, design.games, strict=True)}
+    return {
+        run.run_id: (game.treatment, game.block_label)
+        for run, game in zip(runs, design.games, strict=True)
+    }
 
 
 def keyed(
@@ -390,6 +394,6 @@ __all__ = [
     "metric_values",
     "pair_games",
     "paired_bootstrap_interval",
-    "run_blocks",
+    "run_designs",
     "win_comparison",
 ]

@@ -19,9 +19,10 @@ from bounded.analysis.paired import Pairs, pair_games
 from bounded.analysis.power import (
     ALPHA,
     POWER,
-    block_cells,
     detectable_score_difference,
     detectable_win_difference,
+    feasible,
+    joint,
     mcnemar_power,
     mcnemar_seeds,
     stratified_t_power,
@@ -162,35 +163,36 @@ def _plan_wins(found: PowerPlan, held: Held) -> None:
     asked, say = found.asked, found.assumptions.append
     pairs = held.pairs()
     found.pairs = len(pairs)
-    rate_a = _rate(held.games_a)
-    rate_b = _rate(held.games_b)
-    effect = asked.effect
-    if effect is None:
-        if rate_a is None or rate_b is None:
-            raise ConfigError(
-                f"no games of {asked.a!r} and {asked.b!r} in the archive: give --effect"
-            )
-        effect = rate_a - rate_b
-        say(f"effect {effect:+.3f}: the observed difference of the archive's win rates")
-    else:
+    if asked.effect is None and (not held.games_a or not held.games_b):
+        raise ConfigError(f"no games of {asked.a!r} and {asked.b!r} in the archive: give --effect")
+    if asked.effect is not None:
+        effect = asked.effect
         say(f"effect {effect:+.3f}: as given (--effect)")
-    rates = _block_rates(found, held, rate_b, effect, say)
-    for block, rate in zip(found.blocks, rates, strict=True):
-        if not 0 <= rate + effect <= 1:
-            where = f" in block {block}" if block else ""
-            raise ConfigError(
-                f"B's rate {rate:.3f}{where} plus the effect {effect:+.3f} leaves [0, 1]"
-            )
-    rho = _correlation(asked, pairs, say)
-    cells = block_cells(rates, effect, rho)
+        rates_b = _rates_b(found, held, effect, say)
+        rates_a = [rate + effect for rate in rates_b]
+        for block, rate in zip(found.blocks, rates_b, strict=True):
+            if not 0 <= rate + effect <= 1:
+                where = f" in block {block}" if block else ""
+                raise ConfigError(
+                    f"B's rate {rate:.3f}{where} plus the effect {effect:+.3f} leaves [0, 1]: "
+                    "give a smaller --effect or --rate"
+                )
+    else:
+        rates_b = _rates_b(found, held, 0.0, say)
+        rates_a = _observed_rates(found, held, held.games_a, "A", say)
+        effect = float(np.mean(np.array(rates_a) - np.array(rates_b)))
+        say(f"effect {effect:+.3f}: the observed difference of the archive's win rates"
+            + (", averaged over the blocks" if len(found.blocks) > 1 else ""))  # fmt: skip
     if effect == 0:
         raise ConfigError("a difference of 0 cannot be detected: give --effect")
+    rho = _correlation(asked, pairs, say)
+    cells = [joint(a, b, feasible(rho, a, b)) for a, b in zip(rates_a, rates_b, strict=True)]
     found.effect = effect
     found.seeds_per_block = mcnemar_seeds(cells, asked.alpha, asked.power)
     found.predicted_power = mcnemar_power(found.seeds_per_block, cells, asked.alpha)
     if asked.planned:
         found.detectable = detectable_win_difference(
-            asked.planned, rates, rho, asked.alpha, asked.power
+            asked.planned, rates_b, rho, asked.alpha, asked.power
         )
 
 
@@ -198,32 +200,39 @@ def _rate(games: Sequence[CompletedGame]) -> float | None:
     return float(np.mean([g.victory for g in games])) if games else None
 
 
-def _block_rates(
-    found: PowerPlan, held: Held, rate_b: float | None, effect: float, say: Say
-) -> list[float]:
-    """B's win rate in each block: as given, else observed there, else B's overall rate,
-    else centred on 1/2 (the most pairs)."""
+def _rates_b(found: PowerPlan, held: Held, effect: float, say: Say) -> list[float]:
+    """B's win rate in each block: as given, else observed (`_observed_rates`), else
+    centred on 1/2 (the most pairs)."""
     asked = found.asked
     if asked.rate is not None:
         say(f"B's win rate {asked.rate:.3f} in every block: as given (--rate)")
         return [asked.rate] * len(found.blocks)
-    if rate_b is None:
+    if not held.games_b:
         base = 0.5 - effect / 2
         say(
             f"B's win rate {base:.3f}: assumed (no games of B; rates centred on 1/2, the most "
             "pairs)"
         )
         return [base] * len(found.blocks)
+    return _observed_rates(found, held, held.games_b, "B", say)
+
+
+def _observed_rates(
+    found: PowerPlan, held: Held, games: Sequence[CompletedGame], side: str, say: Say
+) -> list[float]:
+    """A side's win rate observed in each block, else its overall rate there."""
+    overall = _rate(games)
+    assert overall is not None
     rates = []
     for block in found.blocks:
-        mine = [g for g in held.games_b if held.block_of(g) == block]
+        mine = [g for g in games if held.block_of(g) == block]
         rate = _rate(mine)
         where = f" in block {block}" if block and len(found.blocks) > 1 else ""
         if rate is None:
-            say(f"B's win rate {rate_b:.3f}{where}: B's overall rate (no games of B there)")
-            rates.append(rate_b)
+            say(f"{side}'s win rate {overall:.3f}{where}: its overall rate (no games there)")
+            rates.append(overall)
         else:
-            say(f"B's win rate {rate:.3f}{where}: observed in the archive ({len(mine)} games)")
+            say(f"{side}'s win rate {rate:.3f}{where}: observed in the archive ({len(mine)} games)")
             rates.append(rate)
     return rates
 

@@ -1,6 +1,6 @@
 """How `bounded analyze --compare` prints paired comparisons: the wins table (per block
-and pooled over the blocks: discordant pairs, McNemar's score test with Tango's interval,
-the exact McNemar test; the unpaired analysis beside the pooled row), the means table
+and pooled over the blocks: discordant pairs, McNemar's test with Tango's interval, the
+exact McNemar test; the unpaired analysis beside the pooled row), the means table
 (the stratified paired t and its interval, the bootstrap within blocks), the lines saying
 why a test and an interval beside it can disagree, the Holm line, the games without a
 partner, and a sweep's anytime-valid interval."""
@@ -48,9 +48,10 @@ def _block(c: PairedComparison, block: str | None) -> str:
 def wins_view(comparisons: Sequence[PairedComparison]) -> Table:
     """Wins on common (block, seed), per block and pooled over the blocks."""
     view = keyed_table(
-        "wins on common (block, seed), A minus B (points); paired: McNemar's score test "
-        "(all blocks: stratified) and Tango's interval, its inversion; exact McNemar beside; "
-        "unpaired: same games as independent samples",
+        "wins on common (block, seed), A minus B (points); paired: McNemar's test (all "
+        "blocks: stratified) and Tango's interval, its inversion, both with Edwards' "
+        "continuity correction; exact McNemar beside; unpaired: same games as independent "
+        "samples",
         ("A", "B", "block", "pairs", "both/A only/B only/neither", "A - B", "paired 95% CI",
          "McNemar p", "Holm p", "exact McNemar p", "unpaired 95% CI", "Fisher p", "narrowed"),
         keys=3,
@@ -103,7 +104,7 @@ def _mean_cells(c: PairedComparison, m: MeanComparison) -> list[str]:
 
 
 WHY_EXACT = (
-    "the paired interval inverts McNemar's score test (McNemar p); the exact McNemar test "
+    "the paired interval inverts McNemar's test (McNemar p); the exact McNemar test "
     "conditions on the number of discordant pairs and is conservative, so its p can exceed "
     "0.05 while the interval excludes 0 (where they disagree: {rows})"
 )

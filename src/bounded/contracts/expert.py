@@ -134,6 +134,14 @@ class PlayerContract(ExpertContract):
             return Decision(actions=[self.rng.choice(obs.legal)], extra={"source": "slip"})
         return super().propose(obs)
 
+    def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
+        """Tells an expert that follows the game (`played`, BabyAI's bot) what was played,
+        so that after a slip it plans from where the game is, not from its own plan."""
+        super().commit(obs, decision, result)
+        played = getattr(self.expert, "played", None)
+        if callable(played):
+            played(decision.actions)
+
     def config_dict(self) -> JSON:
         return {"expert": self.expert_path, "slip": self.slip}
 
