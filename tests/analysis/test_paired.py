@@ -14,10 +14,11 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from bounded.analysis.games import CompletedGame
+from bounded.analysis.options import TableOptions
 from bounded.analysis.paired import adjust_holm, compare_paired, pair_games
 from bounded.analysis.stratified import stratified_t, tango_interval
 from bounded.archive import Archive
-from bounded.core import ConfigError
+from bounded.core import ConfigError, RunRecord
 
 
 def game(cell, seed, victory, score=None, progress=None):
@@ -208,3 +209,54 @@ def test_analyze_compare_on_cells_with_different_seed_sets_lists_the_unpaired_ga
     )
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0 and "--compare takes two cell labels" in bad.stderr
+
+
+def known_skill_runs(rng, seeds, rates_b, effect, share):
+    """The archive rows of two players of known skill on three levels (blocks) with
+    different base rates: B wins a level's game with the level's rate, A with that rate
+    plus `effect`, and with chance `share` a seed's deal decides both."""
+    runs, truth = [], {}
+    for level, rate in rates_b.items():
+        common, together = rng.random(seeds), rng.random(seeds) < share
+        for tag, chance in (("A", rate + effect), ("B", rate)):
+            won = np.where(together, common, rng.random(seeds)) < chance
+            for seed in range(seeds):
+                truth[(tag, level, seed)] = bool(won[seed])
+                runs.append(RunRecord(
+                    run_id=f"{tag}-{level}-{seed}", env_id="bounded/BabyAI-v0",
+                    contract="player", model="none", seed=seed, tag=tag, experiment="known",
+                    cell=f"{tag}[level={level}]", status="completed", started_at=float(seed),
+                    outcome={"victory": bool(won[seed]), "progress": float(won[seed])},
+                    spec={"env": "babyai", "env_options": {"level": level}, "tag": tag},
+                ))  # fmt: skip
+    return runs, truth
+
+
+def test_an_archive_of_known_skill_players_on_three_levels_is_compared_within_levels(tmp_path):
+    # the analysis path (a real archive, the design's blocks, the table's rows) gives the
+    # statistics of the pairs it holds, which test_stratified checks for coverage and level
+    # over 400 simulated sweeps; pooled as independent samples the same games say less
+    rates_b = {"goto": 0.2, "pickup": 0.5, "open": 0.8}
+    runs, truth = known_skill_runs(np.random.default_rng(9), 12, rates_b, 0.15, 0.7)
+    with Archive(tmp_path / "known.sqlite") as store:
+        for run in runs:
+            store.save_run(run)
+    with Archive(tmp_path / "known.sqlite", read_only=True) as store:
+        archived = store.runs()
+    table = TableOptions(compares=[("A", "B")]).compute(archived)
+    (found,) = table.paired
+    assert found.pairs == 36 and len(found.blocks) == 3 and not found.unpaired_a
+    only_a = sum(truth[("A", lv, s)] and not truth[("B", lv, s)] for lv in rates_b
+                 for s in range(12))  # fmt: skip
+    only_b = sum(truth[("B", lv, s)] and not truth[("A", lv, s)] for lv in rates_b
+                 for s in range(12))  # fmt: skip
+    assert found.wins is not None
+    assert (found.wins.only_a, found.wins.only_b) == (only_a, only_b)
+    assert (found.wins.low, found.wins.high) == pytest.approx(tango_interval(only_a, only_b, 36))
+    assert found.wins.narrowing is not None
+    assert found.wins.unpaired_p is not None and found.wins.unpaired_p != found.wins.p_value
+    progress = next(m for m in found.means if m.metric == "progress")
+    blocks = [[100.0 * (truth[("A", lv, s)] - truth[("B", lv, s)]) for s in range(12)]
+              for lv in sorted(rates_b)]  # fmt: skip
+    assert progress.p_value == pytest.approx(stratified_t(blocks).p_value)
+    assert [w.block for w in found.block_wins] == [f"babyai level={lv}" for lv in sorted(rates_b)]
