@@ -61,7 +61,7 @@ def test_plan_on_agenticsts_released_cells_matches_the_textbook_calculation(agen
     # and the correction asks for 7 more
     assert by_hand(0.6, 0.3) == 52
     assert (
-        "games per cell: 52 (Connor's formula over the blocks, continuity-corrected for "
+        "games per cell: 52 (Connor's formula, continuity-corrected for "
         "+30.0 points of win rate)" in out
     )
     assert "uses effect +0.300: the observed difference of the archive's win rates" in out
@@ -88,7 +88,7 @@ def test_plan_for_a_given_effect_from_the_archives_baseline(agenticsts):
     # 0.5 against 0.3: (1.96 sqrt(0.5) + 0.84 sqrt(0.46))^2 / 0.04 = 95.7, corrected: 106
     assert by_hand(0.5, 0.3) == 106
     assert (
-        "games per cell: 106 (Connor's formula over the blocks, continuity-corrected for "
+        "games per cell: 106 (Connor's formula, continuity-corrected for "
         "+20.0 points of win rate)" in shown.stdout
     )
 

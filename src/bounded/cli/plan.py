@@ -233,12 +233,15 @@ def print_experiment_plan(
 def plan_lines(found: PowerPlan, planned: str) -> list[str]:
     """The plan in words: what it assumes, the seeds per block, the detectable difference."""
     asked = found.asked
+    blocks = len(found.blocks)
+    over = ", stratified over the blocks" if blocks > 1 else ""
     test = (
-        "McNemar's test with Edwards' correction, stratified over the blocks"
+        f"McNemar's test with Edwards' correction{over}"
         if asked.metric == "wins"
         else "the stratified paired t test"
+        if blocks > 1
+        else "the paired t test"
     )
-    blocks = len(found.blocks)
     where = f"(block, seed) in {blocks} blocks" if blocks > 1 else "common seeds"
     lines = [
         f"plan: {asked.a} vs {asked.b} on {asked.metric}, paired on {where} ({test}, as "
@@ -250,7 +253,7 @@ def plan_lines(found: PowerPlan, planned: str) -> list[str]:
     seeds = found.seeds_per_block
     per = f"{seeds} seeds in each of {blocks} blocks, " if blocks > 1 else ""
     how = (
-        "Connor's formula over the blocks, continuity-corrected"
+        f"Connor's formula{' over the blocks' if blocks > 1 else ''}, continuity-corrected"
         if asked.metric == "wins"
         else "the noncentral t"
     )
