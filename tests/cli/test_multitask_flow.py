@@ -1,9 +1,9 @@
 """A multi-task experiment from plan to paired test: three players of known skill (the
-BabyAI bot slipping to a random action 0%, 40% and 80% of the time, 12 steps a game) crossed with two
-BabyAI levels on 12 seeds, in one file with a `[matrix]`. `plan` takes the treatment
-names and plans seeds per level; `analyze --compare` pairs on (level, seed) and shows each
-level and the two pooled, its pooled row checked against statsmodels on the archive's own
-pairs; `sweep --until-decided` looks at the seeds of both levels."""
+BabyAI bot slipping to a random action 0%, 40% and 80% of the time, 12 steps a game)
+crossed with two BabyAI levels on 12 seeds, in one file with a `[matrix]`. `plan` takes
+the treatment names and plans seeds per level; `analyze --compare` pairs on (level, seed)
+and shows each level and the two pooled, its pooled row checked against statsmodels on
+the archive's own pairs; `sweep --until-decided` looks at the seeds of both levels."""
 
 import json
 import os
