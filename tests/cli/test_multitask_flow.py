@@ -81,6 +81,10 @@ def test_plan_takes_treatment_names_and_plans_seeds_per_level(swept):
     assert words.returncode == 0, words.stderr
     assert "paired on (block, seed) in 2 blocks" in words.stdout
     assert "the file plans 12 common seeds in each of 2 blocks" in words.stdout
+    progress = bounded("plan", str(path), "--compare", "slip4", "slip8", "--metric", "progress")
+    assert progress.returncode == 0, progress.stderr
+    assert "the stratified paired t test" in progress.stdout
+    assert "observed (within blocks on the archive's 24 pairs)" in progress.stdout
 
 
 def test_analyze_compares_each_level_and_the_levels_pooled(swept):
