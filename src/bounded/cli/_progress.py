@@ -146,9 +146,12 @@ def games_text(cell: CellProgress) -> str:
     return f"{cell.completed}/{cell.total if cell.total is not None else '?'}"
 
 
-def cost_text(cell: CellProgress) -> str:
-    text = f"{cell.cost:.4f}"
-    return text + (f" (unpriced: {', '.join(sorted(cell.unpriced))})" if cell.unpriced else "")
+def cost_text(cell: CellProgress, currency: str = "") -> str:
+    """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
+    (`bounded.analysis.cost.money`)."""
+    from bounded.analysis.cost import money
+
+    return money(cell.cost, cell.unpriced, currency)
 
 
 def cell_lines(board: SweepBoard) -> list[str]:
@@ -158,7 +161,7 @@ def cell_lines(board: SweepBoard) -> list[str]:
     return [
         f"{cell.cell}: {games_text(cell)} games, {cell.failed} failed, {cell.running} playing, "
         f"{cell.prompt_tokens:,} prompt + {cell.completion_tokens:,} completion tokens, "
-        f"cost {cost_text(cell)}"
+        f"cost {cost_text(cell, board.prices.currency)}"
         for cell in [*board.cells.values(), total]
     ]
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from bounded.analysis.cost import Prices
+from bounded.analysis.cost import CURRENCY, CostModel, Prices, cost_model
 from bounded.archive import Archive
-from bounded.core import RunRecord
+from bounded.core import ConfigError, RunRecord
 from bounded.runner.spec import GameKey, GameSpec, run_key
 from bounded.sweeps.estimate import SweepPrices
 
@@ -117,6 +118,7 @@ class SweepBoard:
     def as_json(self) -> dict[str, Any]:
         return {
             "experiment": self.experiment,
+            "currency": self.prices.currency,
             "cells": [cell.as_json() for cell in self.cells.values()],
             "total": self.totals().as_json(),
         }
@@ -140,6 +142,7 @@ def store_plan(archive: Archive, board: SweepBoard) -> None:
     value = {
         "cells": [[c.cell, c.env, c.total] for c in board.cells.values()],
         "prices": {model: p.model_dump() for model, p in board.prices.table.items()},
+        "currency": board.prices.currency,
     }
     with archive.transaction() as db:
         db.execute(
@@ -155,12 +158,51 @@ def stored_plans(archive: Archive) -> dict[str, SweepBoard]:
     for row in rows:
         experiment = str(row["key"])[len(PLAN_KEY) :]
         value = json.loads(row["value"])
-        prices = SweepPrices({m: Prices(**p) for m, p in value.get("prices", {}).items()})
+        table = {m: Prices(**p) for m, p in value.get("prices", {}).items()}
+        prices = SweepPrices(table, value.get("currency", CURRENCY))
         board = SweepBoard(experiment, prices)
         for name, env, total in value.get("cells", []):
             board.cell(name, env).total = total
         boards[experiment] = board
     return boards
+
+
+def stored_costs(archive: Archive, experiments: Iterable[str]) -> CostModel:
+    """The prices the sweeps of `experiments` stored (`bounded.sweeps.board.store_plan`),
+    laid on one another; two experiments pricing one model apart is an error."""
+    plans = stored_plans(archive)
+    costs = CostModel()
+    seen: dict[str, tuple[str, Prices]] = {}
+    for name in sorted(set(experiments)):
+        board = plans.get(name)
+        if board is None or not board.prices.table:
+            continue
+        for model, prices in board.prices.table.items():
+            other = seen.setdefault(model, (name, prices))
+            if other[1] != prices:
+                raise ConfigError(
+                    f"experiments {other[0]} and {name} price {model} apart: "
+                    "name the prices with --prices FILE"
+                )
+        source = f"the [prices] of experiment {name} (stored by its sweep)"
+        costs = costs.with_prices(board.prices.table, source, board.prices.currency)
+    return costs
+
+
+def archive_costs(
+    archive: Archive,
+    runs: Iterable[RunRecord],
+    specs: Sequence[str] = (),
+    files: Sequence[str | Path] = (),
+) -> CostModel:
+    """A command's prices: `files` (`--prices`: paths or shipped price files' names), else
+    the prices the sweeps of the runs' experiments stored (their experiment files'
+    `[prices]`, `stored_costs`); `specs` (`--price MODEL=...`) over either. Nothing else:
+    a model none of them prices is unpriced (`bounded.analysis.cost`)."""
+    if files:
+        return cost_model(specs, files)
+    base = stored_costs(archive, {run.experiment for run in runs if run.experiment})
+    return cost_model(specs, base=base)
 
 
 def boards_from_archive(archive: Archive) -> list[SweepBoard]:
@@ -182,8 +224,10 @@ def boards_from_archive(archive: Archive) -> list[SweepBoard]:
 __all__ = [
     "CellProgress",
     "SweepBoard",
+    "archive_costs",
     "boards_from_archive",
     "seeded",
     "store_plan",
+    "stored_costs",
     "stored_plans",
 ]
