@@ -134,7 +134,7 @@ def sweep(
         summary = run_sweep(
             experiment, archive_path=archive, executor=executor, workers=workers,
             address=address, budget=budget, prices=price or [], concurrency=concurrency,
-            events=SweepProgress(Console(stderr=True)),
+            events=SweepProgress(Console(stderr=True), archive=Path(archive or experiment.archive)),
             max_failures=max_failures,
         )  # fmt: skip
     except SweepRefused as exc:  # one line per problem, each its own

@@ -221,10 +221,15 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
 
 
 def progress_payload(archive: Archive) -> list[dict[str, Any]]:
-    """Each experiment's sweep progress per cell, as the archive has it now."""
+    """Each experiment's sweep progress per cell, as the archive has it now, and its time
+    left (`bounded.sweeps.pace`)."""
     from bounded.sweeps.board import boards_from_archive
+    from bounded.sweeps.pace import board_pace
 
-    return [board.as_json() for board in boards_from_archive(archive)]
+    return [
+        {**board.as_json(), "pace": board_pace(board).as_json()}
+        for board in boards_from_archive(archive)
+    ]
 
 
 def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
