@@ -281,8 +281,8 @@ def analyze(
     compare: Annotated[
         list[str] | None,
         typer.Option(
-            help="Compare two cells on their common seeds: A,B (repeat; the tests of one call "
-            "are Holm-adjusted together)."
+            help="Compare two rows, cells or treatments paired on (block, seed), per block and "
+            "over all blocks: A,B (repeat; the tests of one call are Holm-adjusted together)."
         ),
     ] = None,
     experiment: ExperimentOption = None,

@@ -68,12 +68,15 @@ def sweep(
     until_decided: Annotated[
         tuple[str, str] | None,
         typer.Option(
-            help="Play cells A and B only, their common seeds in blocks, until an anytime-valid "
-            "confidence sequence of A - B excludes 0 (or the seeds, --max-games or --budget "
-            "run out); the rule and the stop are recorded in the archive."
+            help="Play treatments (or cells) A and B only, paired on (block, seed), a few seeds "
+            "of every block at a time, until an anytime-valid confidence sequence of A - B "
+            "excludes 0 (or the seeds, --max-games or --budget run out); the rule and the stop "
+            "are recorded in the archive."
         ),
     ] = None,
-    block: Annotated[int, typer.Option(help="--until-decided: seeds per block.")] = 10,
+    block: Annotated[
+        int, typer.Option(help="--until-decided: seeds of every block per look.")
+    ] = 10,
     level: Annotated[
         float, typer.Option(help="--until-decided and --compare: the level (alpha).")
     ] = 0.05,
@@ -81,7 +84,8 @@ def sweep(
         str, typer.Option(help="--until-decided and --compare: wins or score.")
     ] = "wins",
     max_games: Annotated[
-        int | None, typer.Option(help="--until-decided: games per cell at most.")
+        int | None,
+        typer.Option(help="--until-decided: games per treatment at most, over all blocks."),
     ] = None,
     score_range: Annotated[
         str, typer.Option(help="--until-decided --metric score: LOW,HIGH a game can score.")

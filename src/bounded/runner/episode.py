@@ -45,6 +45,7 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.expert import EnvReader
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
@@ -258,6 +259,8 @@ class EpisodeRunner:
             context = episode_context(
                 self.env, self.run.env_id, self.seed, self.model, self.run.run_id
             )
+            if isinstance(self.contract, EnvReader):
+                self.contract.read_env(self.env)
             self.contract.reset(context)
             done = not obs.legal
             if resume is not None:
