@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,12 @@ import jinja2
 from pydantic import Field
 
 from bounded.analysis.audit import ContextAudit, context_audit
+from bounded.analysis.cost import cost_text
+from bounded.analysis.fallbacks import Tallies, decision_tallies
 from bounded.analysis.games import completed_games
 from bounded.analysis.options import TableOptions
+from bounded.analysis.paper import PaperTable, paper_table, progression
+from bounded.analysis.paper_render import notes, sections
 from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
@@ -21,7 +26,8 @@ from bounded.archive import Archive
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
-from bounded.report.environments import env_plots
+from bounded.report.environments import EnvPlots, env_plots
+from bounded.version import code_revision
 
 LAYER_COLOURS = {
     "L1": "#dbeafe",
@@ -61,6 +67,9 @@ class ReportOptions(TableOptions):
     """Page title (default: the archive's file name)."""
     experiment: str | None = None
     """Only the runs of this experiment (None: every run)."""
+    baseline: str | None = None
+    """The summary's baseline treatment (`bounded table --baseline`): every other treatment's
+    paired differences against it."""
 
 
 def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str, Any]:
@@ -140,18 +149,49 @@ def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
     return archive.runs(experiment=options.experiment)
 
 
+def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) -> ReportOptions:
+    """The options with the report's prices: `--prices`, else the archive's stored ones
+    (`bounded.sweeps.board.archive_costs`), `--price` over them."""
+    from bounded.sweeps.board import archive_costs
+
+    costs = archive_costs(archive, runs, options.price_specs, options.price_files)
+    return options.model_copy(update={"costs": costs})
+
+
 def tables_of(
     runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
 ) -> list[CellTable]:
     from bounded.analysis.anytime import sequential_records
 
     records = sequential_records(archive) if archive is not None and options.compares else []
-    main = options.compute(runs, title="Cells", records=records)
+    tallies = decision_tallies(archive) if archive is not None else None
+    main = options.compute(runs, title="Cells", records=records, tallies=tallies)
     extra = [
-        published_table(name).compute(runs, seed=options.seed, costs=options.costs)
+        published_table(name).compute(
+            runs,
+            seed=options.seed,
+            costs=options.costs,
+            tallies=tallies,
+            exclude_fallback_wins=options.exclude_fallback_wins,
+        )
         for name in options.tables
     ]
     return [main, *extra]
+
+
+def summary_of(
+    runs: Sequence[RunRecord], options: ReportOptions, tallies: Tallies
+) -> PaperTable | None:
+    """The page's summary: `bounded table`'s paper table (tasks by treatments, averages,
+    paired differences against `options.baseline`, what the agents did), of progression
+    where every completed game records one, else of wins; None without completed games."""
+    completed = [run for run in runs if run.status == "completed"]
+    if not completed:
+        return None
+    metric = "progression" if all(progression(run) is not None for run in completed) else "wins"
+    return paper_table(
+        completed, metric=metric, baseline=options.baseline, seed=options.seed, tallies=tallies
+    )
 
 
 def _figures(audit: ContextAudit) -> dict[str, str]:
@@ -182,21 +222,63 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def code_revisions(runs: Sequence[RunRecord]) -> list[str]:
+    """The code revisions that played the runs, in order of first use (runs of a bounded
+    that did not record one count as `unrecorded`)."""
+    return list(dict.fromkeys(run.code_revision or "unrecorded" for run in runs))
+
+
 def progress_payload(archive: Archive) -> list[dict[str, Any]]:
-    """Each experiment's sweep progress per cell, as the archive has it now."""
+    """Each experiment's sweep progress per cell, as the archive has it now, and its time
+    left (`bounded.sweeps.pace`)."""
     from bounded.sweeps.board import boards_from_archive
+    from bounded.sweeps.pace import board_pace
 
-    return [board.as_json() for board in boards_from_archive(archive)]
+    return [
+        {**board.as_json(), "pace": board_pace(board).as_json()}
+        for board in boards_from_archive(archive)
+    ]
 
 
-def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
+SVG_PROLOG = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
+
+
+def write_figures(
+    folder: Path, figures: dict[str, str], sets: Sequence[EnvPlots], pdfs: dict[str, bytes]
+) -> list[Path]:
+    """Each figure of the page as its own SVG and PDF file in `folder`: `context`, `layers`,
+    and `ENV-KIND` per environment (`babyai-progression`, `warehouse-winrate`, ...)."""
+    named = dict(figures)
+    for plotted in sets:
+        named.update({f"{plotted.slug}-{kind}": svg for kind, svg in plotted.figures.items()})
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, svg in named.items():
+        (folder / f"{name}.svg").write_text(SVG_PROLOG + svg)
+        (folder / f"{name}.pdf").write_bytes(pdfs[svg])
+        written += [folder / f"{name}.svg", folder / f"{name}.pdf"]
+    return written
+
+
+def render_page(
+    archive: Archive, options: ReportOptions, *, served: bool, figures_dir: Path | None = None
+) -> str:
     """The page; served pages fetch decisions from the server instead of embedding them,
-    and show the sweeps' progress, which they poll."""
+    and show the sweeps' progress, which they poll. With `figures_dir`, each figure is also
+    written there as SVG and PDF (`write_figures`)."""
     runs = report_runs(archive, options)
+    options = priced(archive, runs, options)
     tables = tables_of(runs, options, archive)
+    summary = summary_of(runs, options, decision_tallies(archive))
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
+    with ExitStack() as stack:
+        pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
+        figures = _figures(audit)
+        sets = env_plots(plotted, completed_games(runs))
+    if figures_dir is not None:
+        write_figures(figures_dir, figures, sets, pdfs)
     browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
     decisions = (
         {} if served else {run.run_id: run_payload(archive.decisions(run.run_id)) for run in browse}
@@ -208,15 +290,20 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     environment.filters["parity_rows"] = parity_rows
+    environment.filters["cost"] = cost_text
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,
         archive=str(archive.path),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        played_by=code_revisions(runs),
+        written_by=code_revision(),
         tables=tables,
+        summary=sections(summary) if summary is not None else [],
+        summary_notes=notes(summary) if summary is not None else [],
         parity_headers=PARITY_HEADERS,
-        figures=_figures(audit),
-        env_plots=env_plots(plotted, completed_games(runs)),
+        figures=figures,
+        env_plots=sets,
         plotted=plotted.title,
         audit=audit,
         counts={
@@ -236,12 +323,18 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
 
 
 def build_report(
-    archive_path: str | Path, out: str | Path, options: ReportOptions | None = None
+    archive_path: str | Path,
+    out: str | Path,
+    options: ReportOptions | None = None,
+    figures_dir: Path | None = None,
 ) -> Path:
-    """Write the report for an archive to `out` and return its path."""
+    """Write the report for an archive to `out` and return its path; with `figures_dir`,
+    each figure also as its own SVG and PDF file there."""
     out = Path(out)
     with Archive(archive_path, read_only=True) as archive:
-        page = render_page(archive, options or ReportOptions(), served=False)
+        page = render_page(
+            archive, options or ReportOptions(), served=False, figures_dir=figures_dir
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page)
     return out

@@ -295,7 +295,7 @@ def run_sweep(
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
-    costs = SweepPrices.of(experiment.spec.prices, prices or [])
+    costs = SweepPrices.of(experiment.spec.prices, prices or [], experiment.spec.currency)
     check_budget(budget, costs, game_models(plan.games))
     games_at_once = concurrency if concurrency is not None else experiment.concurrency
     check_concurrency(games_at_once, game_models(plan.games))
@@ -313,7 +313,8 @@ def run_sweep(
         refuse(first)
         refuse_unreachable(first.pending)
     with experiment_lock(path, experiment.name), Archive(path) as archive:
-        state = survey(experiment, archive, plan)  # again: under the lock, it is current
+        # Again, under the lock, so that it is current (the models were checked above).
+        state = survey(experiment, archive, plan, models=False)
         refuse(state)
         if only is not None:
             state.cells = [spec for spec in state.cells if only(spec)]
