@@ -73,7 +73,7 @@ def main() -> None:
     args = parser.parse_args()
     jobs = [(task, seed) for seed in args.seeds for task in args.tasks]  # seed 1 of each first
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
-        results = list(pool.map(lambda job: build_one(*job, args.keep), jobs))
+        results = list(pool.map(lambda job: build_one(job[0], job[1], args.keep), jobs))
     files = shipped_files()
     seconds: dict[str, Any] = dict(manifest().get("generation_s", {}))
     for (task, seed), (path, took, error) in zip(jobs, results, strict=True):
