@@ -17,7 +17,7 @@ instead gets a record with that id as its name and nothing else declared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Literal
@@ -67,6 +67,47 @@ class TaskOption:
 
 
 @dataclass(frozen=True)
+class BankGame:
+    """One game a bank recipe has an expert play."""
+
+    options: Mapping[str, Any]
+    """The environment's options (kept in the bank as the game's provenance)."""
+    seed: int
+    strategy: str
+    """What the expert plays (the bank entries' strategy)."""
+    expert: Callable[[Any], Any]
+    """The game's expert, built from its environment (one that needs none ignores it)."""
+    max_decisions: int = 100_000
+
+
+@dataclass(frozen=True)
+class BankPlan:
+    """The games of one bank and which of them it keeps (`bounded.jobs.bank.build_bank`)."""
+
+    games: Sequence[BankGame]
+    meta: Mapping[str, Any]
+    """The bank's provenance (its `meta`)."""
+    keep: int | None = None
+    """Games kept at most (None: every one that qualifies)."""
+    stop_when_kept: bool = False
+    """Whether play stops once `keep` games are kept."""
+    rank: Callable[[Mapping[str, Any]], Any] | None = None
+    """None: the wins are kept, in play order; else every game is ranked by this key of
+    its outcome, best first, and the best `keep` are kept."""
+
+
+@dataclass(frozen=True)
+class BankRecipe:
+    """How an environment's episodic bank is built, by `bounded bank NAME`."""
+
+    plan: Callable[..., BankPlan]
+    """The plan from the command's options: its parameters, annotated for typer, are the
+    command's options (`--out` is added) and its docstring the command's help."""
+    report: Callable[[Any, Sequence[Any], Any], str]
+    """What the command prints: (the bank, every game played, the bank file) -> text."""
+
+
+@dataclass(frozen=True)
 class EnvRecord:
     """What bounded knows about one environment (the module docstring lists who reads it)."""
 
@@ -104,6 +145,8 @@ class EnvRecord:
     """Decisions the conformance suite plays per game."""
     requires: str = ""
     """`"module:function"` telling (True/False) whether it can run on this machine."""
+    bank: str = ""
+    """`"module:RECIPE"`, its `BankRecipe` (`bounded bank NAME`); empty: it has no bank."""
     wins: bool = True
     """Whether its games are won in practice, so that a win rate says something; False
     where a victory is out of reach and BALROG reports progression only (NetHack's
@@ -169,6 +212,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         task_options=(TaskOption("level"), TaskOption("style", str)),
         default_contract="summary",
         test_options={"time_limit": 300},
+        bank="bounded.envs.craft.bank:CRAFT_BANK",
     ),
     _env(
         "workbench",
@@ -204,6 +248,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         ),
         test_options={"max_steps": 40},
         test_steps=40,
+        bank="bounded.envs.nethack.bank:NETHACK_BANK",
         wins=False,
     ),
     _env(
@@ -225,6 +270,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         ),
         test_options={"max_steps": 30},
         test_steps=30,
+        bank="bounded.envs.babyai.bank:BABYAI_BANK",
     ),
     _env(
         "crafter",
@@ -394,6 +440,9 @@ __all__ = [
     "BUILTIN_RECORDS",
     "ENV_RECORDS",
     "BalrogTasks",
+    "BankGame",
+    "BankPlan",
+    "BankRecipe",
     "EnvCatalog",
     "EnvRecord",
     "TaskOption",

@@ -15,7 +15,7 @@ command group and is its entry point (`main`); each command lives in its group's
 | `report` | `report`, `view`, `export` |
 | `attribute` | `attribute` |
 | `ladder` | `ladder` |
-| `bank` | `bank craft`, `bank nethack`, `bank babyai`, `bank show` |
+| `bank` | `bank NAME` (an environment's bank recipe: craft, nethack, babyai), `bank show` |
 | `stores` | `stores show`, `stores freeze`, `stores diff` |
 | `spire` | `spire` |
 | `textworld` | `textworld-games` (TextWorld's games on disk before a sweep) |
@@ -82,7 +82,8 @@ def register_commands() -> None:
     for module in (bank, stores, models):
         for name, group in module.GROUPS.items():
             readable_commands(group)
-            app.add_typer(group, name=name, cls=ReadableGroup)
+            cls = getattr(module, "GROUP_CLASS", ReadableGroup)
+            app.add_typer(group, name=name, cls=cls)
     for name, command in spire.COMMANDS.items():
         app.command(name, cls=ReadableCommand)(command)
 
