@@ -147,6 +147,11 @@ class EnvRecord:
     """`"module:function"` telling (True/False) whether it can run on this machine."""
     bank: str = ""
     """`"module:RECIPE"`, its `BankRecipe` (`bounded bank NAME`); empty: it has no bank."""
+    commands: Mapping[str, str] = field(default_factory=dict)
+    """Commands it adds to `bounded`: name -> `"module:function"`, a typer command function."""
+    suite: str = ""
+    """`"module:function"` playing its task suite where `bounded run NAME` plays one episode
+    otherwise (the workbench's), called with `bounded run`'s settings; empty: none."""
     wins: bool = True
     """Whether its games are won in practice, so that a win rate says something; False
     where a victory is out of reach and BALROG reports progression only (NetHack's
@@ -202,6 +207,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         reply_tokens=640,
         test_options={"acts": 1},
         test_steps=50,
+        commands={"spire": "bounded.cli.spire:spire_command"},
     ),
     _env(
         "craft",
@@ -228,6 +234,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         test_options={"task": "binary_format", "max_turns": 6},
         test_steps=8,
         requires="bounded.envs.workbench:sandbox_available",
+        suite="bounded.cli.run:run_workbench",
     ),
     _env(
         "nethack",
@@ -309,6 +316,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             TaskOption("pool", str),
             TaskOption("game_choice", str),
         ),
+        commands={"textworld-games": "bounded.cli.textworld:textworld_games"},
     ),
     _env(
         "minihack",

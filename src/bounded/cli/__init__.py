@@ -3,7 +3,7 @@ command group and is its entry point (`main`); each command lives in its group's
 
 | module | commands |
 |---|---|
-| `run` | `run` (one episode; the workbench's task suite) |
+| `run` | `run` (one episode; an environment's task suite, `EnvRecord.suite`: the workbench's) |
 | `runs` | `runs`, `resume` |
 | `demo` | `demo` |
 | `sweep` | `sweep` |
@@ -17,8 +17,8 @@ command group and is its entry point (`main`); each command lives in its group's
 | `ladder` | `ladder` |
 | `bank` | `bank NAME` (an environment's bank recipe: craft, nethack, babyai), `bank show` |
 | `stores` | `stores show`, `stores freeze`, `stores diff` |
-| `spire` | `spire` |
-| `textworld` | `textworld-games` (TextWorld's games on disk before a sweep) |
+| `spire` | `spire` (declared by Spire's record, `EnvRecord.commands`) |
+| `textworld` | `textworld-games` (TextWorld's games on disk before a sweep; its record's) |
 
 `_options` (parsing and the options several commands share, the archive argument among
 them), `_output` (tables and summaries) and `_readable` (help pages that name values in
@@ -49,14 +49,13 @@ from bounded.cli import (
     report,
     run,
     runs,
-    spire,
     stores,
     sweep,
     table,
-    textworld,
 )
 from bounded.cli._readable import ReadableCommand, ReadableGroup, readable_commands
 from bounded.core import BoundedError, Interrupted
+from bounded.registry import load_target
 from bounded.version import __version__
 
 app = typer.Typer(
@@ -70,7 +69,6 @@ app = typer.Typer(
 
 GROUP_MODULES = (
     run, runs, demo, sweep, plan, analyze, table, importing, audit, report, ladder, attribute,
-    textworld,
 )  # fmt: skip
 """The modules of single commands, in the order `bounded --help` lists them."""
 
@@ -84,8 +82,21 @@ def register_commands() -> None:
             readable_commands(group)
             cls = getattr(module, "GROUP_CLASS", ReadableGroup)
             app.add_typer(group, name=name, cls=cls)
-    for name, command in spire.COMMANDS.items():
-        app.command(name, cls=ReadableCommand)(command)
+    for name, target in environment_commands().items():
+        app.command(name, cls=ReadableCommand)(load_target(target))
+
+
+def environment_commands() -> dict[str, str]:
+    """The commands environments' records declare (`EnvRecord.commands`), installed
+    plugins' among them; a plugin that cannot be loaded adds none (naming its environment
+    still says what is wrong)."""
+    from bounded.env_records import BUILTIN_RECORDS, ENV_RECORDS
+
+    try:
+        records = ENV_RECORDS.records()
+    except BoundedError:
+        records = list(BUILTIN_RECORDS)
+    return {name: target for record in records for name, target in record.commands.items()}
 
 
 def show_version(value: bool) -> None:
