@@ -1,6 +1,7 @@
-"""`bounded bank NAME` is built from the environment's record: a toy plugin
-(tests/data/tally-plugin) installed with its record's bank recipe gets its bank built by
-the one CLI command, with nothing in bounded naming it."""
+"""`bounded bank NAME` and an environment's own commands are built from its record: a toy
+plugin (tests/data/tally-plugin) installed with its record's bank recipe gets its bank
+built by the one CLI command, and its declared command registered, with nothing in
+bounded naming it."""
 
 from __future__ import annotations
 
@@ -63,3 +64,11 @@ def test_an_environment_without_a_bank_is_no_bank_command(plugin_path, tmp_path)
     done = bounded(plugin_path, "bank", "warehouse", cwd=tmp_path)
     assert done.returncode != 0
     assert "No such command 'warehouse'" in done.stderr
+
+
+def test_a_plugins_declared_command_is_a_bounded_command(plugin_path, tmp_path) -> None:
+    done = bounded(plugin_path, "tally-target", "--seed", "4", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "target 3"
+    listed = bounded(plugin_path, "--help", cwd=tmp_path)
+    assert "tally-target" in listed.stdout and "spire" in listed.stdout

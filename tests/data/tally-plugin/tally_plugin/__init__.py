@@ -1,5 +1,6 @@
 """An out-of-tree environment whose record declares a bank recipe: `bounded bank tally`
-builds its episodic bank with nothing in bounded edited.
+builds its episodic bank, and `bounded tally-target` is its own command, with nothing in
+bounded edited.
 
 The game: count up to the target shown (2, 3 or 4 by the seed) with `add`, then `stop`;
 stopping on the target wins. The recipe plays `games` games alternating two strategies,
@@ -103,6 +104,11 @@ def tally_bank_report(bank: Any, played: Any, out: Path) -> str:
     return f"tally: kept {len(bank.game_info)} of {len(played)} games, {len(bank)} entries -> {out}"
 
 
+def tally_target(seed: Annotated[int, typer.Option(help="The game's seed.")] = 0) -> None:
+    """Print the target of a seed's game."""
+    typer.echo(f"target {2 + seed % 3}")
+
+
 TALLY_BANK = BankRecipe(plan=tally_bank_plan, report=tally_bank_report)
 
 TALLY_RECORD = EnvRecord(
@@ -111,4 +117,5 @@ TALLY_RECORD = EnvRecord(
     entry_point="tally_plugin:TallyEnv",
     summary="Count to the target and stop.",
     bank="tally_plugin:TALLY_BANK",
+    commands={"tally-target": "tally_plugin:tally_target"},
 )
