@@ -41,6 +41,9 @@ class BalrogTasks:
     names: Mapping[str, str] = field(default_factory=dict)
     """A task's name in BALROG's config and results folders where it differs from
     bounded's (BabyAI's `goto` is BALROG's `BabyAI-MixedTrainLocal-v0/goto`)."""
+    stats: tuple[str, ...] = ()
+    """The fields of its `get_stats()` that BALROG's evaluator adds to an episode's file
+    (`bounded.analysis.balrog.env_stats`: each written where the run's outcome has it)."""
     presentation: Mapping[str, Any] = field(default_factory=dict)
     """The environment options under which it shows what BALROG's own wrapper shows (its
     observation text, instruction prompt, action vocabulary, step limits and levels), which
@@ -173,6 +176,16 @@ class EnvRecord:
 
 BALROG_PRESENTATION: Mapping[str, Any] = {"presentation": "balrog"}
 """The option of our environments that shows what BALROG's wrappers show."""
+NLE_STATS = (
+    "episode_return", "score", "depth", "gold", "experience_level", "time",
+    "dlvl_list", "xplvl_list", "highest_achievement", "progression", "end_reason",
+)  # fmt: skip
+"""The fields of NLE's `get_stats()` in BALROG's episode files."""
+NLE_STATS = (
+    "episode_return", "score", "depth", "gold", "experience_level", "time",
+    "dlvl_list", "xplvl_list", "highest_achievement", "progression", "end_reason",
+)  # fmt: skip
+"""The fields of NLE's `get_stats()` in BALROG's episode files."""
 BABYAI_TASKS = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
 """BALROG's BabyAI tasks, as bounded's BabyAI names its levels."""
 
@@ -245,6 +258,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             "nle",
             ("NetHackChallenge-v0",),
             default_task="NetHackChallenge-v0",
+            stats=NLE_STATS,
             presentation=BALROG_PRESENTATION,
         ),
         task_options=(
@@ -267,6 +281,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         balrog=BalrogTasks(
             "babyai",
             BABYAI_TASKS,
+            stats=("mission", "progression"),
             presentation=BALROG_PRESENTATION,
             names={task: f"BabyAI-MixedTrainLocal-v0/{task}" for task in BABYAI_TASKS},
         ),
@@ -285,7 +300,12 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         summary="Crafter (progress: achievements unlocked / 22).",
         expert="bounded.envs.crafter:CrafterExpert",
         expert_reads_env=True,
-        balrog=BalrogTasks("crafter", ("default",), presentation=BALROG_PRESENTATION),
+        balrog=BalrogTasks(
+            "crafter",
+            ("default",),
+            stats=("score", "progression", "achievements"),
+            presentation=BALROG_PRESENTATION,
+        ),
         task_options=(
             TaskOption("max_steps"),
             TaskOption("area"),
@@ -305,6 +325,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         balrog=BalrogTasks(
             "textworld",
             ("treasure_hunter", "the_cooking_game", "coin_collector"),
+            stats=("progression",),
             presentation=BALROG_PRESENTATION,
         ),
         thread_safe=False,
@@ -333,6 +354,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
                 "quest-easy",
                 "quest-medium",
             ),
+            stats=("episode_return", "progression", "end_reason"),
             presentation=BALROG_PRESENTATION,
         ),
         task_options=(

@@ -21,8 +21,9 @@ command group and is its entry point (`main`); each command lives in its group's
 | `textworld` | `textworld-games` (TextWorld's games on disk before a sweep; its record's) |
 
 `_options` (parsing and the options several commands share, the archive argument among
-them), `_output` (tables and summaries) and `_readable` (help pages that name values in
-words) serve them all; `_progress` is `bounded sweep`'s live display.
+them), `_environments` (the commands environments declare), `_output` (tables and
+summaries) and `_readable` (help pages that name values in words) serve them all;
+`_progress` is `bounded sweep`'s live display.
 """
 
 from __future__ import annotations
@@ -53,13 +54,15 @@ from bounded.cli import (
     sweep,
     table,
 )
+from bounded.cli._environments import EnvironmentsGroup, declared_commands
 from bounded.cli._readable import ReadableCommand, ReadableGroup, readable_commands
 from bounded.core import BoundedError, Interrupted
+from bounded.env_records import BUILTIN_RECORDS
 from bounded.registry import load_target
 from bounded.version import __version__
 
 app = typer.Typer(
-    cls=ReadableGroup,
+    cls=EnvironmentsGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -82,21 +85,8 @@ def register_commands() -> None:
             readable_commands(group)
             cls = getattr(module, "GROUP_CLASS", ReadableGroup)
             app.add_typer(group, name=name, cls=cls)
-    for name, target in environment_commands().items():
+    for name, target in declared_commands(BUILTIN_RECORDS).items():
         app.command(name, cls=ReadableCommand)(load_target(target))
-
-
-def environment_commands() -> dict[str, str]:
-    """The commands environments' records declare (`EnvRecord.commands`), installed
-    plugins' among them; a plugin that cannot be loaded adds none (naming its environment
-    still says what is wrong)."""
-    from bounded.env_records import BUILTIN_RECORDS, ENV_RECORDS
-
-    try:
-        records = ENV_RECORDS.records()
-    except BoundedError:
-        records = list(BUILTIN_RECORDS)
-    return {name: target for record in records for name, target in record.commands.items()}
 
 
 def show_version(value: bool) -> None:

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from bounded.cli._readable import ReadableCommand, ReadableGroup
+from bounded.cli._environments import single_command
+from bounded.cli._readable import ReadableGroup
 
 if TYPE_CHECKING:
     from bounded.contracts.episodic.bank import EpisodicBank
@@ -79,11 +80,7 @@ class BankGroup(ReadableGroup):
             return None
         from bounded.jobs.bank import bank_recipe
 
-        one = typer.Typer(add_completion=False, rich_markup_mode="markdown")
-        one.command(record.name, cls=ReadableCommand)(
-            bank_command(record, bank_recipe(record.name))
-        )
-        return typer.main.get_command(one)
+        return single_command(record.name, bank_command(record, bank_recipe(record.name)))
 
 
 bank_app = typer.Typer(
