@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 
 from bounded.cli._readable import ReadableCommand, ReadableGroup
@@ -36,7 +35,7 @@ def plugin_commands() -> dict[str, str]:
     return declared_commands(records)
 
 
-def single_command(name: str, function: Callable[..., Any]) -> click.Command:
+def single_command(name: str, function: Callable[..., Any]) -> Any:
     """`function` as one readable click command named `name`."""
     one = typer.Typer(add_completion=False, rich_markup_mode="markdown")
     one.command(name, cls=ReadableCommand)(function)
@@ -46,11 +45,11 @@ def single_command(name: str, function: Callable[..., Any]) -> click.Command:
 class EnvironmentsGroup(ReadableGroup):
     """The `bounded` group: its own commands, then the plugins' declared commands."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         own = super().list_commands(ctx)
         return [*own, *(name for name in plugin_commands() if name not in own)]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         found = super().get_command(ctx, cmd_name)
         if found is not None:
             return found

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 
 from bounded.cli._environments import single_command
@@ -68,11 +67,11 @@ class BankGroup(ReadableGroup):
     """`bounded bank`: `show`, and one command per environment with a bank recipe, built
     from its record when it is asked for."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         names = [record.name for record in banked_records()]
         return [*names, *(name for name in super().list_commands(ctx) if name not in names)]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name in self.commands:
             return self.commands[cmd_name]
         record = next((r for r in banked_records() if r.name == cmd_name), None)

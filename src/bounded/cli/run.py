@@ -119,9 +119,9 @@ def run(
     if reasoning_chars is not None:
         contract_config["reasoning_chars"] = parse_reasoning_chars(reasoning_chars)
     contract_config.update(reply_options(reply, reply_fallback))
-    record = env_record(env)
-    if record is not None and record.suite:
-        load_target(record.suite)(
+    declared = env_record(env)
+    if declared is not None and declared.suite:
+        load_target(declared.suite)(
             task or "all", contract, contract_config, model, base_url=base_url,
             multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
             seed=seed, tag=tag or contract, archive=archive, model_options=model_options or None,

@@ -6,6 +6,7 @@ and returns data (the command line formats it).
 the bank recipe an environment's record names, `EnvRecord.bank`, and `record_game` turns
 any expert's game into bank entries), `craft_bank` (EpicStar's bootstrap with its report),
 `nethack_bank` and `babyai_bank` (those recipes from Python), and `scripted_players`
-(experts as scripted models, for tests and benchmarks of the plumbing). They sit above the runner because they
-call it; the bank they fill is the episodic method's (`bounded.contracts.episodic.bank`).
+(experts as scripted models, for tests and benchmarks of the plumbing). They sit above
+the runner because they call it; the bank they fill is the episodic method's
+(`bounded.contracts.episodic.bank`).
 """
