@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -774,6 +774,16 @@ class ContractBase:
     name: str = "contract"
     paper_temperature: float | None = None
     paper_max_tokens: int | None = None
+    memory_settings: ClassVar[tuple[str, ...]] = ()
+    """The configuration keys that are the contract's memory under test (what its presets
+    and ablations vary); the parity report compares every other key of two cells'
+    configurations (`bounded.analysis.parity`). Recorded with each run."""
+
+    def asks_model(self, empty_action: str | None) -> bool:
+        """Whether a game on an environment with this empty action asks the model for any
+        decision (a contract deciding alone sends no reply format: none is compared).
+        Default: yes."""
+        return True
 
     def max_reply_tokens(self, model: Model) -> int | None:
         """Default: no cap of the contract's own."""

@@ -46,12 +46,12 @@ def test_analyze_names_the_throttled_cell_under_its_table(capsys, craft_archive)
     code, out = call(capsys, "analyze", str(craft_archive))
     assert code == 0
     [line] = [line for line in out.splitlines() if line.startswith("parity:")]
-    assert line.startswith("parity: effective action rate differs: cos-matched 0.")
+    assert line.startswith("parity: acting rate differs: cos-matched 0.")
     assert "cos-throttled 0." in line
     code, out = call(capsys, "analyze", str(craft_archive), "--json")
     parity = json.loads(out)["parity"]
-    assert [d["setting"] for d in parity["differences"]] == ["effective action rate"]
-    rates = {cell["label"]: cell["effective_action_rate"] for cell in parity["cells"]}
+    assert [d["setting"] for d in parity["differences"]] == ["acting rate"]
+    rates = {cell["label"]: cell["acting_rate"] for cell in parity["cells"]}
     assert rates["cos-throttled"] < 0.9 * rates["cos-matched"]
 
 
@@ -59,7 +59,7 @@ def test_craft_table_shows_the_effective_rate_and_the_parity_line(capsys, craft_
     code, out = call(capsys, "craft-table", str(craft_archive), "--by-style")
     assert code == 0
     assert "| tag | level | style |" in out and "effective actions/step" in out
-    assert "- parity: effective action rate differs: cos-matched" in out
+    assert "- parity: acting rate differs: cos-matched" in out
 
 
 def test_the_report_holds_the_parity_table(tmp_path, craft_archive) -> None:
@@ -67,7 +67,7 @@ def test_the_report_holds_the_parity_table(tmp_path, craft_archive) -> None:
 
     page = build_report(craft_archive, tmp_path / "r.html").read_text()
     assert 'id="parity-table-0"' in page
-    assert "parity: effective action rate differs" in page
+    assert "parity: acting rate differs" in page
 
 
 def test_the_dry_run_flags_a_throttled_baseline_before_any_game(capsys, tmp_path) -> None:
@@ -83,10 +83,7 @@ def test_the_dry_run_flags_a_throttled_baseline_before_any_game(capsys, tmp_path
     )
     code, out = call(capsys, "sweep", str(path), "--dry-run")
     assert code == 0, out
-    assert (
-        "parity: effective action rate bound differs: throttled 0.60; matched 1.00"
-        in out.splitlines()
-    )
+    assert "parity: acting rate bound differs: throttled 0.60; matched 1.00" in out.splitlines()
     assert not (tmp_path / "p.sqlite").exists()
 
 
@@ -114,12 +111,11 @@ def test_the_dry_run_compares_cells_within_one_environment(capsys, tmp_path) -> 
     cells = [("state", "warehouse"), ("summary", "warehouse"), ("state", "craft"),
              ("summary", "craft")]  # fmt: skip
     assert dry_run_parity(capsys, tmp_path, cells) == [
-        "parity: environment option decision_interval differs [environment=craft]: state "
+        "parity: fallback differs: state no-op; summary game-default",
+        "parity: environment option decision_interval differs [block=craft]: state "
         "(default); summary 2",
-        "parity: environment option max_actions differs [environment=craft]: state (default); "
-        "summary 1",
-        "parity: effective action rate bound differs [environment=craft]: state 1.00; "
-        "summary 0.60",
+        "parity: environment option max_actions differs [block=craft]: state (default); summary 1",
+        "parity: acting rate bound differs [environment=craft]: state 1.00; summary 0.60",
     ]
 
 

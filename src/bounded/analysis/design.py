@@ -222,10 +222,12 @@ def design_of_spec(spec: Mapping[str, Any]) -> GameDesign:
     return _game(spec_treatment(spec), str(spec.get("env", "")), options, keys, _unit(spec))
 
 
-def _unit(spec: Mapping[str, Any]) -> int:
-    from bounded.runner.spec import DEFAULT_SEED
+DEFAULT_UNIT = 1
+"""The seed of a planned game that names none (`bounded.runner.spec.DEFAULT_SEED`)."""
 
-    return int(spec.get("seed", DEFAULT_SEED))
+
+def _unit(spec: Mapping[str, Any]) -> int:
+    return int(spec.get("seed", DEFAULT_UNIT))
 
 
 # -- many games -----------------------------------------------------------------------------

@@ -7,9 +7,10 @@ and the format sent, the temperature and token limit in force, the decision budg
 (`max_decisions`), the reasoning budget, the fallback policy, and the code that played it
 (`code_revision`, where a run records it). What the contract's configuration sets: every
 key (nested keys joined by `.`: `contract_config.description_temperature`), except the
-keys the contract declares as its memory under test (`Contract.memory_settings`), which
-are what a comparison of memories varies. The reply mode and the reply settings the
-configuration holds (`reply`, `text_rule`, `text_grammar`) are compared as the reply.
+keys the contract declares as its memory under test (`Contract.memory_settings`, recorded
+with each game), which are what a comparison of memories varies. The reply mode is
+compared as `reply` (the mode played and the format sent); the other reply settings a
+configuration holds (`text_rule`, `text_grammar`) as its keys.
 
 The environment and its options are the game's block or a difference of their own (the
 design decides which); the seed is its unit; neither is a setting here.
@@ -95,17 +96,14 @@ def _known(settings: Mapping[str, Any]) -> dict[str, str]:
     return {key: text(value) for key, value in {**listed, **rest}.items()}
 
 
-def memory_keys(contract: str) -> tuple[str, ...]:
-    """The configuration keys a contract declares as its memory under test (none for a
-    contract that does not resolve or declares none)."""
-    from bounded.contracts import resolve_contract
-    from bounded.core import ConfigError
-
-    try:
-        cls, _ = resolve_contract(contract)
-    except (ConfigError, ImportError, AttributeError, ValueError):
-        return ()
-    return tuple(getattr(cls, "memory_settings", ()) or ())
+def memory_keys(recorded: Any) -> tuple[str, ...]:
+    """The configuration keys a game records as its contract's memory under test
+    (`memory_settings`: the runner records the contract's `Contract.memory_settings` with
+    the run, a sweep's dry run with each planned game); none for a run of an older bounded,
+    whose every key is then compared."""
+    if isinstance(recorded, list | tuple):
+        return tuple(str(key) for key in recorded)
+    return ()
 
 
 # -- archived runs ----------------------------------------------------------------------------
@@ -150,7 +148,7 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
     revision = getattr(run, "code_revision", "")
     if revision:
         found["code_revision"] = revision
-    return {**_known(found), **config_settings(config, memory_keys(run.contract))}
+    return {**_known(found), **config_settings(config, memory_keys(params.get("memory_settings")))}
 
 
 def reasoning_text(value: Any) -> Any:
@@ -163,7 +161,7 @@ def reasoning_text(value: Any) -> Any:
 def settings_of_spec(spec: Mapping[str, Any]) -> dict[str, str]:
     """Every compared setting of a planned game: a `GameSpec` as a dict, as it would be
     played (`contract_config` the contract's whole configuration where the caller resolved
-    it; `fallback` and `asks_model` where the caller knows them)."""
+    it; `fallback`, `asks_model` and `memory_settings` where the caller knows them)."""
     config = spec.get("contract_config") or {}
     found: dict[str, Any] = {"model": model_of(spec, str(spec.get("model", "")))}
     for key in ("base_url", "model_options"):
@@ -181,7 +179,7 @@ def settings_of_spec(spec: Mapping[str, Any]) -> dict[str, str]:
         reasoning = config.get("reasoning_chars", "(contract default)")
         found["reasoning"] = "off" if config.get("reasoning") is False else reasoning
         found["reasoning"] = reasoning_text(found["reasoning"])
-    memory = memory_keys(str(spec.get("contract", "")))
+    memory = memory_keys(spec.get("memory_settings"))
     return {**_known(found), **config_settings(config, memory)}
 
 
