@@ -133,3 +133,100 @@ def test_the_dry_run_flags_a_balrog_agent_on_balrogs_presentation_beside_another
         "parity: environment option presentation differs: state (default); balrog-naive balrog"
         in lines
     )
+
+
+def dry_run_lines(capsys, tmp_path, env: str, cells: dict[str, str]) -> list[str]:
+    """The parity lines of a dry run of one cell per tag, each with its own settings."""
+    path = tmp_path / "e.toml"
+    path.write_text(
+        '[experiment]\nname = "settings"\narchive = "' + str(tmp_path / "e.sqlite") + '"\n'
+        f'[defaults]\nmodel = "scripted:minimal"\ngames = 1\nenv = "{env}"\n'
+        + OPTIONS[env]
+        + "".join(f'[[cells]]\ntag = "{tag}"\n{body}\n' for tag, body in cells.items())
+    )
+    code, out = call(capsys, "sweep", str(path), "--dry-run")
+    assert code == 0, out
+    return [line for line in out.splitlines() if line.startswith("parity:")]
+
+
+MISSED = {
+    "max_decisions": (
+        "warehouse",
+        {"a": 'contract = "state"\nmax_decisions = 5',
+         "b": 'contract = "state"\nmax_decisions = 15'},
+        "parity: max_decisions differs: a 5; b 15",
+    ),
+    "text rule": (
+        "warehouse",
+        {"a": 'contract = "state"\nreply = "text"',
+         "b": 'contract = "state"\nreply = "text"\n'
+              'contract_config = { text_rule = "decision-tag" }'},
+        "parity: contract_config.text_rule differs: a json-block; b decision-tag",
+    ),
+    "grammar": (
+        "warehouse",
+        {"a": 'contract = "state"\nreply = "text"',
+         "b": 'contract = "state"\nreply = "text"\nmodel_options = { text_grammar = "frame" }'},
+        "parity: model_options.text_grammar differs: a (default); b frame",
+    ),
+    "a contract's own calls": (
+        "craft",
+        {"a": 'contract = "episodic"',
+         "b": 'contract = "episodic"\n'
+              "contract_config = { description_temperature = 0.7, description_max_tokens = 60 }"},
+        "parity: contract_config.description_max_tokens differs: a 120; b 60",
+    ),
+    "fallback policy": (
+        "warehouse",
+        {"state": 'contract = "state"', "transcript": 'contract = "transcript"'},
+        "parity: fallback differs: state no-op; transcript first-legal",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("setting", sorted(MISSED))
+def test_the_dry_run_flags_every_setting_beside_the_memory(capsys, tmp_path, setting) -> None:
+    env, cells, expected = MISSED[setting]
+    lines = dry_run_lines(capsys, tmp_path, env, cells)
+    assert expected in lines, lines
+    if setting == "a contract's own calls":
+        assert "parity: contract_config.description_temperature differs: a 0.1; b 0.7" in lines
+
+
+def test_the_dry_run_does_not_flag_a_model_free_ablations_reply(capsys, tmp_path) -> None:
+    """EpicStar without exploration never asks the model on craft (retrieval, else the empty
+    action): the format its reply would have is no difference, nor is the memory its preset
+    turns off."""
+    cells = {"episodic": 'contract = "episodic"',
+             "episodic-no-exploration": 'contract = "episodic-no-exploration"'}  # fmt: skip
+    lines = dry_run_lines(capsys, tmp_path, "craft", cells)
+    assert lines == [
+        "parity: the cells differ in their memory contract alone (acting rate bounds within "
+        "10%, a bound: the played rates can be lower; the same settings, seeds and environment "
+        "options)"
+    ]
+
+
+def test_analyze_names_a_setting_a_tag_mixes(capsys, tmp_path) -> None:
+    """Two `max_decisions` under one tag are neither its memory nor a task: the table's
+    parity report says the tag mixes them, never pools them silently."""
+    from bounded.models.scripted import schema_filler
+
+    path = tmp_path / "mixed.sqlite"
+    with Archive(path) as archive:
+        for tag, contract, limits in (
+            ("state", "state", (3, 5)),
+            ("transcript", "transcript", (3, 3)),
+        ):
+            for seed, limit in zip((1, 2), limits, strict=True):
+                spec = GameSpec(
+                    env="warehouse", env_options={"horizon": 6}, contract=contract,
+                    model="scripted:minimal", seed=seed, tag=tag, max_decisions=limit,
+                )  # fmt: skip
+                run = play(spec, model=schema_filler(), archive=archive)
+                assert run.status == "completed", run.error
+    code, out = call(capsys, "analyze", str(path))
+    assert code == 0, out
+    lines = [line for line in out.splitlines() if line.startswith("parity:")]
+    assert "parity: state mixes max_decisions: 3 / 5" in lines
+    assert "parity: max_decisions differs: state 3/5; transcript 3" in lines

@@ -54,7 +54,13 @@ from bounded.analysis.design import (
     design_of_runs,
     value_order,
 )
-from bounded.analysis.settings import SPEC_SETTINGS, settings_of_run, settings_of_spec, text
+from bounded.analysis.settings import (
+    SPEC_SETTINGS,
+    missing_value,
+    settings_of_run,
+    settings_of_spec,
+    text,
+)
 from bounded.core import JSON, RunRecord
 
 RATE_TOLERANCE = 0.10
@@ -220,8 +226,10 @@ class Played(BaseModel):
 
 
 def joined(values: Iterable[Any]) -> str:
-    """Distinct values, numbers in order, joined by `/` (`-` for none)."""
-    texts = sorted({v if isinstance(v, str) else text(v) for v in values}, key=value_order)
+    """Distinct values (None: a game without the setting, left out), numbers in order,
+    joined by `/` (`-` for none)."""
+    known = {v if isinstance(v, str) else text(v) for v in values if v is not None}
+    texts = sorted(known, key=value_order)
     return "/".join(texts) if texts else UNRECORDED
 
 
@@ -383,7 +391,7 @@ def settings_of(games: Sequence[Played]) -> dict[str, str]:
     configuration's keys), and their seeds."""
     keys = {key for game in games for key in game.settings}
     ordered = [key for key in SPEC_SETTINGS if key in keys] + sorted(keys - set(SPEC_SETTINGS))
-    found = {key: joined(g.settings[key] for g in games if key in g.settings) for key in ordered}
+    found = {key: joined(g.settings.get(key, missing_value(key)) for g in games) for key in ordered}
     return {"seeds": seed_text(game.design.unit for game in games), **found}
 
 
@@ -456,9 +464,9 @@ def block_differences(
     -> value; a value one cell does not have differs from none (options: `(default)`)."""
     values = {label: read(held) for label, held in cells.items()}
     keys = list(dict.fromkeys(key for found in values.values() for key in found))
-    missing = "(default)" if read is options_of else UNRECORDED
     found = {}
     for key in keys:
+        missing = "(default)" if read is options_of else missing_value(key) or UNRECORDED
         row = {label: held.get(key, missing) for label, held in values.items()}
         recorded = {value for value in row.values() if value != UNRECORDED}
         if len(recorded) > 1:

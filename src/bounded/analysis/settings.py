@@ -2,7 +2,8 @@
 (`bounded.analysis.parity`) compare them: every setting of its spec and of its contract's
 configuration, each as one line of text, keyed by a name the report prints.
 
-What the spec sets: the model (with its tiers), its endpoint and options, the reply mode
+What the spec sets: the model (with its tiers), its endpoint and options (each key:
+`model_options.text_grammar`, the default where a game sets none), the reply mode
 and the format sent, the temperature and token limit in force, the decision budget
 (`max_decisions`), the reasoning budget, the fallback policy, and the code that played it
 (`code_revision`, where a run records it). What the contract's configuration sets: every
@@ -29,14 +30,27 @@ from bounded.analysis.replies import reply_label
 from bounded.core import RunRecord
 
 SPEC_SETTINGS = (
-    "model", "base_url", "model_options", "reply", "temperature", "max_tokens",
-    "max_decisions", "reasoning", "fallback", "code_revision",
+    "model", "base_url", "reply", "temperature", "max_tokens", "max_decisions", "reasoning",
+    "fallback", "code_revision",
 )  # fmt: skip
 """The settings every game is compared on, in the order the report names them; then its
 contract's configuration (`CONFIG` + key)."""
 
 CONFIG = "contract_config."
 """The prefix of a contract configuration's keys."""
+
+MODEL_OPTIONS = "model_options."
+"""The prefix of the model options' keys (`text_grammar`, `retry.timeout_s`): every game has
+them, a game that sets none plays the model's defaults."""
+
+DEFAULT = "(default)"
+
+
+def missing_value(setting: str) -> str | None:
+    """What a game that lacks a setting has: the default, for a model option; else nothing
+    (None: the setting is not the game's, and differs from no value)."""
+    return DEFAULT if setting.startswith(MODEL_OPTIONS) else None
+
 
 DEFAULT_REPLY = "constrained"
 """The reply mode of a run that records none (every reply of an older bounded was decoded
@@ -128,9 +142,8 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
     """Every compared setting of an archived run (see the module docstring)."""
     params, spec = run.model_params, run.spec
     found: dict[str, Any] = {"model": model_of(spec, run.model)}
-    for key in ("base_url", "model_options"):
-        if spec.get(key):
-            found[key] = spec[key]
+    if spec.get("base_url"):
+        found["base_url"] = spec["base_url"]
     reply = run_reply(run)
     if reply is not None:
         found["reply"] = reply
@@ -148,7 +161,12 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
     revision = getattr(run, "code_revision", "")
     if revision:
         found["code_revision"] = revision
-    return {**_known(found), **config_settings(config, memory_keys(params.get("memory_settings")))}
+    memory = memory_keys(params.get("memory_settings"))
+    return {
+        **_known(found),
+        **flattened(spec.get("model_options") or {}, MODEL_OPTIONS),
+        **config_settings(config, memory),
+    }
 
 
 def reasoning_text(value: Any) -> Any:
@@ -164,14 +182,15 @@ def settings_of_spec(spec: Mapping[str, Any]) -> dict[str, str]:
     it; `fallback`, `asks_model` and `memory_settings` where the caller knows them)."""
     config = spec.get("contract_config") or {}
     found: dict[str, Any] = {"model": model_of(spec, str(spec.get("model", "")))}
-    for key in ("base_url", "model_options"):
-        if spec.get(key):
-            found[key] = spec[key]
+    if spec.get("base_url"):
+        found["base_url"] = spec["base_url"]
     if spec.get("asks_model", True):
         found["reply"] = str(config.get("reply") or DEFAULT_REPLY)
     for key in ("temperature", "max_tokens", "max_decisions"):
         if key in spec:
             found[key] = spec[key]
+    if found.get("temperature", 0.0) is None:  # what the runner samples at (`GameSpec`)
+        found["temperature"] = 0.0
     fallback = spec.get("fallback") or config.get("fallback")
     if fallback:
         found["fallback"] = fallback
@@ -180,7 +199,11 @@ def settings_of_spec(spec: Mapping[str, Any]) -> dict[str, str]:
         found["reasoning"] = "off" if config.get("reasoning") is False else reasoning
         found["reasoning"] = reasoning_text(found["reasoning"])
     memory = memory_keys(spec.get("memory_settings"))
-    return {**_known(found), **config_settings(config, memory)}
+    return {
+        **_known(found),
+        **flattened(spec.get("model_options") or {}, MODEL_OPTIONS),
+        **config_settings(config, memory),
+    }
 
 
 __all__ = [
@@ -189,6 +212,7 @@ __all__ = [
     "SPEC_SETTINGS",
     "config_settings",
     "memory_keys",
+    "missing_value",
     "model_of",
     "settings_of_run",
     "settings_of_spec",
