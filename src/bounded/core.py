@@ -418,7 +418,8 @@ class Env(Protocol):
     empty_action: str | None
     """The id of the game's do-nothing action (craft's `EMPTY ACTION`, Crafter's `Noop`), or
     None where it has none. A contract that idles plays it; the runner counts every other
-    action as an effective one (`effective_action_rate`)."""
+    action the agent chose as an effective one (`effective_action_rate`; an action the
+    harness chose because the reply was unusable never is: `bounded.runner.tally`)."""
 
     @property
     def presentation(self) -> str:
