@@ -230,3 +230,26 @@ def test_analyze_names_a_setting_a_tag_mixes(capsys, tmp_path) -> None:
     lines = [line for line in out.splitlines() if line.startswith("parity:")]
     assert "parity: state mixes max_decisions: 3 / 5" in lines
     assert "parity: max_decisions differs: state 3/5; transcript 3" in lines
+
+
+def test_the_dry_run_names_the_settings_the_played_games_differ_in(capsys, tmp_path) -> None:
+    """What the dry run flags is what the table of the played games flags: the same
+    settings (the rates aside: the dry run's are bounds; the played reply names the format
+    sent too)."""
+    cells = {"a": 'contract = "state"\nmax_decisions = 3',
+             "b": 'contract = "transcript"\nmax_decisions = 4'}  # fmt: skip
+    planned = dry_run_lines(capsys, tmp_path, "warehouse", cells)
+    code, out = call(capsys, "sweep", str(tmp_path / "e.toml"))
+    assert code == 0, out
+    code, out = call(capsys, "analyze", str(tmp_path / "e.sqlite"))
+    assert code == 0, out
+    played = [line for line in out.splitlines() if line.startswith("parity:")]
+    assert "parity: max_decisions differs: a 3; b 4" in played
+    assert "parity: fallback differs: a no-op; b first-legal" in played
+    assert "parity: reply differs: a text (none); b constrained (constraint)" in played
+    assert "parity: reply differs: a text; b constrained" in planned  # the format: not yet sent
+
+    def settings(lines: list[str]) -> list[str]:
+        return [line.split(" differs")[0] for line in lines if " rate" not in line]
+
+    assert settings(planned) == settings(played)
