@@ -786,6 +786,11 @@ class ContractBase:
         Default: yes."""
         return True
 
+    sends_game_seed: bool = True
+    """Whether each model request carries the game's seed as its sampling `seed` (a server
+    that honours it, vLLM does, then samples alike on every run of that game); False: no
+    seed, as BALROG's clients send. Recorded with the run (`model_params["sampling_seed"]`)."""
+
     def max_reply_tokens(self, model: Model) -> int | None:
         """Default: no cap of the contract's own."""
         return None

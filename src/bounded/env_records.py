@@ -38,6 +38,9 @@ class BalrogTasks:
     """BALROG's tasks on it (a run's task is its outcome's `task` or `level`)."""
     default_task: str = "default"
     """The task of a run whose outcome names none."""
+    names: Mapping[str, str] = field(default_factory=dict)
+    """A task's name in BALROG's config and results folders where it differs from
+    bounded's (BabyAI's `goto` is BALROG's `BabyAI-MixedTrainLocal-v0/goto`)."""
     presentation: Mapping[str, Any] = field(default_factory=dict)
     """The environment options under which it shows what BALROG's own wrapper shows (its
     observation text, instruction prompt, action vocabulary, step limits and levels), which
@@ -122,6 +125,8 @@ class EnvRecord:
 
 BALROG_PRESENTATION: Mapping[str, Any] = {"presentation": "balrog"}
 """The option of our environments that shows what BALROG's wrappers show."""
+BABYAI_TASKS = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
+"""BALROG's BabyAI tasks, as bounded's BabyAI names its levels."""
 
 
 def _env(name: str, env_class: str, **facts: Any) -> EnvRecord:
@@ -209,8 +214,9 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         expert_reads_env=True,
         balrog=BalrogTasks(
             "babyai",
-            ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to"),
+            BABYAI_TASKS,
             presentation=BALROG_PRESENTATION,
+            names={task: f"BabyAI-MixedTrainLocal-v0/{task}" for task in BABYAI_TASKS},
         ),
         task_options=(
             TaskOption("level", str),
@@ -255,6 +261,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             TaskOption("settings", dict[str, Any]),
             TaskOption("presentation", str),
             TaskOption("pool", str),
+            TaskOption("game_choice", str),
         ),
     ),
     _env(

@@ -19,6 +19,8 @@ from bounded.analysis.balrog import (
     AgentKey,
     agent_summary,
     balrog_summary,
+    balrog_table_rows,
+    episode_log,
     mean_and_error,
     write_results,
 )
@@ -227,7 +229,7 @@ def test_episode_files_carry_balrogs_per_action_fields_and_the_envs_stats(two_mo
                              "--model", "model-b"])  # fmt: skip
     assert not (out / "x" / "model-a").exists()
     babyai = out / "x" / "model-b" / "babyai"
-    episode = json.loads(sorted(babyai.glob("*/*_run_00.json"))[0].read_text())
+    episode = json.loads(sorted(babyai.rglob("*_run_00.json"))[0].read_text())
     frequency = episode["action_frequency"]
     assert sum(frequency.values()) == episode["num_steps"] and frequency["go forward"] >= 1
     assert episode["failed_candidates"] == ["fly"]
@@ -262,3 +264,44 @@ def test_an_archive_holding_a_game_twice_is_refused(tmp_path) -> None:
     ):
         shown = CliRunner().invoke(app, command)
         assert shown.exit_code != 0 and "duplicate games" in str(shown.exception)
+
+
+def test_the_table_and_the_episode_files_name_the_seed_draw() -> None:
+    paired = run("bounded/Crafter-v0", 0.5, tag="p")
+    drawn = run("bounded/Crafter-v0", 0.5, tag="d").model_copy(
+        update={"spec": {"seed_draw": "balrog"}}
+    )
+    header, *rows = balrog_table_rows(balrog_summary([paired, drawn]))
+    assert header[:4] == ["agent", "model", "experiment", "seeds"]
+    assert {row[0]: row[3] for row in rows} == {"p": "paired", "d": "balrog"}
+    assert episode_log(drawn, 0, [])["seed_draw"] == "balrog"
+
+
+def test_an_episode_file_is_done_only_where_the_environment_ended_the_game() -> None:
+    """BALROG's evaluator sets `done` when the environment terminates or truncates the
+    game, and writes no `done` for a game its step budget cut."""
+    ended = run("bounded/Crafter-v0", 0.5, tag="e")
+    ended = ended.model_copy(update={"outcome": {**ended.outcome, "ended_by": "death"}})
+    cut = ended.model_copy(update={"outcome": {**ended.outcome, "ended_by": "decision-limit"}})
+    assert episode_log(ended, 0, [])["done"] is True
+    assert "done" not in episode_log(cut, 0, [])
+
+
+def test_the_episode_return_sums_the_steps_rewards_as_balrogs_loop_does() -> None:
+    """BALROG's evaluator adds every step's reward (`episode_return += reward`); its
+    TextWorld rewards each step with the running score, so a game scoring 1 at its second
+    of three steps returns 2."""
+    from bounded.core import Action, DecisionRecord
+
+    game = run("bounded/TextWorld-v0", 1.0, "coin_collector")
+
+    def step(index: int, reward: float, text: str) -> DecisionRecord:
+        typed = Action(id="free text", args={"text": text})
+        return DecisionRecord(run_id=game.run_id, index=index, t=index, kind="play", segments=[],
+                              tokens_by_layer={}, prompt_tokens=0, completion=None,
+                              actions=[typed], reward=reward)  # fmt: skip
+
+    steps = [step(0, 0.0, "go north"), step(1, 1.0, "take coin"), step(2, 1.0, "")]
+    log = episode_log(game, 0, steps)
+    assert log["episode_return"] == 2.0
+    assert log["action_frequency"] == {"go north": 1, "take coin": 1, "": 1}

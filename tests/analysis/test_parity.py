@@ -110,11 +110,11 @@ def test_every_setting_beyond_the_contract_is_a_line() -> None:
     report = parity_of_runs(
         cells(
             ("a", [run("a", 0, temperature=0.1, env_options={"level": 5, "max_actions": 1},
-                       max_decisions=5, params={"fallback": "no-op"},
+                       max_decisions=5, params={"fallback": "no-op", "sampling_seed": 0},
                        config={"description_temperature": 0.1, "text_grammar": "frame"})]),
             ("b", [run("b", 1, temperature=1.0, model="openai:x", contract_config={"reply": "text"},
                        env_options={"level": 5, "max_actions": 5}, max_decisions=15,
-                       params={"fallback": "first-legal"},
+                       params={"fallback": "first-legal", "sampling_seed": None},
                        config={"description_temperature": 0.7, "text_grammar": None})]),
         )
     )  # fmt: skip
@@ -125,6 +125,7 @@ def test_every_setting_beyond_the_contract_is_a_line() -> None:
     assert "parity: temperature differs: a 0.1; b 1" in lines
     assert "parity: max_decisions differs: a 5; b 15" in lines
     assert "parity: fallback differs: a no-op; b first-legal" in lines
+    assert "parity: sampling_seed differs: a the game's; b none" in lines
     assert "parity: contract_config.description_temperature differs: a 0.1; b 0.7" in lines
     assert "parity: contract_config.text_grammar differs: a frame; b none" in lines
     assert "parity: environment option max_actions differs: a 1; b 5" in lines

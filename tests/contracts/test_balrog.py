@@ -13,7 +13,7 @@ from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.balrog import INVALID_FEEDBACK
 from bounded.contracts.replies import BALROG_NAIVE_NOTE, ROBUST_COT_MISSING
 from bounded.core import Action, Completion, Observation, RunRecord, StepResult
-from bounded.models.scripted import ScriptedModel
+from bounded.models.scripted import ScriptedModel, schema_filler
 from bounded.runner import GameSpec
 from bounded.testing import episode
 from bounded.testing.endpoint import Endpoint
@@ -76,7 +76,6 @@ def test_the_instruction_is_the_first_user_message_of_every_request(received) ->
     assert opening[1]["content"].endswith("\n\n" + BALROG_NAIVE_NOTE)
 
 
-
 def test_balrogs_agents_play_babyai_as_balrog_shows_it(received) -> None:
     """BALROG's BabyAI text, its instruction prompt (which lists the actions) and no legal
     list after the current observation."""
@@ -87,6 +86,7 @@ def test_balrogs_agents_play_babyai_as_balrog_shows_it(received) -> None:
     instruction, current = bodies[0]["messages"]
     assert instruction["content"].startswith(shown.INSTRUCTION_PROMPT.split("{", 1)[0])
     assert "- go forward" not in current["content"].splitlines()
+
 
 def test_the_history_is_balrogs_32_event_deque(received) -> None:
     _, _, bodies = received
@@ -172,14 +172,44 @@ def test_robust_cot_keeps_no_reasoning_and_an_untagged_reply_names_balrogs_place
     )
 
 
-def test_naive_reads_the_reply_untrimmed_as_balrog_does() -> None:
-    obs = observation(0)
+def test_naive_reads_the_reply_stripped_as_balrogs_client_then_filters_it() -> None:
+    """BALROG's clients strip the completion (`.strip()` in `OpenAIWrapper.generate`), then
+    the naive agent drops all but letters, whitespace and colons, and trims nothing more."""
+    obs = Observation(kind="test", text="Room.", legal=[Action(id="go", label="walk on")])
     contract = make_contract("balrog-naive")
     contract.reset(episode(instructions="Walk."))
     contract.assemble(obs)
-    assert [a.id for a in contract.parse(Completion(text="go"), obs).actions] == ["go"]
-    late = contract.parse(Completion(text="go\n"), obs)
+    for reply in ("go", "go\n", "  go \n\n", "go."):
+        assert [a.id for a in contract.parse(Completion(text=reply), obs).actions] == ["go"]
+    late = contract.parse(Completion(text="go\n."), obs)
     assert late.actions == [] and late.extra["invalid_actions"] == ["go\n"]
+    label = contract.parse(Completion(text="walk on"), obs)  # BALROG's vocabulary alone
+    assert label.actions == [] and label.extra["invalid_actions"] == ["walk on"]
+
+
+def test_only_the_newest_16_observations_show_their_text() -> None:
+    """BALROG's `get_prompt` shows the text of the newest `max_text_history` observations,
+    the current one among them; with no action between them (replies that name nothing)
+    the 32-event deque holds more, the older shown as `Observation:` alone."""
+    contract = play("balrog-naive", ["..."] * 40)
+    users = [m["content"] for m in contract.assemble(observation(40)).messages()[1:]]
+    assert len(users) == 32  # 31 past observations and the current one, no action
+    assert users[:16] == ["Observation:"] * 16
+    assert [u.rsplit("Room ", 1)[1][:-1] for u in users[16:31]] == [str(i) for i in range(25, 40)]
+    assert users[31].startswith("Current Observation:\n")
+
+
+def test_the_game_seed_is_sent_only_where_asked() -> None:
+    assert make_contract("balrog-naive").sends_game_seed is False
+    assert make_contract("balrog-naive", {"sampling_seed": "game"}).sends_game_seed is True
+    model = ScriptedModel(["turn left"] * 2)
+    spec = GameSpec(env="babyai", env_options={"max_steps": 2}, contract="balrog-naive",
+                    contract_config={"sampling_seed": "game"}, seed=5)  # fmt: skip
+    run = bounded.play(spec, model=model)
+    assert run.model_params["sampling_seed"] == 5
+    assert run.contract_config["sampling_seed"] == "game"
+    other = GameSpec(env="babyai", env_options={"max_steps": 2}, contract="transcript", seed=5)
+    assert bounded.play(other, model=schema_filler()).model_params["sampling_seed"] == 5
 
 
 def test_the_history_is_cut_to_the_prompt_budget_and_the_cut_recorded() -> None:
@@ -260,3 +290,21 @@ def test_what_only_the_current_observation_shows_is_not_resent() -> None:
         f"Current Observation:\nMap 2\n{feedback}Room 2.\n\n{BALROG_NAIVE_NOTE}"
     )
 
+
+def test_an_empty_textworld_command_is_typed_as_balrog_types_it(tmp_path) -> None:
+    """BALROG's TextWorld takes any string (`AlwaysTrue`), the empty one too: a reply that
+    names nothing is typed as an empty line, with no default action and no feedback, and
+    leaves no action in the history (`if prev_action:`)."""
+    from bounded.archive import Archive
+
+    model = ScriptedModel(["...", "go north"])
+    spec = GameSpec(env="textworld", env_options={"task": "coin_collector"},
+                    contract="balrog-naive", seed=3, max_decisions=2)  # fmt: skip
+    with Archive(tmp_path / "a.sqlite") as archive:
+        run = bounded.play(spec, model=model, archive=archive)
+        first, _ = archive.decisions(run.run_id, with_segments=False)
+    assert [(a.id, a.args) for a in first.actions] == [("free text", {"text": ""})]
+    assert not first.fallback and first.parse_error is None
+    second = model.calls[1]["messages"]
+    assert second[-1]["content"].startswith("Current Observation:\nI beg your pardon?")
+    assert [m["role"] for m in second] == ["user", "user", "user"]  # no action between

@@ -196,7 +196,8 @@ def test_balrogs_rules_extract_the_action(rule, text, action):
         ("balrog-naive", "Go forward!", "Go forward"),  # exact, as BALROG's vocabulary check
         ("balrog-cot", "I go. ACTION: jump", "jump"),
         ("balrog-robust", "<|ACTION|>turn around<|END|>", "turn around"),
-        ("balrog-naive", "  turn left\n", "  turn left\n"),  # untrimmed, as BALROG's
+        ("balrog-naive", "turn left\n.", "turn left\n"),  # not trimmed after the filter
+        ("balrog-naive", "turn to the left", "turn to the left"),  # a label: not BALROG's
         ("balrog-robust-cot", "turn left", ROBUST_COT_MISSING),  # no tag: BALROG's placeholder
     ],
 )  # fmt: skip
@@ -279,4 +280,9 @@ def test_a_balrog_reply_naming_no_legal_action_is_typed_where_the_game_takes_any
     assert (action.id, action.args) == (FREE_TEXT_ACTION, {"text": "open the box"})
     assert [a.id for a in parse_balrog("look", typed, "balrog-naive").actions] == ["look"]
     assert parse_balrog("open the box", closed, "balrog-naive").actions == []
-    assert parse_balrog("", typed, "balrog-naive").parse_error == "reply names no action"
+    assert parse_balrog("", closed, "balrog-naive").parse_error == "reply names no action"
+    [empty] = parse_balrog("  \n", typed, "balrog-naive").actions  # BALROG types "" too
+    assert (empty.id, empty.args) == (FREE_TEXT_ACTION, {"text": ""})
+    non_empty = {"type": "object", "properties": {"text": {"type": "string", "minLength": 1}}}
+    strict = Observation(kind="play", legal=[Action(id=FREE_TEXT_ACTION, schema=non_empty)])
+    assert parse_balrog("...", strict, "balrog-naive").parse_error == "reply names no action"

@@ -7,14 +7,19 @@ its episodes and the standard error `sqrt(sum (x - mean)^2 / n) / sqrt(n)` (the
 population deviation; 0 for one episode), per task likewise, the average over the
 environments of their means, and its standard error `sqrt(sum se_env^2) / n_envs`; all
 in percent. `write_results` lays the runs out as BALROG's results folder, one per agent
-under `[<experiment>/]<tag>/<model>/`: one JSON per episode under `<env>/<task>/` with
-every field BALROG's evaluator writes (`episode_log`), `<env>_summary.json` per
-environment and `summary.json`.
+under `[<experiment>/]<tag>/<model>/`, as BALROG's evaluator writes it, so that its resume
+(`EvaluatorManager`: `<env>/<task>/<task>_run_XX.json` exists) and its summariser read it:
+one JSON per episode at `<env>/<task>/<task>_run_XX.json` (a task with `/` is nested
+folders, as BALROG's `os.path.join` makes them) with every field BALROG's evaluator writes
+(`episode_log`), `<env>_summary.json` per environment and `summary.json`.
 
 Environment names are BALROG's (`nle`, `minihack`, `babyai`, `crafter`, `textworld`),
 from each environment's record (`bounded.env_records`, its `balrog`); a run's task is its
-environment's `task` or `level`, else the record's default task (Crafter's `default`,
-NetHack's `NetHackChallenge-v0`).
+environment's `task` or `level` under BALROG's name for it (`BalrogTasks.names`: BabyAI's
+`goto` is `BabyAI-MixedTrainLocal-v0/goto`), else the record's default task (Crafter's
+`default`, NetHack's `NetHackChallenge-v0`). How the agent's seeds were drawn
+(`GameSpec.seed_draw`: `paired` or BALROG's `balrog`) is a column of the table and a field
+of each episode's file and summary.
 """
 
 from __future__ import annotations
@@ -28,7 +33,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from bounded.analysis.parity import ParityReport, parity_of_runs
-from bounded.core import INVALID_KEY, JSON, ConfigError, DecisionRecord, RunRecord
+from bounded.core import (
+    FREE_TEXT_ACTION,
+    INVALID_KEY,
+    JSON,
+    Action,
+    ConfigError,
+    DecisionRecord,
+    RunRecord,
+)
 from bounded.env_records import BalrogTasks, env_record
 
 ENV_STATS: dict[str, tuple[str, ...]] = {
@@ -42,6 +55,18 @@ ENV_STATS: dict[str, tuple[str, ...]] = {
 """The fields of each environment's `get_stats()` that BALROG's evaluator adds to an
 episode's file; each is written where the run's outcome has it (under that name, or
 `ended_by` for `end_reason`)."""
+
+AGENT_TYPES = {
+    "balrog-naive": "naive",
+    "balrog-cot": "cot",
+    "balrog-robust": "robust_naive",
+    "balrog-robust-cot": "robust_cot",
+}
+"""A `balrog` run's text rule -> BALROG's `agent.type` of the agent it plays."""
+DECISION_LIMIT = "decision-limit"
+"""`ended_by` of a game the runner cut at its `max_decisions` (`bounded.runner.episode`):
+BALROG's evaluator writes no `done` for a game its step budget cut."""
+NOT_DONE = (None, "", "running", DECISION_LIMIT)
 
 Decisions = Callable[[str], list[DecisionRecord]]
 """A run id -> its decisions (`Archive.decisions`), for the per-action fields."""
@@ -86,10 +111,42 @@ def balrog_env(run: RunRecord) -> str:
 
 
 def run_task(run: RunRecord) -> str:
-    """The BALROG task of a run."""
+    """The BALROG task of a run, under BALROG's name."""
     task = run.outcome.get("task") or run.outcome.get("level")
     found = balrog_tasks(run.env_id)
-    return str(task) if task else (found.default_task if found else "default")
+    if not task:
+        return found.default_task if found else "default"
+    return found.names.get(str(task), str(task)) if found else str(task)
+
+
+def seed_draw(run: RunRecord) -> str:
+    """How the run's seed was drawn (`GameSpec.seed_draw`; `paired` for a run without)."""
+    return str(run.spec.get("seed_draw") or "paired")
+
+
+def agent_type(run: RunRecord) -> str:
+    """BALROG's `agent.type` of the run's agent (`naive`, `cot`, `robust_naive`,
+    `robust_cot` for a `balrog` run), else the contract's name."""
+    if run.contract == "balrog":
+        rule = run.contract_config.get("text_rule", "balrog-naive")
+        return AGENT_TYPES.get(str(rule), run.contract)
+    return run.contract
+
+
+def client_config(run: RunRecord) -> JSON:
+    """The run's model as BALROG's `config.client`: `client_name` (the model's provider,
+    `openai` for an endpoint), `model_id`, `base_url` and the `generate_kwargs` sent (with
+    the sampling `seed` where one was sent; BALROG sends none)."""
+    provider, _, name = run.model.partition(":")
+    kwargs = _generate_kwargs(run)
+    if run.model_params.get("sampling_seed") is not None:
+        kwargs["seed"] = run.model_params["sampling_seed"]
+    return {
+        "client_name": provider if name else run.model,
+        "model_id": name or run.model,
+        "base_url": run.spec.get("base_url"),
+        "generate_kwargs": kwargs,
+    }
 
 
 def mean_and_error(values: list[float]) -> tuple[float, float]:
@@ -159,9 +216,15 @@ def agent_summary(runs: list[RunRecord]) -> JSON:
         "environment_details": envs,
         "total_input_tokens": sum(r.prompt_tokens for r in runs),
         "total_output_tokens": sum(r.completion_tokens for r in runs),
-        "client": {"model_id": first.model} if first else None,
-        "agent": {"type": first.contract, "tag": first.tag} if first else None,
+        "client": client_config(first) if first else None,
+        "agent": {"type": agent_type(first), "tag": first.tag} if first else None,
+        "seed_draw": seed_draws(runs),
     }
+
+
+def seed_draws(runs: list[RunRecord]) -> str:
+    """The seed draws of an agent's runs (`paired`, `balrog`, or both, comma-separated)."""
+    return ", ".join(sorted({seed_draw(run) for run in runs}))
 
 
 def agent_name(run: RunRecord) -> str:
@@ -198,10 +261,10 @@ def summaries_json(summaries: dict[AgentKey, JSON]) -> dict[str, JSON]:
 
 
 def balrog_table_rows(summaries: dict[AgentKey, JSON]) -> list[list[str]]:
-    """Rows of BALROG's table: agent, model, experiment, each environment's mean +- error,
-    the average."""
+    """Rows of BALROG's table: agent, model, experiment, the seed draw, each environment's
+    mean +- error, the average."""
     envs = sorted({env for s in summaries.values() for env in s["environments"]})
-    rows = [["agent", "model", "experiment", *envs, "average"]]
+    rows = [["agent", "model", "experiment", "seeds", *envs, "average"]]
     for agent, summary in summaries.items():
         cells = []
         for env in envs:
@@ -213,7 +276,8 @@ def balrog_table_rows(summaries: dict[AgentKey, JSON]) -> list[list[str]]:
                 else "—"
             )
         average = f"{summary['average_progress']:.1f} ± {summary['standard_error']:.1f}"
-        rows.append([agent.tag, agent.model, agent.experiment or "—", *cells, average])
+        draw = summary.get("seed_draw") or "paired"
+        rows.append([agent.tag, agent.model, agent.experiment or "—", draw, *cells, average])
     return rows
 
 
@@ -239,39 +303,61 @@ def env_stats(run: RunRecord) -> JSON:
     return found
 
 
+def balrog_action(action: Action) -> str:
+    """An executed action as BALROG names it: the command typed for free text (BALROG's
+    TextWorld passes the string on), else the action's id (BALROG's vocabulary)."""
+    if action.id == FREE_TEXT_ACTION and isinstance(action.args.get("text"), str):
+        return str(action.args["text"])
+    return action.id
+
+
 def action_fields(decisions: list[DecisionRecord]) -> JSON:
     """BALROG's per-action fields of an episode: how often each action ran
-    (`action_frequency`) and every reply's action that was not legal (`failed_candidates`)."""
+    (`action_frequency`, by `balrog_action`) and every reply's action that was not legal
+    (`failed_candidates`)."""
     frequency: dict[str, int] = defaultdict(int)
     failed: list[str] = []
     for decision in decisions:
         for action in decision.actions:
-            frequency[action.id] += 1
+            frequency[balrog_action(action)] += 1
         failed.extend(str(name) for name in decision.info.get(INVALID_KEY, []))
     return {"action_frequency": dict(frequency), "failed_candidates": failed}
 
 
 def episode_log(run: RunRecord, index: int, decisions: list[DecisionRecord]) -> JSON:
     """One episode in the shape of BALROG's `<task>_run_XX.json`: every field its evaluator
-    writes, then bounded's own (`end_reason`, `bounded_run_id`, `episode_index`)."""
+    writes (`done` only for a game the environment ended, as BALROG's loop sets it), then
+    bounded's own (`end_reason`, `seed_draw`, `bounded_run_id`, `episode_index`)."""
     outcome: dict[str, Any] = dict(run.outcome)
+    done = {} if outcome.get("ended_by") in NOT_DONE else {"done": True}
     return {
         "task": run_task(run),
         **action_fields(decisions),
         "input_tokens": run.prompt_tokens,
         "output_tokens": run.completion_tokens,
-        "done": outcome.get("ended_by") not in (None, "running"),
-        "episode_return": float(outcome.get("reward", outcome.get("score", 0.0)) or 0.0),
+        **done,
+        "episode_return": episode_return(run, decisions),
         "num_steps": run.decisions,
         **env_stats(run),
         "process_num": None,
         "seed": run.seed,
-        "agent": {"type": run.contract, "tag": run.tag, **run.contract_config},
-        "client": {"model_id": run.model, "generate_kwargs": _generate_kwargs(run)},
+        "agent": {"type": agent_type(run), "tag": run.tag, **run.contract_config},
+        "client": client_config(run),
         "end_reason": outcome.get("ended_by"),
+        "seed_draw": seed_draw(run),
         "bounded_run_id": run.run_id,
         "episode_index": index,
     }
+
+
+def episode_return(run: RunRecord, decisions: list[DecisionRecord]) -> float:
+    """BALROG's `episode_return`: the sum of the rewards of the episode's steps (BALROG's
+    TextWorld rewards each step with the running score); without the decisions, the
+    outcome's reward or score."""
+    if decisions:
+        return float(sum(decision.reward for decision in decisions))
+    outcome = run.outcome
+    return float(outcome.get("reward", outcome.get("score", 0.0)) or 0.0)
 
 
 def _generate_kwargs(run: RunRecord) -> JSON:
@@ -295,8 +381,7 @@ def write_results(
         key = (agent_key(run), env, task)
         index = counters[key]
         counters[key] += 1
-        safe_task = task.replace("/", "_")
-        path = root / key[0].folder / env / safe_task / f"{safe_task}_run_{index:02d}.json"
+        path = root / key[0].folder / env / task / f"{task}_run_{index:02d}.json"
         played = decisions(run.run_id) if decisions is not None else []
         written.append(_write(path, episode_log(run, index, played)))
     for agent, summary in summaries.items():
@@ -314,18 +399,24 @@ def _write(path: Path, data: JSON) -> Path:
 
 
 __all__ = [
+    "AGENT_TYPES",
     "ENV_STATS",
     "AgentKey",
     "action_fields",
     "agent_summary",
+    "agent_type",
+    "balrog_action",
     "balrog_env",
     "balrog_parity",
     "balrog_summary",
     "balrog_table_rows",
     "balrog_tasks",
+    "client_config",
     "env_summary",
+    "episode_log",
     "mean_and_error",
     "run_task",
+    "seed_draw",
     "select",
     "summaries_json",
     "write_results",

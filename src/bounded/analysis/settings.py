@@ -5,7 +5,8 @@ configuration, each as one line of text, keyed by a name the report prints.
 What the spec sets: the model (with its tiers), its endpoint and options (each key:
 `model_options.text_grammar`, the default where a game sets none), the reply mode
 and the format sent, the temperature and token limit in force, the decision budget
-(`max_decisions`), the reasoning budget, the fallback policy, and the code that played it
+(`max_decisions`), the reasoning budget, the fallback policy, whether each request carries
+the game's seed as its sampling seed (`sampling_seed`), and the code that played it
 (`code_revision`, where a run records it). What the contract's configuration sets: every
 key (nested keys joined by `.`: `contract_config.description_temperature`), except the
 keys the contract declares as its memory under test (`Contract.memory_settings`, recorded
@@ -31,7 +32,7 @@ from bounded.core import RunRecord
 
 SPEC_SETTINGS = (
     "model", "base_url", "reply", "temperature", "max_tokens", "max_decisions", "reasoning",
-    "fallback", "code_revision",
+    "fallback", "sampling_seed", "code_revision",
 )  # fmt: skip
 """The settings every game is compared on, in the order the report names them; then its
 contract's configuration (`CONFIG` + key)."""
@@ -158,6 +159,8 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
     fallback = params.get("fallback") or config.get("fallback")
     if fallback:
         found["fallback"] = fallback
+    if "sampling_seed" in params:
+        found["sampling_seed"] = seed_sent(params["sampling_seed"] is not None)
     revision = getattr(run, "code_revision", "")
     if revision:
         found["code_revision"] = revision
@@ -167,6 +170,11 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
         **flattened(spec.get("model_options") or {}, MODEL_OPTIONS),
         **config_settings(config, memory),
     }
+
+
+def seed_sent(sent: bool) -> str:
+    """The sampling seed each request carries: the game's, or none (BALROG's clients)."""
+    return "the game's" if sent else "none"
 
 
 def reasoning_text(value: Any) -> Any:
@@ -194,6 +202,8 @@ def settings_of_spec(spec: Mapping[str, Any]) -> dict[str, str]:
     fallback = spec.get("fallback") or config.get("fallback")
     if fallback:
         found["fallback"] = fallback
+    if "sends_game_seed" in spec:
+        found["sampling_seed"] = seed_sent(bool(spec["sends_game_seed"]))
     if "reasoning_chars" in config or config.get("reasoning") is False:
         reasoning = config.get("reasoning_chars", "(contract default)")
         found["reasoning"] = "off" if config.get("reasoning") is False else reasoning

@@ -9,7 +9,9 @@ Each prompt is BALROG's:
 2. the newest events of a deque of `2 * max_text_history` (32) events, oldest first, each
    a message of its own (layer `events`): past observations as user messages
    `Observation:\\n<text>` (the observation's text alone, without its legal list or the
-   reply instruction) and past actions as assistant messages: the action the agent
+   reply instruction; only the newest `max_text_history` observations, the current one
+   among them, carry their text, an older one is `Observation:` alone, as BALROG's
+   `get_prompt` counts them) and past actions as assistant messages: the action the agent
    extracted from its reply (even one that was not legal: BALROG resends
    `response.completion`; an empty one it does not record), or, for the newest
    `max_cot_history` replies of an agent that keeps its reasoning (BALROG's cot agent; its
@@ -28,9 +30,11 @@ with an action. After an unusable reply the game's default action runs and the n
 observation's text starts with BALROG's feedback naming it (`feedback_on_invalid_action`);
 the feedback stays part of that observation when it is resent.
 
-BALROG's client settings are the defaults of a game whose spec sets none: temperature 1.0
-and 8,192 reply tokens (`paper_temperature`, `paper_max_tokens`). A model that declares a
-context window keeps `reply_tokens` of it for the reply: a reply is capped there
+The reply is read stripped, as BALROG's clients strip every completion. BALROG's client
+settings are the defaults of a game whose spec sets none: temperature 1.0 and 8,192 reply
+tokens (`paper_temperature`, `paper_max_tokens`); no request carries a sampling seed, as
+BALROG's clients send none (`sampling_seed = "game"` sends the game's seed). A model that
+declares a context window keeps `reply_tokens` of it for the reply: a reply is capped there
 (`max_reply_tokens`, recorded with the run as `model_params["max_tokens_cap"]`) and the
 history is cut, oldest events first, to what the rest holds (`history_dropped`); BALROG
 has no such cut.
@@ -75,7 +79,9 @@ INVALID_FEEDBACK = (
     "\n\nObservation:\n"
 )
 """What BALROG's evaluator puts before the next observation's text after an invalid action."""
-PAST_OBSERVATION = "Observation:\n"
+OBSERVATION = "Observation:"
+"""A past observation's header; alone where its text is no longer shown."""
+PAST_OBSERVATION = OBSERVATION + "\n"
 CURRENT_OBSERVATION = "Current Observation:\n"
 PREVIOUS_PLAN = "Previous plan:\n"
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -118,6 +124,9 @@ class BalrogConfig(ReasoningSettings, FallbackSettings):
     reply_tokens: int = Field(default=256, ge=1)
     """Room kept for the reply in a model's context window; the cap on a reply's tokens
     on such a model."""
+    sampling_seed: Literal["none", "game"] = "none"
+    """What each request sends as its sampling `seed`: `none` (BALROG's clients send none)
+    or `game`, the game's seed (`ContractBase.sends_game_seed`)."""
     balrog_presentation: bool = True
     """Play an environment that offers BALROG's presentation (`BalrogTasks.presentation`)
     at it, unless the game's own options set those options; False: the environment's own
@@ -137,6 +146,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         self.config = BalrogConfig.model_validate(settings)
         self.paper_temperature: float | None = self.config.temperature
         self.paper_max_tokens: int | None = self.config.max_tokens
+        self.sends_game_seed = self.config.sampling_seed == "game"
         self.instructions = ""
         self.events: deque[Event] = deque(maxlen=2 * self.config.max_text_history)
         self._current_text = ""
@@ -226,16 +236,24 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
         prompt = Prompt()
         if self.instructions:
             prompt.add("instruction", "user", self.instructions)
-        plans = self._plans(past)
+        plans, shown = self._plans(past), self._shown(past)
         for index, event in enumerate(past):
             if event["type"] == "observation":
-                prompt.add("events", "user", PAST_OBSERVATION + event["text"])
+                text = PAST_OBSERVATION + event["text"] if index in shown else OBSERVATION
+                prompt.add("events", "user", text)
             elif index in plans:
                 prompt.add("events", "assistant", PREVIOUS_PLAN + event["reasoning"])
             else:
                 prompt.add("events", "assistant", event["action"])
         prompt.add("observation", "user", current)
         return prompt
+
+    def _shown(self, past: list[Event]) -> set[int]:
+        """The indices of the past observations whose text is shown: the newest
+        `max_text_history - 1` (the current observation is the newest of BALROG's count)."""
+        observations = [i for i, event in enumerate(past) if event["type"] == "observation"]
+        hidden = max(0, len(observations) - (self.config.max_text_history - 1))
+        return set(observations[hidden:])
 
     def _plans(self, past: list[Event]) -> set[int]:
         """The indices of the newest `max_cot_history` actions resent with their reasoning."""
@@ -260,7 +278,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
 
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         decision, _ = parse_reply(completion.text, obs, self.reply_mode, self.config.text_rule)
-        text = scrub(completion.text)[0]
+        text = scrub(completion.text)[0].strip()  # as BALROG's clients strip it
         self._candidate = self._named(text, decision)
         keeps_reasoning = self.config.max_cot_history > 0
         self._reasoning = text if keeps_reasoning else None

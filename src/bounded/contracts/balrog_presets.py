@@ -2,8 +2,8 @@
 BALROG's history prompt builder, its instruction as the first user message, its client
 settings), so a table can set our contracts beside the baselines BALROG reports.
 
-- `balrog-naive` (BALROG's `naive`): the reply is the action (letters, whitespace and
-  colons kept, untrimmed);
+- `balrog-naive` (BALROG's `naive`): the reply, stripped as BALROG's clients strip it, is
+  the action (letters, whitespace and colons kept, not trimmed again);
 - `balrog-cot` (`cot`): reasoning, then `ACTION: <action>`; the newest reply is resent
   whole as `Previous plan:` (`max_cot_history = 1`), older ones as their action;
 - `balrog-robust-naive` (`robust_naive`): the action inside `<|ACTION|>...<|END|>`, else
@@ -12,8 +12,10 @@ settings), so a table can set our contracts beside the baselines BALROG reports.
   resent (BALROG's robust cot agent records none), and a reply without the tag names
   BALROG's placeholder, an invalid action.
 
-All four reply in free text (`reply = "text"`), each closing its prompt with its agent's
-instruction (`bounded.contracts.replies`). `reply = "constrained"` or `"json"` plays the
+Each reads the reply stripped and accepts only the game's vocabulary (an action's id, not
+its label), as BALROG's clients and `check_action_validity` do. All four reply in free
+text (`reply = "text"`), each closing its prompt with its agent's instruction
+(`bounded.contracts.replies`). `reply = "constrained"` or `"json"` plays the
 same agents on a JSON reply object instead (the robust presets then add `STRICT_NOTE`).
 
 They play an environment that offers BALROG's presentation at it (BALROG's text,

@@ -12,8 +12,8 @@ is free text, read by the rule of the method the contract reproduces:
 - `action-tags` (EpicStar and CoS, Appendix B): prose naming each action as
   `<ACTION NAME>`; every tag, in order, is a decision;
 - `balrog-naive` (BALROG's naive agent): the reply with all but letters, whitespace and
-  colons removed is the action (untrimmed, as BALROG's: a reply ending in a line break
-  names no action);
+  colons removed is the action (not trimmed after the removal, as BALROG's: `turn left.\n!`
+  names `turn left\n`, no action);
 - `balrog-cot` (BALROG's cot agent): reasoning, then `ACTION: <action>`; what follows the
   last `ACTION:` (letters, spaces and colons, trimmed) is the action;
 - `balrog-robust` (BALROG's robust naive agent): the text inside the first
@@ -22,11 +22,15 @@ is free text, read by the rule of the method the contract reproduces:
   `<|ACTION|>...<|END|>`; a reply without the tag names BALROG's placeholder
   (`ROBUST_COT_MISSING`), which no game has.
 
-BALROG's extracted action is matched exactly against the legal actions' ids, then their
-labels (BALROG's `check_action_validity`: `candidate in language_action_space`); an action
-whose arguments the agent must fill in cannot be named by a BALROG rule. An action outside
-the legal set is an invalid action (`bounded.contracts._reply.NotLegalError`, recorded on
-the decision as `invalid_actions`): what runs instead is the contract's fallback rule.
+A BALROG rule reads the reply stripped (BALROG's clients strip every completion before its
+agent reads it). The extracted action is matched exactly against the legal actions' ids,
+BALROG's vocabulary, never their labels (BALROG's `check_action_validity`: `candidate in
+language_action_space`); an action whose arguments the agent must fill in cannot be named
+by a BALROG rule. Where the game takes any string (`FREE_TEXT_ACTION`) every extraction is
+typed, the empty one too where the game takes it (BALROG's TextWorld does). An action
+outside the legal set is an invalid action (`bounded.contracts._reply.NotLegalError`,
+recorded on the decision as `invalid_actions`): what runs instead is the contract's
+fallback rule.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from bounded.core import (
     ReplyMode,
     TextRule,
 )
+from bounded.validation import is_valid
 
 TEXT_RULES: tuple[str, ...] = get_args(TextRule)
 
@@ -259,11 +264,10 @@ def balrog_candidate(text: str, rule: TextRule) -> str:
 
 
 def match_legal(candidate: str, obs: Observation) -> Action:
-    """The legal action whose id, else whose label, is exactly `candidate`; a
-    `NotLegalError` otherwise, and a ValueError for one whose arguments must be filled in."""
-    action = obs.legal_action(candidate) or next(
-        (a for a in obs.legal if a.label and a.label == candidate), None
-    )
+    """The legal action whose id (BALROG's vocabulary; never a label) is exactly
+    `candidate`; a `NotLegalError` otherwise, and a ValueError for one whose arguments must
+    be filled in."""
+    action = obs.legal_action(candidate)
     if action is None:
         raise NotLegalError(candidate)
     if action.schema_:
@@ -271,24 +275,35 @@ def match_legal(candidate: str, obs: Observation) -> Action:
     return action
 
 
+def types_it(free_text: Action | None, candidate: str) -> bool:
+    """Whether the game's free-text action takes `candidate` as its command: any text, the
+    empty one where its schema allows it (BALROG's TextWorld: `AlwaysTrue` holds "")."""
+    if free_text is None:
+        return False
+    return bool(candidate.strip()) or is_valid({"text": candidate}, free_text.schema_ or {})
+
+
 def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
     """A BALROG agent's reply: the extracted action, checked against the legal list (where
-    the game takes any string, `FREE_TEXT_ACTION`, one that is not legal is typed); the
-    whole reply is the reasoning of the cot rules."""
+    the game takes any string, `FREE_TEXT_ACTION`, any other is typed, the empty one where
+    the game takes it, `types_it`);
+    the whole reply, stripped as BALROG's clients strip it, is the reasoning of the cot
+    rules."""
     clean, replaced = scrub(text)
+    clean = clean.strip()
     candidate = balrog_candidate(clean, rule)
-    decision = Decision(reasoning=clean.strip() if rule != "balrog-naive" else "")
+    decision = Decision(reasoning=clean if rule != "balrog-naive" else "")
     note_scrubbed(decision, replaced)
     try:
         decision.actions = [match_legal(candidate, obs)]
-    except NotLegalError as exc:
-        if candidate.strip() and obs.legal_action(FREE_TEXT_ACTION) is not None:
+    except (NotLegalError, ValueError) as exc:
+        if types_it(obs.legal_action(FREE_TEXT_ACTION), candidate):
             decision.actions = [Action(id=FREE_TEXT_ACTION, args={"text": candidate})]
-            return decision
-        decision.parse_error = str(exc) if candidate.strip() else "reply names no action"
-        note_invalid(decision, exc.candidate)
-    except ValueError as exc:
-        decision.parse_error = clip(str(exc))
+        elif isinstance(exc, NotLegalError):
+            decision.parse_error = str(exc) if candidate.strip() else "reply names no action"
+            note_invalid(decision, exc.candidate)
+        else:
+            decision.parse_error = clip(str(exc))
     return decision
 
 

@@ -207,7 +207,7 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
         resent = scrub(completion.text)[0]  # in every later prompt, within the reasoning cap
         self._pending = resent_reply(resent, reply, decision, self.reasoning_chars)
         if mode == "text" and rule.startswith("balrog"):  # its action, where resent bare
-            self._pending_bare = balrog_candidate(resent, rule)
+            self._pending_bare = balrog_candidate(resent.strip(), rule)  # as BALROG reads it
         if self._perturbed_now:
             decision.extra["perturbed"] = self.config.perturb
         if self._dropped:

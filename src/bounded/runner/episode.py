@@ -194,6 +194,8 @@ class EpisodeRunner:
         self.sink = sink_for(archive)
         """Where the run's rows go as it is played (None: nowhere)."""
         self.seed = seed
+        self.sampling_seed = seed if getattr(contract, "sends_game_seed", True) else None
+        """The `seed` each model request carries (`ContractBase.sends_game_seed`)."""
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         reader = self._archived if isinstance(self.sink, ArchiveSink) else None
@@ -219,6 +221,7 @@ class EpisodeRunner:
                 "max_tokens": max_tokens,
                 "temperature": temperature,
                 "models": {kind: tier.id for kind, tier in self.tiers.items()},
+                "sampling_seed": self.sampling_seed,
                 **reasoning_in_force(config, model),
                 **contract_settings(contract),
             },
@@ -427,7 +430,7 @@ class EpisodeRunner:
             constraint=constraint,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            seed=self.seed,
+            seed=self.sampling_seed,
             **reply_hints(self.contract, obs, model.inner),
         )
 

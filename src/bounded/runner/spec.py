@@ -12,14 +12,20 @@ an environment's options that they do not set to the environment's own defaults.
 Seeds, one rule: a lone game plays `DEFAULT_SEED` (1), and N games play the seeds
 `DEFAULT_SEED` .. `DEFAULT_SEED + N - 1` (a sweep cell's `games = N` without `first_seed`,
 inspect's `seeds=N`), so `bounded run`, the demo and the first game of a sweep or an
-inspect task are the same game.
+inspect task are the same game. That is the paired draw (`seed_draw = "paired"`): every cell
+of a sweep plays the same seeds. `seed_draw = "balrog"` draws each game's seed as BALROG's
+evaluator does (`get_unique_seed`: the first 8 hex digits of a SHA-256, a 32-bit seed), per
+cell and game, so cells play unrelated seeds as BALROG's agents do; the hash is of the
+experiment, the cell and the game's index instead of BALROG's process id and clock, so that
+a resumed sweep plans the same games (`balrog_seeds`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,6 +40,8 @@ from bounded.core import (
 
 DEFAULT_MAX_DECISIONS = 100_000
 DEFAULT_SEED = 1
+SeedDraw = Literal["paired", "balrog"]
+"""How a sweep cell's seeds are drawn (see the module docstring)."""
 DEFAULT_CONTRACT = "state"
 DEFAULT_MODEL = "local"
 """The seed of a game that names none, and the first of N games (see the module docstring)."""
@@ -67,6 +75,9 @@ class GameSpec(BaseModel):
     `bounded.models.openai_compat.RetryPolicy`); in-process models ignore `retry`."""
     seed: int = DEFAULT_SEED
     """Episode seed."""
+    seed_draw: SeedDraw = "paired"
+    """How the seed was drawn: `paired` (every cell the same seeds) or `balrog` (BALROG's
+    draw, unrelated per cell and game; `balrog_seeds`)."""
     tag: str = ""
     """Condition tag stored with the run (default: the contract's name)."""
     experiment: str = ""
@@ -129,6 +140,16 @@ def seed_range(games: int, first: int | None = None) -> list[int]:
     return list(range(start, start + games))
 
 
+def balrog_seeds(games: int, experiment: str, cell: str) -> list[int]:
+    """The seeds of `games` games drawn as BALROG's `get_unique_seed` draws them (the first
+    8 hex digits of a SHA-256 of what identifies the game), from the experiment, the cell
+    and each game's index in place of BALROG's process id, index and clock."""
+    return [
+        int(hashlib.sha256(f"{experiment}_{cell}_{index}".encode()).hexdigest()[:8], 16)
+        for index in range(games)
+    ]
+
+
 def make_spec(**fields: Any) -> GameSpec:
     """A `GameSpec` from a user's settings; a bad one is a one-line error naming the field.
     Fields given as None take their defaults."""
@@ -146,6 +167,8 @@ __all__ = [
     "DEFAULT_SEED",
     "GameKey",
     "GameSpec",
+    "SeedDraw",
+    "balrog_seeds",
     "check_no_duplicates",
     "duplicates_of",
     "make_spec",

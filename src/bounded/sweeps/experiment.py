@@ -75,7 +75,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from bounded.analysis.cost import Prices
 from bounded.core import ConfigError, ReplyMode
-from bounded.runner.spec import GameSpec, seed_range
+from bounded.runner.spec import GameSpec, balrog_seeds, seed_range
 
 Scalar = str | int | float | bool
 
@@ -117,6 +117,7 @@ SPEC_SETTINGS = (
     "max_tokens",
     "temperature",
     "max_decisions",
+    "seed_draw",
 )
 """The `GameSpec` fields a cell (or `[defaults]`) may set; one it leaves unset takes the
 spec's default."""
@@ -364,10 +365,11 @@ class Experiment(BaseModel):
             "env_options": {**(settings.get("env_options") or {}), **point},
             "contract_config": config,
         }
-        for budget in ("max_tokens", "temperature", "max_decisions"):
+        for budget in ("max_tokens", "temperature", "max_decisions", "seed_draw"):
             if settings.get(budget) is not None:
                 common[budget] = settings[budget]
-        return [GameSpec(seed=seed, **common) for seed in cell_seeds(settings)]
+        seeds = cell_seeds(settings, self.name, name)
+        return [GameSpec(seed=seed, **common) for seed in seeds]
 
     def problems(self) -> list[Problem]:
         """Phase and cell settings that cannot work, one line each naming the field: a
@@ -545,10 +547,17 @@ def store_use(settings: dict[str, Any]) -> StoreUse | None:
     )
 
 
-def cell_seeds(settings: dict[str, Any]) -> list[int]:
+def cell_seeds(settings: dict[str, Any], experiment: str = "", cell: str = "") -> list[int]:
+    """A cell's seeds: its `seeds`, else `games` of them drawn by its `seed_draw` (paired:
+    from `first_seed`; balrog: `balrog_seeds` of the experiment and cell)."""
     if settings.get("seeds") is not None:
+        if settings.get("seed_draw") == "balrog":
+            raise ConfigError('seed_draw = "balrog" draws the seeds: give `games`, not `seeds`')
         return list(settings["seeds"])
-    return seed_range(settings.get("games") or 1, settings.get("first_seed"))
+    games = settings.get("games") or 1
+    if settings.get("seed_draw") == "balrog":
+        return balrog_seeds(games, experiment, cell)
+    return seed_range(games, settings.get("first_seed"))
 
 
 def matrix_points(matrix: dict[str, list[Scalar]]) -> list[dict[str, Scalar]]:

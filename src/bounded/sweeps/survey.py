@@ -137,6 +137,7 @@ def played_contract(contract: Contract, empty_action: str | None) -> JSON:
         "contract_config": contract.config_dict(),
         "fallback": contract.fallback_policy(),
         "memory_settings": list(getattr(contract, "memory_settings", ())),
+        "sends_game_seed": getattr(contract, "sends_game_seed", True),
         "asks_model": asks(empty_action) if asks is not None else True,
     }
 

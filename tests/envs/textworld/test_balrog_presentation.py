@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bounded.core import Action, ConfigError
+from bounded.core import Action, ConfigError, IllegalActionError
 from bounded.envs.textworld import FREE_TEXT, TextWorldEnv
 from bounded.envs.textworld.pool import as_glulx, pool_entry, pool_size
 
@@ -117,3 +117,43 @@ def test_bounded_presentation_plays_balrogs_pool_when_asked(games_dir: str) -> N
     assert first.text.split("\n")[0] in obs.text
     env.close()
     balrog.close()
+
+
+def test_balrogs_counter_picks_the_next_game_per_task_in_the_process(games_dir: str) -> None:
+    """BALROG's `TextWorldFactory.get_textworld_env` without a seed (its config's default):
+    `count[task] += 1`, then game `count[task] % len(pool)`, per process and task."""
+    from bounded.envs.textworld import pool
+
+    task = "coin_collector"
+    before = pool._STARTED[task]
+    env = TextWorldEnv(task=task, presentation="balrog", games_dir=games_dir,
+                       game_choice="counter")  # fmt: skip
+    games = [env.reset(seed=seed)[1]["game"] for seed in (40, 41, 42)]
+    assert games == [(before + n) % pool_size(task) for n in (1, 2, 3)]
+    assert env.reset(seed=41)[1]["game"] == games[1]  # a replay of a seed: the same game
+    assert env.metrics()["game"] == games[1]
+    saved = env.save()
+    other = TextWorldEnv(task=task, presentation="balrog", games_dir=games_dir,
+                         game_choice="counter")  # fmt: skip
+    other.load(saved)
+    assert other.metrics()["game"] == games[1] and pool._STARTED[task] == before + 3
+    with pytest.raises(ConfigError, match="game_choice='counter'"):
+        TextWorldEnv(task=task, game_choice="counter")  # generated games: no pool
+    env.close()
+    other.close()
+
+
+def test_an_empty_command_is_typed_as_balrog_types_it(games_dir: str) -> None:
+    """BALROG's `AlwaysTrue` holds the empty string too: `check_action_validity` passes it
+    on and the game reads an empty line (no default action, no feedback)."""
+    env = TextWorldEnv(task="coin_collector", presentation="balrog", games_dir=games_dir)
+    env.reset(seed=3)
+    obs, reward, terminated, truncated, _ = env.step(Action(id=FREE_TEXT, args={"text": ""}))
+    assert obs.text == "I beg your pardon?" and env.metrics()["steps"] == 1
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    bounded = TextWorldEnv(task="coin_collector", pool="balrog", games_dir=games_dir)
+    bounded.reset(seed=3)
+    with pytest.raises(IllegalActionError, match="non-empty"):
+        bounded.step(Action(id=FREE_TEXT, args={"text": " "}))
+    env.close()
+    bounded.close()

@@ -10,8 +10,9 @@ type anything).
 `presentation="balrog"` shows what BALROG shows instead: BALROG's instruction prompt, the
 game's answer alone with the objective split out of it (`TextWorldWrapper.filter_objective`),
 `free text` as the only listed action (BALROG's `language_action_space` accepts any
-string; any action id is typed as a command too), on BALROG's own game pool
-(`bounded.envs.textworld.pool`, game `seed % 25`), with BALROG's reward (TextWorld's
+string, the empty one too; any action id is typed as a command too), on BALROG's own game
+pool (`bounded.envs.textworld.pool`, game `seed % 25`, or BALROG's per-process counter:
+`game_choice`), with BALROG's reward (TextWorld's
 running score) and its episode end (the 80-step limit ends the episode as `terminated`).
 """
 
@@ -48,7 +49,14 @@ from bounded.envs.base import (
 from bounded.envs.replayed import ReplayedEnv
 from bounded.envs.textworld.games import CHALLENGES, cache_dir, ensure_game, game_settings
 from bounded.envs.textworld.knowledge import textworld_knowledge
-from bounded.envs.textworld.pool import DATA, as_glulx, pool_entry, pool_game
+from bounded.envs.textworld.pool import (
+    DATA,
+    as_glulx,
+    counter_game,
+    pool_entry,
+    pool_game,
+    pool_size,
+)
 from bounded.stores.knowledge import GameKnowledge
 
 ENV_VERSION = "1"
@@ -65,6 +73,11 @@ FREE_TEXT_SCHEMA: JSON = {
     "required": ["text"],
     "additionalProperties": False,
 }
+BALROG_FREE_TEXT_SCHEMA: JSON = {
+    **FREE_TEXT_SCHEMA,
+    "properties": {"text": {"type": "string", "maxLength": 200}},
+}
+"""Free text under BALROG's presentation: the empty command too (BALROG's `AlwaysTrue`)."""
 HELP = "help"
 """BALROG's default action for TextWorld."""
 
@@ -123,6 +136,11 @@ class TextWorldConfig(BaseModel):
     """`generated` (a game generated from the seed) or `balrog` (BALROG's own game pool,
     shipped: game `seed % 25`); None: `balrog` under BALROG's presentation unless
     `settings` asks for a generated game, else `generated`."""
+    game_choice: Literal["seed", "counter"] = "seed"
+    """Which of BALROG's pool games an episode plays: `seed` (game `seed % 25`, BALROG's
+    choice for a seeded episode) or `counter` (BALROG's choice under its default config,
+    which seeds no episode: a per-process, per-task counter, `pool.counter_game`; the game
+    played is in `reset`'s info and in the save)."""
 
     @property
     def balrog_pool(self) -> bool:
@@ -168,6 +186,7 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         games_dir: str | None = None,
         presentation: str = "bounded",
         pool: str | None = None,
+        game_choice: str = "seed",
     ) -> None:
         try:
             self.config = TextWorldConfig(
@@ -176,12 +195,16 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
                 description=description, score=score, max_score=max_score, games_dir=games_dir,
                 presentation=presentation_option(presentation),
                 pool=pool,  # type: ignore[arg-type]
+                game_choice=game_choice,  # type: ignore[arg-type]
             )  # fmt: skip
         except ValidationError as exc:
             raise ConfigError(f"bad TextWorld settings: {first_validation_error(exc)}") from exc
         if self.config.balrog_pool and settings is not None:
             raise ConfigError("TextWorld settings= has no effect on BALROG's game pool "
                               "(pool='balrog'): drop one of them")  # fmt: skip
+        if self.config.game_choice == "counter" and not self.config.balrog_pool:
+            raise ConfigError("TextWorld game_choice='counter' picks from BALROG's game pool: "
+                              "play it with pool='balrog'")  # fmt: skip
         self._game: Any = None
         self._path: Path | None = None
         self._seed: int | None = None
@@ -189,6 +212,8 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         self._state: Any = None
         self._ended_by = ""
         self._glulx = False
+        self._game_index: int | None = None
+        """The pool game of the episode (None: a generated game)."""
         self.walkthrough: list[str] = []
         """The generator's solution of the current game (for the scripted player)."""
         self.instructions = INSTRUCTIONS.format(
@@ -210,7 +235,10 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
     # -- Gymnasium API ------------------------------------------------------------------
 
     def reset_info(self) -> dict[str, Any]:
-        return {"task": self.config.task}
+        info: dict[str, Any] = {"task": self.config.task}
+        if self._game_index is not None:
+            info["game"] = self._game_index
+        return info
 
     def step(
         self, action: Action | Sequence[Action]
@@ -228,9 +256,11 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
     def _command(self, action: Action) -> str:
         if action.id == FREE_TEXT:
             text = action.args.get("text")
+            if isinstance(text, str) and self.balrog:  # BALROG types any string, "" too
+                return text
             if not isinstance(text, str) or not text.strip():
                 raise IllegalActionError("free text needs a non-empty `text` argument")
-            return text if self.balrog else " ".join(text.split())
+            return " ".join(text.split())
         if self.balrog:  # BALROG types any string it is given
             return action.id
         if action.id == HELP or action.id in self._admissible():
@@ -241,7 +271,8 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         if self._ended_by or self._state is None:
             return Choices(legal=[], max_actions=1)
         legal = [] if self.balrog else [Action(id=command) for command in self._admissible()]
-        legal.append(Action(id=FREE_TEXT, label="type any command", schema=FREE_TEXT_SCHEMA))
+        schema = BALROG_FREE_TEXT_SCHEMA if self.balrog else FREE_TEXT_SCHEMA
+        legal.append(Action(id=FREE_TEXT, label="type any command", schema=schema))
         return Choices(legal=legal, max_actions=1)
 
     def default_action(self) -> Action:
@@ -260,11 +291,18 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
 
     # -- playing ------------------------------------------------------------------------
 
-    def _start(self, seed: int) -> None:
+    def _start(self, seed: int, game: int | None = None) -> None:
+        """Start the game of `seed` (from the pool: game `game`, else the one the
+        config's `game_choice` picks)."""
         games_dir = Path(self.config.games_dir) if self.config.games_dir else cache_dir()
+        self._game_index = None
         if self.config.balrog_pool:
-            path = pool_game(self.config.task, seed, games_dir)
-            self._glulx = pool_entry(self.config.task, seed)["format"] == "ulx"
+            if game is None:
+                counted = self.config.game_choice == "counter"
+                game = counter_game(self.config.task, seed) if counted else seed
+            self._game_index = game % pool_size(self.config.task)
+            path = pool_game(self.config.task, self._game_index, games_dir)
+            self._glulx = pool_entry(self.config.task, self._game_index)["format"] == "ulx"
         else:
             settings = game_settings(self.config.task, self.config.settings)
             path = ensure_game(self.config.task, seed, settings, games_dir)
@@ -378,6 +416,7 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
             "max_score": int(state["max_score"] or 0) if state is not None else 0,
             "steps": len(self._commands),
             "task": self.config.task,
+            **({"game": self._game_index} if self._game_index is not None else {}),
             "ended_by": self._ended_by or "running",
             "victory": bool(state is not None and state["won"]),
         }
@@ -387,8 +426,8 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
         return progression_outcome(self.metrics())
 
     def save(self) -> JSON:
-        """The settings, seed and commands typed (a load replays them)."""
-        return self.replay_save(self._commands)
+        """The settings, seed, pool game and commands typed (a load replays them)."""
+        return {**self.replay_save(self._commands), "game": self._game_index}
 
     def load(self, data: JSON) -> None:
         config, seed, commands = self.read_save(data, TextWorldConfig, str)
@@ -396,7 +435,8 @@ class TextWorldEnv(ReplayedEnv[TextWorldConfig]):
             self.close()
             self._path = None
         self.config = config
-        self._start(seed)
+        game = data.get("game")
+        self._start(seed, int(game) if isinstance(game, int) else None)
         self.replay(commands, self._playable, self._act)
 
     def _playable(self, command: str) -> str | None:

@@ -22,6 +22,7 @@ import os
 import re
 import tarfile
 import tempfile
+from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -52,9 +53,28 @@ def pool_size(task: str) -> int:
 
 
 def pool_entry(task: str, seed: int) -> dict[str, str]:
-    """The game BALROG plays for a seeded episode: `seed % len(pool)`."""
+    """The game BALROG plays for a seeded episode: `seed % len(pool)` (a game index, for
+    `counter_game`'s, likewise)."""
     games = manifest()["tasks"][task]
     return dict(games[seed % len(games)])
+
+
+_STARTED: Counter[str] = Counter()
+"""Episodes started per task in this process (`counter_game`)."""
+_PICKED: dict[tuple[str, int], int] = {}
+"""(task, seed) -> the game `counter_game` picked for it in this process."""
+
+
+def counter_game(task: str, seed: int) -> int:
+    """The game BALROG's `TextWorldFactory` picks for an unseeded episode (its default,
+    `envs.env_kwargs.seed: null`): a per-process, per-task counter, raised before each
+    episode, so the n-th episode of a task in a process plays game `n % len(pool)` (1, 2,
+    ...: a process's first episode plays game 1). An episode of a seed already started
+    here (a replay) gets the game it got then."""
+    if (task, seed) not in _PICKED:
+        _STARTED[task] += 1
+        _PICKED[(task, seed)] = _STARTED[task] % pool_size(task)
+    return _PICKED[(task, seed)]
 
 
 def pool_game(task: str, seed: int, games_dir: Path) -> Path:
@@ -105,6 +125,7 @@ __all__ = [
     "POOL_MANIFEST",
     "POOL_TASKS",
     "as_glulx",
+    "counter_game",
     "ensure_pool",
     "pool_entry",
     "pool_game",
