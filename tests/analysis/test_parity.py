@@ -256,3 +256,28 @@ def test_a_reply_mode_difference_is_named_with_the_format_sent() -> None:
         "parity: reply differs: a constrained (grammar); b text (none); "
         "c json (json_object, not honoured)"
     ]
+
+
+def test_spires_expert_and_the_same_expert_slipping_act_alike() -> None:
+    """Two players of known skill on spire (no empty action, no cadence): the expert plans
+    about 1.8 actions a decision, slipping at 30% changes the plan's length, not how often
+    it acts. The report flags neither the rate nor the skill, which is the treatment."""
+    from bounded.runner import GameSpec, play
+
+    runs = {
+        tag: [
+            play(GameSpec(
+                env="spire", contract="bounded.contracts.expert:PlayerContract",
+                contract_config={"expert": "bounded.envs.spire:SpireExpert", "slip": slip},
+                model="scripted:minimal", seed=seed, tag=tag, max_decisions=60,
+            ))
+            for seed in (1, 2)
+        ]
+        for tag, slip in (("expert", 0.0), ("slipping", 0.3))
+    }  # fmt: skip
+    assert all(run.status == "completed" for played in runs.values() for run in played)
+    report = parity_of_runs((tag, {}, played) for tag, played in runs.items())
+    assert report.matched, report.lines()
+    assert [cell.acting_rate for cell in report.cells] == [1.0, 1.0]
+    rates = [cell.effective_action_rate for cell in report.cells]
+    assert all(rate is not None and rate > 1.0 for rate in rates)

@@ -30,6 +30,8 @@ class ExpertContract(ContractBase):
     """Plays `expert.act(obs)` at every decision."""
 
     name = "expert"
+    memory_settings = ("strategy",)
+    """What the expert plays is what is compared (`ContractBase.memory_settings`)."""
 
     def __init__(self, expert: Expert, *, strategy: str = "", record: bool = False) -> None:
         self.expert = expert
@@ -78,6 +80,8 @@ class PlayerContract(ExpertContract):
     "bounded.envs.spire:SpireExpert", slip = 0.1 }`."""
 
     name = "player"
+    memory_settings = ("slip",)
+    """The player's skill is what is compared (`ContractBase.memory_settings`)."""
 
     def __init__(self, *, expert: str, slip: float = 0.0) -> None:
         from bounded.registry import is_import_path
