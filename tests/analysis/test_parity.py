@@ -281,3 +281,17 @@ def test_spires_expert_and_the_same_expert_slipping_act_alike() -> None:
     assert [cell.acting_rate for cell in report.cells] == [1.0, 1.0]
     rates = [cell.effective_action_rate for cell in report.cells]
     assert all(rate is not None and rate > 1.0 for rate in rates)
+
+
+def test_runs_played_by_different_code_differ() -> None:
+    """The code revision a run records (`RunRecord.code_revision`) is a setting: two cells
+    played by different code differ in more than their memory."""
+    old = run("a", 0).model_copy(update={"code_revision": "v0.1.0-12-gabc1234"})
+    new = run("b", 0).model_copy(update={"code_revision": "v0.1.0-40-gdef5678-dirty"})
+    report = parity_of_runs(cells(("a", [old]), ("b", [new])))
+    assert report.lines() == [
+        "parity: code_revision differs: a v0.1.0-12-gabc1234; b v0.1.0-40-gdef5678-dirty"
+    ]
+    alike = [run(tag, 0).model_copy(update={"code_revision": "v0.1.0-40-gdef5678"})
+             for tag in "ab"]  # fmt: skip
+    assert parity_of_runs(cells(("a", alike[:1]), ("b", alike[1:]))).matched
