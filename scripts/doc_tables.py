@@ -10,6 +10,7 @@ from typing import Any
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
 from doc_tables_balrog import BALROG
 from doc_tables_more import MORE
+from doc_tables_papers import PAPERS
 from doc_tables_speed import SPEED
 
 Data = dict[str, Any]
@@ -303,6 +304,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     **MORE,
     **BALROG,
     **SPEED,
+    **PAPERS,
 }
 """Region name -> its renderer."""
 

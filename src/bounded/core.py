@@ -364,6 +364,10 @@ class RunRecord(BaseModel):
     wall_s: float = 0.0
     started_at: float = 0.0
     package_version: str = ""
+    code_revision: str = ""
+    """Which code played the run (`bounded.version.code_revision`: `git describe --always
+    --dirty` of a checkout, else the version and a hash of the installed source); "" for a
+    run of an older bounded or an imported one."""
 
 
 def stable_hash(value: Any) -> str:

@@ -161,7 +161,7 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
         found["fallback"] = fallback
     if "sampling_seed" in params:
         found["sampling_seed"] = seed_sent(params["sampling_seed"] is not None)
-    revision = getattr(run, "code_revision", "")
+    revision = run.code_revision
     if revision:
         found["code_revision"] = revision
     memory = memory_keys(params.get("memory_settings"))

@@ -35,6 +35,7 @@ def run_summary(run: RunRecord, decisions: list[DecisionRecord]) -> JSON:
         "contract": run.contract,
         "contract_config": run.contract_config,
         "model": run.model,
+        "model_params": run.model_params,
         "seed": run.seed,
         "experiment": run.experiment,
         "cell": run.cell,
@@ -57,6 +58,7 @@ def run_summary(run: RunRecord, decisions: list[DecisionRecord]) -> JSON:
         "model_latency_s": round(sum(d.latency_s for d in decisions), 3),
         "started_at": run.started_at,
         "package_version": run.package_version,
+        "code_revision": run.code_revision,
         "usage": run.usage,
     }
 
@@ -88,4 +90,15 @@ def write_summary(path: str | Path, out: str | Path) -> Path:
     return target
 
 
-__all__ = ["SUMMARY_FORMAT", "archive_summary", "run_summary", "write_summary"]
+def runs_of_summary(summary: JSON) -> list[RunRecord]:
+    """The runs of a summary as far as it records them (no decisions, no store hashes; a
+    summary written before `model_params` was kept has none), so that what `bounded`
+    computes from runs (the parity report) can be computed from a committed summary."""
+    fields = RunRecord.model_fields
+    return [
+        RunRecord.model_validate({key: value for key, value in run.items() if key in fields})
+        for run in summary["runs"]
+    ]
+
+
+__all__ = ["SUMMARY_FORMAT", "archive_summary", "run_summary", "runs_of_summary", "write_summary"]

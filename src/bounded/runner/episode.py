@@ -45,6 +45,7 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.expert import EnvReader
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
@@ -122,6 +123,13 @@ def package_version() -> str:
     from bounded.version import __version__
 
     return __version__
+
+
+def code_revision() -> str:
+    """Which code plays the run (`bounded.version.code_revision`)."""
+    from bounded.version import code_revision as revision
+
+    return revision()
 
 
 def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
@@ -231,6 +239,7 @@ class EpisodeRunner:
             cell=cell,
             started_at=time.time(),
             package_version=package_version(),
+            code_revision=code_revision(),
             spec=spec or {},
         )
         mode = contract.reply_mode
@@ -260,6 +269,8 @@ class EpisodeRunner:
             context = episode_context(
                 self.env, self.run.env_id, self.seed, self.model, self.run.run_id
             )
+            if isinstance(self.contract, EnvReader):
+                self.contract.read_env(self.env)
             self.contract.reset(context)
             done = not obs.legal
             if resume is not None:
