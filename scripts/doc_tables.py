@@ -9,6 +9,7 @@ from typing import Any
 
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
 from doc_tables_balrog import BALROG
+from doc_tables_design import DESIGN
 from doc_tables_more import MORE
 from doc_tables_papers import PAPERS
 from doc_tables_speed import SPEED
@@ -305,6 +306,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     **BALROG,
     **SPEED,
     **PAPERS,
+    **DESIGN,
 }
 """Region name -> its renderer."""
 
