@@ -31,7 +31,9 @@ def _pairs(rows: list[Data], a: str, b: str, level: str | None) -> list[tuple[bo
     None)."""
     wins: dict[str, dict[tuple[str, int], bool]] = {a: {}, b: {}}
     for row in rows:
-        if row["treatment"] in wins and (level is None or f"level={level} " in row["block"] + " "):
+        if row["status"] != "completed" or row["treatment"] not in wins:
+            continue
+        if level is None or f"level={level} " in row["block"] + " ":
             wins[row["treatment"]][(row["block"], row["seed"])] = bool(row["victory"])
     common = sorted(set(wins[a]) & set(wins[b]))
     return [(wins[a][key], wins[b][key]) for key in common]
@@ -40,6 +42,7 @@ def _pairs(rows: list[Data], a: str, b: str, level: str | None) -> list[tuple[bo
 def epicstar_discordant(data: Data) -> str:
     """Per agent against `episodic` and level: the discordant pairs (block = level x style
     x map, unit = seed) and both McNemar tests, from the bench's per-game rows."""
+    from bounded.analysis.paper_render import p_text
     from bounded.analysis.stratified import DiscordantCounts, mcnemar_exact_p, mcnemar_p
 
     rows = data["game_rows"]
@@ -52,8 +55,8 @@ def epicstar_discordant(data: Data) -> str:
             lines.append([
                 f"`{agent}` - `{EPICSTAR_BASELINE}`", level or "both", counts.pairs,
                 f"{counts.both}/{counts.only_a}/{counts.only_b}/{counts.neither}",
-                f"{mcnemar_p(counts.only_a, counts.only_b):.3g}",
-                f"{mcnemar_exact_p(counts.only_a, counts.only_b):.3g}",
+                p_text(mcnemar_p(counts.only_a, counts.only_b)),
+                p_text(mcnemar_exact_p(counts.only_a, counts.only_b)),
             ])  # fmt: skip
     header = [
         "A - B", "level", "pairs", "both/A only/B only/neither", "McNemar p (corrected)",
