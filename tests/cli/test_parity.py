@@ -118,8 +118,7 @@ def test_the_dry_run_compares_cells_within_one_environment(capsys, tmp_path) -> 
         "(default); summary 2",
         "parity: environment option max_actions differs [environment=craft]: state (default); "
         "summary 1",
-        "parity: effective action rate bound differs [environment=craft]: state 1.00; "
-        "summary 0.60",
+        "parity: effective action rate bound differs [environment=craft]: state 1.00; summary 0.60",
     ]
 
 

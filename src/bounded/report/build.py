@@ -169,16 +169,14 @@ def _figures(audit: ContextAudit) -> dict[str, str]:
 def present_layers(archive: Archive) -> list[str]:
     """The layers the archive's prompts hold, known ones in the colour table's order (the
     viewer's legend shows these, not every layer kind there is)."""
-    found = {row["layer"] for row in archive.execute("SELECT DISTINCT layer FROM segments")}
+    found = archive.layers()
     known = [layer for layer in LAYER_COLOURS if layer in found]
     return known + sorted(found - set(known))
 
 
 def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> list[RunRecord]:
     """The newest `limit` runs that have recorded decisions."""
-    with_decisions = {
-        row["run_id"] for row in archive.execute("SELECT DISTINCT run_id FROM decisions")
-    }
+    with_decisions = archive.runs_with_decisions()
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
