@@ -70,6 +70,9 @@ MIN_PREFIX = 8
 """The shortest run-id prefix `Archive.run` and `Archive.decisions` resolve (the command line
 prints 12 characters)."""
 
+DECISIONS_PER_READ = 256
+"""Decisions a streaming reader (`Archive.iter_decisions`) holds at a time."""
+
 INDEX_END = 2**63 - 1
 """Past every decision index (SQLite's largest integer): a range with no end."""
 
@@ -567,6 +570,25 @@ class Archive:
         )
         segments = self._segments(*span) if with_segments else {}
         return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]
+
+    def iter_decisions(
+        self, run_id: str, *, with_segments: bool = True, chunk: int = DECISIONS_PER_READ
+    ) -> Iterator[DecisionRecord]:
+        """A run's decisions in order, read `chunk` at a time (memory bounded by the chunk,
+        not the game)."""
+        full_id, start = self.full_id(run_id), 0
+        while True:
+            rows = self._query(
+                "SELECT * FROM decisions WHERE run_id = ? AND idx >= ? ORDER BY idx LIMIT ?",
+                (full_id, start, chunk),
+            )
+            if not rows:
+                return
+            end = rows[-1]["idx"] + 1
+            segments = self._segments(full_id, start, end) if with_segments else {}
+            for row in rows:
+                yield self._decision_from_row(row, segments.get(row["idx"], []))
+            start = end
 
     def _segments(self, run_id: str, start: int, end: int) -> dict[int, list[Segment]]:
         read = segment_rows if self.format < FORMAT_VERSION else read_prompts
