@@ -156,30 +156,27 @@ class PromptWriter:
     ) -> tuple[int, bytes]:
         """`(prompt_base, prompt)` for this decision's row, its new texts and labels
         written, inside the caller's transaction (before the row itself is written)."""
-        chain = self._usable_chain(db, run_id, index)
+        around = dict(
+            db.execute(
+                "SELECT idx, prompt_base FROM decisions WHERE run_id = ? AND idx IN (?, ?)",
+                (run_id, index - 1, index + 1),
+            ).fetchall()
+        )
+        chain = self._chains.get(run_id)
+        if chain is not None and (chain.index != index - 1 or around.get(index - 1) != chain.base):
+            chain = None  # not stored as remembered: a rolled-back write, another writer
         texts = [(s.layer, s.role, s.text) for s in segments]
         same = common_prefix(chain.texts, texts) if chain is not None else 0
-        known = chain.ids[:same] if chain is not None else []
-        ids = known + [
+        ids = (chain.ids[:same] if chain is not None else []) + [
             (_label_id(db, layer, role), _text_id(db, text)) for layer, role, text in texts[same:]
         ]
         base, blob, keep = next_link(chain, index, ids)
         kept = after_link(chain, index, base, keep, ids)
         kept.texts = texts
         self._remember(run_id, kept)
-        _rekey_successor(db, run_id, index)
+        if index + 1 in around:
+            _rekey_successor(db, run_id, index)
         return base, blob
-
-    def _usable_chain(self, db: sqlite3.Connection, run_id: str, index: int) -> Chain | None:
-        """The remembered chain when the decision before this one is stored as written
-        (a rolled-back transaction or another writer may have left it otherwise)."""
-        chain = self._chains.get(run_id)
-        if chain is None or chain.index != index - 1:
-            return None
-        row = db.execute(
-            "SELECT prompt_base FROM decisions WHERE run_id = ? AND idx = ?", (run_id, index - 1)
-        ).fetchone()
-        return chain if row is not None and row[0] == chain.base else None
 
     def _remember(self, run_id: str, chain: Chain) -> None:
         self._chains[run_id] = chain

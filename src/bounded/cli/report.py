@@ -61,6 +61,12 @@ def report(
     price: PriceOption = None,
     prices: PricesOption = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
+    max_decisions: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Decisions embedded in all (the first of each run; view serves all)."
+        ),
+    ] = 5000,
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
     ] = False,
@@ -74,8 +80,9 @@ def report(
         prices=prices,
     )  # fmt: skip
     options = ReportOptions(
-        **dict(main), tables=table or [], max_runs=max_runs, experiment=experiment
-    )
+        **dict(main), tables=table or [], max_runs=max_runs, max_decisions=max_decisions,
+        experiment=experiment,
+    )  # fmt: skip
     source = existing_archive(archive)
     if experiment is not None:
         with Archive(source, read_only=True) as store:

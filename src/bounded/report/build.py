@@ -55,6 +55,10 @@ class ReportOptions(TableOptions):
     """Published tables to add (`agenticsts-a0`, ...)."""
     max_runs: int = 100
     """Runs whose decisions are embedded in the page (the newest); `bounded view` has all."""
+    max_decisions: int = 5000
+    """Decisions embedded in the page in all: the first `max_decisions // runs` of each
+    embedded run (at least one), so that the page does not grow with the games' length;
+    `bounded view` loads every decision when it is opened."""
     audit_runs: int = 200
     """Runs read for the context audit (the newest with decisions)."""
     title: str = ""
@@ -196,8 +200,11 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
     browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
+    per_run = max(1, options.max_decisions // max(1, len(browse)))
     decisions = (
-        {} if served else {run.run_id: run_payload(archive.decisions(run.run_id)) for run in browse}
+        {}
+        if served
+        else {run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse}
     )
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("bounded.report", "templates"),
@@ -221,6 +228,7 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
             "runs": len(runs),
             "completed": sum(r.status == "completed" for r in runs),
             "browsable": len(browse),
+            "decisions_per_run": per_run,
         },
         layer_colours=LAYER_COLOURS,
         legend_layers=present_layers(archive),
