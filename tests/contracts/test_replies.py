@@ -1,10 +1,11 @@
 """Each contract family reads its paper's reply format in `text` mode, from recorded
 examples (a valid reply, a malformed one, one naming an illegal action), and does what the
-method says with it: AgenticSTS's decision tag (typed), SKILL.state's reasoning and JSON
-block (state: a malformed reply is a no-op with its parse error), CoS's `<ACTION NAME>`
-(summary), EpicStar's `<ACTION NAME>` exploration (episodic: the legal names queued, the
-others invalid actions), BALROG's naive, cot and robust extraction (the game's default
-action and a note naming it in the next prompt)."""
+method says with it: AgenticSTS's decision tag (typed: reasoning required inside it, the
+last usable of several tags), SKILL.state's reasoning and JSON block (state: the object
+that carries `state_patch`/`action`; a malformed reply is a no-op with its parse error),
+CoS's numbered `<ACTION NAME>` decisions (summary, and episodic's exploration; the rule's
+own table: test_cos_reply.py), BALROG's naive, cot and robust extraction (the game's
+default action and a note naming it in the next prompt)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,68 @@ def test_a_decision_tag_left_open_runs_to_the_end_and_prose_is_the_reasoning():
     assert decision.actions[0].id == "turn left" and decision.reasoning == "Turn first."
 
 
+def tagged(action: str, reasoning: str | None = "the wall") -> str:
+    reply: dict[str, object] = {"action": {"id": action}}
+    if reasoning is not None:
+        reply = {"reasoning": reasoning, **reply}
+    return f"<decision>{json.dumps(reply)}</decision>"
+
+
+EXAMPLE_NOTE = "\nNote: a reply looks like <decision>{...}</decision>."
+MISSING = "the decision's JSON has no reasoning, which the decision tag requires"
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "error"),
+    [
+        # Appendix E.1: valid JSON in the tag, the reasoning inside it
+        ("Wall ahead.\n" + tagged("turn left"), "turn left", None),
+        ('<decision>{"action": {"id": "neow:2"}}</decision>', None, MISSING),
+        (tagged("turn left", reasoning=None), None, MISSING),
+        ("I reason out here.\n" + tagged("turn left", reasoning=None), None, MISSING),
+        (tagged("turn left", reasoning=""), "turn left", None),  # present: the schema's rule
+        ("<DECISION>" + tagged("go forward")[10:-11] + "</DECISION>", "go forward", None),
+        ("<decision>\n```json\n" + tagged("turn right")[10:-11] + "\n```\n</decision>",
+         "turn right", None),
+        # several tags: the last usable one (a named choice, docs/replies.md)
+        (tagged("turn left") + EXAMPLE_NOTE, "turn left", None),
+        ("I will answer in a <decision> tag.\n" + tagged("go forward"), "go forward", None),
+        (tagged("turn left") + "\nOn reflection:\n" + tagged("turn right"), "turn right", None),
+        (tagged("turn left") + "\nOr without reasoning: " + tagged("go forward", None),
+         "turn left", None),
+        (tagged("fly") + EXAMPLE_NOTE, None, "action 'fly' is not legal now"),
+        # malformed: recorded and survived
+        ("I cannot decide.", None, "reply holds no <decision> tag"),
+        ("<decision>turn left</decision>", None, "reply holds no JSON object"),
+    ],
+)  # fmt: skip
+def test_the_decision_tag_rule(text, action, error):
+    decision, _ = parse_decision_tag(text, BABYAI, reasoning_required=True)
+    assert [a.id for a in decision.actions] == ([action] if action else [])
+    assert decision.parse_error == error
+
+
+def test_a_tag_without_reasoning_is_accepted_where_the_reply_asks_for_none():
+    decision, _ = parse_decision_tag(tagged("turn left", reasoning=None), BABYAI)
+    assert decision.actions[0].id == "turn left" and decision.parse_error is None
+
+
+def test_several_tags_are_counted_and_an_illegal_answer_is_an_invalid_action():
+    decision, _ = parse_decision_tag(tagged("fly") + EXAMPLE_NOTE, BABYAI, reasoning_required=True)
+    assert decision.extra["decision_tags"] == 2 and decision.extra[INVALID_KEY] == ["fly"]
+
+
+def test_typed_requires_the_reasoning_its_schema_asks_for(tmp_path):
+    bare = f"<decision>{json.dumps({'action': {'id': 'report', 'args': ARGS}})}</decision>"
+    _run, decisions, _ = play(
+        tmp_path, make("warehouse", horizon=2), "typed", [bare, TAGGED + EXAMPLE_NOTE],
+        reply="text",
+    )  # fmt: skip
+    missing, answered = decisions
+    assert missing.fallback and missing.parse_error == MISSING
+    assert not answered.fallback and answered.actions[0].args == ARGS
+
+
 # -- state: SKILL.state's reasoning, then a JSON block ---------------------------------------
 
 BLOCK = (
@@ -96,16 +159,55 @@ def test_state_reads_reasoning_then_a_json_block_and_a_malformed_reply_is_a_no_o
     assert valid.reasoning == "Event 1 stores a box on shelf 0."
     assert valid.state_patch == {"stored": 1} and valid.actions[0].args == ARGS
     assert [d.actions[0].id for d in (malformed, illegal)] == ["noop", "noop"]
-    assert malformed.parse_error == "reply holds no JSON block" and malformed.fallback
+    assert malformed.parse_error == NO_BLOCK and malformed.fallback
     assert illegal.info["invalid_actions"] == ["store"]
     assert run.outcome["score"] < 1  # the no-ops are counted wrong by the warehouse
 
 
-def test_the_last_json_object_of_free_text_is_the_block():
-    text = 'Earlier I said {"a": 1}. Now: {"b": {"c": 2}} and done.'
-    assert last_json_object(text) == ({"b": {"c": 2}}, text.index('{"b"'))
+def block(**reply: object) -> str:
+    return f"```json\n{json.dumps(reply)}\n```"
+
+
+ANSWER = {"state_patch": {"stored": 1}, "action": {"id": "turn left"}}
+NO_BLOCK = "reply holds no JSON block (an object with state_patch, action or actions)"
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "patch", "error"),
+    [
+        # the paper's form: reasoning, then the block carrying state_patch and action
+        ("Turn.\n" + block(**ANSWER), "turn left", {"stored": 1}, None),
+        (json.dumps(ANSWER), "turn left", {"stored": 1}, None),  # bare, no fence
+        # a trailing object without state_patch/action is not the block (issue 51)
+        ("Turn.\n" + block(**ANSWER) + '\nFinal counts: {"occupied": 1, "shipped": 0}',
+         "turn left", {"stored": 1}, None),
+        ('Before: {"occupied": 0}. ' + block(**ANSWER), "turn left", {"stored": 1}, None),
+        # several blocks: the last that carries them
+        (block(**ANSWER) + "\nCorrected:\n" + block(state_patch={}, action={"id": "go forward"}),
+         "go forward", {}, None),
+        ("```JSON\n" + json.dumps(ANSWER) + "\n```", "turn left", {"stored": 1}, None),
+        (block(state_patch={"action": {"id": "x"}}, action={"id": "turn right"}),
+         "turn right", {"action": {"id": "x"}}, None),  # an inner object is not a block
+        # malformed: recorded and survived (a no-op for state)
+        (block(state_patch={"stored": 2}), None, {"stored": 2}, "reply names no action"),
+        ('Counts: {"occupied": 1, "shipped": 0}', None, None, NO_BLOCK),
+        ("I would report zero.", None, None, NO_BLOCK),
+        (block(**ANSWER)[:-10], None, None, NO_BLOCK),  # cut off inside the block
+    ],
+)  # fmt: skip
+def test_the_json_block_rule(text, action, patch, error):
+    decision, reply = parse_json_block(text, BABYAI)
+    assert [a.id for a in decision.actions] == ([action] if action else [])
+    assert reply.get("state_patch") == patch
+    assert decision.parse_error == error
+
+
+def test_the_block_is_the_last_object_that_carries_an_action_or_patch():
+    text = 'Earlier I said {"a": 1}. Now: {"action": {"id": "b"}} and {"c": 2}.'
+    assert last_json_object(text) == ({"action": {"id": "b"}}, text.index('{"action"'))
+    assert last_json_object('{"a": 1} {"b": {"c": 2}}') is None
     assert last_json_object("no object {here") is None
-    assert last_json_object("[" * 100 + "{}") is None  # deeper than the limit: refused
+    assert last_json_object("[" * 100 + '{"action": 1}') is None  # deeper than the limit
 
 
 def test_a_json_block_reply_keeps_lone_surrogates_out():
@@ -113,32 +215,37 @@ def test_a_json_block_reply_keeps_lone_surrogates_out():
     assert decision.actions[0].id == "turn left" and decision.extra["surrogates_replaced"] == 1
 
 
-# -- summary: CoS's <ACTION NAME> ------------------------------------------------------------
+# -- summary: CoS's numbered <ACTION NAME> decisions (the rule's table: test_cos_reply.py) --
 
 
-def test_summary_reads_the_action_names_of_free_text(tmp_path):
-    reply = "The goal is ahead. Suggestions: move. Decisions: <go forward> <fly away> <turn left>"
+def test_summary_reads_the_numbered_decisions_after_decisions(tmp_path):
+    reply = (
+        "The goal is ahead, so <turn right> would be wrong.\nSuggestions: move.\n"
+        "Decisions:\n0: <GO FORWARD>\n1: <turn lefts>\n2: <turn left>"
+    )
     _run, decisions, model = play(
         tmp_path, make("babyai", level="goto", max_steps=3), "summary", [reply], reply="text",
     )  # fmt: skip
     assert model.calls[0]["constraint"] is None
-    assert "each written as <ACTION NAME>" in model.calls[0]["messages"][0]["content"]
+    assert "0: <ACTION_TO_BE_EXECUTED_FIRST>" in model.calls[0]["messages"][0]["content"]
     first = decisions[0]
     assert first.actions[0].id == "go forward" and first.parse_error is None
-    assert first.info["invalid_actions"] == ["fly away"]
-    assert first.reasoning.startswith("The goal is ahead.")
-    assert decisions[1].actions[0].id == "turn left"  # the queue, in the order written
+    assert first.info["near_misses"] == [{"written": "turn lefts", "read_as": "turn left"}]
+    assert "invalid_actions" not in first.info  # the prose's <turn right> is not read
+    assert first.reasoning.startswith("The goal is ahead")
+    assert first.info["decisions"] == ["go forward", "turn left", "turn left"]  # the queue
+    assert decisions[1].actions[0].id == "turn left"
 
 
-def test_summary_without_any_action_name_is_a_parse_error(tmp_path):
+def test_summary_without_a_decisions_section_is_a_parse_error(tmp_path):
     _, decisions, _ = play(
-        tmp_path, make("babyai", level="goto", max_steps=1), "summary", ["go forward"],
+        tmp_path, make("babyai", level="goto", max_steps=1), "summary", ["<go forward>"],
         reply="text",
     )  # fmt: skip
-    assert decisions[0].fallback and decisions[0].parse_error == "reply names no <ACTION NAME>"
+    assert decisions[0].fallback and decisions[0].parse_error == "reply has no Decisions: section"
 
 
-# -- episodic: EpicStar's <ACTION NAME> exploration (Appendix B) ---------------------------
+# -- episodic: EpicStar's exploration, read by CoS's rule (Appendix B) ------------------------
 
 EMPTY = "EMPTY ACTION"
 CRAFT = Observation(
@@ -154,21 +261,25 @@ def exploring(prompt="short"):
 
 
 @pytest.mark.parametrize("prompt", ["short", "paper"])
-def test_episodic_reads_the_action_names_of_an_exploration_reply(prompt):
-    valid = "Expand first. <TRAIN> then <BUILD>"
+def test_episodic_reads_the_decisions_of_an_exploration_reply(prompt):
+    valid = "Expand first, not <FLY>.\nDecisions:\n0: <TRAIN>\n1: <BUILD>"
     contract = exploring(prompt)
     assert contract.reply_mode == "text" and contract.text_rule_for(CRAFT) == "action-tags"
-    assert "<ACTION NAME>" in "".join(m["content"] for m in contract.assemble(CRAFT).messages())
+    system = "".join(m["content"] for m in contract.assemble(CRAFT).messages())
+    assert "<ACTION NAME>" in system and "Decisions:\n0: <ACTION_TO_BE_EXECUTED_FIRST>" in system
     decision = contract.parse(Completion(text=valid), CRAFT)
     assert decision.extra["explored"] == ["TRAIN", "BUILD"] and decision.reasoning == valid
     assert INVALID_KEY not in decision.extra
 
 
-def test_an_exploration_reply_without_a_legal_name_is_a_parse_error_and_names_the_illegal():
-    malformed = exploring().parse(Completion(text="I would train."), CRAFT)
-    assert malformed.extra["explored"] == [] and "no <ACTION NAME>" in malformed.parse_error
-    illegal = exploring().parse(Completion(text="<FLY> <TRAIN>"), CRAFT)
-    assert illegal.extra["explored"] == ["TRAIN"] and illegal.extra[INVALID_KEY] == ["FLY"]
+def test_an_exploration_reply_without_decisions_is_a_parse_error_and_a_near_miss_is_read():
+    malformed = exploring().parse(Completion(text="I would <TRAIN>."), CRAFT)
+    assert malformed.extra["explored"] == []
+    assert malformed.parse_error == "reply has no Decisions: section"
+    near = exploring().parse(Completion(text="Decisions:\n0: <FLY>\n1: <TRAIN>"), CRAFT)
+    assert len(near.extra["explored"]) == 2 and near.extra["explored"][1] == "TRAIN"
+    assert [m["written"] for m in near.extra["near_misses"]] == ["FLY"]
+    assert INVALID_KEY not in near.extra
 
 
 # -- BALROG's agents -------------------------------------------------------------------------

@@ -35,6 +35,13 @@ def observation(step: int, legal: list[str] = LEGAL, text: str | None = None) ->
 
 
 def reply(*decisions: object) -> str:
+    """A reply in the default `text` mode, as CoS's prompt asks for it: the analysis, the
+    suggestions, then the decisions numbered after `Decisions:`."""
+    numbered = "\n".join(f"{n}: {item}" for n, item in enumerate(decisions))
+    return f"Analysis: a\nSuggestions: s\nDecisions:\n{numbered}"
+
+
+def json_reply(*decisions: object) -> str:
     return json.dumps({"analysis": "a", "suggestions": "s", "decisions": list(decisions)})
 
 
@@ -103,17 +110,31 @@ def test_reply_schema_names_actions_in_angle_brackets() -> None:
     assert schema["required"] == ["analysis", "suggestions", "decisions"]
 
 
-def test_decisions_in_free_text_and_illegal_names_are_handled() -> None:
+def test_free_text_decisions_are_read_by_cos_rule_and_a_near_miss_is_recorded() -> None:
     contract = SummaryContract()
     contract.reset(episode(empty_action=EMPTY))
     obs = observation(0)
     assert contract.propose(obs) is None
-    text = "Analysis: low on supply. Decisions: <BUILD PYLON> then <WARP NUKE> then <TRAIN PROBE>"
+    text = (
+        "Analysis: low on supply, so <BUILD PYLON> first.\nDecisions:\n"
+        "0: <BUILD PYLON>\n1: <train probes>\n2: <TRAIN PROBE>"
+    )
     decision = contract.parse(Completion(text=text), obs)
     assert [a.id for a in decision.actions] == ["BUILD PYLON"]
-    assert [a.id for a in contract.queue] == ["TRAIN PROBE"]
-    assert "WARP NUKE" in decision.extra["rejected"][0]
+    assert [a.id for a in contract.queue] == ["TRAIN PROBE", "TRAIN PROBE"]
+    assert decision.extra["near_misses"] == [{"written": "train probes", "read_as": "TRAIN PROBE"}]
+    assert decision.reasoning == "Analysis: low on supply, so <BUILD PYLON> first."
     assert decisions_from_text("none") == []
+
+
+def test_decisions_beyond_the_asked_count_are_dropped_and_counted() -> None:
+    contract = SummaryContract(decisions=2)
+    contract.reset(episode(empty_action=EMPTY))
+    obs = observation(0)
+    contract.propose(obs)
+    decision = contract.parse(Completion(text=reply(*(f"<{a}>" for a in LEGAL[:3]))), obs)
+    assert decision.extra["decisions"] == ["BUILD PYLON", "TRAIN PROBE"]
+    assert decision.extra["decisions_dropped"] == 1
 
 
 def test_unusable_reply_is_a_parse_error_with_the_empty_action() -> None:
@@ -178,9 +199,9 @@ def test_without_an_empty_action_the_model_is_asked_when_the_queue_runs_out() ->
 def test_summary_plays_the_warehouse_stream() -> None:
     def answer(messages, constraint: JSON | None):
         assert constraint is not None
-        return reply({"id": "report", "args": {"occupied": 0, "shipped": 0}})
+        return json_reply({"id": "report", "args": {"occupied": 0, "shipped": 0}})
 
-    contract = make_contract("summary")
+    contract = make_contract("summary", {"reply": "json"})  # a CoS name cannot carry args
     run = run_episode(make("warehouse", horizon=8), contract, ScriptedModel(answer), seed=1)
     assert run.status == "completed"
     assert run.decisions == 8
@@ -261,3 +282,32 @@ def test_summary_plays_craft_with_the_embedded_model() -> None:
     first = runner.trajectory[0]
     assert first.parse_error is None, first.completion
     assert first.info["decisions"]
+
+
+# -- issue 51's replies, read as CoS's extractor reads them (tests/contracts/test_cos_reply.py) --
+
+ISSUE_REPLIES = [
+    "Analysis: last step we did <BUILD PYLON>.\nSuggestions: keep producing with <TRAIN PROBE> "
+    "and consider <BUILD GATEWAY> later.\nDecisions:\n1. <CHRONOBOOST NEXUS>\n"
+    "2. <BUILD ASSIMILATOR>\n3. <TRAIN PROBE>",
+    "Decisions:\n1. <train probe>\n2. <build pylon>\n3. <train zealot>",
+    "I will outline each action with <ACTION NAME>.\n"
+    "Decisions: <TRAIN PROBE> <BUILD PYLON> <TRAIN ZEALOT>",
+    "Our supply is <5 of 15>. Decisions: <TRAIN PROBE>",
+]
+
+
+@pytest.mark.parametrize("text", ISSUE_REPLIES)
+def test_issue_51s_replies_queue_nothing_and_play_the_empty_action(text: str) -> None:
+    """None of the four has an item CoS's rule reads (`N: <NAME>`), so the reference queues
+    its empty action: no prose tag is queued and nothing is an invalid action."""
+    contract = SummaryContract(interval=2, decisions=3)
+    contract.reset(episode(empty_action=EMPTY))
+    obs = observation(0)
+    contract.propose(obs)
+    decision = contract.parse(Completion(text=text), obs)
+    assert [a.id for a in decision.actions] == [EMPTY] and list(contract.queue) == []
+    assert decision.parse_error == (
+        "the Decisions: section holds no numbered decision (0: <ACTION NAME>)"
+    )
+    assert "invalid_actions" not in decision.extra

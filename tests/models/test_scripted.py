@@ -52,7 +52,9 @@ def test_the_ids_of_a_reply_are_read_from_each_of_its_shapes():
     assert action_ids({"action": "x"}) == ["x"]
     assert action_ids({"actions": [{"id": "a"}, {"id": "b"}]}) == ["a", "b"]
     assert action_ids({"decisions": ["<GO>", {"id": "BUILD", "args": {}}]}) == ["GO", "BUILD"]
-    assert as_text({"decisions": ["<GO>"], "analysis": "so"}, "action-tags") == "so\n<GO>"
+    assert as_text({"decisions": ["<GO>"], "analysis": "so"}, "action-tags") == (
+        "so\nDecisions:\n0: <GO>"
+    )
 
 
 @pytest.mark.parametrize("contract", ["state", "mode-a", "summary", "balrog-cot"])

@@ -66,7 +66,9 @@ def test_an_unusable_reply_executes_the_games_default_action(tmp_path):
         decisions = archive.decisions(run.run_id)
     assert run.status == "completed" and run.outcome["ended_by"] == "step-limit"
     assert [a.id for d in decisions for a in d.actions] == ["esc"] * 12
-    assert all(d.fallback and d.parse_error == "reply holds no JSON block" for d in decisions)
+    assert all(
+        d.fallback and d.parse_error.startswith("reply holds no JSON block") for d in decisions
+    )
 
 
 def test_an_unusable_reply_without_a_game_default_executes_the_first_legal_action(tmp_path):

@@ -108,8 +108,14 @@ class ConfiguredContract(ContractBase, Generic[ConfigT]):
 
     def read_reply(self, completion: Completion, obs: Observation) -> tuple[Decision, JSON]:
         """The decision a reply holds, read in the mode in force, and the reply object the
-        read decoded ({} for none)."""
-        return parse_reply(completion.text, obs, self.reply_mode, self.reply_rule)
+        read decoded ({} for none). A decision tag must hold the reasoning where the
+        reply schema requires one (AgenticSTS, Appendix E.1)."""
+        tagged = self.reply_mode == "text" and self.reply_rule == "decision-tag"
+        required = self.reply_schema(obs).get("required", []) if tagged else []
+        return parse_reply(
+            completion.text, obs, self.reply_mode, self.reply_rule,
+            reasoning_required="reasoning" in required,
+        )  # fmt: skip
 
     def fallback_policy(self) -> FallbackPolicy:
         """The configuration's `fallback`, else the game's default action."""

@@ -61,8 +61,14 @@ areas) and "decisions" (the list of <ACTION NAME>)."""
 
 TEXT_ANSWER = """\
 Answer in plain text: the analysis (the six parts above), the suggestions (the five areas), \
-and last the decisions, each written as <ACTION NAME>."""
-"""The closing instruction of a `text` reply (the paper's own: free text, decisions tagged)."""
+and last the line Decisions:, then one line per decision, numbered from 0 in the order they \
+should run, each written as <ACTION NAME>, like:
+Decisions:
+0: <ACTION_TO_BE_EXECUTED_FIRST>
+1: <ACTION_TO_BE_EXECUTED_SECOND>"""
+"""The closing instruction of a `text` reply: the paper's free text with decisions tagged, in
+the numbered form CoS's reference prompt asks for and its extractor reads
+(`StarCraftIIPrompt_V3` and `utils/action_extractor.py` at 5e9b425; `cos_reply`)."""
 
 ANALYSIS_PARTS = (
     "game_overview",

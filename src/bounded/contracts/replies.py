@@ -5,12 +5,15 @@ In `constrained` and `json` mode a reply is one JSON object (`reply_format` asks
 `parse_decision` reads it leniently: bare, fenced or inside prose). In `text` mode the reply
 is free text, read by the rule of the method the contract reproduces:
 
-- `decision-tag` (AgenticSTS, Appendix E.1): prose, then the reply object inside
-  `<decision>...</decision>`; the tag's JSON object is the decision;
-- `json-block` (SKILL.state's `parse_response`): reasoning, then a JSON block; the last JSON
-  object is the decision, the text before it the reasoning;
-- `action-tags` (EpicStar and CoS, Appendix B): prose naming each action as
-  `<ACTION NAME>`; every tag, in order, is a decision;
+- `decision-tag` (AgenticSTS, Appendix E.1): valid JSON inside `<decision>...</decision>`,
+  reasoning required inside it (where the reply asks for reasoning). Of several tags the
+  last usable one is the decision (`last-usable`, a named choice: the paper is silent);
+- `json-block` (SKILL.state's `parse_response`): reasoning, then the JSON block carrying
+  `state_patch` / `action`: the last JSON object of the reply that holds `state_patch`,
+  `action` or `actions` (a trailing object without them is not the block);
+- `action-tags` (CoS's reference extractor, `bounded.contracts.cos_reply`, which EpicStar's
+  prompts adapt): the numbered `N: <ACTION NAME>` items after `Decisions:`, names
+  upper-cased, a near miss read as the nearest legal action;
 - `balrog-naive` (BALROG's naive agent): the reply with all but letters, whitespace and
   colons removed is the action (not trimmed after the removal, as BALROG's: `turn left.\n!`
   names `turn left\n`, no action);
@@ -39,6 +42,7 @@ import json
 import re
 from typing import get_args
 
+from bounded.contracts import cos_reply
 from bounded.contracts._render import reply_format
 from bounded.contracts._reply import (
     _DECODER,
@@ -50,7 +54,6 @@ from bounded.contracts._reply import (
     note_invalid,
     note_scrubbed,
     parse_decision,
-    resolve_action,
     scrub,
 )
 from bounded.core import (
@@ -69,7 +72,7 @@ TEXT_RULES: tuple[str, ...] = get_args(TextRule)
 DECISION_TAG = re.compile(r"<decision>(.*?)(?:</decision>|\Z)", re.DOTALL | re.IGNORECASE)
 ROBUST_TAG = re.compile(r"<\|ACTION\|>(.*?)<\|END\|>", re.DOTALL)
 NOT_LETTERS = re.compile(r"[^a-zA-Z\s:]")
-FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+FENCE_OPENER = re.compile(r"```(?:json)?\s*\Z", re.IGNORECASE)
 
 BALROG_NAIVE_NOTE = (
     "You always have to output one of the above actions at a time and no other text. You "
@@ -93,6 +96,15 @@ ROBUST_COT_MISSING = "Failed to obtain a valid action from the reasoning."
 """BALROG's agents' closing instructions, as its naive, cot, robust naive and robust cot
 agents word them (`balrog/agents/*.py`, BALROG commit af7d1f1); `ROBUST_COT_MISSING` is what
 its robust cot agent names when a reply holds no tag."""
+
+ACTION_TAGS_NOTE = (
+    "Write your answer in plain text. End it with the line Decisions: and then one line per "
+    "decision, numbered from 0 in the order they should run, each naming its action as "
+    "<ACTION NAME>, like:\nDecisions:\n0: <ACTION_TO_BE_EXECUTED_FIRST>\n"
+    "1: <ACTION_TO_BE_EXECUTED_SECOND>"
+)
+"""The `action-tags` closing instruction: CoS's decisions format, as its reference prompt asks
+for it (`prompt/prompt.py`, `StarCraftIIPrompt_V3`, at 5e9b425), the form its extractor reads."""
 
 
 def _keys(schema: JSON, *, prose_reasoning: bool = False) -> str:
@@ -118,7 +130,7 @@ def text_instruction(schema: JSON, rule: TextRule) -> str:
             '{"id": "<legal id>", "args": {...}} (args only when the action lists some).'
         )
     if rule == "action-tags":
-        return "Write your answer in plain text, naming each action as <ACTION NAME>."
+        return ACTION_TAGS_NOTE
     if rule == "balrog-naive":
         return BALROG_NAIVE_NOTE
     if rule == "balrog-cot":
@@ -135,14 +147,20 @@ def instruction(schema: JSON, mode: ReplyMode, rule: TextRule) -> str:
 
 
 def parse_reply(
-    text: str, obs: Observation, mode: ReplyMode, rule: TextRule
+    text: str,
+    obs: Observation,
+    mode: ReplyMode,
+    rule: TextRule,
+    *,
+    reasoning_required: bool = False,
 ) -> tuple[Decision, JSON]:
     """A reply read as its mode and rule say (never raises: problems land in
-    `parse_error`, invalid actions in `extra["invalid_actions"]`)."""
+    `parse_error`, invalid actions in `extra["invalid_actions"]`). `reasoning_required`:
+    the reply asks for reasoning, which a decision tag must then hold."""
     if mode != "text":
         return parse_decision(text, obs)
     if rule == "decision-tag":
-        return parse_decision_tag(text, obs)
+        return parse_decision_tag(text, obs, reasoning_required=reasoning_required)
     if rule == "json-block":
         return parse_json_block(text, obs)
     if rule == "action-tags":
@@ -150,37 +168,21 @@ def parse_reply(
     return parse_balrog(text, obs, rule), {}
 
 
-ACTION_TAG = re.compile(r"<([^<>\n]{1,80})>")
-
-
-def action_tags(text: str) -> list[str]:
-    """The names written as `<ACTION NAME>` in free text, in order."""
-    return [name.strip() for name in ACTION_TAG.findall(text)]
-
-
 def parse_action_tags(text: str, obs: Observation) -> Decision:
-    """EpicStar's reply read as one decision: the legal actions named as `<ACTION NAME>`, in
-    order, up to `obs.max_actions`; the prose is the reasoning. Names that are not legal are
-    invalid actions (the decision keeps the legal ones)."""
+    """A reply's decisions read by CoS's rule (`bounded.contracts.cos_reply`), up to
+    `obs.max_actions` of them (the rest recorded as `decisions_dropped`); the prose before
+    `Decisions:` is the reasoning. A reply with no decision is a parse error."""
     clean, replaced = scrub(text)
-    decision = Decision(reasoning=clean.strip())
+    reading = cos_reply.read_decisions(clean, obs, keep=obs.max_actions)
+    decision = Decision(
+        actions=reading.actions,
+        reasoning=cos_reply.analysis_before_decisions(clean),
+        parse_error=reading.problem,
+    )
     note_scrubbed(decision, replaced)
-    for name in action_tags(clean):
-        if len(decision.actions) >= obs.max_actions:
-            break
-        try:
-            decision.actions.append(resolve_action({"id": name}, obs))
-        except NotLegalError as exc:
-            note_invalid(decision, exc.candidate)
-        except ValueError as exc:
-            decision.parse_error = clip(str(exc))
-    if not decision.actions:
-        invalid = decision.extra.get(INVALID_KEY)
-        decision.parse_error = decision.parse_error or (
-            f"no <ACTION NAME> is legal now ({len(invalid)} named)"
-            if invalid
-            else "reply names no <ACTION NAME>"
-        )
+    cos_reply.note_reading(decision.extra, reading)
+    for name in reading.invalid:
+        note_invalid(decision, name)
     return decision
 
 
@@ -191,36 +193,62 @@ def _with_prose(decision: Decision, reply: JSON, prose: str) -> Decision:
     return decision
 
 
-def parse_decision_tag(text: str, obs: Observation) -> tuple[Decision, JSON]:
-    """AgenticSTS's reply: the JSON object inside the last `<decision>` tag (an unclosed
-    tag runs to the end of the reply); the prose before it is the reasoning."""
+MISSING_REASONING = "the decision's JSON has no reasoning, which the decision tag requires"
+"""A tag whose JSON lacks the `reasoning` string the reply schema requires (an empty string
+is one: the schema's `required`, as a constrained decoder also reads it)."""
+
+
+def _tag_decision(
+    body: str, obs: Observation, *, reasoning_required: bool
+) -> tuple[Decision, JSON]:
+    """One decision tag's content read as the decision (its JSON object)."""
+    decision, reply = parse_decision(body, obs)
+    reasoning = reply.get("reasoning")
+    if reasoning_required and reply and not isinstance(reasoning, str):
+        decision.actions, decision.parse_error = [], MISSING_REASONING
+        decision.extra.pop(INVALID_KEY, None)  # the reply is not read: it names nothing
+    return decision, reply
+
+
+def parse_decision_tag(
+    text: str, obs: Observation, *, reasoning_required: bool = False
+) -> tuple[Decision, JSON]:
+    """AgenticSTS's reply: valid JSON inside a `<decision>` tag (an unclosed tag runs to the
+    end of the reply), its reasoning inside it where `reasoning_required` (Appendix E.1).
+    Of several tags, the last usable one (`last-usable`: it holds a JSON object with the
+    reasoning required and actions that resolve) is the decision, so a note quoting an
+    example tag after the answer, or prose naming the tag before it, does not replace it;
+    with none usable, the last tag that holds a JSON object says why (else the last tag).
+    The prose before the tag read is the reasoning where its JSON holds none."""
     found = list(DECISION_TAG.finditer(text))
     if not found:
         decision = Decision(parse_error="reply holds no <decision> tag")
         note_scrubbed(decision, scrub(text)[1])
         return decision, {}
-    last = found[-1]
-    decision, reply = parse_decision(last.group(1), obs)
-    return _with_prose(decision, reply, text[: last.start()]), reply
+    read = [
+        (tag, *_tag_decision(tag.group(1), obs, reasoning_required=reasoning_required))
+        for tag in found
+    ]
+    usable = [item for item in read if item[1].actions and not item[1].parse_error]
+    with_object = [item for item in read if item[2]]
+    tag, decision, reply = (usable or with_object or read)[-1]
+    if len(found) > 1:
+        decision.extra["decision_tags"] = len(found)
+    return _with_prose(decision, reply, text[: tag.start()]), reply
 
 
-def last_json_object(text: str) -> tuple[JSON, int] | None:
-    """The last JSON object of free text (the last fenced block that holds one, else the
-    last object written bare) and where it starts; None when it holds none, or when its
-    brackets nest deeper than `MAX_JSON_DEPTH`. Each object found is skipped whole."""
+BLOCK_KEYS = ("state_patch", "action", "actions")
+"""What marks a reply's JSON block: it carries a state patch or the action(s)."""
+NO_JSON_BLOCK = "reply holds no JSON block (an object with state_patch, action or actions)"
+
+
+def json_objects(text: str) -> list[tuple[JSON, int]]:
+    """Every JSON object written in free text (bare or in a fence), in order, with where it
+    starts; each object found is skipped whole (its inner objects are not listed). None
+    are listed where the brackets nest deeper than `MAX_JSON_DEPTH`."""
     if nests_deeper(text, MAX_JSON_DEPTH):
-        return None
-    for block in reversed(list(FENCED.finditer(text))):
-        body = block.group(1).strip()
-        if not body.startswith("{"):
-            continue
-        try:
-            value, _ = _DECODER.raw_decode(body)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value, block.start()
-    found: tuple[JSON, int] | None = None
+        return []
+    found: list[tuple[JSON, int]] = []
     start = text.find("{")
     while start >= 0:
         end = start + 1
@@ -230,24 +258,32 @@ def last_json_object(text: str) -> tuple[JSON, int] | None:
             pass
         else:
             if isinstance(value, dict):
-                found = (value, start)
+                found.append((value, start))
         start = text.find("{", max(end, start + 1))
     return found
 
 
+def last_json_object(text: str) -> tuple[JSON, int] | None:
+    """The reply's JSON block and where it starts: the last JSON object that carries
+    `state_patch`, `action` or `actions` (`BLOCK_KEYS`); None when it holds none."""
+    blocks = [item for item in json_objects(text) if any(key in item[0] for key in BLOCK_KEYS)]
+    return blocks[-1] if blocks else None
+
+
 def parse_json_block(text: str, obs: Observation) -> tuple[Decision, JSON]:
-    """SKILL.state's reply: reasoning, then a JSON block (`state_patch`, `action`); the last
-    JSON object is the block, the text before it the reasoning."""
+    """SKILL.state's reply: reasoning, then the JSON block carrying `state_patch` and
+    `action` (`last_json_object`); the text before the block is the reasoning."""
     clean, replaced = scrub(text)
     found = last_json_object(clean)
     if found is None:
-        decision = Decision(parse_error="reply holds no JSON block")
+        decision = Decision(parse_error=NO_JSON_BLOCK)
         note_scrubbed(decision, replaced)
         return decision, {}
     value, start = found
     decision, reply = parse_decision(json.dumps(value, ensure_ascii=False), obs)
     note_scrubbed(decision, replaced)
-    return _with_prose(decision, reply, clean[:start]), reply
+    prose = FENCE_OPENER.sub("", clean[:start])
+    return _with_prose(decision, reply, prose), reply
 
 
 def balrog_candidate(text: str, rule: TextRule) -> str:
@@ -308,6 +344,7 @@ def parse_balrog(text: str, obs: Observation, rule: TextRule) -> Decision:
 
 
 __all__ = [
+    "ACTION_TAGS_NOTE",
     "BALROG_COT_NOTE",
     "BALROG_NAIVE_NOTE",
     "BALROG_ROBUST_COT_NOTE",
@@ -317,8 +354,10 @@ __all__ = [
     "TextRule",
     "balrog_candidate",
     "instruction",
+    "json_objects",
     "last_json_object",
     "match_legal",
+    "parse_action_tags",
     "parse_balrog",
     "parse_decision_tag",
     "parse_json_block",

@@ -5,7 +5,8 @@ environment's own text, or its numeric state where it has no text) to a bounded
 window. Every `interval` (K) decisions one model call sees the last K summaries plus
 the queues of executed and failed actions, and answers with an analysis,
 suggestions and `decisions` actions from the action dictionary written in
-`<ACTION NAME>` form. Those decisions replace the action queue, which is then
+`<ACTION NAME>` form (a `text` reply: numbered after `Decisions:`, read by CoS's reference
+rule, `bounded.contracts.cos_reply`). Those decisions replace the action queue, which is then
 executed one action per decision; a queued action that is not executable when its
 turn comes is moved to the failed queue. With the queue empty between calls the
 environment's empty action is executed, or (on an environment without one) the model
@@ -27,7 +28,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from bounded.contracts import cos_prompt
+from bounded.contracts import cos_prompt, cos_reply
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
 from bounded.contracts._reply import (
@@ -74,8 +75,9 @@ object {{"id": "<name>", "args": {{...}}}})."""
 
 TEXT_ANSWER = """\
 Answer in plain text: the analysis (the situation in a few sentences), the suggestions (what
-to do next and why), and last {n} actions from the action dictionary, each written as
-<ACTION NAME>."""
+to do next and why), and last {n} actions from the action dictionary: the line Decisions:,
+then one line per decision, numbered from 0 in the order they should run, each written as
+<ACTION NAME> (0: <ACTION NAME>)."""
 """The `short` prompt's closing instruction for a `text` reply."""
 
 SHORT_TEXT_CHARS = 160
@@ -84,13 +86,15 @@ fill a field up to its cap, so a long cap leaves no tokens for the decisions."""
 
 
 class SummaryConfig(ReplySettings):
-    """Settings of the Chain-of-Summarization baseline. A `text` reply is read as the paper
-    reads it: every `<ACTION NAME>` of the free text, in order, is a decision."""
+    """Settings of the Chain-of-Summarization baseline. A `text` reply is read as CoS's
+    reference code reads it (`bounded.contracts.cos_reply`): the numbered `N: <ACTION NAME>`
+    decisions after `Decisions:`, names upper-cased, a near miss read as the nearest legal
+    action."""
 
     model_config = ConfigDict(extra="forbid")
 
     reply: ReplyMode = "text"
-    """CoS's (Appendix B): free text naming each decision as `<ACTION NAME>`."""
+    """CoS's (Appendix B): free text ending in numbered `<ACTION NAME>` decisions."""
     interval: int = Field(default=5, ge=1)
     """K: decisions between two model calls, and how many L1 summaries a call sees."""
     decisions: int = Field(default=3, ge=1, le=16)
@@ -274,31 +278,52 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     def parse(self, completion: Completion, obs: Observation) -> Decision:
         self.last_call, self.calls = self.step, self.calls + 1
         text, replaced = scrub(completion.text)
-        decoded_object: JSON | None = None
         if self.reply_mode == "text":
-            reply, items, error, decoded = self._text_reply(text)
-        else:
-            decoded_object, items, error, decoded = self._reply(text)
-            reply = decoded_object or {}
+            return self._text_decision(text, replaced, obs)
+        decoded_object, items, error, decoded = self._reply(text)
+        reply = decoded_object or {}
         actions, errors, invalid = self._resolve(items, obs)
-        self.queue = deque(actions)
-        self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
         problems = "; ".join(([error] if error else []) + errors) or None
-        action = self._pop(obs)
-        empty = obs.legal_action(self.empty_action)
-        chosen = [action] if action else ([empty] if empty else [])
-        decision = Decision(
-            actions=chosen,
-            parse_error=problems if not actions else None,
-            extra={"source": "model", "decisions": [a.id for a in actions], "rejected": errors},
-            reply_object=decoded_object,
-        )
+        decision = self._queue_and_pop(actions, problems, obs, reply)
+        decision.extra["rejected"] = errors
+        decision.reply_object = decoded_object
         if invalid:
             decision.extra[INVALID_KEY] = invalid
+        note_scrubbed(decision, replaced + decoded)
+        return decision
+
+    def _queue_and_pop(
+        self, actions: list[Action], problem: str | None, obs: Observation, reply: JSON
+    ) -> Decision:
+        """Queue a call's decisions and play the first (the empty action where none runs)."""
+        self.queue = deque(actions)
+        self._analysis = {k: reply.get(k, "") for k in ("analysis", "suggestions")}
+        action = self._pop(obs)
+        empty = obs.legal_action(self.empty_action)
+        decision = Decision(
+            actions=[action] if action else ([empty] if empty else []),
+            parse_error=problem if not actions else None,
+            extra={"source": "model", "decisions": [a.id for a in actions]},
+        )
         # Archived whole, flattened to one line (never resent: each call sees summaries).
         decision.reasoning = cos_prompt.flatten_text(reply.get("analysis", ""))
         decision.extra["suggestions"] = cos_prompt.flatten_text(reply.get("suggestions", ""))
-        note_scrubbed(decision, replaced + decoded)
+        return decision
+
+    def _text_decision(self, text: str, replaced: int, obs: Observation) -> Decision:
+        """A free-text reply read by CoS's rule (`bounded.contracts.cos_reply`): the numbered
+        decisions after `Decisions:`, upper-cased, near misses read as the nearest legal
+        action; the first `decisions` of them are queued (the rest recorded as dropped),
+        and the prose before `Decisions:` is the analysis."""
+        reading = cos_reply.read_decisions(text, obs, keep=self.config.decisions)
+        actions = reading.actions
+        reply: JSON = {"analysis": cos_reply.analysis_before_decisions(text)}
+        decision = self._queue_and_pop(actions, reading.problem, obs, reply)
+        decision.extra["rejected"] = reading.errors
+        cos_reply.note_reading(decision.extra, reading)
+        if reading.invalid:
+            decision.extra[INVALID_KEY] = reading.invalid
+        note_scrubbed(decision, replaced)
         return decision
 
     def _reply(self, text: str) -> tuple[JSON | None, list[object], str | None, int]:
@@ -314,14 +339,6 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         if not isinstance(items, list):
             return reply, [], "decisions must be a list", replaced
         return reply, items[: self.config.decisions], None, replaced
-
-    def _text_reply(self, text: str) -> tuple[JSON, list[object], str | None, int]:
-        """A free-text reply (the paper's): its `<ACTION NAME>` tags are the decisions, the
-        prose before the first one the analysis."""
-        tags = decisions_from_text(text)[: self.config.decisions]
-        first = text.find(tags[0]) if tags else len(text)
-        reply: JSON = {"analysis": text[:first].strip()}
-        return reply, list(tags), None if tags else "reply names no <ACTION NAME>", 0
 
     @staticmethod
     def _resolve(

@@ -149,7 +149,7 @@ FRAME_PROSE_CHARS = 400
 FRAMES: dict[str, tuple[str, str]] = {
     "decision-tag": ("[^<]", '"<decision>" bounded-reply "</decision>"'),
     "json-block": ("[^`]", '"```json\\n" bounded-reply "\\n```"'),
-    "action-tags": ("[^<]", 'bounded-tag (" " bounded-tag){0,15}'),
+    "action-tags": ("[^<]", '"Decisions:\\n" bounded-item ("\\n" bounded-item){0,15}'),
     "balrog-cot": ("[^\\x00]", '"ACTION: " [a-zA-Z :]{1,80}'),
     "balrog-robust": ("[^<]", '"<|ACTION|>" [^<]{1,80} "<|END|>"'),
     "balrog-robust-cot": ("[^<]", '"<|ACTION|>" [^<]{1,80} "<|END|>"'),
@@ -168,6 +168,7 @@ def frame_grammar(rule: TextRule, schema: JSON | None, prose_chars: int) -> str 
         f"root ::= bounded-prose {frame}",
         f"bounded-prose ::= {prose}{{0,{prose_chars}}}",
         'bounded-tag ::= "<" [^<>\\n]{1,80} ">"',
+        'bounded-item ::= [0-9]{1,2} ": " bounded-tag',
     ]
     if "bounded-reply" in frame:
         reply = schema_grammar(json.dumps(schema if schema is not None else ANY_JSON_OBJECT))

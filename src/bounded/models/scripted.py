@@ -133,7 +133,8 @@ def as_text(reply: JSON, rule: TextRule | None) -> str:
     written = {
         "decision-tag": f"{prose}\n<decision>{body}</decision>",
         "json-block": f"{prose}\n```json\n{body}\n```",
-        "action-tags": f"{prose}\n" + " ".join(f"<{name}>" for name in names),
+        "action-tags": f"{prose}\nDecisions:\n"
+        + "\n".join(f"{n}: <{name}>" for n, name in enumerate(names)),
         "balrog-robust": f"<|ACTION|>{first}<|END|>",
         "balrog-robust-cot": f"{prose}\n<|ACTION|>{first}<|END|>",
         "balrog-cot": f"{prose}\nACTION: {first}",

@@ -704,13 +704,16 @@ def test_an_exploration_reply_in_text_mode_is_read_as_epicstars_action_names() -
     assert contract.propose(obs) is None
     system = contract.assemble(obs).messages()[0]["content"]
     assert "each written as <ACTION NAME>" in system and "JSON object" not in system
-    reply = "We need production first. Decisions: <TRAIN> <FLY> <BUILD>"
+    # CoS's rule: the numbered decisions after `Decisions:` (not the prose's <FLY>), names
+    # upper-cased, a near miss read as the nearest legal action
+    reply = "We need production first, not <FLY>.\nDecisions:\n0: <train>\n1: <BUILDS>\n2: <BUILD>"
     decision = contract.parse(Completion(text=reply), obs)
-    assert decision.extra["explored"] == ["TRAIN", "BUILD"]
-    assert decision.extra["invalid_actions"] == ["FLY"]
+    assert decision.extra["explored"] == ["TRAIN", "BUILD", "BUILD"]
+    assert decision.extra["near_misses"] == [{"written": "BUILDS", "read_as": "BUILD"}]
+    assert "invalid_actions" not in decision.extra
     assert decision.actions[0].id == "TRAIN" and decision.reasoning.startswith("We need")
     contract.commit(obs, decision, StepResult())
     malformed = contract_with(EpisodicBank.empty(), gating_start="immediate", reply="text")
     assert malformed.propose(obs) is None
     failed = malformed.parse(Completion(text="train a probe"), obs)
-    assert failed.parse_error == "reply names no <ACTION NAME>"
+    assert failed.parse_error == "reply has no Decisions: section"

@@ -8,7 +8,6 @@ from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.episodic.bank import EpisodicBank
 from bounded.contracts.episodic.gating import GatingClock
 from bounded.core import Action, Completion, Observation, StepResult
-from bounded.models.scripted import minimal_instance
 from bounded.testing import episode
 
 EMPTY = "EMPTY ACTION"
@@ -48,9 +47,8 @@ def play(start: str, steps: int = 10) -> tuple[list[str], list[int]]:
         decision = contract.propose(obs)
         if decision is None:
             calls.append(t)
-            schema = contract.reply_schema(obs)
-            reply = {**minimal_instance(schema), "decisions": ["<A>", "<B>"]}
-            decision = contract.parse(Completion(text=str(reply).replace("'", '"')), obs)
+            reply = "Decisions:\n0: <A>\n1: <B>"  # the default text reply, as CoS writes it
+            decision = contract.parse(Completion(text=reply), obs)
         executed.append(decision.actions[0].id)
         contract.commit(obs, decision, StepResult())
     return executed, calls

@@ -47,14 +47,16 @@ DESCRIPTION_SCHEMA: JSON = {
 
 class EpisodicConfig(ReasoningSettings):
     """Settings of the episodic contract; defaults are the paper's where it gives them. A
-    `text` reply is read as EpicStar's: an exploration call's `<ACTION NAME>`s, in order,
-    are its proposals; any other call's reply is reasoning, then a JSON block."""
+    `text` reply is read as EpicStar's prompts (adapted from CoS's) ask: an exploration
+    call's decisions, read by CoS's reference rule (`bounded.contracts.cos_reply`: numbered
+    `N: <ACTION NAME>` items after `Decisions:`, near misses read as the nearest legal
+    action), are its proposals; any other call's reply is reasoning, then a JSON block."""
 
     model_config = ConfigDict(extra="forbid")
 
     reply: ReplyMode = "text"
-    """EpicStar's (Appendix B): an exploration call's free text names its actions as
-    `<ACTION NAME>`; any other call answers with reasoning, then a JSON block."""
+    """EpicStar's (Appendix B): an exploration call's free text ends in its decisions, each
+    named as `<ACTION NAME>`; any other call answers with reasoning, then a JSON block."""
     bank: str | None = None
     """Path of the bank file (`.npz`); None: `$BOUNDED_BANK_DIR/<env>.npz` (default
     directory `runs/banks`) when that file exists, otherwise an empty bank."""

@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bounded.contracts import cos_prompt
+from bounded.contracts import cos_prompt, cos_reply
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
 from bounded.contracts._render import render_observation
@@ -88,7 +88,7 @@ from bounded.contracts.episodic.memory import (
     render_changes,
     working_memory,
 )
-from bounded.contracts.replies import action_tags, text_instruction
+from bounded.contracts.replies import text_instruction
 from bounded.contracts.step_protocol import PAPER_TEMPERATURE, check_step, step_of, with_step
 from bounded.core import (
     INVALID_KEY,
@@ -445,7 +445,12 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
             decision.extra.update(self._extra(plan, "model"))
             return decision
         text, replaced = scrub(completion.text)
-        proposed, reasoning, error, decoded = self._exploration_reply(text, obs)
+        if self.reply_mode == "text":
+            reading = cos_reply.read_decisions(text, obs, keep=self.config.explore_actions)
+            proposed = reading.actions
+            reasoning, error, decoded = text.strip(), reading.problem, 0
+        else:
+            proposed, reasoning, error, decoded = self._exploration_reply(text, obs)
         self.queue.extend(proposed)
         gated = self.gate(plan, obs)
         decision = gated or Decision(
@@ -454,21 +459,18 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         decision.reasoning = reasoning  # whole: the completion's, however long
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
-        if self.reply_mode == "text":  # names outside the legal set: invalid actions
-            named = action_tags(text)[: self.config.explore_actions]
-            invalid = [name for name in named if obs.legal_action(name) is None]
-            if invalid:
-                decision.extra[INVALID_KEY] = invalid
+        if self.reply_mode == "text":  # CoS's reading: near misses, dropped, invalid
+            cos_reply.note_reading(decision.extra, reading)
+            if reading.invalid:
+                decision.extra[INVALID_KEY] = reading.invalid
         note_scrubbed(decision, replaced + decoded)
         return decision
 
     def _exploration_reply(
         self, text: str, obs: Observation
     ) -> tuple[list[Action], str, str | None, int]:
-        """The proposed actions, the reasoning, a problem, and the lone surrogates the
-        decoded strings held (replaced)."""
-        if self.reply_mode == "text":
-            return self._tagged_reply(text, obs)
+        """A JSON exploration reply's proposed actions, the reasoning, a problem, and the
+        lone surrogates the decoded strings held (replaced)."""
         try:
             reply, replaced = decode_reply(text)
         except ValueError as exc:
@@ -489,22 +491,6 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
             except ValueError as exc:
                 errors.append(str(exc))
         return proposed, str(reasoning), "; ".join(errors) or None, replaced
-
-    def _tagged_reply(
-        self, text: str, obs: Observation
-    ) -> tuple[list[Action], str, str | None, int]:
-        """A free-text exploration reply (EpicStar's): its `<ACTION NAME>`s are the
-        proposals, the text the reasoning."""
-        proposed: list[Action] = []
-        errors: list[str] = []
-        for name in action_tags(text)[: self.config.explore_actions]:
-            try:
-                proposed.append(resolve_action({"id": name}, obs))
-            except ValueError as exc:
-                errors.append(str(exc))
-        if not proposed and not errors:
-            errors.append("reply names no <ACTION NAME>")
-        return proposed, text.strip(), "; ".join(errors) or None, 0
 
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None:
         plan = self.plan(obs)
