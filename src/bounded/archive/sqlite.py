@@ -572,11 +572,12 @@ class Archive:
         return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]
 
     def iter_decisions(
-        self, run_id: str, *, with_segments: bool = True, chunk: int = DECISIONS_PER_READ
+        self, run_id: str, *, with_segments: bool = True, chunk: int | None = None
     ) -> Iterator[DecisionRecord]:
-        """A run's decisions in order, read `chunk` at a time (memory bounded by the chunk,
-        not the game)."""
+        """A run's decisions in order, read `chunk` (default `DECISIONS_PER_READ`) at a time:
+        memory bounded by the chunk, not the game."""
         full_id, start = self.full_id(run_id), 0
+        chunk = chunk or DECISIONS_PER_READ
         while True:
             rows = self._query(
                 "SELECT * FROM decisions WHERE run_id = ? AND idx >= ? ORDER BY idx LIMIT ?",
