@@ -208,16 +208,17 @@ def long_transcript(folder: Path, short: int, long: int) -> dict[str, Any]:
     return {"games": measured, "long_over_short": ratio}
 
 
-WRITE_GAMES = (("state", 100), ("state", 1000), ("transcript", 100), ("transcript", 1000))
+WRITE_CONTRACTS = ("state", "transcript")
 
 
-def write_probe() -> None:
-    """(In a subprocess.) Write ms per decision of each of `WRITE_GAMES`, as JSON."""
+def write_probe(lengths: list[int]) -> None:
+    """(In a subprocess.) Write ms per decision of a game of each contract of
+    `WRITE_CONTRACTS` at each length, as JSON."""
     from bounded.archive import Archive
 
     result = {}
     with tempfile.TemporaryDirectory() as folder:
-        for contract, decisions in WRITE_GAMES:
+        for contract, decisions in [(c, n) for c in WRITE_CONTRACTS for n in lengths]:
             with Archive(Path(folder) / f"{contract}_{decisions}.sqlite") as archive:
                 writes = play(archive, contract, decisions, seed=1)
             result[f"{contract}/{decisions}"] = {
@@ -227,7 +228,7 @@ def write_probe() -> None:
     print(json.dumps(result))
 
 
-def compare_writes(before_src: Path, rounds: int) -> dict[str, Any]:
+def compare_writes(before_src: Path, rounds: int, lengths: list[int]) -> dict[str, Any]:
     """The write probe of the older code and of this one, alternately, `rounds` times."""
     here = Path(__file__).resolve()
     ours = here.parents[1] / "src"
@@ -236,7 +237,7 @@ def compare_writes(before_src: Path, rounds: int) -> dict[str, Any]:
         for label, src in (("before", before_src), ("after", ours)):
             env = {**os.environ, "PYTHONPATH": str(src)}
             done = subprocess.run(
-                [sys.executable, str(here), "--write-probe"],
+                [sys.executable, str(here), "--write-probe", *map(str, lengths)],
                 env=env, capture_output=True, text=True, check=True,
             )  # fmt: skip
             samples[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -259,11 +260,15 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=1000, help="0: no long transcript game")
     parser.add_argument("--before", type=Path, help="an older bounded's src, for the writes")
     parser.add_argument("--write-rounds", type=int, default=3)
-    parser.add_argument("--write-probe", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--write-decisions", type=int, nargs="+", default=[100, 1000],
+        help="the lengths of the games whose writes --before compares",
+    )  # fmt: skip
+    parser.add_argument("--write-probe", type=int, nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    if args.write_probe:
-        write_probe()
+    if args.write_probe is not None:
+        write_probe(args.write_probe)
         return
     from bounded.analysis.provenance import provenance, write_result
 
@@ -281,7 +286,7 @@ def main() -> None:
         folder = Path(tmp)
         if args.before is not None:
             print("writes, before and after:", flush=True)
-            result["writes"] = compare_writes(args.before, args.write_rounds)
+            result["writes"] = compare_writes(args.before, args.write_rounds, args.write_decisions)
         if args.long:
             result["transcript"] = long_transcript(folder, args.game_decisions, args.long)
             print(f"transcript: {result['transcript']}", flush=True)
