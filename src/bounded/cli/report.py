@@ -66,7 +66,7 @@ def report(
         typer.Option(
             min=1, help="Decisions embedded in all (the first of each run; view serves all)."
         ),
-    ] = 5000,
+    ] = 1000,
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
     ] = False,

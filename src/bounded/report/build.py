@@ -55,7 +55,7 @@ class ReportOptions(TableOptions):
     """Published tables to add (`agenticsts-a0`, ...)."""
     max_runs: int = 100
     """Runs whose decisions are embedded in the page (the newest); `bounded view` has all."""
-    max_decisions: int = 5000
+    max_decisions: int = 1000
     """Decisions embedded in the page in all: the first `max_decisions // runs` of each
     embedded run (at least one), so that the page does not grow with the games' length;
     `bounded view` loads every decision when it is opened."""
