@@ -29,8 +29,8 @@ cache serves them, the longest prefix it shares with the previous prompt (llama.
 and the providers' caches both reuse the previous call's prefix): typed token by token
 with the embedded model's tokenizer, the transcripts message by message (a transcript's
 previous prompt is a prefix of the next until its window drops a turn). Fresh tokens
-are prompt - cached + completion; cost prices them (`bounded.analysis.cost`, default
-prices unless `--price`). `--measure-embedded N` also sends the windowed transcript's
+are prompt - cached + completion; cost prices them (`bounded.analysis.cost`, the shipped
+`list-2025` prices unless `--price`). `--measure-embedded N` also sends the windowed transcript's
 first N prompts (those that fit the window) to the embedded model and records the
 cached tokens llama.cpp reports (measured) and its prompt rate, beside the computed
 ones. `--orders` also plays the typed contract under each named layer order and
@@ -342,12 +342,13 @@ def caching_summary(trajectory: list[DecisionRecord], costs: CostModel, model: s
         if d.completion and d.segments:
             for layer, n in cached_by_layer(segment_tokens(d), d.completion.cached_tokens).items():
                 layers[layer] = layers.get(layer, 0) + n
+    cost = costs.cost(model, prompt, cached, output)
     return {
         "cached": cached,
         "reused_share": round(cached / prompt, 4) if prompt else 0.0,
         "fresh": prompt - cached + output,
         "completion": output,
-        "cost": round(costs.cost(model, prompt, cached, output), 6),
+        "cost": None if cost is None else round(cost, 6),
         "cached_by_layer": layers,
     }
 
@@ -386,7 +387,7 @@ def audit_seed(
     as_run, _, _ = play(seed, "transcript", None, ExpertModel(tokenizer, window), acts)
     unbounded, _, _ = play(seed, "transcript", None, ExpertModel(tokenizer, None), acts)
     assert len(typed) == len(as_run) == len(unbounded), "the three runs must be one game"
-    model = tokenizer.id  # priced as the embedded model (default prices unless --price)
+    model = tokenizer.id  # priced as the embedded model (list-2025 unless --price)
     result = {
         "seed": seed,
         "outcome": {k: outcome.get(k) for k in ("victory", "floor", "act", "score")},
@@ -558,7 +559,7 @@ def main() -> None:
     args = parser.parse_args()
     started_at = provenance()
     tokenizer = LocalModel()
-    costs = cost_model(args.price)
+    costs = cost_model(args.price, ["list-2025"])
     if args.replay is not None:
         replayed = replay(
             args.replay, args.orders or ["paper", "legacy", "cache"], tokenizer, costs

@@ -20,7 +20,7 @@ stand-in reflection (`STAND_IN`, 470 characters) takes the place of the model's.
 Every run is archived (`--archive`, default a temporary file), so `bounded audit ARCHIVE`
 reproduces the per-contract table; this script prints it and writes
 `memory_designs_audit.json` (per run: decisions, prompt tokens, cached, fresh, cost at the
-default prices, mean and max prompt per decision, the slope per 100 decisions).
+shipped list-2025 prices, mean and max prompt per decision, the slope per 100 decisions).
 """
 
 from __future__ import annotations
@@ -142,14 +142,14 @@ def main() -> None:
                 found = {"seed": seed, **summary(trajectory, time.perf_counter() - started)}
                 runs.setdefault(name, []).append(found)
                 print(name, json.dumps(found), flush=True)
-        audit = context_audit(archive, archive.runs(), cost_model([]))
+        audit = context_audit(archive, archive.runs(), cost_model([], ["list-2025"]))
     table = {
         c.contract: {
             "runs": c.runs,
             "slope_per_decision": round(c.slope, 3),
             "mean_last_prompt": round(c.mean_last_prompt, 1),
             "fresh": c.fresh,
-            "cost": round(c.cost, 4),
+            "cost": None if c.cost is None else round(c.cost, 4),
             "layer_slopes": {k: round(v, 3) for k, v in c.layer_slopes.items()},
         }
         for c in audit.contracts
@@ -157,7 +157,11 @@ def main() -> None:
     for r in audit.runs:
         for found in runs[r.contract]:
             if found.get("run") is None and found["decisions"] == r.decisions:
-                found.update(run=r.run_id, cached=r.total_cached, cost=round(r.cost, 4))
+                found.update(
+                    run=r.run_id,
+                    cached=r.total_cached,
+                    cost=None if r.cost is None else round(r.cost, 4),
+                )
                 found["reused_share"] = round(r.total_cached / max(1, r.total_prompt), 4)
                 break
     print("| contract | seed | decisions | prompt tokens | per decision (mean / max) | "

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from bounded.analysis.paper import paper_table, render
+from bounded.analysis.paper import paper_table
+from bounded.analysis.paper_render import render
 from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.archive.totals import token_mismatch

@@ -11,6 +11,7 @@ from doc_format import count, measured_under, percent, sig3, signed_percent, sma
 from doc_tables_archive import ARCHIVE
 from doc_tables_balrog import BALROG
 from doc_tables_more import MORE
+from doc_tables_papers import PAPERS
 from doc_tables_speed import SPEED
 
 Data = dict[str, Any]
@@ -321,6 +322,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     **BALROG,
     **SPEED,
     **ARCHIVE,
+    **PAPERS,
 }
 """Region name -> its renderer."""
 

@@ -200,11 +200,74 @@ def memory_scaling(data: Data) -> str:
     return table(header, rows, "lrrllrrrrrrr") + f"\nBars: {bars}.{done} {measured_under(data)}\n"
 
 
+def textworld_first_game(data: Data) -> str:
+    """bench/results/textworld_first_game.json: a fresh process with an empty home to the
+    first observation of a game at bounded's presentation, then with the cache present."""
+    rows = []
+    for r in data["rows"]:
+        cold, warm = r["cold"], r.get("warm") or {}
+        first = cold.get("first_observation_s")
+        rows.append([
+            r["task"], r["seed"], "shipped" if r["shipped"] else "generated",
+            cold.get("error") or f"**{first:.2f}**",
+            "" if "reset_s" not in cold else f"{cold['reset_s']:.2f}",
+            "" if "first_observation_s" not in warm else f"{warm['first_observation_s']:.2f}",
+        ])  # fmt: skip
+    header = [
+        "task", "seed", "game", "first observation, empty home (s)",
+        "of which reset (unpack or generate + load)", "cache present (s)",
+    ]  # fmt: skip
+    note = (
+        f"{data['shipped_games']} games shipped ({count(data['archive_bytes'])} bytes of xz); "
+        f"target under {data['target_s']} s."
+    )
+    return table(header, rows, "lrlrrr") + f"\n{note}\n\n{measured_under(data)}\n"
+
+
+def quickstart_demo(data: Data) -> str:
+    """bench/results/quickstart_demo.json: the README's first command from a fresh clone,
+    and the prompt tokens per decision of its two games."""
+    games = data["games"]
+    decisions = max(len(game["prompt_tokens"]) for game in games)
+    rows = [
+        [index + 1, *(_tokens_at(game["prompt_tokens"], index) for game in games)]
+        for index in range(decisions)
+    ]
+    header = ["decision", *(f"`{game['contract']}` prompt tokens" for game in games)]
+    wheel = "reused from the wheel cache" if data["wheel_cached"] else "built from source"
+    parts = ", ".join(f"`{g['contract']}` {g['wall_s']:.0f} s" for g in games)
+    timing = (
+        f"From a fresh clone: `scripts/install.sh` {data['install_s']:.0f} s (llama.cpp's wheel "
+        f"{wheel}), `.venv/bin/bounded demo` {data['demo_s']:.0f} s ({parts}, the model's "
+        f"load and the report besides), **{data['total_s'] / 60:.1f} min** in all "
+        f"(the output: `bench/results/{data['log']}`); the processes' CPU time: "
+        f"{data['install_cpu_s']:.0f} s for the install, {data['demo_cpu_s']:.0f} s for the "
+        f"demo."
+    )
+    first = data.get("first_install")
+    if first:
+        timing += (
+            f" A first install on the same machine, which built the wheel "
+            f"(`scripts/install.sh --test`: the test extras and Debian's packages too; file "
+            f"times): the wheel {first['wheel_built_s'] / 60:.1f} min after the venv was made, "
+            f"`bounded` installed at {first['installed_s'] / 60:.1f} min."
+        )
+    return f"{timing}\n\n" + table(header, rows, "r" * len(header)) + (
+        f"\n{measured_under(data)}\n"
+    )
+
+
+def _tokens_at(tokens: list[int], index: int) -> str:
+    return count(tokens[index]) if index < len(tokens) else "(ended)"
+
+
 SPEED: dict[str, Callable[..., str]] = {
     "embedded-rates": embedded_rates,
     "embedded-games": embedded_games,
     "embedded-profile": embedded_profile,
     "quickstart-summary": quickstart_summary,
+    "quickstart-demo": quickstart_demo,
+    "textworld-first-game": textworld_first_game,
     "sweep-scale": sweep_scale,
     "endpoint-client": endpoint_client,
     "memory-scaling": memory_scaling,

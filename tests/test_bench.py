@@ -46,6 +46,9 @@ TINY: dict[str, Arguments] = {
         "--seeds", "1", "--styles", "rush", "--bank-wins", "1", "--out", f"{d}/out.json",
     ],
     "endpoint_client": lambda d, _: ["--calls", "2", "--rounds", "1", "--out", f"{d}/out.json"],
+    "textworld_first_game": lambda d, _: [
+        "--tasks", "coin_collector", "--seeds", "1", "--out", f"{d}/out.json",
+    ],
     "episodic_retrieval": lambda d, _: [
         "--sizes", "1000", "--queries", "5", "--out", f"{d}/out.json",
     ],
@@ -61,6 +64,10 @@ TINY: dict[str, Arguments] = {
     "reply_modes": lambda d, _: [
         "--decisions", "1", "--contracts", "balrog-naive", "--envs", "babyai", "--modes",
         "constrained", "--archive", f"{d}/a.sqlite", "--out", f"{d}/out.json",
+    ],
+    "paper_reply_tokens": lambda d, shared: [
+        "--cos-prompts", str(shared["cos_prompts"]), "--envs", "warehouse",
+        "--out", f"{d}/out.json",
     ],
     "rehearsal": lambda d, _: [
         "--games", "1", "--steps", "1", "--latency", "0", "--out", f"{d}/out.json",
@@ -137,6 +144,7 @@ NEEDS = {
     "epicstar_paper_scripted": ("bank",),
     "episodic_tokens": ("bank",),
     "nethack_tokens": ("nethack_archive",),
+    "paper_reply_tokens": ("cos_prompts",),
 }
 """The inputs (fixtures of this module) a script reads."""
 
@@ -148,6 +156,23 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     path = tmp_path_factory.mktemp("bank") / "bank.npz"
     bootstrap_craft_bank(keep=1)[0].save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def cos_prompts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A prompt file in the shape of CoS's reference one (its `StarCraftIIPrompt_V4` sets an
+    example reply), the example written here."""
+    path = tmp_path_factory.mktemp("cos") / "prompt.py"
+    example = (
+        "1. Game Overview: early game, one base.\\n\\nSuggestions:\\n1. Our Strategy: expand."
+        "\\n2. Economy: more workers.\\n\\nDecisions:\\n0: <TRAIN PROBE>\\n1: <BUILD PYLON>"
+    )
+    path.write_text(
+        "class StarCraftIIPrompt_V4:\n"
+        "    def generate_prompts(self):\n"
+        f'        self.example_output_prompt = "{example}"\n'
+    )
     return path
 
 
@@ -170,11 +195,20 @@ def nethack_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+NOT_RUN = {
+    "quickstart_demo": "clones the repository and runs the README's first command: an "
+    "install and the embedded model's games, minutes at any size",
+}
+"""Scripts with no smallest size, and why."""
+
+
 def test_every_script_has_a_size():
-    assert {path.stem for path in BENCH.glob("*.py")} == set(TINY)
+    assert {path.stem for path in BENCH.glob("*.py")} == set(TINY) | set(NOT_RUN)
 
 
-@pytest.mark.parametrize("script", sorted(p.stem for p in BENCH.glob("*.py")))
+@pytest.mark.parametrize(
+    "script", sorted(p.stem for p in BENCH.glob("*.py") if p.stem not in NOT_RUN)
+)
 def test_the_script_runs_at_its_smallest_size(script, tmp_path, request):
     shared = {name: request.getfixturevalue(name) for name in NEEDS.get(script, ())}
     before = results_folder()

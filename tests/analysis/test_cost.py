@@ -3,7 +3,6 @@
 import pytest
 
 from bounded.analysis.cost import (
-    DEFAULT_PRICES,
     EMBEDDED_LATENCY,
     TEMPLATE,
     CostModel,
@@ -12,8 +11,11 @@ from bounded.analysis.cost import (
     cached_by_layer,
     cost_model,
     fit_latency,
+    list_prices,
     load_prices,
+    money,
     parse_price,
+    price_of,
     prices_from,
 )
 from bounded.core import ConfigError
@@ -23,7 +25,6 @@ def test_fresh_cached_and_output_tokens_are_priced_apart():
     prices = Prices(input=2.0, cached_input=0.5, output=8.0)
     # 1,000 prompt tokens of which 600 cached, 100 output
     assert prices.cost(1000, 600, 100) == pytest.approx((400 * 2 + 600 * 0.5 + 100 * 8) / 1e6)
-    assert DEFAULT_PRICES.cached_input == pytest.approx(DEFAULT_PRICES.input / 10)
 
 
 def test_each_model_has_its_prices_and_the_rest_the_default():
@@ -70,6 +71,8 @@ def test_prices_come_from_an_experiment_files_table(tmp_path):
     assert prices["openai:gpt"] == Prices(input=2, cached_input=0.5, output=8)
     costs = cost_model(["openai:gpt=3,0.3,9"], [path])  # the command line wins
     assert costs.prices("openai:gpt").input == 3 and costs.default.cached_input == 0.25
+    assert costs.sources == [str(path), "--price openai:gpt=3,0.3,9"]
+    assert costs.describe() == f"cost in USD at the prices of {path}, --price openai:gpt=3,0.3,9"
     (tmp_path / "bad.toml").write_text("[prices.m]\ninput = -2\ncached_input = 0\noutput = 0\n")
     with pytest.raises(ConfigError, match="input: Input should be greater than or equal to 0"):
         load_prices(tmp_path / "bad.toml")
@@ -114,6 +117,39 @@ def test_scripted_players_cost_nothing_unless_priced():
     usage = {"scripted:minimal": {"prompt_tokens": 1000, "completion_tokens": 100}}
     assert CostModel().usage_cost(usage) == 0.0
     assert CostModel().cost("none", 10, 0, 10) == 0.0
-    assert CostModel().cost("openai:m", 1_000_000, 0, 0) == 3.0  # the default, as documented
     priced = CostModel(models={"scripted:minimal": Prices(input=1, cached_input=0, output=0)})
     assert priced.usage_cost(usage) == 0.001
+
+
+def test_no_model_is_priced_by_a_built_in_default():
+    usage = {"openai:fake": {"prompt_tokens": 1000, "cached_tokens": 0, "completion_tokens": 10}}
+    costs = CostModel()
+    assert costs.prices("openai:fake") is None and costs.usage_cost(usage) is None
+    assert costs.unpriced(usage) == ["openai:fake"]
+    assert costs.describe().startswith("cost: unpriced, no prices given")
+    assert money(None, ["openai:fake"], "USD") == "unpriced (openai:fake)"
+    assert money(0.0, ["openai:fake"], "USD") == "unpriced (openai:fake)"
+    assert money(0.5, ["openai:fake"], "USD") == "0.5000 USD + unpriced (openai:fake)"
+    assert money(0.5, [], "EUR") == "0.5000 EUR"
+
+
+def test_the_shipped_list_prices_apply_only_when_named():
+    # docs/cost.md: Claude Sonnet 4's 2025 list prices, USD per million tokens
+    costs = cost_model(files=["list-2025"])
+    assert costs.prices("openai:any") == Prices(input=3.0, cached_input=0.3, output=15.0)
+    assert costs.cost("openai:m", 1_000_000, 0, 0) == 3.0
+    assert costs.describe() == "cost in USD at the prices of list-2025"
+    assert list_prices() == Prices(input=3.0, cached_input=0.3, output=15.0)
+    with pytest.raises(ConfigError, match=r"prices file not found: list-2024 \(shipped: list-2025"):
+        cost_model(files=["list-2024"])
+
+
+def test_a_kind_prices_its_models_and_the_currency_is_the_files(tmp_path):
+    path = tmp_path / "eur.toml"
+    path.write_text('currency = "EUR"\n\n[prices.local]\ninput = 1\ncached_input = 0\noutput = 2\n')
+    costs = cost_model(files=[path])
+    assert costs.prices("local:smollm2.gguf") == Prices(input=1, cached_input=0, output=2)
+    assert costs.prices("openai:x") is None and costs.currency == "EUR"
+    assert price_of({"openai": costs.models["local"]}, "openai:x") == costs.models["local"]
+    with pytest.raises(ConfigError, match="give prices in one currency"):
+        cost_model(files=[path, "list-2025"])

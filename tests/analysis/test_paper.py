@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from bounded.analysis.paper import latex_escape, paper_table, render
+from bounded.analysis.paper import paper_table
+from bounded.analysis.paper_render import latex_escape, render
 from bounded.core import ConfigError, RunRecord
 
 
@@ -44,13 +45,14 @@ def test_win_rates_take_wilsons_interval():
 
 def test_paired_differences_pair_games_by_seed_and_count_the_unpaired():
     table = paper_table(RUNS, metric="progression", paired=[("typed", "state")])
-    crafter, nle = table.differences
+    crafter, nle, average = table.differences
     assert (crafter.row, crafter.pairs, crafter.unpaired) == ("crafter", 3, 0)
     assert crafter.mean == pytest.approx((10 + 30 - 10) / 3)
     assert (nle.pairs, nle.unpaired) == (1, 1)  # typed seed 2 has no state game
+    assert (average.row, average.pairs, average.blocks) == ("average", 4, 2)
     with pytest.raises(ConfigError, match="no column 'nope'"):
         paper_table(RUNS, paired=[("typed", "nope")])
-    with pytest.raises(ConfigError, match="one game per seed"):
+    with pytest.raises(ConfigError, match="one game per block and seed"):
         paper_table([*RUNS, run("typed", CRAFTER, 1, 0.5)], paired=[("typed", "state")])
 
 
@@ -58,14 +60,15 @@ def test_latex_markdown_and_csv_say_the_same_numbers():
     table = paper_table(RUNS, paired=[("typed", "state")])
     latex = render(table, "latex")
     assert r"\begin{tabular}{lrr}" in latex and r"\begin{tabular}{lr}" in latex  # + differences
-    assert r"\toprule" in latex and "nle & +5.0 [+5.0, +5.0] (1 pair, 1 unpaired)" in latex
+    assert r"\toprule" in latex
+    assert "nle & +5.0 (no interval: one pair per block) (1 pair, 1 unpaired)" in latex
     assert r"crafter & 20.0 [" in latex and r"progression (\%)" in latex
     markdown = render(table, "markdown")
-    assert "| env | state | typed |" in markdown and "| crafter | 20.0 [" in markdown
+    assert "| block | state | typed |" in markdown and "| crafter | 20.0 [" in markdown
     rows = list(csv.DictReader(io.StringIO(render(table, "csv"))))
-    entry = next(r for r in rows if r["kind"] == "entry" and r["tag"] == "typed")
-    assert entry["env"] == "crafter" and float(entry["mean"]) == pytest.approx(30.0)
-    assert sum(r["kind"] == "paired difference" for r in rows) == 2
+    entry = next(r for r in rows if r["kind"] == "entry" and r["treatment"] == "typed")
+    assert entry["block"] == "crafter" and float(entry["mean"]) == pytest.approx(30.0)
+    assert sum(r["kind"] == "paired difference" for r in rows) == 3
 
 
 def test_mistakes_are_refused_in_one_line():

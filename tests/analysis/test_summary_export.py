@@ -2,7 +2,13 @@ import json
 
 import pytest
 
-from bounded.analysis.summary_export import SUMMARY_FORMAT, archive_summary, write_summary
+from bounded.analysis.parity import parity_of_runs
+from bounded.analysis.summary_export import (
+    SUMMARY_FORMAT,
+    archive_summary,
+    runs_of_summary,
+    write_summary,
+)
 from bounded.archive import Archive
 from bounded.cli import main
 
@@ -27,6 +33,23 @@ def test_a_summary_holds_every_run_with_its_totals_and_layers(warehouse_archive)
             assert row["rewards"] == [d.reward for d in decisions]
             assert row["outcome"] == run.outcome and row["spec"] == run.spec
     assert sorted(runs) == sorted(row["run_id"] for row in summary["runs"])
+
+
+def test_a_summary_gives_back_its_runs_and_their_parity_report(warehouse_archive):
+    summary = json.loads(json.dumps(archive_summary(warehouse_archive)))  # as committed
+    with Archive(warehouse_archive, read_only=True) as archive:
+        archived = archive.runs()
+    runs = runs_of_summary(summary)
+    keys = ("run_id", "contract", "seed", "spec", "model_params", "outcome", "prompt_tokens")
+    assert [[getattr(r, key) for key in keys] for r in runs] == [
+        [getattr(r, key) for key in keys] for r in archived
+    ]
+    assert parity_of_each(runs) == parity_of_each(archived)
+
+
+def parity_of_each(runs):
+    """The parity report of runs, each its own cell."""
+    return parity_of_runs((run.run_id, {}, [run]) for run in runs)
 
 
 def test_a_summary_is_small_beside_its_archive(warehouse_archive, tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 from rich.console import Console
 
@@ -154,11 +155,11 @@ def test_elsewhere_the_cells_are_plain_lines_at_most_every_interval():
     cell_lines = [line for line in lines if line.startswith("typed.crafter:")]
     assert cell_lines == [
         "typed.crafter: 0/2 games, 0 failed, 0 playing, 0 prompt + 0 completion tokens, "
-        "cost 0.0000",
+        "cost 0.0000 USD",
         "typed.crafter: 1/2 games, 0 failed, 0 playing, 300 prompt + 20 completion tokens, "
-        "cost 0.0000 (unpriced: openai:m)",
+        "cost unpriced (openai:m)",
         "typed.crafter: 1/2 games, 0 failed, 0 playing, 300 prompt + 20 completion tokens, "
-        "cost 0.0000 (unpriced: openai:m)",
+        "cost unpriced (openai:m)",
     ]
     assert "live (all cells): 1/4 games, 0 failed, 0 playing" in out.getvalue()
 
@@ -185,3 +186,53 @@ def test_a_few_slots_on_a_terminal_are_redrawn_a_line_each():
     assert display.progress.live.auto_refresh is True
     assert len(display.workers) == 2
     display.end()
+
+
+class Noted(SweepProgress):
+    """The display, keeping every note it shows (time left, a game's decisions so far),
+    with the decisions of the game in flight when each was shown."""
+
+    def __init__(self, console: Console, archive) -> None:
+        super().__init__(console, archive=archive, poll_every=0.05)
+        self.notes: list[tuple[float, str]] = []
+        self.began = 0.0
+
+    def begin(self, planned: int, skipped: int, workers: int) -> None:
+        self.began = time.monotonic()
+        super().begin(planned, skipped, workers)
+        shown = self.progress.update
+
+        def update(task, **fields):
+            if fields.get("note"):
+                self.notes.append((time.monotonic() - self.began, fields["note"]))
+            shown(task, **fields)
+
+        self.progress.update = update  # type: ignore[method-assign]
+
+
+def test_a_long_game_shows_its_decisions_and_the_time_left_while_it_plays(tmp_path):
+    horizon = 1500
+    experiment = parse_experiment(
+        {
+            "experiment": {"name": "long", "archive": str(tmp_path / "a.sqlite")},
+            "defaults": {
+                "env": "warehouse",
+                "env_options": {"horizon": horizon},
+                "games": 1,
+                "max_decisions": horizon,
+                "model": "bounded.jobs.scripted_players:counting_model",
+            },
+            "cells": [{"tag": "state", "contract": "state"}],
+        }
+    )
+    display = Noted(Console(file=io.StringIO(), width=150, force_terminal=True),
+                    tmp_path / "a.sqlite")  # fmt: skip
+    run_sweep(experiment, events=display)
+    within = [note for _, note in display.notes if note.startswith("decision ")]
+    left = [(at, note) for at, note in display.notes if " left (" in note]
+    assert within, "no worker line showed its game's decisions"
+    played = int(within[0].split()[1].replace(",", ""))
+    assert 0 < played < horizon and within[0].endswith(f"of at most {horizon:,}")
+    assert left and left[0][0] < 60
+    decisions_left = int(left[0][1].split("(")[1].split()[0].replace(",", ""))
+    assert 0 < decisions_left < horizon  # shown while the game was still playing

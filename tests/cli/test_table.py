@@ -102,3 +102,80 @@ def find_all(text: str, part: str) -> list[int]:
         found.append(at)
         at = text.find(part, at + 1)
     return found
+
+
+def matrix_file(tmp_path, url):
+    """Three contracts x two BabyAI levels x 4 seeds against the fake endpoint."""
+    cells = "\n".join(
+        f'[[cells]]\ntag = "{agent}"\ncontract = "{agent}"\n'
+        for agent in ("balrog-naive", "state", "typed")
+    )
+    head = f"""
+        [experiment]
+        name = "levels"
+        archive = "{tmp_path / "levels.sqlite"}"
+        concurrency = 4
+
+        [defaults]
+        model = "openai:fake"
+        base_url = "{url}"
+        env = "babyai"
+        env_options = {{ max_steps = 4 }}
+        games = 4
+
+        [matrix]
+        level = ["goto", "pickup"]
+        """
+    path = tmp_path / "levels.toml"
+    path.write_text(textwrap.dedent(head) + "\n" + cells)
+    return path
+
+
+def test_a_multi_task_sweep_gives_the_paper_table_by_level(tmp_path, capsys):
+    with Endpoint(plays="first", counts_usage=True) as endpoint:
+        code, out, err = call(capsys, "sweep", matrix_file(tmp_path, endpoint.url))
+    assert code == 0, out + err
+    archive = tmp_path / "levels.sqlite"
+    code, markdown, err = call(
+        capsys, "table", archive, "--baseline", "balrog-naive", "--format", "markdown"
+    )
+    assert code == 0, err
+    assert "| block | balrog-naive | state | typed |" in markdown
+    for row in ("| babyai level=goto |", "| babyai level=pickup |", "| babyai (average) |"):
+        assert markdown.count(row) >= 2  # the entries and the paired differences
+    assert "state - balrog-naive (paired)" in markdown and "Holm" in markdown
+    assert "decisions that fell back" in markdown  # the rates of what the agents did
+    code, latex, _ = call(capsys, "table", archive, "--rows", "level", "--format", "latex")
+    assert code == 0 and r"babyai level=goto & " in latex
+    code, text, _ = call(capsys, "table", archive, "--baseline", "state", "--format", "csv")
+    lines = text.splitlines()
+    assert code == 0 and lines[0].startswith("kind,metric,block,treatment")
+    assert sum(line.startswith("entry,progression,babyai level=") for line in lines) == 6
+    code, out, _ = call(capsys, "analyze", archive)
+    assert (
+        code == 0
+        and "unpriced" in out
+        and "cost: unpriced, no prices given" in " ".join(out.split())
+    )
+
+
+def test_analyze_prices_a_sweep_at_its_experiment_files_prices(tmp_path, capsys):
+    with Endpoint(plays="first", counts_usage=True) as endpoint:
+        path = matrix_file(tmp_path, endpoint.url)
+        text = path.read_text().replace("games = 4", "games = 1")
+        priced = (
+            'currency = "EUR"\n'
+            + text
+            + ("\n[prices.openai]\ninput = 1.0\ncached_input = 0.1\noutput = 2.0\n")
+        )
+        path.write_text(priced)
+        code, out, err = call(capsys, "sweep", path)
+    assert code == 0, out + err
+    assert "spent " in out and " EUR at the experiment file's [prices]" in out
+    code, out, _ = call(capsys, "analyze", tmp_path / "levels.sqlite")
+    text = " ".join(out.split())
+    assert code == 0 and "unpriced" not in text
+    source = "the [prices] of experiment levels (stored by its sweep)"
+    assert f"cost in EUR at the prices of {source}" in text
+    code, out, _ = call(capsys, "analyze", tmp_path / "levels.sqlite", "--prices", "list-2025")
+    assert code == 0 and "cost in USD at the prices of list-2025" in " ".join(out.split())

@@ -75,13 +75,13 @@ def test_a_budget_stops_starting_games_and_a_rerun_continues(fault_server, tmp_p
     path = write(tmp_path, s, games=1)
     status, out, err = sweep(capsys, path)
     assert status == 0 and s.attempts == 3, out + err
-    assert f"spent {3 * PER_CALL:.4f} at the sweep's prices" in out
+    assert f"spent {3 * PER_CALL:.4f} USD at the experiment file's [prices]" in out
     assert "spent 0.0441" in " ".join(err.split())  # on the progress display
     write(tmp_path, s, games=5)
     status, out, _ = sweep(capsys, path, "--dry-run")
     assert status == 0
     assert (
-        f"4 games, 12 model calls, 132 prompt tokens, cost {12 * PER_CALL:.4f} "
+        f"4 games, 12 model calls, 132 prompt tokens, cost {12 * PER_CALL:.4f} USD "
         "(from the mean of 1 archived games)"
     ) in out
     # 0.1 lets two more games start (0.0441 spent + 0.0441 estimated each), not a third.
@@ -101,7 +101,7 @@ def test_a_budget_stops_starting_games_and_a_rerun_continues(fault_server, tmp_p
 def test_a_budget_needs_every_model_priced(fault_server, tmp_path, capsys):
     path = write(tmp_path, fault_server, games=1, prices=False)
     status, out, _ = sweep(capsys, path, "--dry-run")
-    assert status == 0 and "cost unknown: no price set for openai:fake" in out
+    assert status == 0 and "cost unpriced (openai:fake)" in out
     with pytest.raises(SystemExit) as exit_info:
         main(["sweep", str(path), "--budget", "1"])
     assert exit_info.value.code == 2

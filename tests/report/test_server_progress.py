@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -117,3 +119,34 @@ def test_the_page_in_headless_chromium_follows_the_archive(browser_page, server,
         "0", "0",
     ]  # fmt: skip
     assert page.errors == []
+
+
+def test_the_page_shows_each_cells_decisions_and_the_time_left(tmp_path):
+    """Three games of at most 60 decisions: one completed in 30, one at 20 after 10 s, one
+    waiting: 30 + (30 - 20) = 40 decisions left at 2 a second (a little less as the
+    seconds pass), about 20 s."""
+    path = tmp_path / "paced.sqlite"
+    games = [GameSpec(env="warehouse", contract="state", seed=s, cell="state.warehouse",
+                      experiment="live", max_decisions=60) for s in (1, 2, 3)]  # fmt: skip
+    with Archive(path) as archive:
+        store_plan(archive, SweepBoard.planned(games, SweepPrices()))
+        archive.save_run(game("g1", 1, "completed").model_copy(update={"decisions": 30}))
+        archive.save_run(game("g2", 2, "running").model_copy(
+            update={"decisions": 20, "started_at": time.time() - 10}))  # fmt: skip
+    served = make_server(path, port=0)
+    thread = threading.Thread(target=served.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = get(served, urlparse(served.url).path)[1].decode()
+        cell = progress(served)
+    finally:
+        served.shutdown()
+        served.server_close()
+    assert "<th>decisions</th>" in page and "<td>50 (20)</td>" in page
+    shown = re.search(
+        r'<p class="meta pace">about (\d+) s left \(40 decisions at ([\d.]+)/s\)', page
+    )
+    assert shown is not None  # 20 decisions over the 10 s (and the few more a loaded machine
+    seconds, rate = int(shown[1]), float(shown[2])  # takes to answer) since g2 started
+    assert 1.0 < rate <= 2.0 and seconds == pytest.approx(40 / rate, abs=1)
+    assert (cell["decisions"], cell["playing_decisions"], cell["limit"]) == (50, [20], 60)

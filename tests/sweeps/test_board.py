@@ -79,5 +79,5 @@ def test_runs_without_a_plan_or_an_experiment(tmp_path):
     assert board.as_json()["cells"][0] | {"unpriced": []} == {
         "cell": "state", "env": "bounded/Warehouse-v0", "completed": 0, "total": None,
         "failed": 0, "running": 1, "prompt_tokens": 7, "completion_tokens": 0, "cost": 0.0,
-        "unpriced": [],
+        "unpriced": [], "limit": None, "decisions": 0, "playing_decisions": [0],
     }  # fmt: skip

@@ -38,7 +38,7 @@ def test_the_budget_counts_what_was_spent_and_what_is_in_flight():
     run.usage = {"openai:a": {"prompt_tokens": 1}}
     budget.finished(0, run)
     assert budget.spent == 1.0 and budget.may_start(spec("a", 2))  # 1 + 2 + 2 <= 5
-    assert budget.line() == "spent 1.0000 of 5"
+    assert budget.line() == "spent 1.0000 USD of 5"
     assert Budget(None, SweepPrices(), {}).may_start(spec("a"))
 
 

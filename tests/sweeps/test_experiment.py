@@ -154,12 +154,21 @@ def test_a_cells_reply_mode_becomes_its_contracts_setting():
                        "paper": {"reply": "text"}}  # fmt: skip
 
 
-def test_shipped_experiments_play_in_the_modes_their_archived_games_were_played_in(
+PAPER_FILES = {
+    "epicstar_paper.toml", "epicstar_paper_small.toml", "babyai.toml", "nethack.toml",
+    "balrog.toml", "balrog_small.toml", "memory_designs.toml", "memory_designs_small.toml",
+}  # fmt: skip
+"""The files that play the papers' protocols: every cell in free text (each method's own
+reply, and one mode for every cell)."""
+
+
+def test_paper_files_play_in_text_and_the_others_in_the_modes_their_games_were_played_in(
     monkeypatch,
 ):
-    """The papers' contracts reply in `text` by default now; the shipped files pin their
-    cells to `constrained`, the mode their games (and the numbers docs/ reports) were
-    played in, but for BALROG's agents, which played in `text` before."""
+    """The paper files play every cell in `text` (SKILL.state, CoS, EpicStar and BALROG's
+    agents reply in free text); the other shipped files pin their cells to `constrained`,
+    the mode their games (and the numbers docs/ reports) were played in, but for BALROG's
+    agents, which played in `text` before."""
     from pathlib import Path
 
     from bounded.contracts import make_contract
@@ -169,8 +178,8 @@ def test_shipped_experiments_play_in_the_modes_their_archived_games_were_played_
     for path in sorted((Path(__file__).parents[2] / "experiments").glob("*.toml")):
         for spec in load_experiment(path).plan():
             mode = make_contract(spec.contract, spec.contract_config).reply_mode
-            expected = "text" if spec.contract.startswith("balrog-") else "constrained"
-            assert mode == expected, (path.name, spec.cell)
+            papers = path.name in PAPER_FILES or spec.contract.startswith("balrog-")
+            assert mode == ("text" if papers else "constrained"), (path.name, spec.cell)
 
 
 @pytest.mark.parametrize("bad", [0, "lots"])

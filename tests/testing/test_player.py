@@ -45,6 +45,8 @@ def played(endpoint: Endpoint, tmp_path, env: str, contract: str, config: dict, 
         # names the arguments but not their types, so there the player gives none)
         ("warehouse", "state", {"reply": "constrained"}),
         ("babyai", "typed", {"reply": "text", "text_rule": "decision-tag"}),
+        # Chain of Summarization's prompt lists its actions as an action dictionary
+        ("craft", "summary", {"reply": "text"}),
     ],
 )
 def test_every_reply_names_a_legal_action(tmp_path, env, contract, config):

@@ -53,9 +53,9 @@ class AuditPoint(BaseModel):
     completion_tokens: int = 0
     cached_by_layer: dict[str, int] = Field(default_factory=dict)
     """The cached prefix attributed to layers in prompt order."""
-    cost: float = 0.0
-    """This decision's call at its model's prices."""
-    counterfactual_cost: float = 0.0
+    cost: float | None = 0.0
+    """This decision's call at its model's prices (None: its model is unpriced)."""
+    counterfactual_cost: float | None = 0.0
     """The transcript counterfactual's call, its previous prompt cached (computed)."""
     measured_latency_s: float = 0.0
     """The model call's measured seconds (0 when no model was called)."""
@@ -87,11 +87,12 @@ class RunAudit(BaseModel):
     """Measured cached prompt tokens over the run's decisions."""
     total_fresh: int = 0
     """Prompt - cached + completion tokens over the run's decisions."""
-    cost: float = 0.0
+    cost: float | None = 0.0
+    """None where a model of the run is unpriced (`bounded.analysis.cost`)."""
     counterfactual_cached: int = 0
     """Computed: each counterfactual prompt's predecessor, the cached prefix."""
     counterfactual_fresh: int = 0
-    counterfactual_cost: float = 0.0
+    counterfactual_cost: float | None = 0.0
     latency_s: float | None = None
     """Modelled seconds of the run's calls (local models; `cost.Latency`)."""
     measured_latency_s: float = 0.0
@@ -131,9 +132,10 @@ class ContractAudit(BaseModel):
     savings: float
     """1 - actual total / counterfactual total prompt tokens."""
     fresh: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0
+    """None where a model of its runs is unpriced."""
     counterfactual_fresh: int = 0
-    counterfactual_cost: float = 0.0
+    counterfactual_cost: float | None = 0.0
     cost_ratio: float | None = None
     """Counterfactual cost / actual cost: the saving under prefix caching."""
     raw_ratio: float | None = None
@@ -279,14 +281,16 @@ def add_costs(audit: RunAudit, decisions: Sequence[DecisionRecord], costs: CostM
     audit.total_cached = sum(p.cached_tokens for p in points)
     outputs = sum(p.completion_tokens for p in points)
     audit.total_fresh = audit.total_prompt - audit.total_cached + outputs
-    audit.cost = sum(p.cost for p in points)
+    audit.cost = total_of(p.cost for p in points)
     audit.counterfactual_cached = sum(
         points[i - 1].counterfactual_tokens for i in range(1, len(points))
     )
     audit.counterfactual_fresh = audit.counterfactual_total - audit.counterfactual_cached + outputs
-    audit.counterfactual_cost = sum(p.counterfactual_cost for p in points)
+    audit.counterfactual_cost = total_of(p.counterfactual_cost for p in points)
     prices = costs.prices(audit.model)
     for p in points:
+        if prices is None:
+            break
         for layer, tokens in p.by_layer.items():
             cached = min(tokens, p.cached_by_layer.get(layer, 0))
             audit.layer_tokens[layer] = audit.layer_tokens.get(layer, 0) + tokens
@@ -300,6 +304,16 @@ def add_costs(audit: RunAudit, decisions: Sequence[DecisionRecord], costs: CostM
     audit.measured_latency_s = sum(d.completion.latency_s for d in decisions if d.completion)
 
 
+def total_of(costs: Iterable[float | None]) -> float | None:
+    """The sum of costs; None when one of them is unpriced."""
+    total = 0.0
+    for cost in costs:
+        if cost is None:
+            return None
+        total += cost
+    return total
+
+
 def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> ContractAudit:
     xs = [float(p.index) for r in runs for p in r.points]
     ys = [float(p.prompt_tokens) for r in runs for p in r.points]
@@ -310,8 +324,8 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
         layer_slopes[layer] = linear_slope(xs, layer_ys)[0]
     actual = sum(r.total_prompt for r in runs)
     shadow = sum(r.counterfactual_total for r in runs)
-    cost = sum(r.cost for r in runs)
-    shadow_cost = sum(r.counterfactual_cost for r in runs)
+    cost = total_of(r.cost for r in runs)
+    shadow_cost = total_of(r.counterfactual_cost for r in runs)
     layer_cost: dict[str, float] = {}
     for r in runs:
         for layer, value in r.layer_cost.items():
@@ -329,7 +343,7 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
         cost=cost,
         counterfactual_fresh=sum(r.counterfactual_fresh for r in runs),
         counterfactual_cost=shadow_cost,
-        cost_ratio=shadow_cost / cost if cost else None,
+        cost_ratio=shadow_cost / cost if cost and shadow_cost is not None else None,
         raw_ratio=shadow / actual if actual else None,
         layer_cost=layer_cost,
         reply_modes=sorted({r.reply_mode for r in runs if r.reply_mode}),

@@ -3,21 +3,21 @@ the embedded model, a latency model from its measured prompt and generation rate
 
 A prompt token served from a prefix cache (`Completion.cached_tokens`: the provider's,
 or the part of the prompt llama.cpp did not recompute) is priced as cached input; every
-other prompt token is fresh input. Prices are USD per million tokens, or any weights in
-the same unit: only their ratios matter for comparing contracts.
+other prompt token is fresh input. Prices are per million tokens in the source's currency
+(`currency`, USD unless a price file says otherwise), or any weights in one unit.
 
-Defaults (`DEFAULT_PRICES`): 3.00 fresh input, 0.30 cached input, 15.00 output, the
-list prices of a mid-size hosted model (Anthropic's Claude Sonnet 4, cache reads, 2025)
-and the common ratios behind them: a cached token at 10% of a fresh one, output at 5x.
-They apply to every model that is given no price of its own, the embedded one included
-(for a local model the prices are weights: what it costs is time, `Latency`), except
-scripted players (`scripted:*`, `expert:*`, `none`), which cost 0 unless priced.
+**One price source.** Prices come from an experiment file's `[prices]` table (a sweep
+stores them in its archive, where `analyze`, `table`, `report` and `audit` read them back)
+or from a price file named on the command line (`--prices FILE`, or the name of a price
+file shipped with bounded: `list-2025`, `PRICE_FILES`), with `--price MODEL=...` over them.
+Nothing is priced by a built-in default: a model that no source prices is **unpriced**,
+and every cost that depends on it reads "unpriced" (`money`), never 0 and never a guess.
+Scripted players (`scripted:*`, `expert:*`, `none`) cost 0 unless priced.
 
-Set prices in Python (`CostModel(models={"openai:gpt-4.1": Prices(...)})`), in a TOML
-table (an experiment file's `[prices]`, or a file of its own, `load_prices`) or on the
-command line (`--price MODEL=INPUT,CACHED,OUTPUT`, `parse_price`). A model's key is its
-id as the archive records it; `default` prices every other model. A negative or missing
-price is a one-line `ConfigError`.
+A model is priced by its id as the archive records it (`openai:gpt-4.1`), else by its
+kind (`local` prices `local:x.gguf`), else by `default` where the source has one
+(`price_of`: the one rule `bounded sweep`'s budget uses too). A negative or missing price
+is a one-line `ConfigError`.
 """
 
 from __future__ import annotations
@@ -53,18 +53,44 @@ class Prices(BaseModel):
         return total / PER_MILLION
 
 
-DEFAULT_PRICES = Prices(input=3.0, cached_input=0.3, output=15.0)
-"""See the module's docstring."""
-
 FREE = Prices(input=0.0, cached_input=0.0, output=0.0)
 
 FREE_KINDS = ("scripted", "expert", "none")
 """Model kinds (the part of the id before `:`) that are scripted players: they cost 0."""
 
+DEFAULT_KEY = "default"
+"""A price table's key for every model it does not name."""
+
+CURRENCY = "USD"
+"""The currency of prices whose source names none."""
+
+UNPRICED = "unpriced"
+
 
 def is_free(model: str) -> bool:
     """Whether a model id names a scripted player (`scripted:FILE`, `expert:...`, `none`)."""
     return model.split(":", 1)[0] in FREE_KINDS
+
+
+def price_of(table: Mapping[str, Prices], model: str) -> Prices | None:
+    """A model's prices in a table: by its id, else by its kind (`local` for
+    `local:x.gguf`), free for a scripted player, else the table's `default`; None when
+    the table prices it nowhere (unpriced)."""
+    for key in (model, model.split(":", 1)[0]):
+        if key in table:
+            return table[key]
+    return FREE if is_free(model) else table.get(DEFAULT_KEY)
+
+
+def money(cost: float | None, unpriced: Iterable[str], currency: str, digits: int = 4) -> str:
+    """A cost as every command prints it: `0.0123 USD`; `unpriced (MODEL)` where no call
+    was priced; `0.0123 USD + unpriced (MODEL)` where some were (no currency: a column
+    whose header names it)."""
+    missing = ", ".join(sorted(set(unpriced)))
+    if missing and not cost:
+        return f"{UNPRICED} ({missing})"
+    text = f"{cost or 0.0:.{digits}f}" + (f" {currency}" if currency else "")
+    return f"{text} + {UNPRICED} ({missing})" if missing else text
 
 
 class Latency(BaseModel):
@@ -94,36 +120,60 @@ EMBEDDED_LATENCY = Latency(
 """The embedded model's rates, fitted to a real run's timed calls (`fit_latency`)."""
 
 
+def cost_text(cost: float | None, digits: int = 4) -> str:
+    """A cost column's entry: the number, or `unpriced`."""
+    return UNPRICED if cost is None else f"{cost:.{digits}f}"
+
+
 class CostModel(BaseModel):
-    """Prices per model id (a `default` for the rest) and latency models per model id
-    (local models whose id starts with `local:` default to the embedded model's)."""
+    """Prices per model id (a `default` for the rest, where the source gives one), their
+    currency and source, and latency models per model id (local models whose id starts
+    with `local` default to the embedded model's). No prices at all: every model but the
+    scripted players is unpriced."""
 
     model_config = ConfigDict(extra="forbid")
 
-    default: Prices = DEFAULT_PRICES
+    default: Prices | None = None
     models: dict[str, Prices] = Field(default_factory=dict)
     latency: dict[str, Latency] = Field(default_factory=dict)
+    currency: str = CURRENCY
+    sources: list[str] = Field(default_factory=list)
+    """Where the prices come from (a file, `--price`, an experiment's stored prices), in
+    the order they were laid on; empty where none were given."""
 
-    def prices(self, model: str) -> Prices:
-        """The model's own prices, else 0 for a scripted player, else the default."""
-        if model in self.models:
-            return self.models[model]
-        return FREE if is_free(model) else self.default
+    def table(self) -> dict[str, Prices]:
+        """The prices as one table (`default` under its key)."""
+        extra = {DEFAULT_KEY: self.default} if self.default is not None else {}
+        return {**self.models, **extra}
+
+    def prices(self, model: str) -> Prices | None:
+        """The model's prices (`price_of`), or None when it is unpriced."""
+        return price_of(self.table(), model)
 
     def latency_of(self, model: str) -> Latency | None:
         if model in self.latency:
             return self.latency[model]
         return EMBEDDED_LATENCY if model.startswith("local") else None
 
-    def cost(self, model: str, prompt: int, cached: int, completion: int) -> float:
-        return self.prices(model).cost(prompt, cached, completion)
+    def cost(self, model: str, prompt: int, cached: int, completion: int) -> float | None:
+        """One model's tokens at its prices; None when it is unpriced."""
+        prices = self.prices(model)
+        return None if prices is None else prices.cost(prompt, cached, completion)
 
-    def usage_cost(self, usage: Mapping[str, Mapping[str, Any]]) -> float:
-        """The cost of a run's usage per model (`RunRecord.usage`)."""
-        return sum(
-            self.cost(model, *(int(counts.get(k, 0)) for k in USAGE_KEYS))
-            for model, counts in usage.items()
-        )
+    def unpriced(self, usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        """The models of a usage that have no price."""
+        return sorted(model for model in usage if self.prices(model) is None)
+
+    def usage_cost(self, usage: Mapping[str, Mapping[str, Any]]) -> float | None:
+        """The cost of a run's usage per model (`RunRecord.usage`); None when a model in
+        it is unpriced."""
+        total = 0.0
+        for model, counts in usage.items():
+            cost = self.cost(model, *(int(counts.get(k, 0)) for k in USAGE_KEYS))
+            if cost is None:
+                return None
+            total += cost
+        return total
 
     def usage_latency(self, usage: Mapping[str, Mapping[str, Any]]) -> float | None:
         """Modelled seconds of a run's calls; None when a model has no latency model."""
@@ -136,11 +186,34 @@ class CostModel(BaseModel):
             total += latency.seconds(prompt - cached, completion)
         return total
 
-    def with_prices(self, prices: Mapping[str, Prices]) -> CostModel:
-        """This model with more prices (`default` replaces the default)."""
-        models = {**self.models, **{k: v for k, v in prices.items() if k != "default"}}
-        default = prices.get("default", self.default)
-        return CostModel(default=default, models=models, latency=self.latency)
+    def with_prices(
+        self, prices: Mapping[str, Prices], source: str = "", currency: str | None = None
+    ) -> CostModel:
+        """This model with more prices (`default` replaces the default) from `source`."""
+        if currency is not None and self.sources and currency != self.currency:
+            raise ConfigError(
+                f"{source}: prices in {currency}, but {', '.join(self.sources)} in "
+                f"{self.currency}: give prices in one currency"
+            )
+        models = {**self.models, **{k: v for k, v in prices.items() if k != DEFAULT_KEY}}
+        return CostModel(
+            default=prices.get(DEFAULT_KEY, self.default),
+            models=models,
+            latency=self.latency,
+            currency=currency or self.currency,
+            sources=[*self.sources, *([source] if source else [])],
+        )
+
+    def describe(self) -> str:
+        """What a table's cost columns are: their currency and prices' source, or that
+        no prices were given."""
+        if not self.sources:
+            return (
+                "cost: unpriced, no prices given (scripted players cost 0; prices come from "
+                "an experiment file's [prices], stored in its archive by its sweep, or "
+                "--prices FILE, e.g. --prices list-2025)"
+            )
+        return f"cost in {self.currency} at the prices of {', '.join(self.sources)}"
 
 
 USAGE_KEYS = ("prompt_tokens", "cached_tokens", "completion_tokens")
@@ -173,29 +246,73 @@ def parse_price(spec: str) -> tuple[str, Prices]:
     return model.strip(), prices_from({model.strip(): entry}, "--price")[model.strip()]
 
 
-def load_prices(path: str | Path) -> dict[str, Prices]:
-    """The `[prices]` table of a TOML file (an experiment file, or a file of prices)."""
-    path = Path(path)
+class PriceFile(BaseModel):
+    """A price file's prices, their currency and where they were read."""
+
+    prices: dict[str, Prices]
+    currency: str = CURRENCY
+    source: str
+
+
+PRICE_FILES = Path(__file__).parent / "prices"
+"""The price files shipped with bounded, each named by its stem (`list-2025`); used only
+when named (`--prices list-2025`)."""
+
+
+def price_file_path(name: str | Path) -> Path:
+    """The file `name` names: a path, else a shipped price file's name."""
+    path = Path(name)
+    shipped = PRICE_FILES / f"{name}.toml"
+    if not path.exists() and path.suffix != ".toml" and shipped.exists():
+        return shipped
+    return path
+
+
+def read_price_file(name: str | Path) -> PriceFile:
+    """The `[prices]` table (and top-level `currency`) of a TOML file (an experiment
+    file, a file of prices, or a shipped price file's name)."""
+    path = price_file_path(name)
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
-        raise ConfigError(f"prices file not found: {path}") from None
+        shipped = ", ".join(sorted(p.stem for p in PRICE_FILES.glob("*.toml")))
+        raise ConfigError(f"prices file not found: {path} (shipped: {shipped})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     table = data.get("prices")
     if not isinstance(table, Mapping) or not table:
         raise ConfigError(f"{path}: no [prices] table")
-    return prices_from(table, f"{path}: prices")
+    currency = data.get("currency", CURRENCY)
+    if not isinstance(currency, str) or not currency.strip():
+        raise ConfigError(f'{path}: currency must be a name, e.g. "USD"')
+    source = path.stem if path.parent == PRICE_FILES else str(path)
+    return PriceFile(prices=prices_from(table, f"{path}: prices"), currency=currency, source=source)
+
+
+def load_prices(path: str | Path) -> dict[str, Prices]:
+    """The `[prices]` table of a TOML file (see `read_price_file`)."""
+    return read_price_file(path).prices
 
 
 def cost_model(
     specs: Iterable[str] = (), files: Iterable[str | Path] = (), base: CostModel | None = None
 ) -> CostModel:
-    """The default cost model with the prices of `files`, then of `--price` specs."""
+    """`base` (default: no prices) with the prices of `files` (paths or shipped price
+    files' names), then of `--price` specs."""
     model = base or CostModel()
     for path in files:
-        model = model.with_prices(load_prices(path))
-    return model.with_prices(dict(parse_price(spec) for spec in specs))
+        found = read_price_file(path)
+        model = model.with_prices(found.prices, found.source, found.currency)
+    specs = list(specs)
+    if specs:
+        given = dict(parse_price(spec) for spec in specs)
+        model = model.with_prices(given, "--price " + " ".join(specs))
+    return model
+
+
+def list_prices() -> Prices:
+    """The `default` of the shipped `list-2025` price file (a ratio's yardstick)."""
+    return read_price_file("list-2025").prices[DEFAULT_KEY]
 
 
 def cached_by_layer(segments: Iterable[tuple[str, int]], cached: int) -> dict[str, int]:
@@ -246,19 +363,27 @@ def fit_latency(calls: Iterable[tuple[int, int, float]], measured: str = "") -> 
 
 
 __all__ = [
-    "DEFAULT_PRICES",
+    "CURRENCY",
     "EMBEDDED_LATENCY",
     "FREE",
     "FREE_KINDS",
+    "PRICE_FILES",
     "TEMPLATE",
+    "UNPRICED",
     "CostModel",
     "Latency",
+    "PriceFile",
     "Prices",
     "cached_by_layer",
     "cost_model",
+    "cost_text",
     "fit_latency",
     "is_free",
+    "list_prices",
     "load_prices",
+    "money",
     "parse_price",
+    "price_of",
     "prices_from",
+    "read_price_file",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from bounded.analysis.cost import CostModel
+from bounded.analysis.fallbacks import DecisionTally, Tallies
 from bounded.analysis.parity import effective_rate
 from bounded.core import ConfigError, RunRecord, victory_of
 
@@ -52,9 +53,17 @@ class CompletedGame(BaseModel):
     usage: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per model id: prompt, cached and completion tokens (`RunRecord.usage`; a run that
     recorded none: its totals under its model)."""
+    tally: DecisionTally | None = None
+    """Its recorded decisions' fallbacks, parse errors and invalid actions
+    (`bounded.analysis.fallbacks`); None where the archive holds no decisions of it."""
 
-    def cost(self, costs: CostModel) -> float:
-        """The game's calls at each model's prices."""
+    @property
+    def won_on_fallbacks(self) -> bool:
+        """A victory in which at least one decision executed a fallback."""
+        return self.victory and self.tally is not None and self.tally.fallbacks > 0
+
+    def cost(self, costs: CostModel) -> float | None:
+        """The game's calls at each model's prices; None where a model is unpriced."""
         return costs.usage_cost(self.usage)
 
     def latency_s(self, costs: CostModel) -> float | None:
@@ -115,7 +124,7 @@ def progress_of(outcome: Mapping[str, Any]) -> float | None:
     return None
 
 
-def game_from_run(run: RunRecord) -> CompletedGame:
+def game_from_run(run: RunRecord, tally: DecisionTally | None = None) -> CompletedGame:
     return CompletedGame(
         run_id=run.run_id,
         tag=run.tag,
@@ -139,6 +148,7 @@ def game_from_run(run: RunRecord) -> CompletedGame:
         wall_s=run.wall_s,
         effective_action_rate=effective_rate(run.outcome),
         usage=usage_of(run),
+        tally=tally,
     )
 
 
@@ -162,9 +172,13 @@ def usage_of(run: RunRecord) -> dict[str, dict[str, int]]:
     return {run.model: {key: int(getattr(run, key)) for key in keys}}
 
 
-def completed_games(runs: Iterable[RunRecord]) -> list[CompletedGame]:
-    """Only completed games enter statistics; aborted and failed runs never do."""
-    return [game_from_run(run) for run in runs if run.status == "completed"]
+def completed_games(
+    runs: Iterable[RunRecord], tallies: Tallies | None = None
+) -> list[CompletedGame]:
+    """Only completed games enter statistics; aborted and failed runs never do (`tallies`:
+    their decisions' fallbacks, parse errors and invalid actions, where known)."""
+    found = tallies or {}
+    return [game_from_run(run, found.get(run.run_id)) for run in runs if run.status == "completed"]
 
 
 def group_games(

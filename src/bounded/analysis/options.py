@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.anytime import SequentialRecord, look, record_for
 from bounded.analysis.cost import CostModel
+from bounded.analysis.fallbacks import Tallies
 from bounded.analysis.games import CompletedGame, completed_games
 from bounded.analysis.paired import AnytimeInterval, PairedComparison, adjust_holm, compare_paired
 from bounded.analysis.published import published_table
@@ -45,8 +46,16 @@ class TableOptions(BaseModel):
     """Paired comparisons of rows on their common seeds (`bounded.analysis.paired`)."""
     seed: int = 0
     """Bootstrap seed."""
+    exclude_fallback_wins: bool = False
+    """Leave the games won on fallbacks out of every row (`bounded.analysis.fallbacks`)."""
     costs: CostModel = Field(default_factory=CostModel)
-    """Prices per model (and latency models) for the cost columns."""
+    """Prices per model (and latency models) for the cost columns (default: none, every
+    model unpriced); a command lays its archive's stored prices here (`price_specs`,
+    `price_files`: `bounded.sweeps.board.archive_costs`)."""
+    price_specs: list[str] = Field(default_factory=list)
+    """`--price MODEL=INPUT,CACHED,OUTPUT` specs."""
+    price_files: list[str] = Field(default_factory=list)
+    """`--prices` files (paths or shipped price files' names)."""
 
     def preset_conflicts(self) -> list[str]:
         """Options a preset sets itself, given alongside one."""
@@ -65,23 +74,26 @@ class TableOptions(BaseModel):
         runs: Iterable[RunRecord],
         title: str = "",
         records: Sequence[SequentialRecord] = (),
+        tallies: Tallies | None = None,
     ) -> CellTable:
         """The table over the runs, with its paired comparisons (`records`: the archive's
-        sweeps stopped when decided, whose comparisons get the anytime-valid interval)."""
+        sweeps stopped when decided, whose comparisons get the anytime-valid interval;
+        `tallies`: the runs' decisions' fallbacks, parse errors and invalid actions)."""
         runs = list(runs)
-        table = self._table(runs, title)
+        table = self._table(runs, title, tallies)
         if self.compares:
             add_paired(table, completed_games(runs), self.compares, self.seed, records)
         return table
 
-    def _table(self, runs: list[RunRecord], title: str) -> CellTable:
+    def _table(self, runs: list[RunRecord], title: str, tallies: Tallies | None) -> CellTable:
         if self.table:
             conflicts = self.preset_conflicts()
             if conflicts:
                 raise ConfigError(f"--table sets the cells itself; drop {', '.join(conflicts)}")
             return published_table(self.table).compute(
                 runs, seed=self.seed, fisher=self.fisher, diffs=self.diffs,
-                changes=self.changes, costs=self.costs,
+                changes=self.changes, costs=self.costs, tallies=tallies,
+                exclude_fallback_wins=self.exclude_fallback_wins,
             )  # fmt: skip
         if self.first_n is not None and self.first_n < 1:
             raise ConfigError(f"--first must be at least 1, got {self.first_n}")
@@ -89,7 +101,7 @@ class TableOptions(BaseModel):
             runs, by=self.by, cells=self.cells, first_n=self.first_n, pool=self.pool,
             pool_all=self.pool_all, pool_tags=self.pool_tags, fisher=self.fisher,
             diffs=self.diffs, changes=self.changes, seed=self.seed, title=title,
-            costs=self.costs,
+            costs=self.costs, tallies=tallies, exclude_fallback_wins=self.exclude_fallback_wins,
         )  # fmt: skip
 
 

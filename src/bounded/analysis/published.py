@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from bounded.analysis.cost import CostModel
+from bounded.analysis.fallbacks import Tallies
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
 from bounded.registry import did_you_mean
@@ -52,6 +53,8 @@ class PublishedTable(BaseModel):
         diffs: Sequence[Pair] = (),
         changes: Sequence[Pair] = (),
         costs: CostModel | None = None,
+        tallies: Tallies | None = None,
+        exclude_fallback_wins: bool = False,
     ) -> CellTable:
         """The table under the paper's protocol; the extra pairs join the paper's own."""
         return cell_table(
@@ -66,6 +69,8 @@ class PublishedTable(BaseModel):
             seed=seed,
             title=self.title,
             costs=costs,
+            tallies=tallies,
+            exclude_fallback_wins=exclude_fallback_wins,
         )
 
     def arguments(self) -> list[str]:

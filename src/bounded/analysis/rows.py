@@ -49,9 +49,12 @@ class CellRow(BaseModel):
     fresh_tokens_per_game: float | None = None
     """Mean fresh tokens (prompt - cached + completion) per game."""
     cost_per_game: float | None = None
-    """Mean cost per game at each model's prices (`bounded.analysis.cost`)."""
+    """Mean cost per game at each model's prices (`bounded.analysis.cost`); None where a
+    model of its games is unpriced (`unpriced`)."""
     cost_per_point: float | None = None
     """Total cost / total score points."""
+    unpriced: list[str] = Field(default_factory=list)
+    """The models of its games that no price source prices: its cost reads unpriced."""
     latency_s_per_game: float | None = None
     """Mean modelled seconds of model calls per game (local models only)."""
     decisions_per_game: float = 0.0
@@ -63,6 +66,17 @@ class CellRow(BaseModel):
     None where the games recorded none."""
     wall_s_per_game: float = 0.0
     """Mean wall time per game, seconds."""
+    fallback_rate: float | None = None
+    """Fallbacks per recorded decision (`bounded.analysis.fallbacks`); None where its games
+    recorded no decisions."""
+    parse_error_rate: float | None = None
+    """Replies the contract could not read, per recorded decision."""
+    invalid_action_rate: float | None = None
+    """Actions named outside the legal set, per recorded decision."""
+    fallback_wins: int = 0
+    """Games counted that were won on fallbacks (a decision executed a fallback)."""
+    fallback_wins_left_out: int = 0
+    """Games won on fallbacks left out of the row (`--exclude-fallback-wins`)."""
     run_ids: list[str] = Field(default_factory=list)
     """The runs counted, in start order."""
     env_ids: list[str] = Field(default_factory=list)

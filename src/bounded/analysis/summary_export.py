@@ -35,6 +35,7 @@ def run_summary(run: RunRecord, decisions: list[DecisionRecord]) -> JSON:
         "contract": run.contract,
         "contract_config": run.contract_config,
         "model": run.model,
+        "model_params": run.model_params,
         "seed": run.seed,
         "experiment": run.experiment,
         "cell": run.cell,
@@ -88,4 +89,15 @@ def write_summary(path: str | Path, out: str | Path) -> Path:
     return target
 
 
-__all__ = ["SUMMARY_FORMAT", "archive_summary", "run_summary", "write_summary"]
+def runs_of_summary(summary: JSON) -> list[RunRecord]:
+    """The runs of a summary as far as it records them (no decisions, no store hashes; a
+    summary written before `model_params` was kept has none), so that what `bounded`
+    computes from runs (the parity report) can be computed from a committed summary."""
+    fields = RunRecord.model_fields
+    return [
+        RunRecord.model_validate({key: value for key, value in run.items() if key in fields})
+        for run in summary["runs"]
+    ]
+
+
+__all__ = ["SUMMARY_FORMAT", "archive_summary", "run_summary", "runs_of_summary", "write_summary"]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.compare import ScoreChange, ScoreDifference, score_changes, score_difference
 from bounded.analysis.cost import CostModel
+from bounded.analysis.fallbacks import Tallies, rate
 from bounded.analysis.games import CompletedGame, completed_games, first_by_start, group_games
 from bounded.analysis.paired import PairedComparison
 from bounded.analysis.parity import ParityReport, parity_of_runs
@@ -62,6 +63,9 @@ class CellTable(BaseModel):
     together."""
     holm_tests: int = 0
     """The number of tests the paired comparisons' Holm adjustment covers."""
+    prices: str = ""
+    """What the cost columns are: their currency and prices' source, or unpriced
+    (`CostModel.describe`)."""
 
     def rows_of(self, name: str) -> list[CellRow]:
         """The row labelled `name`, else every row of the cell `name`."""
@@ -133,8 +137,10 @@ def _token_stats(row: CellRow, games: Sequence[CompletedGame], costs: CostModel)
         return
     row.tokens_per_game = _mean(tokens)
     row.fresh_tokens_per_game = _mean([g.fresh_tokens for g in games])
-    spent = [g.cost(costs) for g in games]
-    row.cost_per_game = _mean(spent)
+    row.unpriced = sorted({model for g in games for model in costs.unpriced(g.usage)})
+    priced = [cost for cost in (g.cost(costs) for g in games) if cost is not None]
+    spent = priced if len(priced) == len(games) else []
+    row.cost_per_game = _mean(spent) if spent else None
     latencies = [g.latency_s(costs) for g in games]
     if all(latency is not None for latency in latencies):
         row.latency_s_per_game = _mean([latency or 0.0 for latency in latencies])
@@ -142,7 +148,18 @@ def _token_stats(row: CellRow, games: Sequence[CompletedGame], costs: CostModel)
     if row.scores and points > 0:
         row.tokens_per_point = sum(tokens) / points
         row.fresh_tokens_per_point = sum(g.fresh_tokens for g in games) / points
-        row.cost_per_point = sum(spent) / points
+        row.cost_per_point = sum(spent) / points if spent else None
+
+
+def _decision_rates(row: CellRow, games: Sequence[CompletedGame]) -> None:
+    """Fallbacks, parse errors and invalid actions per recorded decision, and the wins
+    that rest on fallbacks."""
+    tallies = [g.tally for g in games if g.tally is not None]
+    decisions = sum(t.decisions for t in tallies)
+    row.fallback_rate = rate(sum(t.fallbacks for t in tallies), decisions)
+    row.parse_error_rate = rate(sum(t.parse_errors for t in tallies), decisions)
+    row.invalid_action_rate = rate(sum(t.invalid_actions for t in tallies), decisions)
+    row.fallback_wins = sum(g.won_on_fallbacks for g in games)
 
 
 def cell_row(
@@ -154,7 +171,8 @@ def cell_row(
     seed: int = BOOTSTRAP_SEED,
     costs: CostModel | None = None,
 ) -> CellRow:
-    """The statistics of one row's games (costs at `costs`, default prices if None)."""
+    """The statistics of one row's games (costs at `costs`; None: no prices, every model
+    but the scripted players unpriced)."""
     n, wins = len(games), sum(g.victory for g in games)
     low, high = (clopper_pearson_interval if interval == "clopper-pearson" else wilson_interval)(
         wins, n
@@ -179,6 +197,7 @@ def cell_row(
     row.env_ids = sorted({g.env_id for g in games})
     _floor_stats(row, games)
     _token_stats(row, games, costs or CostModel())
+    _decision_rates(row, games)
     return row
 
 
@@ -287,6 +306,8 @@ def cell_table(
     seed: int = BOOTSTRAP_SEED,
     title: str = "",
     costs: CostModel | None = None,
+    tallies: Tallies | None = None,
+    exclude_fallback_wins: bool = False,
 ) -> CellTable:
     """The table over completed runs.
 
@@ -302,11 +323,16 @@ def cell_table(
     for Fisher's exact test; `diffs` pairs (a, b) for mean(a) - mean(b) with a seeded
     percentile bootstrap interval; `changes` pairs of cells (a, b) for the percent change
     of the mean score from a to b in each group of the split fields.
+
+    `tallies` (`bounded.analysis.fallbacks.decision_tallies`) give each row its rates of
+    fallbacks, parse errors and invalid actions and its count of games won on fallbacks;
+    `exclude_fallback_wins` leaves those games out of each row (after its first N are
+    chosen), counted in `fallback_wins_left_out`.
     """
     if pool and pool_all:
         raise ConfigError("--pool names the cells to pool, --pool-all pools every cell: give one")
     runs = list(runs)
-    games = completed_games(runs)
+    games = completed_games(runs, tallies)
     if cells is not None:
         fields = list(by or ())
         selected = _explicit_cells(games, cells, fields)
@@ -319,11 +345,15 @@ def cell_table(
             fields = default_fields(games, pool_tags)
         fields += [f for f in mixed(games, fields[0], ("env_id",)) if f not in fields]
         selected = _grouped_cells(games, fields)
-    table = CellTable(title=title, group_by=fields, first_n=first_n)
+    table = CellTable(
+        title=title, group_by=fields, first_n=first_n, prices=(costs or CostModel()).describe()
+    )
     for cell, group, held in selected:
         counted = first_by_start(held, first_n)
-        row = cell_row(_label(cell, group), counted, resamples=resamples, seed=seed, costs=costs)
+        kept = [g for g in counted if not g.won_on_fallbacks] if exclude_fallback_wins else counted
+        row = cell_row(_label(cell, group), kept, resamples=resamples, seed=seed, costs=costs)
         row.cell, row.group = cell, group
+        row.fallback_wins_left_out = len(counted) - len(kept)
         table.rows.append(row)
     table.parity = row_parity(table.rows, runs)
     add_comparisons(

@@ -210,16 +210,30 @@ ExperimentOption = Annotated[str | None, typer.Option(help="Only runs of this ex
 PriceOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="Prices of a model, USD per million tokens: MODEL=INPUT,CACHED,OUTPUT (repeat; "
-        "MODEL 'default' prices every other model; default 3,0.3,15)."
+        help="Prices of a model per million tokens: MODEL=INPUT,CACHED,OUTPUT (repeat; MODEL "
+        "'default' prices every other model), over the archive's or --prices' prices."
     ),
 ]
 
 
 PricesOption = Annotated[
     list[Path] | None,
-    typer.Option(help="TOML file with a [prices] table (an experiment file's own; repeat)."),
+    typer.Option(
+        help="A price file: TOML with a [prices] table (an experiment file's own), or a "
+        "shipped one's name (list-2025); repeat. Default: the prices the archive's sweeps "
+        "stored; none: costs read unpriced."
+    ),
 ]
 
 
 SeedOption = Annotated[int, typer.Option(help="Bootstrap seed.")]
+
+
+ExcludeFallbackWinsOption = Annotated[
+    bool,
+    typer.Option(
+        "--exclude-fallback-wins",
+        help="Leave out of every row the games won on fallbacks (a decision executed a "
+        "fallback, not the model's action); the count is printed.",
+    ),
+]

@@ -166,13 +166,13 @@ def add_counterfactual_rows(
     table: Table, run: RunRecord, decisions: Sequence[DecisionRecord]
 ) -> None:
     """What a transcript agent would have sent for the same decisions (`bounded audit`'s
-    counterfactual): its prompt tokens, its cost under prefix caching at the list prices
-    (docs/cost.md) against this run's, and how much of this run's prompts the cache
-    served."""
+    counterfactual): its prompt tokens, its cost under prefix caching at the shipped
+    `list-2025` prices (docs/cost.md; a ratio, the prices named in the line) against this
+    run's, and how much of this run's prompts the cache served."""
     from bounded.analysis.audit import audit_run
-    from bounded.analysis.cost import DEFAULT_PRICES, CostModel
+    from bounded.analysis.cost import CostModel, list_prices
 
-    listed = CostModel(models=dict.fromkeys({run.model, *run.usage}, DEFAULT_PRICES))
+    listed = CostModel(models=dict.fromkeys({run.model, *run.usage}, list_prices()))
     audit = audit_run(run, decisions, listed)  # a ratio at list prices, a free model's too
     if not audit.total_prompt:
         return
@@ -181,24 +181,24 @@ def add_counterfactual_rows(
         "a transcript would have sent (counted)",
         f"{audit.counterfactual_total:,} tokens ({ratio:.1f}x)",
     )
-    if audit.cost > 0:
+    if audit.cost and audit.counterfactual_cost is not None:
         cost_ratio = audit.counterfactual_cost / audit.cost
-        table.add_row("  its cost under prefix caching", f"{cost_ratio:.1f}x this run's")
+        table.add_row(
+            "  its cost under prefix caching", f"{cost_ratio:.1f}x this run's (list-2025 prices)"
+        )
     served = audit.total_cached / audit.total_prompt
     table.add_row("prompt tokens served from the cache", f"{served:.1%}")
 
 
 def usage_text(games: int, usage: dict[str, dict[str, float]], costs: SweepPrices) -> str:
     """Games, model calls, prompt tokens and their cost at the sweep's prices."""
+    from bounded.analysis.cost import money
+
     calls = sum(counts["calls"] for counts in usage.values())
     tokens = sum(counts["prompt_tokens"] for counts in usage.values())
     cost, unpriced = costs.cost(usage)
-    money = f"cost {cost:.4f}"
-    if unpriced:
-        money = f"cost {cost:.4f} + the calls of {', '.join(unpriced)} (no price set)"
-        if not cost:
-            money = f"cost unknown: no price set for {', '.join(unpriced)}"
-    return f"{games} games, {calls:,.0f} model calls, {tokens:,.0f} prompt tokens, {money}"
+    spend = f"cost {money(cost, unpriced, costs.currency)}"
+    return f"{games} games, {calls:,.0f} model calls, {tokens:,.0f} prompt tokens, {spend}"
 
 
 __all__ = [

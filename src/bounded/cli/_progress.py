@@ -11,12 +11,19 @@ A sweep of more than `WORKER_LINES` slots (`--workers 2 --concurrency 64` has 12
 no line per slot: the cells' "playing" column counts its games in flight, and the driver's
 threads, which play the games, do not share its GIL with a table of 128 lines measured at
 every refresh. Redrawing (even for a log file, where nothing is shown) took about 3 of the
-22 CPU seconds of a 128-game sweep in one process."""
+22 CPU seconds of a 128-game sweep in one process.
+
+Given the archive, the display also reads back the games in flight every `poll_every`
+seconds (`DecisionWatch`): each worker's line shows the decisions of its game so far, so a
+long game shows progress, and the whole sweep's line the time left (`bounded.sweeps.pace`)
+at the rate decisions were played since the sweep began."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -31,15 +38,21 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from bounded.archive import Archive
+from bounded.core import RunRecord
 from bounded.runner import GameSpec
+from bounded.runner.spec import GameKey, run_key
 from bounded.sweeps.board import CellProgress, SweepBoard
 from bounded.sweeps.executors import GameResult
+from bounded.sweeps.pace import Pace, board_pace, pace_text
 from bounded.sweeps.sweep import SweepEvents
 
 PLAIN_INTERVAL = 30.0
 """Seconds between the cell lines printed where the display is not a terminal."""
 WORKER_LINES = 16
 """The most slots (games played at once) shown a line each."""
+POLL_EVERY = 5.0
+"""Seconds between two readings of the games in flight from the archive."""
 
 
 class SweepProgress(SweepEvents):
@@ -51,6 +64,8 @@ class SweepProgress(SweepEvents):
         *,
         interval: float = PLAIN_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
+        archive: Path | None = None,
+        poll_every: float = POLL_EVERY,
     ) -> None:
         self.console = console
         self.board: SweepBoard | None = None
@@ -63,6 +78,7 @@ class SweepProgress(SweepEvents):
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("{task.fields[note]}", markup=False),
             console=console,
             transient=False,
             auto_refresh=console.is_terminal,  # elsewhere drawn once, at the end
@@ -70,13 +86,15 @@ class SweepProgress(SweepEvents):
         self.total: TaskID | None = None
         self.workers: list[TaskID] = []
         self.played: list[int] = []
+        self.watch = DecisionWatch(self, archive, poll_every) if archive is not None else None
 
     def begin(self, planned: int, skipped: int, workers: int) -> None:
-        self.total = self.progress.add_task("all games", total=planned, completed=skipped)
+        self.total = self.progress.add_task("all games", total=planned, completed=skipped, note="")
         share = -(-(planned - skipped) // workers)  # games per worker if all take equally long
         shown = workers if workers <= WORKER_LINES else 0
         self.workers = [
-            self.progress.add_task(f"worker {i + 1}: idle", total=share) for i in range(shown)
+            self.progress.add_task(f"worker {i + 1}: idle", total=share, note="")
+            for i in range(shown)
         ]
         self.played = [0] * len(self.workers)
         if self.console.is_terminal and self.board is not None:
@@ -85,11 +103,15 @@ class SweepProgress(SweepEvents):
         else:
             self.progress.start()
             self.print_cells(force=True)
+        if self.watch is not None:
+            self.watch.start(self.clock())
 
     def planned(self, board: SweepBoard) -> None:
         self.board = board
 
     def end(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
         if self.live is not None:
             self.live.stop()
             return
@@ -104,10 +126,15 @@ class SweepProgress(SweepEvents):
         if not force and self.printed_at is not None and now - self.printed_at < self.interval:
             return
         self.printed_at = now
-        for line in cell_lines(self.board):
+        lines = cell_lines(self.board)
+        if self.watch is not None:
+            lines.append(f"{self.board.experiment or 'sweep'}: {pace_text(self.watch.pace())}")
+        for line in lines:
             self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def started(self, slot: int, spec: GameSpec) -> None:
+        if self.watch is not None:
+            self.watch.started(slot, spec)
         if self.board is not None:
             self.board.started(spec)
             self.print_cells()
@@ -120,6 +147,8 @@ class SweepProgress(SweepEvents):
             self.progress.update(self.total, completed=completed)
 
     def finished(self, slot: int, result: GameResult, spend: str = "") -> None:
+        if self.watch is not None:
+            self.watch.finished(slot, result.run)
         if self.board is not None:
             self.board.finished(result.run)
             self.print_cells()
@@ -142,13 +171,125 @@ class SweepProgress(SweepEvents):
         )
 
 
+class DecisionWatch:
+    """The games in flight as the archive has them, read every `every` seconds on a
+    thread of its own: their decisions so far (on each worker's line) and the sweep's
+    pace (on the line of all games)."""
+
+    def __init__(self, display: SweepProgress, archive: Path, every: float) -> None:
+        self.display, self.archive, self.every = display, archive, every
+        self.slots: dict[int, GameSpec] = {}
+        self.baseline: dict[GameKey, int] = {}
+        """Decisions a game in flight had when first read (a resumed game's earlier ones)."""
+        self.decisions: dict[GameKey, int] = {}
+        self.ended_decisions = 0
+        self.began_at = 0.0
+        self.began_wall = 0.0
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+
+    def start(self, now: float) -> None:
+        self.began_at, self.began_wall = now, time.time()
+        self.thread = threading.Thread(target=self.loop, name="decision-watch", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def loop(self) -> None:
+        while not self.stopping.wait(self.every):
+            try:
+                self.poll()
+            except Exception:  # an archive being written may be briefly unreadable
+                continue
+
+    def started(self, slot: int, spec: GameSpec) -> None:
+        with self.lock:
+            self.slots[slot] = spec
+        if slot < len(self.display.workers):
+            self.display.progress.update(self.display.workers[slot], note="")
+
+    def finished(self, slot: int, run: RunRecord) -> None:
+        """The game's decisions in this sweep join those played."""
+        with self.lock:
+            spec = self.slots.pop(slot, None)
+            key = spec.key if spec is not None else run_key(run)
+            self.ended_decisions += max(0, run.decisions - self.baseline.pop(key, 0))
+            self.decisions.pop(key, None)
+
+    def poll(self) -> None:
+        """Read the games in flight, then show what they tell."""
+        board = self.display.board
+        if board is None:
+            return
+        with Archive(self.archive, read_only=True) as store:
+            running = store.runs(experiment=board.experiment, status="running")
+        self.read(running)
+        self.show()
+
+    def read(self, running: list[RunRecord]) -> None:
+        with self.lock:
+            playing = {spec.key for spec in self.slots.values()}
+            for run in running:
+                key = run_key(run)
+                if key not in playing:
+                    continue  # a game of an earlier sweep, not played now
+                if key not in self.baseline:
+                    new = run.started_at >= self.began_wall
+                    self.baseline[key] = 0 if new else run.decisions
+                self.decisions[key] = run.decisions
+            board = self.display.board
+            if board is not None:
+                for cell in board.cells.values():
+                    cell.playing_decisions = []
+                for spec in self.slots.values():
+                    if spec.key in self.decisions:
+                        board.cell(spec.cell, spec.env).playing_decisions.append(
+                            self.decisions[spec.key]
+                        )
+
+    def played(self) -> int:
+        """Decisions played in this sweep so far."""
+        with self.lock:
+            playing = sum(d - self.baseline.get(k, 0) for k, d in self.decisions.items())
+            return self.ended_decisions + max(0, playing)
+
+    def pace(self) -> Pace:
+        board = self.display.board
+        left = board_pace(board).decisions_left if board is not None else None
+        elapsed = self.display.clock() - self.began_at
+        rate = self.played() / elapsed if elapsed > 0 else 0.0
+        return Pace(decisions_left=left, per_second=rate)
+
+    def show(self) -> None:
+        display = self.display
+        if display.total is not None:
+            display.progress.update(display.total, note=pace_text(self.pace()))
+        with self.lock:
+            notes = {
+                slot: f"decision {self.decisions[spec.key]:,} of at most {spec.max_decisions:,}"
+                for slot, spec in self.slots.items()
+                if spec.key in self.decisions
+            }
+        for slot, note in notes.items():
+            if slot < len(display.workers):
+                display.progress.update(display.workers[slot], note=note)
+        display.print_cells()
+
+
 def games_text(cell: CellProgress) -> str:
     return f"{cell.completed}/{cell.total if cell.total is not None else '?'}"
 
 
-def cost_text(cell: CellProgress) -> str:
-    text = f"{cell.cost:.4f}"
-    return text + (f" (unpriced: {', '.join(sorted(cell.unpriced))})" if cell.unpriced else "")
+def cost_text(cell: CellProgress, currency: str = "") -> str:
+    """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
+    (`bounded.analysis.cost.money`)."""
+    from bounded.analysis.cost import money
+
+    return money(cell.cost, cell.unpriced, currency)
 
 
 def cell_lines(board: SweepBoard) -> list[str]:
@@ -158,7 +299,7 @@ def cell_lines(board: SweepBoard) -> list[str]:
     return [
         f"{cell.cell}: {games_text(cell)} games, {cell.failed} failed, {cell.running} playing, "
         f"{cell.prompt_tokens:,} prompt + {cell.completion_tokens:,} completion tokens, "
-        f"cost {cost_text(cell)}"
+        f"cost {cost_text(cell, board.prices.currency)}"
         for cell in [*board.cells.values(), total]
     ]
 
@@ -187,4 +328,4 @@ class CellTable:
         return board_table(self.board)
 
 
-__all__ = ["SweepProgress", "board_table", "cell_lines"]
+__all__ = ["DecisionWatch", "SweepProgress", "board_table", "cell_lines"]

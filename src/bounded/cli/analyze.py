@@ -19,6 +19,7 @@ from bounded.cli._options import (
     CellOption,
     ChangeOption,
     DiffOption,
+    ExcludeFallbackWinsOption,
     ExperimentOption,
     FirstOption,
     FisherOption,
@@ -105,7 +106,8 @@ def cell_table_view(
         "cell", *(("progression %", "progression 95% CI") if progress else ()), "wins/n",
         "win %", "95% CI", "mean score", "score 95% CI", "tokens/game",
         "tokens/point", "fresh tokens/point", "min/floor", "decisions",
-        "effective actions/decision", "model calls", "wall s",
+        "effective actions/decision", "fallback %", "parse error %",
+        "invalid actions/decision", "won on fallbacks", "model calls", "wall s",
         "fresh tokens/game", "cost/game", "cost/point", "model s/game (modelled)",
     )  # fmt: skip
     view = keyed_table(title or table.title or None, headers)
@@ -127,12 +129,38 @@ def cell_table_view(
             _fmt(row.mean_score), score_ci, _fmt(row.tokens_per_game, 0),
             _fmt(row.tokens_per_point, 0), _fmt(row.fresh_tokens_per_point, 0),
             _fmt(row.minutes_per_floor, 2), _fmt(row.decisions_per_game),
-            _fmt(row.effective_action_rate, 2), _fmt(row.model_calls_per_game),
+            _fmt(row.effective_action_rate, 2), percent(row.fallback_rate),
+            percent(row.parse_error_rate), _fmt(row.invalid_action_rate, 2),
+            str(row.fallback_wins), _fmt(row.model_calls_per_game),
             _fmt(row.wall_s_per_game),
-            _fmt(row.fresh_tokens_per_game, 0), _fmt(row.cost_per_game, 4),
-            _fmt(row.cost_per_point, 5), _fmt(row.latency_s_per_game),
+            _fmt(row.fresh_tokens_per_game, 0), cost_entry(row, row.cost_per_game, 4),
+            cost_entry(row, row.cost_per_point, 5), _fmt(row.latency_s_per_game),
         )  # fmt: skip
     return view
+
+
+def percent(share: float | None) -> str:
+    """A share of decisions in percent; `—` where no decisions were recorded."""
+    return _fmt(None if share is None else 100 * share)
+
+
+def fallback_wins_line(table: CellTable) -> str:
+    """How many counted games were won on fallbacks, or how many were left out."""
+    rows = table.rows
+    left = sum(row.fallback_wins_left_out for row in rows)
+    if left:
+        per_row = ", ".join(f"{r.label} {r.fallback_wins_left_out}" for r in rows)
+        return f"left out {left} games won on fallbacks (--exclude-fallback-wins): {per_row}"
+    won = sum(row.fallback_wins for row in rows)
+    return (
+        f"games won on fallbacks (a decision executed a fallback): {won} of "
+        f"{sum(row.wins for row in rows)} wins; --exclude-fallback-wins leaves them out"
+    )
+
+
+def cost_entry(row: CellRow, cost: float | None, digits: int) -> str:
+    """A cost column's entry: `unpriced` where a model of the row has no price."""
+    return "unpriced" if row.unpriced else _fmt(cost, digits)
 
 
 def diff_view(table: CellTable) -> Table:
@@ -179,6 +207,8 @@ def print_table(table: CellTable) -> None:
         "tokens and cost: as the server reported them (bounded audit and bounded table "
         "--metric tokens read the tokens bounded counted)"
     )
+    console.print(escape(table.prices))
+    console.print(escape(fallback_wins_line(table)))
     print_parity(table.parity)
     if table.pooled and table.pooled_cells:
         console.print(
@@ -212,18 +242,21 @@ def table_options(
     seed: int = 0,
     price: list[str] | None = None,
     prices: list[Path] | None = None,
+    exclude_fallback_wins: bool = False,
 ) -> TableOptions:
     """The parsed command-line options of a cell table."""
     from bounded.analysis.cost import cost_model
     from bounded.analysis.options import TableOptions
 
     return TableOptions(
-        costs=cost_model(price or [], prices or []),
+        costs=cost_model(price or [], prices or []), price_specs=price or [],
+        price_files=[str(path) for path in prices or []],
         table=table, cells=parse_cells(cell) if cell else None, by=by or None, first_n=first,
         pool=parse_names(pool, "--pool") if pool else [], pool_all=pool_all,
         pool_tags=pool_tags, fisher=parse_pairs(fisher or [], "--fisher"),
         diffs=parse_pairs(diff or [], "--diff"), changes=parse_pairs(change or [], "--change"),
         compares=parse_pairs(compare or [], "--compare"), seed=seed,
+        exclude_fallback_wins=exclude_fallback_wins,
     )  # fmt: skip
 
 
@@ -256,6 +289,7 @@ def analyze(
     seed: SeedOption = 0,
     price: PriceOption = None,
     prices: PricesOption = None,
+    exclude_fallback_wins: ExcludeFallbackWinsOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
 ) -> None:
     """The cell table: wins, Wilson intervals, bootstrap scores, tokens, fresh tokens and
@@ -267,16 +301,20 @@ def analyze(
     options = table_options(
         table=table, cell=cell, by=by, first=first, pool=pool, pool_all=pool_all,
         pool_tags=pool_tags, fisher=fisher, diff=diff, change=change, compare=compare,
-        seed=seed, price=price, prices=prices,
+        seed=seed, price=price, prices=prices, exclude_fallback_wins=exclude_fallback_wins,
     )  # fmt: skip
     from bounded.analysis.anytime import sequential_records
+    from bounded.analysis.fallbacks import decision_tallies
     from bounded.runner.spec import check_no_duplicates
+    from bounded.sweeps.board import archive_costs
 
     with Archive(archive, read_only=True) as store:
         runs = filtered_runs(store, archive, experiment=experiment)
         records = [r for r in sequential_records(store) if experiment in (None, r.experiment)]
+        options.costs = archive_costs(store, runs, options.price_specs, options.price_files)
+        tallies = decision_tallies(store)
     check_no_duplicates(runs)
-    result = options.compute(runs, records=records)
+    result = options.compute(runs, records=records, tallies=tallies)
     if as_json:
         print(result.model_dump_json(indent=2))
         return

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bounded.analysis.cost import fit_latency
+from bounded.analysis.cost import cost_text, fit_latency
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._filters import filtered_runs
 from bounded.cli._options import (
@@ -43,10 +43,12 @@ def audit(
     computed)."""
     from bounded.analysis.audit import context_audit
     from bounded.analysis.cost import cost_model
+    from bounded.sweeps.board import archive_costs
 
-    costs = cost_model(price or [], prices or [])
+    cost_model(price or [], prices or [])  # a bad price: one line before the archive is read
     with Archive(archive, read_only=True) as store:
         runs = filtered_runs(store, archive, tag=tag, contract=contract)
+        costs = archive_costs(store, runs, price or [], prices or [])
         result = context_audit(store, runs, costs)
     if plot is not None:
         from bounded.report.plots import context_plot
@@ -59,6 +61,7 @@ def audit(
     print_folded(audit_reply_view(result), keys=2)
     print_folded(audit_cost_view(result), keys=2)
     print_layer_costs(result)
+    plain(costs.describe())
     plain("cached tokens: the runs' measured (their model's report); the transcript's computed")
     plain("prompt tokens: counted by bounded's tokenizer, for the runs and the transcript alike")
     print_token_flags(result)
@@ -117,9 +120,9 @@ def audit_cost_view(result: ContextAudit) -> Table:
             escape(c.contract),
             escape(c.where),
             f"{c.fresh:,}",
-            f"{c.cost:.4f}",
+            cost_text(c.cost),
             f"{c.counterfactual_fresh:,}",
-            f"{c.counterfactual_cost:.4f}",
+            cost_text(c.counterfactual_cost),
             _fmt(c.raw_ratio, 2),
             _fmt(c.cost_ratio, 2),
         )

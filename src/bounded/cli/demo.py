@@ -1,8 +1,11 @@
-"""`bounded demo`: the spire game under the typed contract, or the warehouse horizons."""
+"""`bounded demo`: a bounded contract beside the transcript on one spire game (the
+default), the whole spire game under the typed contract (`--full`), or the warehouse
+horizons."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -20,44 +23,106 @@ from bounded.cli._output import add_counterfactual_rows, console
 from bounded.core import ConfigError
 from bounded.runner.spec import DEFAULT_SEED
 
+DEMOS = ("compare", "spire", "warehouse")
+DEFAULT_DECISIONS = 8
+"""`bounded.jobs.demo_compare.COMPARE_DECISIONS` (kept here so `--help` imports no job)."""
+
 
 def demo(
-    which: Annotated[str, typer.Argument(help="spire (the default) or warehouse.")] = "spire",
+    which: Annotated[
+        str,
+        typer.Argument(
+            help="compare (the default: typed beside transcript), spire (the whole game, as "
+            "--full) or warehouse."
+        ),
+    ] = "compare",
     archive: NewArchiveArgument = None,
     model: ModelOption = "local",
     seed: Annotated[
         int,
-        typer.Option(help="Episode seed (shared by all warehouse runs).", min=0, max=MAX_SEED),
+        typer.Option(help="Episode seed (shared by every game of the demo).", min=0, max=MAX_SEED),
     ] = DEFAULT_SEED,
+    full: Annotated[
+        bool, typer.Option("--full", help="The whole spire game under the typed contract.")
+    ] = False,
+    decisions: Annotated[
+        int, typer.Option(help="compare: decisions per game.", min=1, max=200)
+    ] = DEFAULT_DECISIONS,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="compare: the report to write (default: beside the archive)."),
+    ] = None,
     acts: Annotated[int, typer.Option(help="spire: acts to play (1-3).", min=1, max=3)] = 1,
     contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
     horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",
     base_url: BaseUrlOption = None,
     archive_option: ArchiveOption = None,
 ) -> None:
-    """The main job: a spire game under the typed contract on the embedded model
-    (`demo warehouse`: transcript vs state at several horizons)."""
-    from bounded.jobs import demo as demos
-
+    """What bounded is for: the typed contract's prompt beside the transcript's on the same
+    spire game, a few decisions each on the embedded model (`--full`: the whole game under
+    typed; `demo warehouse`: transcript vs state at several horizons)."""
     archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
-    if which not in ("spire", "warehouse"):
-        raise ConfigError(f"unknown demo {which!r} (spire or warehouse)")
+    if which not in DEMOS:
+        raise ConfigError(f"unknown demo {which!r} (one of {', '.join(DEMOS)})")
+    if full:
+        which = "spire"
+    values = horizon_list(horizons)
+    if which == "compare":
+        compare_demo(archive, model, seed, decisions, report, base_url)
+    elif which == "spire":
+        spire_demo(archive, model, seed, acts, contract, base_url)
+    else:
+        warehouse_demo(archive, model, seed, values, base_url)
+
+
+def horizon_list(horizons: str) -> list[int]:
     try:
-        values = [int(h) for h in horizons.split(",")]
+        return [int(h) for h in horizons.split(",")]
     except ValueError as exc:
         raise ConfigError(f"--horizons must be integers separated by commas: {horizons!r}") from exc
+
+
+def compare_demo(
+    archive: Path, model: str, seed: int, decisions: int, report: Path | None, base_url: str | None
+) -> None:
+    from bounded.jobs import demo_compare
+    from bounded.report import build_report
+
     with Archive(archive) as store:
-        if which == "spire":
-            result = demos.run_spire_demo(
-                model, acts=acts, contract=contract, seed=seed, archive=store,
-                base_url=base_url, console=console,
-            )  # fmt: skip
-            summary = demos.spire_summary(result, archive)
-            add_counterfactual_rows(summary, result.run, store.decisions(result.run.run_id))
-            console.print(summary)
-            return
+        comparison = demo_compare.run_comparison(
+            model, seed=seed, decisions=decisions, archive=store, base_url=base_url,
+            console=console,
+        )  # fmt: skip
+    console.print(demo_compare.prompt_table(comparison))
+    console.print(demo_compare.layer_table(comparison))
+    written = build_report(archive, report or archive.parent / "demo-report.html")
+    for line in demo_compare.closing_lines(comparison, archive, written):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def spire_demo(
+    archive: Path, model: str, seed: int, acts: int, contract: str, base_url: str | None
+) -> None:
+    from bounded.jobs import demo as demos
+
+    with Archive(archive) as store:
+        result = demos.run_spire_demo(
+            model, acts=acts, contract=contract, seed=seed, archive=store,
+            base_url=base_url, console=console,
+        )  # fmt: skip
+        summary = demos.spire_summary(result, archive)
+        add_counterfactual_rows(summary, result.run, store.decisions(result.run.run_id))
+    console.print(summary)
+
+
+def warehouse_demo(
+    archive: Path, model: str, seed: int, horizons: list[int], base_url: str | None
+) -> None:
+    from bounded.jobs import demo as demos
+
+    with Archive(archive) as store:
         rows = demos.run_demo(
-            model, values, seed=seed, archive=store, base_url=base_url, console=console
+            model, horizons, seed=seed, archive=store, base_url=base_url, console=console
         )
     console.print(demos.demo_table(rows))
     console.print(f"archive: {archive}")

@@ -18,6 +18,7 @@ from bounded.cli._options import (
     CellOption,
     ChangeOption,
     DiffOption,
+    ExcludeFallbackWinsOption,
     ExperimentOption,
     FirstOption,
     FisherOption,
@@ -60,6 +61,11 @@ def report(
     seed: SeedOption = 0,
     price: PriceOption = None,
     prices: PricesOption = None,
+    exclude_fallback_wins: ExcludeFallbackWinsOption = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="The summary's baseline treatment (as bounded table --baseline)."),
+    ] = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
     max_decisions: Annotated[
         int,
@@ -77,12 +83,16 @@ def report(
     main = table_options(
         cell=cell, by=by, first=first, pool=pool, pool_all=pool_all, pool_tags=pool_tags,
         fisher=fisher, diff=diff, change=change, compare=compare, seed=seed, price=price,
-        prices=prices,
+        prices=prices, exclude_fallback_wins=exclude_fallback_wins,
     )  # fmt: skip
     options = ReportOptions(
-        **dict(main), tables=table or [], max_runs=max_runs, max_decisions=max_decisions,
+        **dict(main),
+        tables=table or [],
+        max_runs=max_runs,
+        max_decisions=max_decisions,
         experiment=experiment,
-    )  # fmt: skip
+        baseline=baseline,
+    )
     source = existing_archive(archive)
     if experiment is not None:
         with Archive(source, read_only=True) as store:
@@ -97,10 +107,11 @@ def report(
 
 def report_tables(archive: Path, options: ReportOptions) -> list[Any]:
     """The report's tables (its cell table, then the published ones) as JSON values."""
-    from bounded.report.build import report_runs, tables_of
+    from bounded.report.build import priced, report_runs, tables_of
 
     with Archive(archive, read_only=True) as store:
         runs = report_runs(store, options)
+        options = priced(store, runs, options)
         return [table.model_dump(mode="json") for table in tables_of(runs, options, store)]
 
 

@@ -46,7 +46,8 @@ def sweep_until_decided(
 
     try:
         summary = run_until_decided(
-            experiment, stopping, archive_path=archive, events=SweepProgress(Console(stderr=True)),
+            experiment, stopping, archive_path=archive,
+            events=SweepProgress(Console(stderr=True), archive=Path(archive or experiment.archive)),
             on_look=lambda record: plain(look_line(record)), **options,
         )  # fmt: skip
     except SweepRefused as exc:

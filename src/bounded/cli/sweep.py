@@ -130,7 +130,7 @@ def sweep(
         summary = run_sweep(
             experiment, archive_path=archive, executor=executor, workers=workers,
             address=address, budget=budget, prices=price or [], concurrency=concurrency,
-            events=SweepProgress(Console(stderr=True)),
+            events=SweepProgress(Console(stderr=True), archive=Path(archive or experiment.archive)),
             max_failures=max_failures,
         )  # fmt: skip
     except SweepRefused as exc:  # one line per problem, each its own
@@ -156,7 +156,7 @@ def sweep(
         plain(f"phase {phase}: frozen {digest}")
     if summary.waiting:
         plain(f"waiting for their phase: {', '.join(summary.waiting)}")
-    plain(spend_line(summary.spent, summary.unpriced))
+    plain(spend_line(summary.spent, summary.unpriced, experiment.spec.currency))
     for failure in summary.failed:
         console.print(f"[red]failed[/red] {escape(failure)}")
     if summary.stopped:
@@ -212,9 +212,11 @@ def dry_run_plan(
     print_experiment_plan(experiment, asked, archive, prices)
 
 
-def spend_line(spent: float, unpriced: list[str]) -> str:
-    text = f"spent {spent:.4f} at the sweep's prices"
-    return text + (f" (no price set for {', '.join(unpriced)})" if unpriced else "")
+def spend_line(spent: float, unpriced: list[str], currency: str) -> str:
+    """What the games played now cost at the experiment file's prices (`money`)."""
+    from bounded.analysis.cost import money
+
+    return f"spent {money(spent, unpriced, currency)} at the experiment file's [prices]"
 
 
 def sweep_command(
@@ -239,7 +241,7 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
     from bounded.sweeps.estimate import SweepPrices
     from bounded.sweeps.sweep import dry_run
 
-    costs = SweepPrices.of(experiment.spec.prices, prices)
+    costs = SweepPrices.of(experiment.spec.prices, prices, experiment.spec.currency)
     state = dry_run(experiment, archive)
     plan = state.plan
     plain(f"{experiment.name}: {len(plan.games)} planned, {len(state.pending)} to play")

@@ -1,5 +1,7 @@
-"""`bounded table`: a paper's table of one metric, rows by one field and columns by
-another, each entry with its interval, in LaTeX, Markdown or CSV."""
+"""`bounded table`: the paper's table, tasks (the design's blocks) as rows and treatments as
+columns, each entry with its interval, per-environment and overall averages, paired
+differences against a baseline with Holm-adjusted p-values, and per entry the rates of
+fallbacks, parse errors and invalid actions; in LaTeX, Markdown or CSV."""
 
 from __future__ import annotations
 
@@ -19,9 +21,19 @@ def table(
     archive: ArchiveArgument = DEFAULT_ARCHIVE,
     rows: Annotated[
         str,
-        typer.Option(help="Rows by: env, env_id, cell, tag, contract, model or experiment."),
-    ] = "env",
-    cols: Annotated[str, typer.Option(help="Columns by the same fields as --rows.")] = "tag",
+        typer.Option(
+            help="Rows by: block (the task: environment and the options that define it), a "
+            "block option (level, task, ...), or env, env_id, cell, tag, treatment, contract, "
+            "model, experiment."
+        ),
+    ] = "block",
+    cols: Annotated[
+        str, typer.Option(help="Columns by: treatment (tag, else contract) or a run field.")
+    ] = "treatment",
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="A column every other is compared with, paired on (block, seed)."),
+    ] = None,
     metric: Annotated[
         str, typer.Option(help="progression (percent), wins, score or tokens (counted).")
     ] = "progression",
@@ -29,8 +41,8 @@ def table(
     paired: Annotated[
         list[str] | None,
         typer.Option(
-            help="Add the paired difference A - B of two columns per row, games paired by "
-            "seed: A,B (repeat)."
+            help="Add the paired difference A - B of two columns per row, games paired on "
+            "(block, seed): A,B (repeat)."
         ),
     ] = None,
     experiment: Annotated[str | None, typer.Option(help="Only runs of this experiment.")] = None,
@@ -39,17 +51,25 @@ def table(
     ] = None,
     seed: SeedOption = 0,
 ) -> None:
-    """A paper's table: one metric by two fields, each entry its mean and 95% interval
-    (bootstrap; Wilson's for wins), paired differences where asked."""
-    from bounded.analysis.paper import paper_table, render
+    """The paper's table: tasks by treatments, each entry its mean and 95% interval
+    (bootstrap; Wilson's for wins), BALROG's averages, paired differences against a baseline
+    with Holm-adjusted p-values, fallback, parse-error and invalid-action rates."""
+    from bounded.analysis.fallbacks import decision_tallies
+    from bounded.analysis.paper import paper_table
+    from bounded.analysis.paper_render import render
     from bounded.cli.analyze import parse_pairs
+    from bounded.runner.spec import check_no_duplicates
 
     pairs = parse_pairs(paired or [], "--paired")
     with Archive(archive, read_only=True) as store:
         runs = filtered_runs(store, archive, experiment=experiment)
-    text = render(
-        paper_table(runs, rows=rows, cols=cols, metric=metric, paired=pairs, seed=seed), format
-    )
+        tallies = decision_tallies(store)
+    check_no_duplicates(runs)
+    found = paper_table(
+        runs, rows=rows, cols=cols, metric=metric, paired=pairs, baseline=baseline, seed=seed,
+        tallies=tallies,
+    )  # fmt: skip
+    text = render(found, format)
     if out is None:
         print(text, end="")
         return

@@ -12,8 +12,12 @@ import jinja2
 from pydantic import Field
 
 from bounded.analysis.audit import ContextAudit, context_audit
+from bounded.analysis.cost import cost_text
+from bounded.analysis.fallbacks import Tallies, decision_tallies
 from bounded.analysis.games import completed_games
 from bounded.analysis.options import TableOptions
+from bounded.analysis.paper import PaperTable, paper_table, progression
+from bounded.analysis.paper_render import notes, sections
 from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
@@ -65,6 +69,9 @@ class ReportOptions(TableOptions):
     """Page title (default: the archive's file name)."""
     experiment: str | None = None
     """Only the runs of this experiment (None: every run)."""
+    baseline: str | None = None
+    """The summary's baseline treatment (`bounded table --baseline`): every other treatment's
+    paired differences against it."""
 
 
 def decision_payload(record: DecisionRecord, texts: dict[str, int]) -> dict[str, Any]:
@@ -144,18 +151,49 @@ def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
     return archive.runs(experiment=options.experiment)
 
 
+def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) -> ReportOptions:
+    """The options with the report's prices: `--prices`, else the archive's stored ones
+    (`bounded.sweeps.board.archive_costs`), `--price` over them."""
+    from bounded.sweeps.board import archive_costs
+
+    costs = archive_costs(archive, runs, options.price_specs, options.price_files)
+    return options.model_copy(update={"costs": costs})
+
+
 def tables_of(
     runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
 ) -> list[CellTable]:
     from bounded.analysis.anytime import sequential_records
 
     records = sequential_records(archive) if archive is not None and options.compares else []
-    main = options.compute(runs, title="Cells", records=records)
+    tallies = decision_tallies(archive) if archive is not None else None
+    main = options.compute(runs, title="Cells", records=records, tallies=tallies)
     extra = [
-        published_table(name).compute(runs, seed=options.seed, costs=options.costs)
+        published_table(name).compute(
+            runs,
+            seed=options.seed,
+            costs=options.costs,
+            tallies=tallies,
+            exclude_fallback_wins=options.exclude_fallback_wins,
+        )
         for name in options.tables
     ]
     return [main, *extra]
+
+
+def summary_of(
+    runs: Sequence[RunRecord], options: ReportOptions, tallies: Tallies
+) -> PaperTable | None:
+    """The page's summary: `bounded table`'s paper table (tasks by treatments, averages,
+    paired differences against `options.baseline`, what the agents did), of progression
+    where every completed game records one, else of wins; None without completed games."""
+    completed = [run for run in runs if run.status == "completed"]
+    if not completed:
+        return None
+    metric = "progression" if all(progression(run) is not None for run in completed) else "wins"
+    return paper_table(
+        completed, metric=metric, baseline=options.baseline, seed=options.seed, tallies=tallies
+    )
 
 
 def _figures(audit: ContextAudit) -> dict[str, str]:
@@ -185,17 +223,24 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
 
 
 def progress_payload(archive: Archive) -> list[dict[str, Any]]:
-    """Each experiment's sweep progress per cell, as the archive has it now."""
+    """Each experiment's sweep progress per cell, as the archive has it now, and its time
+    left (`bounded.sweeps.pace`)."""
     from bounded.sweeps.board import boards_from_archive
+    from bounded.sweeps.pace import board_pace
 
-    return [board.as_json() for board in boards_from_archive(archive)]
+    return [
+        {**board.as_json(), "pace": board_pace(board).as_json()}
+        for board in boards_from_archive(archive)
+    ]
 
 
 def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
     """The page; served pages fetch decisions from the server instead of embedding them,
     and show the sweeps' progress, which they poll."""
     runs = report_runs(archive, options)
+    options = priced(archive, runs, options)
     tables = tables_of(runs, options, archive)
+    summary = summary_of(runs, options, decision_tallies(archive))
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
@@ -213,12 +258,15 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     environment.filters["parity_rows"] = parity_rows
+    environment.filters["cost"] = cost_text
     template = environment.get_template("report.html.j2")
     return template.render(
         title=options.title or archive.path.name,
         archive=str(archive.path),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         tables=tables,
+        summary=sections(summary) if summary is not None else [],
+        summary_notes=notes(summary) if summary is not None else [],
         parity_headers=PARITY_HEADERS,
         figures=_figures(audit),
         env_plots=env_plots(plotted, completed_games(runs)),

@@ -12,13 +12,15 @@ shows no totals, and its cost at the prices of scripted players only.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from bounded.analysis.cost import Prices
+from bounded.analysis.cost import CURRENCY, CostModel, Prices, cost_model
 from bounded.archive import Archive
-from bounded.core import RunRecord
+from bounded.core import ConfigError, RunRecord
 from bounded.runner.spec import GameKey, GameSpec, run_key
 from bounded.sweeps.estimate import SweepPrices
 
@@ -41,6 +43,15 @@ class CellProgress:
     completion_tokens: int = 0
     cost: float = 0.0
     unpriced: set[str] = field(default_factory=set)
+    limit: int | None = None
+    """The most decisions a game of the cell may take (its plan's `max_decisions`); None
+    where the archive holds no plan."""
+    decisions_done: int = 0
+    """Decisions of the cell's completed games."""
+    playing_decisions: list[int] = field(default_factory=list)
+    """Decisions so far of each game in flight (`bounded.sweeps.pace`)."""
+    playing_per_s: float = 0.0
+    """Decisions per second of the games in flight, added up."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +65,9 @@ class CellProgress:
             "completion_tokens": self.completion_tokens,
             "cost": round(self.cost, 6),
             "unpriced": sorted(self.unpriced),
+            "limit": self.limit,
+            "decisions": self.decisions_done + sum(self.playing_decisions),
+            "playing_decisions": list(self.playing_decisions),
         }
 
 
@@ -72,6 +86,7 @@ class SweepBoard:
         for spec in games:
             cell = board.cell(spec.cell, spec.env)
             cell.total = (cell.total or 0) + 1
+            cell.limit = max(cell.limit or 0, spec.max_decisions)
         return board
 
     def cell(self, name: str, env: str) -> CellProgress:
@@ -92,10 +107,13 @@ class SweepBoard:
     def count(self, cell: CellProgress, run: RunRecord) -> None:
         if run.status == "completed":
             cell.completed += 1
+            cell.decisions_done += run.decisions
         elif run.status == "failed":
             cell.failed += 1
         else:
             cell.running += 1
+            cell.playing_decisions.append(run.decisions)
+            cell.playing_per_s += decisions_per_s(run, time.time())
         cell.prompt_tokens += run.prompt_tokens
         cell.completion_tokens += run.completion_tokens
         cost, unpriced = self.prices.cost(run.usage)
@@ -108,18 +126,27 @@ class SweepBoard:
         known = [c.total for c in self.cells.values()]
         total.total = None if None in known else sum(t or 0 for t in known)
         for cell in self.cells.values():
-            for name in ("completed", "failed", "running", "prompt_tokens", "completion_tokens"):
+            for name in ("completed", "failed", "running", "prompt_tokens", "completion_tokens",
+                         "decisions_done", "playing_per_s", "cost"):  # fmt: skip
                 setattr(total, name, getattr(total, name) + getattr(cell, name))
-            total.cost += cell.cost
+            total.playing_decisions += cell.playing_decisions
             total.unpriced |= cell.unpriced
         return total
 
     def as_json(self) -> dict[str, Any]:
         return {
             "experiment": self.experiment,
+            "currency": self.prices.currency,
             "cells": [cell.as_json() for cell in self.cells.values()],
             "total": self.totals().as_json(),
         }
+
+
+def decisions_per_s(run: RunRecord, now: float) -> float:
+    """A game in flight's decisions per second since it started (a resumed game's count
+    from its first start: slower than it plays now)."""
+    elapsed = now - run.started_at
+    return run.decisions / elapsed if run.started_at and elapsed > 0 else 0.0
 
 
 def seeded(board: SweepBoard, runs: Iterable[RunRecord], planned: set[GameKey]) -> None:
@@ -138,8 +165,9 @@ def store_plan(archive: Archive, board: SweepBoard) -> None:
     """Record the plan (cells, their environments and game counts) and the prices, for
     `bounded view` to read back."""
     value = {
-        "cells": [[c.cell, c.env, c.total] for c in board.cells.values()],
+        "cells": [[c.cell, c.env, c.total, c.limit] for c in board.cells.values()],
         "prices": {model: p.model_dump() for model, p in board.prices.table.items()},
+        "currency": board.prices.currency,
     }
     with archive.transaction() as db:
         db.execute(
@@ -155,12 +183,52 @@ def stored_plans(archive: Archive) -> dict[str, SweepBoard]:
     for row in rows:
         experiment = str(row["key"])[len(PLAN_KEY) :]
         value = json.loads(row["value"])
-        prices = SweepPrices({m: Prices(**p) for m, p in value.get("prices", {}).items()})
+        table = {m: Prices(**p) for m, p in value.get("prices", {}).items()}
+        prices = SweepPrices(table, value.get("currency", CURRENCY))
         board = SweepBoard(experiment, prices)
-        for name, env, total in value.get("cells", []):
-            board.cell(name, env).total = total
+        for name, env, total, *limit in value.get("cells", []):  # no limit: an older plan
+            cell = board.cell(name, env)
+            cell.total, cell.limit = total, (limit or [None])[0]
         boards[experiment] = board
     return boards
+
+
+def stored_costs(archive: Archive, experiments: Iterable[str]) -> CostModel:
+    """The prices the sweeps of `experiments` stored (`bounded.sweeps.board.store_plan`),
+    laid on one another; two experiments pricing one model apart is an error."""
+    plans = stored_plans(archive)
+    costs = CostModel()
+    seen: dict[str, tuple[str, Prices]] = {}
+    for name in sorted(set(experiments)):
+        board = plans.get(name)
+        if board is None or not board.prices.table:
+            continue
+        for model, prices in board.prices.table.items():
+            other = seen.setdefault(model, (name, prices))
+            if other[1] != prices:
+                raise ConfigError(
+                    f"experiments {other[0]} and {name} price {model} apart: "
+                    "name the prices with --prices FILE"
+                )
+        source = f"the [prices] of experiment {name} (stored by its sweep)"
+        costs = costs.with_prices(board.prices.table, source, board.prices.currency)
+    return costs
+
+
+def archive_costs(
+    archive: Archive,
+    runs: Iterable[RunRecord],
+    specs: Sequence[str] = (),
+    files: Sequence[str | Path] = (),
+) -> CostModel:
+    """A command's prices: `files` (`--prices`: paths or shipped price files' names), else
+    the prices the sweeps of the runs' experiments stored (their experiment files'
+    `[prices]`, `stored_costs`); `specs` (`--price MODEL=...`) over either. Nothing else:
+    a model none of them prices is unpriced (`bounded.analysis.cost`)."""
+    if files:
+        return cost_model(specs, files)
+    base = stored_costs(archive, {run.experiment for run in runs if run.experiment})
+    return cost_model(specs, base=base)
 
 
 def boards_from_archive(archive: Archive) -> list[SweepBoard]:
@@ -182,8 +250,10 @@ def boards_from_archive(archive: Archive) -> list[SweepBoard]:
 __all__ = [
     "CellProgress",
     "SweepBoard",
+    "archive_costs",
     "boards_from_archive",
     "seeded",
     "store_plan",
+    "stored_costs",
     "stored_plans",
 ]

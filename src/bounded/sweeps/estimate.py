@@ -37,7 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bounded.analysis.cost import FREE, PER_MILLION, Prices, is_free, parse_price
+from bounded.analysis.cost import CURRENCY, PER_MILLION, Prices, money, parse_price, price_of
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.spec import GameSpec
 
@@ -52,26 +52,22 @@ Usage = dict[str, dict[str, float]]
 
 
 class SweepPrices:
-    """Prices per model for a sweep (see the module's docstring)."""
+    """Prices per model for a sweep (see the module's docstring), in `currency`."""
 
-    def __init__(self, table: Mapping[str, Prices] | None = None) -> None:
+    def __init__(self, table: Mapping[str, Prices] | None = None, currency: str = CURRENCY) -> None:
         self.table = dict(table or {})
+        self.currency = currency
 
     @classmethod
-    def of(cls, table: Mapping[str, Prices], specs: Iterable[str] = ()) -> SweepPrices:
+    def of(
+        cls, table: Mapping[str, Prices], specs: Iterable[str] = (), currency: str = CURRENCY
+    ) -> SweepPrices:
         """The file's `[prices]` with `--price` specs over them."""
-        return cls({**table, **dict(parse_price(spec) for spec in specs)})
+        return cls({**table, **dict(parse_price(spec) for spec in specs)}, currency)
 
     def prices(self, model: str) -> Prices | None:
-        """The model's prices: by its id or spec, else by its kind (`local` for
-        `local:x.gguf`), free for scripted players, else `default`; None when unpriced."""
-        kind = model.split(":", 1)[0]
-        for key in (model, kind):
-            if key in self.table:
-                return self.table[key]
-        if is_free(model):
-            return FREE
-        return self.table.get("default")
+        """The model's prices (`bounded.analysis.cost.price_of`); None when unpriced."""
+        return price_of(self.table, model)
 
     def cost(self, usage: Mapping[str, Mapping[str, Any]]) -> tuple[float, list[str]]:
         """The cost of a usage, and the models in it that have no price."""
@@ -254,12 +250,8 @@ class Budget:
 
     def line(self) -> str:
         """Spend so far, for the progress display."""
-        text = f"spent {self.spent:.4f}"
-        if self.limit is not None:
-            text += f" of {self.limit:g}"
-        if self.unpriced:
-            text += f" (unpriced: {', '.join(self.unpriced)})"
-        return text
+        text = f"spent {money(self.spent, self.unpriced, self.prices.currency)}"
+        return text + (f" of {self.limit:g}" if self.limit is not None else "")
 
 
 def check_budget(limit: float | None, prices: SweepPrices, models: Iterable[str]) -> None:

@@ -73,7 +73,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from bounded.analysis.cost import Prices
+from bounded.analysis.cost import CURRENCY, Prices
 from bounded.core import ConfigError, ReplyMode
 from bounded.runner.spec import GameSpec, balrog_seeds, seed_range
 
@@ -201,8 +201,11 @@ class ExperimentFile(_Strict):
     matrix: dict[str, list[Scalar]] = Field(default_factory=dict)
     """Environment settings crossed with every cell (each list is one axis)."""
     prices: dict[str, Prices] = Field(default_factory=dict)
-    """Prices per model id (`default`: every other model) for the cost columns of
-    `bounded analyze --prices FILE` and `bounded report --prices FILE`."""
+    """Prices per model id (`default`: every other model): the sweep's budget and spend,
+    stored in the archive for the cost columns of `analyze`, `table`, `report` and `audit`
+    (`bounded.analysis.cost`)."""
+    currency: str = Field(default=CURRENCY, min_length=1)
+    """The currency of `prices` (a top-level `currency = "EUR"`; default USD)."""
 
     @model_validator(mode="after")
     def _unique_cells(self) -> ExperimentFile:

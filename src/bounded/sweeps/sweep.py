@@ -295,7 +295,7 @@ def run_sweep(
     path = Path(archive_path or experiment.archive)
     plan = experiment.stages(path)
     check_plan(experiment, plan)
-    costs = SweepPrices.of(experiment.spec.prices, prices or [])
+    costs = SweepPrices.of(experiment.spec.prices, prices or [], experiment.spec.currency)
     check_budget(budget, costs, game_models(plan.games))
     games_at_once = concurrency if concurrency is not None else experiment.concurrency
     check_concurrency(games_at_once, game_models(plan.games))

@@ -8,7 +8,8 @@ names a legal action with valid arguments.
 
 A request without one (`json` or `text` reply mode) is read as the model reads it: the legal
 actions are the last `Legal actions:` list of its messages (every contract renders them so,
-`bounded.contracts._render.render_legal`), or, under an environment's BALROG presentation,
+`bounded.contracts._render.render_legal`, but Chain of Summarization, whose prompt holds an
+`Action dictionary` of `<NAME>` lines), or, under an environment's BALROG presentation,
 which lists none, the actions its BALROG instruction prompt describes (`name: what it
 does`, one a line), and the reply is written in the format its
 closing instruction asks for (a JSON object, a `<decision>` tag, a ```json block,
@@ -33,6 +34,8 @@ PlayMode = Literal["first", "random"]
 PLAY_MODES: tuple[str, ...] = get_args(PlayMode)
 
 LEGAL_HEADER = "Legal actions:"
+DICTIONARY_HEADER = "Action dictionary (executable now):"
+"""Where Chain of Summarization's prompt lists the legal actions, one `<NAME>` a line."""
 BALROG_ACTIONS_HEADER = "followed by a short description of each action:"
 """Where BALROG's instruction prompts start their list of actions."""
 KEYS = re.compile(r"with the keys ((?:\"[^\"]+\"(?:, )?)+)")
@@ -117,13 +120,32 @@ def message_texts(body: Mapping[str, Any]) -> list[str]:
 
 
 def listed_actions(texts: Sequence[str]) -> list[Listed]:
-    """The last `Legal actions:` list of the messages, else the actions a BALROG
-    instruction prompt describes (none: [])."""
+    """The last `Legal actions:` list of the messages, else the last action dictionary of
+    Chain of Summarization's prompt, else the actions a BALROG instruction prompt describes
+    (none: [])."""
     for text in reversed(texts):
         at = text.rfind(LEGAL_HEADER)
         if at >= 0:
             return parse_list(text[at + len(LEGAL_HEADER) :].splitlines())
+        at = text.rfind(DICTIONARY_HEADER)
+        if at >= 0:
+            return parse_dictionary(text[at + len(DICTIONARY_HEADER) :].splitlines())
     return balrog_actions(texts)
+
+
+def parse_dictionary(lines: Sequence[str]) -> list[Listed]:
+    """`<NAME>` lines (` args: ...` after an action that takes some), up to the first other."""
+    found = []
+    for line in lines:
+        name, takes = line.strip(), False
+        if not name:
+            continue
+        if " args: " in name:
+            name, takes = name.split(" args: ", 1)[0], True
+        if not (name.startswith("<") and name.endswith(">")):
+            break
+        found.append(Listed(name[1:-1], "", takes))
+    return found
 
 
 def balrog_actions(texts: Sequence[str]) -> list[Listed]:
@@ -206,7 +228,7 @@ def text_reply(texts: Sequence[str], choose: Chooser) -> str | None:
     if texts[-1].rstrip().endswith("Action:") or NAIVE_ASK in texts[-1]:
         return balrog_name(action)
     if "<ACTION NAME>" in last:
-        return f"<{action.id}>"
+        return f"Decisions:\n0: <{action.id}>"  # as CoS's extractor reads them
     reply = json.dumps(object_reply(last, action, "You may give up to" in last))
     if "<decision>" in last:
         return f"<decision>{reply}</decision>"

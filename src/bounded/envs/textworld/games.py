@@ -119,10 +119,20 @@ def game_path(task: str, seed: int, settings: dict[str, Any], games_dir: Path) -
 
 
 def ensure_game(task: str, seed: int, settings: dict[str, Any], games_dir: Path) -> Path:
-    """The compiled game, generated first if the cache lacks it."""
+    """The compiled game: from the cache, else the copy shipped with bounded
+    (`bounded.envs.textworld.shipped`), else generated now."""
+    from bounded.envs.textworld.shipped import unpack_shipped
+
     path = game_path(task, seed, settings, games_dir)
     if path.exists() and path.with_suffix(".json").exists():
         return path
+    if unpack_shipped(path):
+        return path
+    return generate_game(task, seed, settings, path)
+
+
+def generate_game(task: str, seed: int, settings: dict[str, Any], path: Path) -> Path:
+    """Generate the game into `path` (its `.json` beside it) in a child process."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=path.parent) as work:
         target = Path(work) / path.name
@@ -243,5 +253,6 @@ __all__ = [
     "ensure_game",
     "game_path",
     "game_settings",
+    "generate_game",
     "generator_seeds",
 ]
