@@ -59,8 +59,8 @@ def archive_readers(*datas: Data) -> str:
     return table(header, rows)
 
 
-def archive_writes(data: Data) -> str:
-    writes = data["writes"]
+def archive_writes(writes_data: Data) -> str:
+    writes = writes_data["writes"]
     rows = [
         [
             f"`{game.split('/')[0]}`", count(int(game.split("/")[1])),
@@ -73,22 +73,26 @@ def archive_writes(data: Data) -> str:
         "contract", "game's decisions", "before: median ms", "after: median ms",
         "before: mean ms", "after: mean ms",
     ]  # fmt: skip
-    transcript = data["transcript"]
-    games = transcript["games"]
-    flat = ", ".join(
-        f"{count(int(n))} decisions {sig3(g['bytes_per_decision'])} B" for n, g in games.items()
-    )
     return (
         table(header, rows)
-        + f"\nMedian of {writes['rounds']} alternating rounds. Transcript games, archive bytes"
-        f" per decision: {flat} (ratio {transcript['long_over_short']:.2f}).\n"
+        + f"\nMedian of {writes['rounds']} alternating rounds. {measured_under(writes_data)}\n"
     )
+
+
+def transcript_flat(data: Data) -> str:
+    transcript = data["transcript"]
+    flat = ", ".join(
+        f"{count(int(n))} decisions: {count(round(g['bytes_per_decision']))} bytes per decision"
+        for n, g in transcript["games"].items()
+    )
+    return f"One transcript game each, {flat} (ratio {transcript['long_over_short']:.2f}).\n"
 
 
 ARCHIVE: dict[str, Callable[..., str]] = {
     "archive-bytes": archive_bytes,
     "archive-readers": archive_readers,
     "archive-writes": archive_writes,
+    "archive-transcript": transcript_flat,
 }
 
 __all__ = ["ARCHIVE"]
