@@ -167,8 +167,13 @@ class PromptWriter:
             chain = None  # not stored as remembered: a rolled-back write, another writer
         texts = [(s.layer, s.role, s.text) for s in segments]
         same = common_prefix(chain.texts, texts) if chain is not None else 0
+        labels: dict[tuple[str, str], int] = {}  # the previous prompt's are stored (its row is)
+        if chain is not None:
+            for (layer, role, _), (label, _) in zip(chain.texts, chain.ids, strict=True):
+                labels[(layer, role)] = label
         ids = (chain.ids[:same] if chain is not None else []) + [
-            (_label_id(db, layer, role), _text_id(db, text)) for layer, role, text in texts[same:]
+            (labels.get((layer, role)) or _label_id(db, layer, role), _text_id(db, text))
+            for layer, role, text in texts[same:]
         ]
         base, blob, keep = next_link(chain, index, ids)
         kept = after_link(chain, index, base, keep, ids)
