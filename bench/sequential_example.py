@@ -33,7 +33,6 @@ from typing import Any
 from bounded.analysis.games import completed_games
 from bounded.analysis.paired import compare_paired
 from bounded.analysis.plan import PlanAsked, plan_comparison
-from bounded.analysis.power import exact_mcnemar_power, joint
 from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.sweeps.experiment import load_experiment
@@ -138,15 +137,12 @@ def fixed_plan(truth: dict[str, Any], power: float) -> dict[str, Any]:
         correlation=rho,
     )  # fmt: skip
     found = plan_comparison(asked, [], [])
-    cells = joint(wins["rate_a"], wins["rate_b"], rho)
     return {
         "power": power,
         "correlation": rho,
         "calibration_pairs": n,
         "games_per_cell": found.games_per_cell,
         "predicted_power": found.predicted_power,
-        "exact_games_per_cell": found.exact_games_per_cell,
-        "exact_power_at_fixed": exact_mcnemar_power(found.games_per_cell, cells),
         "assumptions": found.assumptions,
     }
 

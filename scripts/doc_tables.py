@@ -164,26 +164,10 @@ def epicstar_scripted(data: Data) -> str:
 
 
 def epicstar_parity(data: Data) -> str:
-    settings = ("environment", "seeds", "model", "reply", "temperature", "max_tokens", "reasoning")
-    rows = [
-        [
-            c["label"], c["games"], f"{c['effective_action_rate']:.2f}",
-            f"{c['model_calls_per_decision']:.3f}", count(c["prompt_tokens_per_decision"]),
-            count(c["completion_tokens_per_decision"]), *(c["settings"][s] for s in settings),
-        ]
-        for c in data["parity"]["cells"]
-    ]  # fmt: skip
-    header = [
-        "cell", "games", "effective actions/decision", "model calls/decision",
-        "prompt tokens/decision", "completion tokens/decision", *settings,
-    ]  # fmt: skip
-    differences = "".join(
-        f"- parity: {d['setting']} differs: "
-        + "; ".join(f"{k} {v}" for k, v in d["values"].items())
-        + "\n"
-        for d in data["parity"]["differences"]
-    )
-    return table(header, rows) + "\n" + differences
+    """The parity report the bench's runs gave, as `bounded craft-table` prints it."""
+    from bounded.analysis.parity import ParityReport, render_parity_markdown
+
+    return render_parity_markdown(ParityReport.model_validate(data["parity"])) + "\n"
 
 
 BALROG_ENVS = ("babyai", "crafter", "minihack", "nle", "textworld")

@@ -6,10 +6,7 @@ embedded model; `llama_server` a real OpenAI-compatible server (llama-cpp-python
 from __future__ import annotations
 
 import socket
-import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -35,8 +32,10 @@ def local_model():
 
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory):
-    """Base URL of `python -m llama_cpp.server` on the embedded weights."""
+    """Base URL of `python -m llama_cpp.server` on the embedded weights, ended with the test
+    run however it ends (SIGTERM and SIGKILL included: `bounded.testing.serving`)."""
     from bounded.models.local import EMBEDDED
+    from bounded.testing.serving import serving
 
     port = free_port()
     weights = EMBEDDED["smollm2"].path()
@@ -44,32 +43,6 @@ def llama_server(tmp_path_factory):
         sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--host", "127.0.0.1",
         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", "smollm2",
     ]  # fmt: skip
-    # The server logs a lot while loading: a file, not a pipe nobody reads, which would fill
-    # and block the server before it ever answers.
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        wait_until_serving(url, server, log_path)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-def wait_until_serving(
-    url: str, server: subprocess.Popen, log_path, timeout_s: float = 120
-) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"llama server exited: {log_path.read_text()[-2000:]}")
-        try:
-            urllib.request.urlopen(f"{url}/models", timeout=2)
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(
-        f"llama server did not start in {timeout_s:.0f} s: {log_path.read_text()[-2000:]}"
-    )
+    with serving(command, f"http://127.0.0.1:{port}/v1", log_path) as served:
+        yield served.url

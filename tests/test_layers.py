@@ -69,7 +69,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis": {"core", "registry", "env_records", "archive", "stores"},
     # `bounded view` follows a sweep being written: its progress reads the sweep's stored
     # plan (`sweeps.board`)
-    "report": {"core", "registry", "env_records", "archive", "analysis", "sweeps"},
+    "report": {"core", "registry", "env_records", "archive", "analysis", "sweeps", "version"},
     "attribution": {
         "core",
         "registry",

@@ -175,6 +175,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         "Workbench",
         summary="Coding tasks in a sandbox directory, judged by their oracles.",
         expert="bounded.envs.workbench:WorkbenchExpert",
+        expert_reads_env=True,
         replay="refused",
         replay_refusal="its tools run real processes in a sandbox directory, whose results a "
         "replay cannot promise to reproduce, and its expert is a script of replies",

@@ -1,7 +1,8 @@
-"""Paired comparisons: the intervals cover at their nominal rate (seeded simulations), the
-tests agree with independent computations, pairing narrows the interval where the
-pairs are correlated, and a comparison of cells with different seed sets lists the
-games left unpaired (on a real archive of scripted games)."""
+"""Paired comparisons on (block, seed): the pooled and per-block rows agree with the
+statistics computed here on the same pairs, pairing narrows the interval where the pairs
+are correlated, the same seed in two blocks is two pairs, Holm covers every test of a
+call, and a comparison of cells with different seed sets lists the games left unpaired
+(on a real archive of scripted games)."""
 
 import subprocess
 import sys
@@ -10,30 +11,22 @@ import textwrap
 import numpy as np
 import pytest
 from scipy import stats
-from statsmodels.stats.proportion import confint_proportions_2indep
+from statsmodels.stats.contingency_tables import mcnemar
 
 from bounded.analysis.games import CompletedGame
-from bounded.analysis.paired import (
-    adjust_holm,
-    compare_paired,
-    mcnemar_exact_p,
-    newcombe_paired_interval,
-    pair_games,
-    paired_bootstrap_interval,
-)
+from bounded.analysis.options import TableOptions
+from bounded.analysis.paired import adjust_holm, compare_paired, pair_games
+from bounded.analysis.stratified import stratified_t, tango_interval
 from bounded.archive import Archive
-from bounded.core import ConfigError
-
-SIMULATIONS = 2_000
-TOLERANCE = 3 * np.sqrt(0.95 * 0.05 / SIMULATIONS)
-"""Three Monte-Carlo standard errors of a 95% coverage estimated from SIMULATIONS runs."""
+from bounded.core import ConfigError, RunRecord
 
 
-def game(cell, seed, victory, score=None):
+def game(cell, seed, victory, score=None, progress=None):
     return CompletedGame(
         run_id=f"{cell}-{seed}", tag=cell, experiment="x", cell=cell, env_id="e", contract="c",
         model="m", seed=seed, started_at=float(seed), victory=victory, score=score,
-        prompt_tokens=0, completion_tokens=0, decisions=1, model_calls=0, wall_s=0.0,
+        progress=progress, prompt_tokens=0, completion_tokens=0, decisions=1, model_calls=0,
+        wall_s=0.0,
     )  # fmt: skip
 
 
@@ -47,50 +40,56 @@ def correlated_wins(rng, n, rate_a, rate_b, share):
     return a, b
 
 
-@pytest.mark.parametrize(
-    ("rate_a", "rate_b", "share", "n"),
-    [(0.38, 0.18, 0.5, 60), (0.3, 0.6, 0.0, 40), (0.5, 0.5, 0.8, 80)],
-)
-def test_newcombe_paired_interval_covers_the_true_difference_at_its_nominal_rate(
-    rate_a, rate_b, share, n
-):
-    rng = np.random.default_rng(42)
-    covered = 0
-    for _ in range(SIMULATIONS):
-        a, b = correlated_wins(rng, n, rate_a, rate_b, share)
-        both, only_a = int(np.sum(a & b)), int(np.sum(a & ~b))
-        only_b, neither = int(np.sum(~a & b)), int(np.sum(~a & ~b))
-        low, high = newcombe_paired_interval(both, only_a, only_b, neither)
-        covered += low <= rate_a - rate_b <= high
-    assert abs(covered / SIMULATIONS - 0.95) <= TOLERANCE
+def two_blocks(rng):
+    """A and B on seeds 0-19 of two blocks with different base rates; A's games in block
+    `hard` renamed so that run ids stay unique."""
+    games_a, games_b, blocks = [], [], {}
+    for block, rate in (("easy", 0.7), ("hard", 0.2)):
+        a, b = correlated_wins(rng, 20, rate + 0.1, rate, 0.5)
+        progress = rng.normal(60 if block == "easy" else 20, 10, 20)
+        for seed in range(20):
+            for cell, won, games, shift in (("A", a, games_a, 5.0), ("B", b, games_b, 0.0)):
+                found = game(cell, seed, bool(won[seed]), progress=float(progress[seed] + shift
+                             + rng.normal(0, 3)))  # fmt: skip
+                found = found.model_copy(update={"run_id": f"{cell}-{block}-{seed}"})
+                games.append(found)
+                blocks[found.run_id] = block
+    return games_a, games_b, blocks
 
 
-def test_paired_bootstrap_interval_covers_the_true_mean_difference_at_its_nominal_rate():
-    rng = np.random.default_rng(7)
-    n, true_difference, covered = 50, 8.0, 0
-    for index in range(SIMULATIONS // 2):
-        deal = rng.normal(60, 15, n)  # what the seed gives both players
-        a = deal + true_difference + rng.normal(0, 10, n)
-        b = deal + rng.normal(0, 10, n)
-        low, high = paired_bootstrap_interval(a - b, resamples=999, seed=index)
-        covered += low <= true_difference <= high
-    simulations = SIMULATIONS // 2
-    assert abs(covered / simulations - 0.95) <= 3 * np.sqrt(0.95 * 0.05 / simulations)
-
-
-def test_newcombe_paired_interval_without_correlation_is_newcombes_unpaired_interval():
-    # ad = bc, so phi = 0 and method 10 reduces to the square-and-add interval of two
-    # independent samples of the same size (statsmodels' "newcomb").
-    low, high = newcombe_paired_interval(both=2, only_a=4, only_b=1, neither=2)
-    expected = confint_proportions_2indep(6, 9, 3, 9, method="newcomb")
-    assert (low, high) == pytest.approx(tuple(float(v) for v in expected), abs=1e-12)
-
-
-def test_exact_mcnemar_is_the_binomial_test_of_the_discordant_pairs():
-    for only_a, only_b in ((9, 2), (0, 5), (7, 7), (30, 12)):
-        expected = stats.binomtest(only_a, only_a + only_b, 0.5).pvalue
-        assert mcnemar_exact_p(only_a, only_b) == pytest.approx(expected)
-    assert mcnemar_exact_p(0, 0) == 1.0
+def test_the_same_seed_in_two_blocks_is_two_pairs_and_each_block_a_row():
+    games_a, games_b, blocks = two_blocks(np.random.default_rng(1))
+    with pytest.raises(ConfigError, match="holds seed 0 2 times"):
+        pair_games("A", games_a, "B", games_b)  # paired on the seed alone: refused
+    found = compare_paired("A", games_a, "B", games_b, blocks=blocks)
+    assert found.pairs == 40 and found.blocks == ["easy", "hard"]
+    assert [w.block for w in found.block_wins] == ["easy", "hard"]
+    assert found.wins is not None and found.wins.block is None
+    for w in [found.wins, *found.block_wins]:
+        mine = [(a.victory, b.victory) for a, b in zip(games_a, games_b, strict=True)
+                if w.block in (None, blocks[a.run_id])]  # fmt: skip
+        only_a = sum(a and not b for a, b in mine)
+        only_b = sum(b and not a for a, b in mine)
+        assert (w.only_a, w.only_b, w.pairs) == (only_a, only_b, len(mine))
+        expected = mcnemar([[0, only_a], [only_b, 0]], exact=False, correction=True).pvalue
+        if only_a != only_b:
+            assert w.p_value == pytest.approx(expected)
+        assert w.exact_p == pytest.approx(stats.binomtest(only_a, only_a + only_b).pvalue)
+        assert (w.low, w.high) == pytest.approx(tango_interval(only_a, only_b, len(mine)))
+    progress = next(m for m in found.means if m.metric == "progress")
+    diffs = {
+        block: [a.progress - b.progress for a, b in zip(games_a, games_b, strict=True)
+                if blocks[a.run_id] == block]
+        for block in ("easy", "hard")
+    }  # fmt: skip
+    pooled = stratified_t(list(diffs.values()))
+    assert (progress.low, progress.high, progress.p_value) == pytest.approx(
+        (pooled.low, pooled.high, pooled.p_value)
+    )
+    easy = next(m for m in found.block_means if m.block == "easy" and m.metric == "progress")
+    expected_easy = stats.ttest_1samp(diffs["easy"], 0.0)
+    assert easy.p_value == pytest.approx(expected_easy.pvalue)
+    assert easy.unpaired_low is None and progress.unpaired_low is not None
 
 
 def test_pairing_narrows_the_interval_when_the_deal_decides_most_of_the_outcome():
@@ -111,6 +110,7 @@ def test_pairing_narrows_the_interval_when_the_deal_decides_most_of_the_outcome(
     score = next(m for m in found.means if m.metric == "score")
     assert score.narrowing is not None and score.narrowing > 0.5
     assert score.low <= 5 <= score.high
+    assert score.bootstrap_low <= 5 <= score.bootstrap_high
 
 
 def test_independent_outcomes_gain_nothing_from_pairing():
@@ -125,7 +125,7 @@ def test_games_without_a_partner_are_listed_and_a_repeated_seed_refused():
     games_a = [game("A", s, s % 2 == 0) for s in (1, 2, 3, 4)]
     games_b = [game("B", s, s % 3 == 0) for s in (3, 4, 5)]
     pairs, only_a, only_b = pair_games("A", games_a, "B", games_b)
-    assert [(a.seed, b.seed) for a, b in pairs] == [(3, 3), (4, 4)]
+    assert [(a.seed, b.seed) for a, b in pairs.values()] == [(3, 3), (4, 4)]
     assert [g.seed for g in only_a] == [1, 2] and [g.seed for g in only_b] == [5]
     found = compare_paired("A", games_a, "B", games_b)
     assert found.pairs == 2
@@ -137,19 +137,19 @@ def test_games_without_a_partner_are_listed_and_a_repeated_seed_refused():
 
 def test_holm_adjusts_every_test_of_the_call_together():
     rng = np.random.default_rng(11)
-    games = {
-        cell: [
-            game(cell, s, bool(rng.random() < rate), float(rng.normal(mu, 10))) for s in range(40)
-        ]
-        for cell, rate, mu in (("A", 0.6, 60), ("B", 0.3, 50), ("C", 0.3, 50))
-    }
+    games_a, games_b, blocks = two_blocks(rng)
+    games_c = [g.model_copy(update={"run_id": "C" + g.run_id[1:], "cell": "C", "tag": "C"})
+               for g in games_b]  # fmt: skip
+    blocks.update({"C" + k[1:]: v for k, v in blocks.items() if k.startswith("B")})
     comparisons = [
-        compare_paired("A", games["A"], "B", games["B"]),
-        compare_paired("B", games["B"], "C", games["C"]),
+        compare_paired("A", games_a, "B", games_b, blocks=blocks),
+        compare_paired("B", games_b, "C", games_c, blocks=blocks),
     ]
-    assert adjust_holm(comparisons) == 4
-    raw = [p for c in comparisons for p in (c.wins.p_value, c.means[0].p_value)]
-    adjusted = [p for c in comparisons for p in (c.wins.p_holm, c.means[0].p_holm)]
+    rows = [row for c in comparisons for row in c.tests() if not np.isnan(row.p_value)]
+    # per comparison: wins and progress, pooled and in each of the two blocks
+    assert adjust_holm(comparisons) == len(rows) == 12
+    raw = [row.p_value for row in rows]
+    adjusted = [row.p_holm for row in rows]
     order = np.argsort(raw)
     running = 0.0
     for rank, index in enumerate(order):  # Holm by hand: step down, monotone, capped at 1
@@ -209,3 +209,54 @@ def test_analyze_compare_on_cells_with_different_seed_sets_lists_the_unpaired_ga
     )
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0 and "--compare takes two cell labels" in bad.stderr
+
+
+def known_skill_runs(rng, seeds, rates_b, effect, share):
+    """The archive rows of two players of known skill on three levels (blocks) with
+    different base rates: B wins a level's game with the level's rate, A with that rate
+    plus `effect`, and with chance `share` a seed's deal decides both."""
+    runs, truth = [], {}
+    for level, rate in rates_b.items():
+        common, together = rng.random(seeds), rng.random(seeds) < share
+        for tag, chance in (("A", rate + effect), ("B", rate)):
+            won = np.where(together, common, rng.random(seeds)) < chance
+            for seed in range(seeds):
+                truth[(tag, level, seed)] = bool(won[seed])
+                runs.append(RunRecord(
+                    run_id=f"{tag}-{level}-{seed}", env_id="bounded/BabyAI-v0",
+                    contract="player", model="none", seed=seed, tag=tag, experiment="known",
+                    cell=f"{tag}[level={level}]", status="completed", started_at=float(seed),
+                    outcome={"victory": bool(won[seed]), "progress": float(won[seed])},
+                    spec={"env": "babyai", "env_options": {"level": level}, "tag": tag},
+                ))  # fmt: skip
+    return runs, truth
+
+
+def test_an_archive_of_known_skill_players_on_three_levels_is_compared_within_levels(tmp_path):
+    # the analysis path (a real archive, the design's blocks, the table's rows) gives the
+    # statistics of the pairs it holds, which test_stratified checks for coverage and level
+    # over 400 simulated sweeps; pooled as independent samples the same games say less
+    rates_b = {"goto": 0.2, "pickup": 0.5, "open": 0.8}
+    runs, truth = known_skill_runs(np.random.default_rng(9), 12, rates_b, 0.15, 0.7)
+    with Archive(tmp_path / "known.sqlite") as store:
+        for run in runs:
+            store.save_run(run)
+    with Archive(tmp_path / "known.sqlite", read_only=True) as store:
+        archived = store.runs()
+    table = TableOptions(compares=[("A", "B")]).compute(archived)
+    (found,) = table.paired
+    assert found.pairs == 36 and len(found.blocks) == 3 and not found.unpaired_a
+    only_a = sum(truth[("A", lv, s)] and not truth[("B", lv, s)] for lv in rates_b
+                 for s in range(12))  # fmt: skip
+    only_b = sum(truth[("B", lv, s)] and not truth[("A", lv, s)] for lv in rates_b
+                 for s in range(12))  # fmt: skip
+    assert found.wins is not None
+    assert (found.wins.only_a, found.wins.only_b) == (only_a, only_b)
+    assert (found.wins.low, found.wins.high) == pytest.approx(tango_interval(only_a, only_b, 36))
+    assert found.wins.narrowing is not None
+    assert found.wins.unpaired_p is not None and found.wins.unpaired_p != found.wins.p_value
+    progress = next(m for m in found.means if m.metric == "progress")
+    blocks = [[100.0 * (truth[("A", lv, s)] - truth[("B", lv, s)]) for s in range(12)]
+              for lv in sorted(rates_b)]  # fmt: skip
+    assert progress.p_value == pytest.approx(stratified_t(blocks).p_value)
+    assert [w.block for w in found.block_wins] == [f"babyai level={lv}" for lv in sorted(rates_b)]

@@ -32,6 +32,7 @@ def test_a_summary_holds_every_run_with_its_totals_and_layers(warehouse_archive)
             assert row["fallbacks"] == sum(d.fallback for d in decisions)
             assert row["rewards"] == [d.reward for d in decisions]
             assert row["outcome"] == run.outcome and row["spec"] == run.spec
+            assert row["code_revision"] == run.code_revision
     assert sorted(runs) == sorted(row["run_id"] for row in summary["runs"])
 
 

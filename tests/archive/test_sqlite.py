@@ -148,6 +148,23 @@ def test_an_archive_without_the_spec_column_gains_it(tmp_path):
         assert archive.run("r1").spec == {"env": "warehouse"}
 
 
+def test_an_archive_without_the_code_revision_column_gains_it_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Archive(path) as archive:
+        archive.save_run(run_record(status="completed"))
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE runs DROP COLUMN code_revision")
+    db.commit()
+    db.close()
+    with Archive(path, read_only=True) as archive:  # read as a migration would, unchanged
+        assert archive.run("r1").code_revision == ""
+    with Archive(path) as archive:
+        [run] = archive.runs()
+        assert run.code_revision == "" and run.status == "completed"
+        archive.save_run(run.model_copy(update={"code_revision": "v1.0-3-gabc1234-dirty"}))
+        assert archive.run("r1").code_revision == "v1.0-3-gabc1234-dirty"
+
+
 @pytest.mark.parametrize(("setting", "level"), [("", 1), ("normal", 1), ("FULL", 2)])
 def test_commits_wait_for_the_disk_only_when_bounded_sync_says_full(
     tmp_path, monkeypatch, setting, level

@@ -1,8 +1,9 @@
 """`bounded plan` on AgenticSTS's released cells (10 games each) prints the games per cell
-of a textbook calculation (Connor's formula, worked here by hand), says which figures it
-took from the archive and which it assumed, and gives the smallest difference 10 games
-can detect; on an experiment file it uses the earlier games of the same cells and prices
-the games still to play; mistakes are one line and exit 2."""
+of a textbook calculation (Connor's formula with Edwards' continuity correction, worked
+here by hand), says which figures it took from the archive and which it assumed, and
+gives the smallest difference 10 games can detect; on an experiment file it uses the
+earlier games of the same cells and prices the games still to play, and on a matrix file
+it takes treatment names and plans seeds per block; mistakes are one line and exit 2."""
 
 import math
 import os
@@ -41,40 +42,55 @@ def bounded(*args):
 
 
 def by_hand(rate_a, rate_b):
-    """Connor (1987) with no correlation: p10 = pA (1 - pB), p01 = (1 - pA) pB."""
+    """Connor (1987) with no correlation: p10 = pA (1 - pB), p01 = (1 - pA) pB; then the
+    fewest n from there on at which the continuity-corrected test's normal approximation,
+    Phi((n delta - 1 - z sqrt(n psi)) / sqrt(n (psi - delta^2))), reaches 80%."""
     p10, p01 = rate_a * (1 - rate_b), (1 - rate_a) * rate_b
     psi, delta = p10 + p01, p10 - p01
-    n = (Z_975 * math.sqrt(psi) + Z_80 * math.sqrt(psi - delta**2)) ** 2 / delta**2
-    return math.ceil(n)
+    n = math.ceil((Z_975 * math.sqrt(psi) + Z_80 * math.sqrt(psi - delta**2)) ** 2 / delta**2)
+    while (n * delta - 1 - Z_975 * math.sqrt(n * psi)) / math.sqrt(n * (psi - delta**2)) < Z_80:
+        n += 1
+    return n
 
 
 def test_plan_on_agenticsts_released_cells_matches_the_textbook_calculation(agenticsts):
     shown = bounded("plan", str(agenticsts), "--compare", SKILLS, BASELINE)
     assert shown.returncode == 0, shown.stderr
     out = shown.stdout
-    # the observed 6/10 against 3/10: (1.96 sqrt(0.54) + 0.84 sqrt(0.45))^2 / 0.09 = 44.7
-    assert by_hand(0.6, 0.3) == 45
-    assert "games per cell: 45 (Connor's formula for +30.0 points of win rate)" in out
+    # the observed 6/10 against 3/10: (1.96 sqrt(0.54) + 0.84 sqrt(0.45))^2 / 0.09 = 44.7,
+    # and the correction asks for 7 more
+    assert by_hand(0.6, 0.3) == 52
+    assert (
+        "games per cell: 52 (Connor's formula, continuity-corrected for "
+        "+30.0 points of win rate)" in out
+    )
     assert "uses effect +0.300: the observed difference of the archive's win rates" in out
     assert "uses B's win rate 0.300: observed in the archive (10 games)" in out
     # the release records no seed, so no game is paired and no correlation observed
     assert "uses pair correlation 0: assumed (no common seeds in the archive" in out
-    smallest = detectable_win_difference(10, 0.3)
-    assert smallest is not None
-    assert connor_power(10, joint(0.3 + smallest, 0.3)) == pytest.approx(0.8, abs=1e-4)
+    # 10 pairs against B's 3/10 detect nothing: even A winning every game leaves
+    # (7 - 1 - 1.96 sqrt(7)) / sqrt(10 x 0.21) = 0.56 < z(0.8)
+    assert (7 - 1 - Z_975 * math.sqrt(7)) / math.sqrt(10 * 0.21) < Z_80
+    assert detectable_win_difference(10, 0.3) is None
     assert (
-        f"the archive holds 10 and 10 games: the smallest difference 10 pairs detect with 80% "
-        f"power: {100 * smallest:+.1f} points of win rate"
-    ) in out
+        "the archive holds 10 and 10 games: the smallest difference 10 pairs detect with "
+        "80% power: none" in out
+    )
+    smallest = detectable_win_difference(40, 0.3)
+    assert smallest is not None
+    assert connor_power(40, joint(0.3 + smallest, 0.3)) == pytest.approx(0.8, abs=1e-4)
     assert "cost: not estimated" in out
 
 
 def test_plan_for_a_given_effect_from_the_archives_baseline(agenticsts):
     shown = bounded("plan", str(agenticsts), "--compare", SKILLS, BASELINE, "--effect", "0.2")
     assert shown.returncode == 0, shown.stderr
-    # 0.5 against 0.3: (1.96 sqrt(0.5) + 0.84 sqrt(0.46))^2 / 0.04 = 95.7
-    assert by_hand(0.5, 0.3) == 96
-    assert "games per cell: 96 (Connor's formula for +20.0 points of win rate)" in shown.stdout
+    # 0.5 against 0.3: (1.96 sqrt(0.5) + 0.84 sqrt(0.46))^2 / 0.04 = 95.7, corrected: 106
+    assert by_hand(0.5, 0.3) == 106
+    assert (
+        "games per cell: 106 (Connor's formula, continuity-corrected for "
+        "+20.0 points of win rate)" in shown.stdout
+    )
 
 
 def player_file(tmp_path, games):
@@ -110,7 +126,9 @@ def test_plan_on_a_file_uses_the_earlier_games_of_its_cells_and_prices_the_rest(
     before = bounded("plan", str(path), "--compare", "expert", "slip", "--effect", "0.2")
     assert before.returncode == 0, before.stderr
     assert "uses pair correlation 0: assumed (no common seeds in the archive" in before.stdout
-    assert "cost, total to reach 100 games per cell: 200 games" in before.stdout
+    # no games of B: rates centred on 1/2, 0.6 against 0.4
+    n = by_hand(0.6, 0.4)
+    assert f"cost, total to reach {n} games per cell: {2 * n} games" in before.stdout
     assert not (tmp_path / "p.sqlite").exists()
     assert bounded("sweep", str(path)).returncode == 0
     after = bounded("plan", str(path), "--compare", "expert", "slip", "--effect", "0.2")
@@ -118,7 +136,7 @@ def test_plan_on_a_file_uses_the_earlier_games_of_its_cells_and_prices_the_rest(
     assert "observed in the archive (8 games)" in after.stdout
     uses = [line for line in after.stdout.splitlines() if "pair correlation" in line]
     assert len(uses) == 1 and (
-        "observed on the archive's 8 common seeds" in uses[0] or "assumed" in uses[0]
+        "observed within blocks on the archive's 8 pairs" in uses[0] or "assumed" in uses[0]
     )
     assert "8 in the archive" in after.stdout
     assert "the file plans 8 common seeds: the smallest difference 8 pairs detect" in after.stdout
@@ -133,7 +151,7 @@ def test_plan_mistakes_are_one_line_and_exit_2(tmp_path, agenticsts):
     for args, message in (
         (
             ("plan", str(path), "--compare", "expert", "nobody", "--effect", "0.2"),
-            "no cell 'nobody'",
+            "no cell or treatment 'nobody'",
         ),
         (("plan", str(path), "--compare", "expert", "slip"), "give --effect"),
         (

@@ -188,6 +188,27 @@ def test_a_few_slots_on_a_terminal_are_redrawn_a_line_each():
     display.end()
 
 
+def test_cell_names_with_brackets_show_as_written_on_the_board_and_the_workers():
+    from bounded.cli._progress import board_table
+
+    games = [
+        GameSpec(env="babyai", contract="balrog-naive", seed=1, cell=f"balrog-naive[level={lv}]",
+                 experiment="multi")
+        for lv in ("goto", "pickup")
+    ]  # fmt: skip
+    board = SweepBoard.planned(games, SweepPrices({}))
+    out = io.StringIO()
+    Console(file=out, width=200).print(board_table(board))
+    shown = out.getvalue()
+    assert "balrog-naive[level=goto]" in shown and "balrog-naive[level=pickup]" in shown
+    out = io.StringIO()
+    display = SweepProgress(Console(file=out, width=200))
+    display.begin(planned=2, skipped=0, workers=1)
+    display.started(0, games[1])
+    display.end()
+    assert "worker 1: balrog-naive[level=pickup] seed 1" in out.getvalue()
+
+
 class Noted(SweepProgress):
     """The display, keeping every note it shows (time left, a game's decisions so far),
     with the decisions of the game in flight when each was shown."""

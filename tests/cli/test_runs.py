@@ -50,3 +50,26 @@ def test_a_tag_no_run_has_is_an_error_naming_the_closest(tmp_path, capsys):
         main(["attribute", str(path), "--tag", "type", "--layer", "L3"])
     assert stopped.value.code == 2
     assert "no runs of tag 'type'" in capsys.readouterr().err
+
+
+def test_runs_show_cell_names_as_written_and_the_code_that_played_each(
+    tmp_path, capsys, monkeypatch
+):
+    from rich.console import Console
+
+    from bounded.cli import _output, runs
+
+    wide = Console(width=400)
+    monkeypatch.setattr(_output, "console", wide)
+    monkeypatch.setattr(runs, "console", wide)
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        for run_id, level in (("a" * 32, "goto"), ("b" * 32, "pickup")):
+            archive.save_run(
+                record(run_id, experiment="exp", cell=f"balrog-naive[level={level}]",
+                       tag="[bold]t[/bold]", status="completed", code_revision="v1-2-gabc-dirty")
+            )  # fmt: skip
+    main(["runs", str(path)])
+    out = capsys.readouterr().out
+    assert "balrog-naive[level=goto]" in out and "balrog-naive[level=pickup]" in out
+    assert "[bold]t[/bold]" in out and out.count("v1-2-gabc-dirty") == 2

@@ -45,6 +45,7 @@ def test_report_shows_paired_comparisons_and_the_unpaired_games(tmp_path):
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     html = page.read_text()
-    assert 'class="paired-table"' in html and "Paired comparisons on common seeds" in html
+    assert 'class="paired-table"' in html
+    assert "Paired comparisons on common seeds of each block" in html
     assert "Unpaired, left out of state vs transcript: state seeds 1; transcript seeds 4." in html
     assert "Holm&#39;s method" in html or "Holm's method" in html

@@ -169,7 +169,7 @@ def test_a_phase_stopped_half_way_is_continued_on_its_store(tmp_path, monkeypatc
     with Archive(experiment.archive) as archive:
         assert phase_record(archive, "spire-a0", "learn-mode-b") is not None
         assert phase_record(archive, "spire-a0", "learn-self-evolve") is None
-    preview = dry_run(path).output
+    preview = dry_run(path, "--list-games").output
     assert "  phase learn-self-evolve: 3/4 games to play (continued on its store)" in preview
     assert "  phase learn-mode-b: frozen " in preview
     assert "(written by phase learn-self-evolve)" in preview and "(frozen " in preview
@@ -360,7 +360,7 @@ def dry_run(path: Path, *options: str):
 
 def test_dry_run_lists_phases_and_the_stores_they_will_write(tmp_path):
     path = small_a0(tmp_path)
-    result = dry_run(path)
+    result = dry_run(path, "--list-games")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "spire-a0: 14 planned, 14 to play"

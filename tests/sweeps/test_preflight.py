@@ -116,3 +116,71 @@ def test_a_sweep_stops_after_games_fail_in_a_row(tmp_path, capsys):
     line = next(line for line in (out + err).splitlines() if "in a row" in line)
     assert line.startswith("stopped after 2 failed games in a row (the last, state seed")
     assert "3 games not started" in line and "continue with: bounded sweep" in line
+
+
+def two_mode_file(tmp_path, url):
+    """A constrained cell, one that may fall back to text, and one in text mode."""
+    path = experiment_file(tmp_path, "openai:m", url)
+    constrained = 'contract = "state"\ncontract_config = { reply = "constrained" }\n'
+    path.write_text(
+        path.read_text().replace('contract = "state"\n', constrained)
+        + textwrap.dedent(
+            """
+            [[cells]]
+            tag = "falls-back"
+            contract = "state"
+            contract_config = { reply = "constrained", reply_fallback = ["json", "text"] }
+
+            [[cells]]
+            tag = "texts"
+            contract = "state"
+            contract_config = { reply = "text" }
+            """
+        )
+    )
+    return path
+
+
+def test_the_dry_run_fails_each_cell_whose_reply_modes_the_endpoint_cannot_play(tmp_path, capsys):
+    refused = frozenset({"json_schema", "json_object"})
+    with Endpoint(plays="first", refuses=refused) as endpoint:
+        code, text = dry_run(capsys, two_mode_file(tmp_path, endpoint.url))
+    assert code == 1, text
+    problems = [line for line in text.splitlines() if line.startswith("problem:")]
+    assert problems == [
+        f"problem: cells.state: cannot play against model 'openai:m' at {endpoint.url}: it "
+        "replies in constrained, which needs json_schema or json_object+schema, and the "
+        'endpoint takes none of them; it plays text: set reply_fallback = ["text"] or reply '
+        "to one of them"
+    ]
+    assert "accepts none; refuses json_schema, json_object+schema, json_object" in text
+    assert list(tmp_path.iterdir()) == [tmp_path / "e.toml"]
+
+
+def test_the_dry_run_passes_where_the_endpoint_plays_every_cell(tmp_path, capsys):
+    with Endpoint(plays="first", refuses=frozenset({"json_schema"})) as endpoint:
+        code, text = dry_run(capsys, two_mode_file(tmp_path, endpoint.url))
+    assert code == 0, text  # llama.cpp's json_object form plays constrained
+
+
+def test_an_unknown_model_reads_the_same_on_an_archive_that_holds_games(tmp_path, capsys):
+    path = experiment_file(tmp_path, "scripted:minimal")
+    assert main_status(["sweep", str(path)]) == 0
+    capsys.readouterr()
+    path.write_text(path.read_text().replace("scripted:minimal", "opnai:fake"))
+    code, text = dry_run(capsys, path)
+    problems = [line for line in text.splitlines() if line.startswith("problem:")]
+    assert code == 1 and len(problems) == 1, text  # no line about the archived games
+    assert "unknown model 'opnai:fake'" in problems[0]
+    assert "did you mean openai:fake?" in problems[0]
+    assert main_status(["sweep", str(path)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "unknown model 'opnai:fake'" in line and "did you mean openai:fake?" in line
+
+
+def main_status(argv):
+    try:
+        main(argv)
+    except SystemExit as exit_info:
+        return exit_info.code
+    return 0

@@ -151,7 +151,7 @@ def test_nothing_to_find_plays_every_seed_and_says_so(tmp_path):
 def test_mistakes_are_refused_in_one_line_and_leave_the_archive_as_it_was(tmp_path):
     path = player_file(tmp_path, games=2)
     experiment = load_experiment(path)
-    with pytest.raises(ConfigError, match="no cell 'nobody'"):
+    with pytest.raises(ConfigError, match="no cell or treatment 'nobody'"):
         run_until_decided(experiment, Stopping(a="expert", b="nobody"))
     with pytest.raises(ConfigError, match="--block must be at least 1"):
         run_until_decided(experiment, Stopping(a="expert", b="random", block=0))

@@ -15,6 +15,7 @@ from bounded.archive.progress import current_lease, lease_scope, owner_alive
 from bounded.core import ConfigError
 from bounded.sweeps.experiment import load_experiment
 from bounded.sweeps.sweep import duplicate_games, experiment_lock, pending_games, run_sweep
+from bounded.version import code_revision
 
 REPLY = {"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}
 
@@ -65,6 +66,7 @@ def test_sweep_plays_every_game_once_and_resume_skips_them(tmp_path):
         assert {r.tag for r in runs} == {"state", "transcript"}
         assert all(r.status == "completed" and r.decisions == 6 for r in runs)
         assert all(r.env_id == "bounded/Warehouse-v0" and r.package_version for r in runs)
+        assert {r.code_revision for r in runs} == {code_revision()}
         assert all(
             r.contract_config_hash
             and r.spec["model"].startswith("scripted:")
@@ -137,7 +139,15 @@ def test_sweep_command_dry_run_and_exit_status(tmp_path):
     app.command()(sweep)
     result = CliRunner().invoke(app, [str(experiment.source), "--dry-run"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    assert "2 planned, 2 to play" in result.output and "transcript seed 1" in result.output
+    lines = result.output.splitlines()
+    assert lines[0].endswith("2 planned, 2 to play") and "transcript seed 1" not in result.output
+    assert lines[1].startswith("  estimate ")
+    assert lines[-1] == "(2 games to play: --list-games lists them)"
+    listed = CliRunner().invoke(
+        app, [str(experiment.source), "--dry-run", "--list-games"], terminal_width=200
+    )
+    assert listed.output.startswith(result.output.rsplit("(2 games", 1)[0])  # the summary first
+    assert "  transcript seed 1  (warehouse, transcript, " in listed.output
     result = CliRunner().invoke(app, [str(experiment.source)], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "2/2 games completed" in result.output

@@ -167,3 +167,38 @@ def test_a_bad_usage_or_a_taken_port_ends_in_one_line_and_a_nonzero_exit():
             last = result.stderr.strip().splitlines()[-1]
             assert result.returncode != 0 and "Traceback" not in result.stderr
             assert "argument --usage: 'ten'" in last or f"cannot serve on port {port}" in last
+
+
+def request(url: str, method: str, body: dict | None = None, key: str | None = None):
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    sent = urllib.request.Request(url, data=data, headers=headers, method=method)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(sent, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_what_it_does_not_serve_is_answered_404_and_never_played():
+    with Endpoint(content="hello") as endpoint:
+        for method, path in (("POST", "/responses"), ("POST", "/completions"), ("GET", "/x")):
+            code, body = request(f"{endpoint.url}{path}", method, {"model": "m", "input": "hi"})
+            assert code == 404 and body["error"]["type"] == "not_found", path
+        assert endpoint.calls == 0
+        assert request(f"{endpoint.url}/models", "GET")[0] == 200
+        assert chat(endpoint.url)[0] == 200 and endpoint.calls == 1
+
+
+def test_with_a_key_it_refuses_every_request_without_it():
+    with Endpoint(content="hello", api_key="right") as endpoint:
+        for key in (None, "wrong"):
+            code, body = request(f"{endpoint.url}/models", "GET", key=key)
+            assert code == 401 and body["error"]["code"] == "invalid_api_key"
+            message = {"model": "m", "messages": []}
+            assert request(f"{endpoint.url}/chat/completions", "POST", message, key)[0] == 401
+        assert request(f"{endpoint.url}/models", "GET", key="right")[0] == 200
+        assert endpoint.calls == 0

@@ -78,7 +78,7 @@ def rejects(x: np.ndarray, m: float, alpha: float) -> np.ndarray:
 
 
 class Look(BaseModel):
-    """The confidence sequence at one look (after a block of pairs)."""
+    """The confidence sequence at one look (after the next seeds of every block)."""
 
     pairs: int
     low: float
@@ -155,10 +155,14 @@ class SequentialRecord(BaseModel):
     """Smallest possible paired difference (the scale of the bets)."""
     hi: float
     block: int
-    """Seeds per block: the sequence was looked at after each."""
+    """Seeds per look (`--block`): the sequence was looked at after each such many more
+    seeds of every block."""
     rule: str = RULE
     seeds: list[int] = Field(default_factory=list)
-    """The seeds in the order they were played (pairs are taken in this order)."""
+    """The seeds in the order they were played (records of one block, before blocks)."""
+    keys: list[tuple[str, int]] = Field(default_factory=list)
+    """The (block, seed) pairs in the order they were played (pairs are taken in this
+    order: each look adds the next seeds of every block)."""
     looks: list[Look] = Field(default_factory=list)
     stopped_at: int = 0
     """Pairs counted when the sweep stopped."""
@@ -167,6 +171,13 @@ class SequentialRecord(BaseModel):
     max_games: int = 0
     """Games per cell the sweep was allowed."""
     recorded_at: float = 0.0
+
+    def played(self, held: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+        """The (block, seed) pairs in the order played; for a record of seeds alone, each
+        seed's pairs among `held`."""
+        if self.keys:
+            return [(block, seed) for block, seed in self.keys]
+        return [key for seed in self.seeds for key in held if key[1] == seed]
 
     @property
     def interval(self) -> tuple[float, float]:

@@ -3,7 +3,7 @@ share, and the one place that turns them into a table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -11,7 +11,14 @@ from bounded.analysis.anytime import SequentialRecord, look, record_for
 from bounded.analysis.cost import CostModel
 from bounded.analysis.fallbacks import Tallies
 from bounded.analysis.games import CompletedGame, completed_games
-from bounded.analysis.paired import AnytimeInterval, PairedComparison, adjust_holm, compare_paired
+from bounded.analysis.paired import (
+    AnytimeInterval,
+    PairedComparison,
+    adjust_holm,
+    compare_paired,
+    keyed,
+    run_designs,
+)
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
@@ -43,7 +50,7 @@ class TableOptions(BaseModel):
     changes: list[Pair] = Field(default_factory=list)
     """Percent changes of the mean score from cell a to cell b per group."""
     compares: list[Pair] = Field(default_factory=list)
-    """Paired comparisons of rows on their common seeds (`bounded.analysis.paired`)."""
+    """Paired comparisons of rows on their common (block, seed) (`bounded.analysis.paired`)."""
     seed: int = 0
     """Bootstrap seed."""
     exclude_fallback_wins: bool = False
@@ -82,7 +89,7 @@ class TableOptions(BaseModel):
         runs = list(runs)
         table = self._table(runs, title, tallies)
         if self.compares:
-            add_paired(table, completed_games(runs), self.compares, self.seed, records)
+            add_paired(table, runs, self.compares, self.seed, records)
         return table
 
     def _table(self, runs: list[RunRecord], title: str, tallies: Tallies | None) -> CellTable:
@@ -107,22 +114,43 @@ class TableOptions(BaseModel):
 
 def add_paired(
     table: CellTable,
-    games: Sequence[CompletedGame],
+    runs: Sequence[RunRecord],
     compares: Sequence[Pair],
     seed: int,
     records: Sequence[SequentialRecord] = (),
 ) -> None:
-    """Each pair of rows compared on their common seeds, Holm-adjusted together."""
-    by_id = {game.run_id: game for game in games}
+    """Each pair of rows compared on their common (block, seed), per block and pooled,
+    Holm-adjusted together."""
+    by_id = {game.run_id: game for game in completed_games(runs)}
+    designs = run_designs(runs)
+    blocks = {run_id: block for run_id, (_, block) in designs.items()}
+    treatments = {run_id: treatment for run_id, (treatment, _) in designs.items()}
     for a, b in compares:
-        games_a = [by_id[run_id] for run_id in table.row(a).run_ids]
-        games_b = [by_id[run_id] for run_id in table.row(b).run_ids]
-        comparison = compare_paired(a, games_a, b, games_b, seed=seed)
+        games_a = [by_id[run_id] for run_id in compared_runs(table, a, treatments)]
+        games_b = [by_id[run_id] for run_id in compared_runs(table, b, treatments)]
+        comparison = compare_paired(a, games_a, b, games_b, blocks=blocks, seed=seed)
         record = record_for(records, a, b)
         if record is not None:
-            comparison.anytime = anytime_interval(record, comparison, games_a, games_b)
+            comparison.anytime = anytime_interval(record, comparison, games_a, games_b, blocks)
         table.paired.append(comparison)
     table.holm_tests = adjust_holm(table.paired)
+
+
+def compared_runs(table: CellTable, name: str, treatments: Mapping[str, str]) -> list[str]:
+    """The run ids a comparison's side names: its row (a label), or every row of the cell
+    `name` (split by environment or a field: paired on (block, seed) all the same), or
+    every row of the treatment `name` (a matrix file's cells, one per block)."""
+    try:
+        rows = table.rows_of(name)
+    except ConfigError:
+        rows = [
+            row
+            for row in table.rows
+            if row.run_ids and all(treatments.get(i) == name for i in row.run_ids)
+        ]
+        if not rows:
+            raise
+    return [run_id for row in rows for run_id in row.run_ids]
 
 
 def anytime_interval(
@@ -130,19 +158,20 @@ def anytime_interval(
     comparison: PairedComparison,
     games_a: Sequence[CompletedGame],
     games_b: Sequence[CompletedGame],
+    blocks: Mapping[str, str] | None = None,
 ) -> AnytimeInterval:
     """The confidence sequence of a sweep stopped when decided, over the pairs the table
-    holds now in the order the sweep played their seeds (further seeds after, in order),
-    oriented as the comparison is (A - B)."""
+    holds now in the order the sweep played their (block, seed) (further pairs after, in
+    order), oriented as the comparison is (A - B)."""
     flip = record.a != comparison.a
     first, second = (games_b, games_a) if flip else (games_a, games_b)
-    mine = {g.seed: g for g in first}
-    theirs = {g.seed: g for g in second}
-    order = list(record.seeds) + sorted(set(mine) - set(record.seeds))
+    mine, theirs = keyed(record.a, first, blocks), keyed(record.b, second, blocks)
+    played = record.played(sorted(mine))
+    order = played + sorted(set(mine) - set(played))
     diffs = [
-        _value(mine[s], record.metric) - _value(theirs[s], record.metric)
-        for s in order
-        if s in mine and s in theirs
+        _value(mine[k], record.metric) - _value(theirs[k], record.metric)
+        for k in order
+        if k in mine and k in theirs
     ]
     seen = look(diffs, record.lo, record.hi, record.level)
     low, high = (-seen.high, -seen.low) if flip else (seen.low, seen.high)

@@ -1,25 +1,27 @@
-"""Paired comparisons of two cells on their common seeds.
+"""Paired comparisons of two treatments on the seeds both played in each block.
 
-Every cell of a sweep plays the same seeds, so two cells are compared game by game on
-the same deal. For wins: the 2x2 table of the pairs (both won, only A, only B, neither),
-the exact McNemar test (statsmodels `mcnemar(exact=True)`: a binomial test of the
-discordant pairs) and Newcombe's hybrid score interval for the paired difference of win
-rates (Newcombe 1998, "Improved confidence intervals for the difference between binomial
-proportions based on paired data", Statistics in Medicine 17:2635, method 10, from the
-Wilson intervals of statsmodels `proportion_confint`). For scores and floors reached: a
-seeded percentile bootstrap of the mean paired difference (scipy `bootstrap` over the
-pairs) and the Wilcoxon signed-rank test (scipy `wilcoxon`). Beside each, the same games
-analysed as independent samples (Newcombe's unpaired interval and Fisher's test for
-wins; the unpaired bootstrap and the Mann-Whitney test for scores), and how much the
-pairing narrowed the interval. Several tests in one call are adjusted together by Holm's
-method (statsmodels `multipletests`). Games whose seed has no game in the other cell are
+A game's block is its task (environment, matrix point, the options that define the
+game: `bounded.analysis.design`); every treatment of a sweep plays the same seeds in
+each block, so two are compared game by game on the same deal: the pairs are keyed by
+(block, seed), never by the seed alone. Each comparison is made per block and pooled
+over the blocks (`bounded.analysis.stratified` gives the statistics and why): for wins,
+McNemar's test (pooled: the stratified test, the Cochran-Mantel-Haenszel test of the
+matched pairs) with Tango's score interval, its inversion (both continuity-corrected),
+and the exact conditional McNemar test beside them; for scores, progression and floors,
+the stratified paired t test and its interval, with the bootstrap that resamples seeds
+within blocks beside them.
+The pooled rows also show the same games analysed as independent samples (Newcombe's
+unpaired interval and Fisher's test for wins; the unpaired bootstrap and the Mann-Whitney
+test for means) and how much the pairing narrowed the interval. Every test of a call
+(pooled and per block) is adjusted together by Holm's method (statsmodels
+`multipletests`). Games whose (block, seed) has no game of the other treatment are
 listed, never silently dropped.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -33,21 +35,39 @@ from bounded.analysis.stats import (
     bootstrap_difference_interval,
     fisher_exact_p,
 )
-from bounded.core import ConfigError
+from bounded.analysis.stratified import (
+    DiscordantCounts,
+    PairKey,
+    mcnemar_exact_p,
+    mcnemar_p,
+    stratified_bootstrap_interval,
+    stratified_t,
+    tango_interval,
+)
+from bounded.core import ConfigError, RunRecord
 
 Pair = tuple[CompletedGame, CompletedGame]
+Pairs = dict[PairKey, Pair]
+"""The pairs, keyed by (block, seed)."""
+POOLED = None
+"""The `block` of a row pooled over every block."""
+METRICS = ("score", "progress", "floor")
+"""The per-game values compared as means, where every paired game has one."""
 
 
 class UnpairedGame(BaseModel):
-    """A game whose seed the other cell has no completed game of."""
+    """A game whose (block, seed) the other treatment has no completed game of."""
 
+    block: str = ""
     seed: int
     run_id: str
 
 
 class WinComparison(BaseModel):
-    """Win rates of A and B on their common seeds."""
+    """Win rates of A and B on their pairs, in one block or pooled over the blocks."""
 
+    block: str | None = POOLED
+    """The block; None: pooled over every block (the stratified test)."""
     pairs: int
     both: int
     """Pairs both won."""
@@ -61,17 +81,21 @@ class WinComparison(BaseModel):
     difference: float
     """rate_a - rate_b."""
     low: float
-    """Lower end of Newcombe's paired 95% interval of the difference."""
+    """Lower end of Tango's 95% score interval of the difference, continuity-corrected (the
+    inversion of the test of `p_value`)."""
     high: float
     p_value: float
-    """Exact McNemar test (two-sided binomial test of the discordant pairs)."""
+    """McNemar's test with Edwards' continuity correction (pooled over blocks: the
+    stratified test)."""
+    exact_p: float
+    """The exact conditional McNemar test (binomial test of the discordant pairs)."""
     p_holm: float | None = None
     """`p_value` adjusted by Holm's method over every test of the call."""
-    unpaired_low: float
-    """Newcombe's interval for two independent samples, same games."""
-    unpaired_high: float
-    unpaired_p: float
-    """Fisher's exact test, same games as independent samples."""
+    unpaired_low: float | None = None
+    """Pooled rows: Newcombe's interval for two independent samples, same games."""
+    unpaired_high: float | None = None
+    unpaired_p: float | None = None
+    """Pooled rows: Fisher's exact test, same games as independent samples."""
 
     @property
     def narrowing(self) -> float | None:
@@ -80,25 +104,30 @@ class WinComparison(BaseModel):
 
 
 class MeanComparison(BaseModel):
-    """Mean per-game values (score, floor) of A and B on their common seeds."""
+    """Mean per-game values (score, progress, floor) of A and B on their pairs."""
 
+    block: str | None = POOLED
     metric: str
     pairs: int
     mean_a: float
     mean_b: float
     difference: float
-    """Mean of the paired differences A - B."""
+    """Mean of the paired differences A - B (each block weighted by its pairs)."""
     low: float
-    """Lower end of the paired percentile bootstrap 95% interval."""
+    """Lower end of the stratified paired t 95% interval (the test's inversion)."""
     high: float
     p_value: float
-    """Wilcoxon signed-rank test of the paired differences (zero differences dropped)."""
+    """The stratified paired t test (NaN without degrees of freedom)."""
+    df: int = 0
     p_holm: float | None = None
-    unpaired_low: float
-    """The unpaired bootstrap interval (cells resampled apart), same games."""
-    unpaired_high: float
-    unpaired_p: float
-    """Mann-Whitney U test, same games as independent samples."""
+    bootstrap_low: float
+    """The percentile bootstrap interval, seeds resampled within blocks."""
+    bootstrap_high: float
+    unpaired_low: float | None = None
+    """Pooled rows: the unpaired bootstrap interval (cells resampled apart), same games."""
+    unpaired_high: float | None = None
+    unpaired_p: float | None = None
+    """Pooled rows: Mann-Whitney U test, same games as independent samples."""
     resamples: int = BOOTSTRAP_RESAMPLES
     seed: int = BOOTSTRAP_SEED
 
@@ -124,104 +153,114 @@ class AnytimeInterval(BaseModel):
 
 
 class PairedComparison(BaseModel):
-    """One comparison A vs B on their common seeds."""
+    """One comparison A vs B on their (block, seed) pairs."""
 
     a: str
     b: str
     pairs: int
-    """Seeds both cells completed."""
+    """(block, seed) both treatments completed."""
+    blocks: list[str] = Field(default_factory=list)
+    """The blocks holding a pair, in order."""
     unpaired_a: list[UnpairedGame] = Field(default_factory=list)
-    """A's games whose seed B has no completed game of."""
+    """A's games whose (block, seed) B has no completed game of."""
     unpaired_b: list[UnpairedGame] = Field(default_factory=list)
     wins: WinComparison | None = None
-    """None without a pair."""
+    """Pooled over the blocks; None without a pair."""
     means: list[MeanComparison] = Field(default_factory=list)
-    """Score and floor, where every paired game has one."""
+    """Pooled over the blocks: score, progress and floor, where every paired game has one."""
+    block_wins: list[WinComparison] = Field(default_factory=list)
+    """Per block, where there are several."""
+    block_means: list[MeanComparison] = Field(default_factory=list)
     anytime: AnytimeInterval | None = None
     """Set when the archive records a stopping rule for this comparison."""
 
+    def tests(self) -> list[WinComparison | MeanComparison]:
+        """Every row with a test, pooled first."""
+        rows: list[WinComparison | MeanComparison] = [self.wins] if self.wins else []
+        return [*rows, *self.means, *self.block_wins, *self.block_means]
 
-def _narrowing(low: float, high: float, u_low: float, u_high: float) -> float | None:
+
+def _narrowing(low: float, high: float, u_low: float | None, u_high: float | None) -> float | None:
+    if u_low is None or u_high is None:
+        return None
     width, unpaired = high - low, u_high - u_low
     if not np.isfinite(width) or not np.isfinite(unpaired) or unpaired <= 0:
         return None
     return float(1.0 - width / unpaired)
 
 
-def by_seed(label: str, games: Sequence[CompletedGame]) -> dict[int, CompletedGame]:
-    """A cell's games by seed; a seed played twice in one cell cannot be paired."""
-    counts = Counter(game.seed for game in games)
-    repeated = sorted(seed for seed, count in counts.items() if count > 1)
+def run_designs(runs: Sequence[RunRecord]) -> dict[str, tuple[str, str]]:
+    """Each run's treatment and block (`bounded.analysis.design`): run id -> (treatment,
+    block label)."""
+    from bounded.analysis.design import design_of_runs
+
+    design = design_of_runs(runs)
+    return {
+        run.run_id: (game.treatment, game.block_label)
+        for run, game in zip(runs, design.games, strict=True)
+    }
+
+
+def keyed(
+    label: str, games: Sequence[CompletedGame], blocks: Mapping[str, str] | None = None
+) -> dict[PairKey, CompletedGame]:
+    """A treatment's games by (block, seed) (`blocks`: run id -> block; none: one block);
+    a (block, seed) played twice by one treatment cannot be paired."""
+    keys = [((blocks or {}).get(g.run_id, ""), g.seed) for g in games]
+    counts = Counter(keys)
+    repeated = sorted(k for k, count in counts.items() if count > 1)
     if repeated:
+        block, seed = repeated[0]
+        where = f"seed {seed}" + (f" in block {block}" if block else "")
         raise ConfigError(
-            f"cell {label!r} holds seed {repeated[0]} {counts[repeated[0]]} times "
-            f"({len(repeated)} seeds repeated): a paired comparison needs one game per seed "
+            f"cell {label!r} holds {where} {counts[repeated[0]]} times ({len(repeated)} "
+            "(block, seed) repeated): a paired comparison needs one game per seed and block "
             "(split the cell with --by cell or --by env_id)"
         )
-    return {game.seed: game for game in games}
+    return dict(zip(keys, games, strict=True))
 
 
 def pair_games(
-    label_a: str, games_a: Sequence[CompletedGame], label_b: str, games_b: Sequence[CompletedGame]
-) -> tuple[list[Pair], list[CompletedGame], list[CompletedGame]]:
-    """The pairs on common seeds (by seed), and each side's games without a partner."""
-    a, b = by_seed(label_a, games_a), by_seed(label_b, games_b)
-    common = sorted(set(a) & set(b))
-    only_a = [a[seed] for seed in sorted(set(a) - set(b))]
-    only_b = [b[seed] for seed in sorted(set(b) - set(a))]
-    return [(a[seed], b[seed]) for seed in common], only_a, only_b
+    label_a: str,
+    games_a: Sequence[CompletedGame],
+    label_b: str,
+    games_b: Sequence[CompletedGame],
+    blocks: Mapping[str, str] | None = None,
+) -> tuple[Pairs, list[UnpairedGame], list[UnpairedGame]]:
+    """The pairs on common (block, seed), and each side's games without a partner."""
+    a, b = keyed(label_a, games_a, blocks), keyed(label_b, games_b, blocks)
+
+    def unpaired(mine: dict[PairKey, CompletedGame], other: set[PairKey]) -> list[UnpairedGame]:
+        return [
+            UnpairedGame(block=k[0], seed=k[1], run_id=mine[k].run_id)
+            for k in sorted(set(mine) - other)
+        ]
+
+    pairs = {k: (a[k], b[k]) for k in sorted(set(a) & set(b))}
+    return pairs, unpaired(a, set(b)), unpaired(b, set(a))
 
 
-def newcombe_paired_interval(
-    both: int, only_a: int, only_b: int, neither: int, confidence: float = CONFIDENCE
-) -> tuple[float, float]:
-    """Newcombe's (1998) method 10 for p_A - p_B from paired binary outcomes: the Wilson
-    intervals of the two margins combined with the phi correlation of the 2x2 table."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    n = both + only_a + only_b + neither
-    if n == 0:
-        return (float("nan"), float("nan"))
-    wins_a, wins_b = both + only_a, both + only_b
-    (l1, l2), (u1, u2) = proportion_confint(
-        np.array([wins_a, wins_b]), n, alpha=1 - confidence, method="wilson"
-    )
-    p1, p2 = wins_a / n, wins_b / n
-    margins = float(wins_a) * (n - wins_a) * wins_b * (n - wins_b)
-    phi = (both * neither - only_a * only_b) / np.sqrt(margins) if margins > 0 else 0.0
-    d1, e1 = p1 - l1, u1 - p1
-    d2, e2 = p2 - l2, u2 - p2
-    low = (p1 - p2) - np.sqrt(max(d1**2 - 2 * phi * d1 * e2 + e2**2, 0.0))
-    high = (p1 - p2) + np.sqrt(max(e1**2 - 2 * phi * e1 * d2 + d2**2, 0.0))
-    return (float(max(low, -1.0)), float(min(high, 1.0)))
-
-
-def mcnemar_exact_p(only_a: int, only_b: int) -> float:
-    """The exact McNemar test: two-sided binomial test of the discordant pairs."""
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    if only_a + only_b == 0:
-        return 1.0
-    return float(mcnemar([[0, only_a], [only_b, 0]], exact=True).pvalue)
-
-
-def win_comparison(pairs: Sequence[Pair]) -> WinComparison:
-    """The paired and the unpaired analysis of the pairs' wins."""
-    from statsmodels.stats.proportion import confint_proportions_2indep
-
-    table = Counter((a.victory, b.victory) for a, b in pairs)
-    both, only_a = table[(True, True)], table[(True, False)]
-    only_b, neither = table[(False, True)], table[(False, False)]
-    n = len(pairs)
-    wins_a, wins_b = both + only_a, both + only_b
-    low, high = newcombe_paired_interval(both, only_a, only_b, neither)
-    u_low, u_high = confint_proportions_2indep(wins_a, n, wins_b, n, method="newcomb")
-    return WinComparison(
-        pairs=n, both=both, only_a=only_a, only_b=only_b, neither=neither,
-        rate_a=wins_a / n, rate_b=wins_b / n, difference=(wins_a - wins_b) / n, low=low,
-        high=high, p_value=mcnemar_exact_p(only_a, only_b), unpaired_low=float(u_low),
-        unpaired_high=float(u_high), unpaired_p=fisher_exact_p(wins_a, n, wins_b, n),
+def win_comparison(pairs: Pairs, block: str | None = POOLED) -> WinComparison:
+    """McNemar's test with Tango's interval, and the exact McNemar test, over the pairs'
+    wins; pooled rows add the unpaired analysis of the same games."""
+    counts = DiscordantCounts.of([(a.victory, b.victory) for a, b in pairs.values()])
+    n = counts.pairs
+    wins_a, wins_b = counts.both + counts.only_a, counts.both + counts.only_b
+    low, high = tango_interval(counts.only_a, counts.only_b, n)
+    found = WinComparison(
+        block=block, pairs=n, both=counts.both, only_a=counts.only_a, only_b=counts.only_b,
+        neither=counts.neither, rate_a=wins_a / n, rate_b=wins_b / n,
+        difference=(wins_a - wins_b) / n, low=low, high=high,
+        p_value=mcnemar_p(counts.only_a, counts.only_b),
+        exact_p=mcnemar_exact_p(counts.only_a, counts.only_b),
     )  # fmt: skip
+    if block is POOLED:
+        from statsmodels.stats.proportion import confint_proportions_2indep
+
+        u_low, u_high = confint_proportions_2indep(wins_a, n, wins_b, n, method="newcomb")
+        found.unpaired_low, found.unpaired_high = float(u_low), float(u_high)
+        found.unpaired_p = fisher_exact_p(wins_a, n, wins_b, n)
+    return found
 
 
 def paired_bootstrap_interval(
@@ -231,53 +270,68 @@ def paired_bootstrap_interval(
     seed: int = BOOTSTRAP_SEED,
     confidence: float = CONFIDENCE,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean paired difference: resamples whole pairs
-    (scipy `bootstrap` over the differences), from a seeded generator."""
-    data = np.asarray(differences, dtype=float)
-    if data.size == 0:
-        return (float("nan"), float("nan"))
-    if data.size == 1 or np.all(data == data[0]):
-        return (float(data[0]), float(data[0]))
-    result = stats.bootstrap(
-        (data,), np.mean, n_resamples=resamples, confidence_level=confidence,
-        method="percentile", rng=np.random.default_rng(seed),
-    )  # fmt: skip
-    return (float(result.confidence_interval.low), float(result.confidence_interval.high))
-
-
-def signed_rank_p(differences: Sequence[float]) -> float:
-    """Two-sided Wilcoxon signed-rank p-value (zero differences dropped; all zero: 1)."""
-    data = np.asarray(differences, dtype=float)
-    if not np.any(data != 0):
-        return 1.0
-    return float(stats.wilcoxon(data, zero_method="wilcox").pvalue)
+    """Percentile bootstrap interval of the mean paired difference of one block: resamples
+    whole pairs, from a seeded generator."""
+    return stratified_bootstrap_interval(
+        [differences], resamples=resamples, seed=seed, confidence=confidence
+    )
 
 
 def mean_comparison(
-    metric: str, a: Sequence[float], b: Sequence[float], *, resamples: int, seed: int
+    metric: str,
+    values: Mapping[PairKey, tuple[float, float]],
+    *,
+    block: str | None = POOLED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
 ) -> MeanComparison:
-    """The paired and unpaired analysis of one per-game value over the pairs."""
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    differences = x - y
-    low, high = paired_bootstrap_interval(differences, resamples=resamples, seed=seed)
-    u_low, u_high = bootstrap_difference_interval(list(a), list(b), resamples=resamples, seed=seed)
-    unpaired_p = float(stats.mannwhitneyu(x, y).pvalue)
-    unpaired_p = 1.0 if np.isnan(unpaired_p) else unpaired_p
-    return MeanComparison(
-        metric=metric, pairs=len(x), mean_a=float(x.mean()), mean_b=float(y.mean()),
-        difference=float(differences.mean()), low=low, high=high,
-        p_value=signed_rank_p(differences), unpaired_low=u_low, unpaired_high=u_high,
-        unpaired_p=unpaired_p, resamples=resamples, seed=seed,
+    """The stratified paired t and the bootstrap within blocks of one per-game value;
+    pooled rows add the unpaired analysis of the same games."""
+    blocks: dict[str, list[float]] = {}
+    for (name, _), (a, b) in sorted(values.items()):
+        blocks.setdefault(name, []).append(a - b)
+    tested = stratified_t(list(blocks.values()))
+    boot = stratified_bootstrap_interval(list(blocks.values()), resamples=resamples, seed=seed)
+    x = np.array([a for a, _ in values.values()], dtype=float)
+    y = np.array([b for _, b in values.values()], dtype=float)
+    found = MeanComparison(
+        block=block, metric=metric, pairs=len(values), mean_a=float(x.mean()),
+        mean_b=float(y.mean()), difference=tested.estimate, low=tested.low, high=tested.high,
+        p_value=tested.p_value, df=tested.df, bootstrap_low=boot[0], bootstrap_high=boot[1],
+        resamples=resamples, seed=seed,
     )  # fmt: skip
+    if block is POOLED:
+        u_low, u_high = bootstrap_difference_interval(
+            list(x), list(y), resamples=resamples, seed=seed
+        )
+        unpaired_p = float(stats.mannwhitneyu(x, y).pvalue)
+        found.unpaired_low, found.unpaired_high = u_low, u_high
+        found.unpaired_p = 1.0 if np.isnan(unpaired_p) else unpaired_p
+    return found
 
 
-def _values(pairs: Sequence[Pair], metric: str) -> tuple[list[float], list[float]] | None:
-    """Each side's `metric` over the pairs, when every paired game has one."""
-    a = [getattr(game_a, metric) for game_a, _ in pairs]
-    b = [getattr(game_b, metric) for _, game_b in pairs]
-    if any(value is None for value in a + b):
-        return None
-    return [float(v) for v in a], [float(v) for v in b]
+def metric_values(pairs: Pairs, metric: str) -> dict[PairKey, tuple[float, float]] | None:
+    """Each pair's `metric` (A's, B's), when every paired game has one."""
+    found = {}
+    for key, (a, b) in pairs.items():
+        value_a, value_b = getattr(a, metric), getattr(b, metric)
+        if value_a is None or value_b is None:
+            return None
+        found[key] = (float(value_a), float(value_b))
+    return found
+
+
+def _compared(
+    pairs: Pairs, block: str | None, resamples: int, seed: int
+) -> tuple[WinComparison, list[MeanComparison]]:
+    means = []
+    for metric in METRICS:
+        values = metric_values(pairs, metric)
+        if values is not None and len(values) > 1:
+            means.append(
+                mean_comparison(metric, values, block=block, resamples=resamples, seed=seed)
+            )
+    return win_comparison(pairs, block), means
 
 
 def compare_paired(
@@ -286,35 +340,36 @@ def compare_paired(
     label_b: str,
     games_b: Sequence[CompletedGame],
     *,
+    blocks: Mapping[str, str] | None = None,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
 ) -> PairedComparison:
-    """A vs B on their common seeds (see the module's docstring)."""
-    pairs, only_a, only_b = pair_games(label_a, games_a, label_b, games_b)
+    """A vs B on their (block, seed) pairs, pooled and per block (the module's docstring);
+    `blocks` maps run id -> block (none: every game in one block)."""
+    pairs, only_a, only_b = pair_games(label_a, games_a, label_b, games_b, blocks)
+    names = list(dict.fromkeys(block for block, _ in pairs))
     found = PairedComparison(
-        a=label_a, b=label_b, pairs=len(pairs),
-        unpaired_a=[UnpairedGame(seed=g.seed, run_id=g.run_id) for g in only_a],
-        unpaired_b=[UnpairedGame(seed=g.seed, run_id=g.run_id) for g in only_b],
+        a=label_a, b=label_b, pairs=len(pairs), blocks=names, unpaired_a=only_a,
+        unpaired_b=only_b,
     )  # fmt: skip
     if not pairs:
         return found
-    found.wins = win_comparison(pairs)
-    for metric in ("score", "floor"):
-        values = _values(pairs, metric)
-        if values is not None and len(pairs) > 1:
-            found.means.append(mean_comparison(metric, *values, resamples=resamples, seed=seed))
+    found.wins, found.means = _compared(pairs, POOLED, resamples, seed)
+    if len(names) > 1:
+        for name in names:
+            mine = {key: pair for key, pair in pairs.items() if key[0] == name}
+            wins, means = _compared(mine, name, resamples, seed)
+            found.block_wins.append(wins)
+            found.block_means += means
     return found
 
 
 def adjust_holm(comparisons: Sequence[PairedComparison]) -> int:
-    """Set `p_holm` on every test of the comparisons, adjusted together by Holm's method;
-    returns the number of tests in the family."""
+    """Set `p_holm` on every test of the comparisons (pooled and per block), adjusted
+    together by Holm's method; returns the number of tests in the family."""
     from statsmodels.stats.multitest import multipletests
 
-    tests: list[WinComparison | MeanComparison] = []
-    for comparison in comparisons:
-        tests += [comparison.wins] if comparison.wins is not None else []
-        tests += comparison.means
+    tests = [test for c in comparisons for test in c.tests() if not np.isnan(test.p_value)]
     if not tests:
         return 0
     adjusted = multipletests([test.p_value for test in tests], method="holm")[1]
@@ -324,16 +379,21 @@ def adjust_holm(comparisons: Sequence[PairedComparison]) -> int:
 
 
 __all__ = [
+    "METRICS",
+    "POOLED",
     "AnytimeInterval",
     "MeanComparison",
     "PairedComparison",
+    "Pairs",
     "UnpairedGame",
     "WinComparison",
     "adjust_holm",
     "compare_paired",
-    "mcnemar_exact_p",
-    "newcombe_paired_interval",
+    "keyed",
+    "mean_comparison",
+    "metric_values",
     "pair_games",
     "paired_bootstrap_interval",
-    "signed_rank_p",
+    "run_designs",
+    "win_comparison",
 ]

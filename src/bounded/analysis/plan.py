@@ -1,35 +1,37 @@
-"""A comparison's plan: the games per cell a paired comparison of A and B needs for an
-effect (`bounded.analysis.power`), from what the archive already holds of the two cells
-where it holds something (their observed rates and the correlation of their pairs, said
-to be used) and from stated assumptions where it does not; and the other way round, the
-smallest difference the games a file plans can detect."""
+"""A comparison's plan: the seeds per block a paired comparison of A and B needs for an
+effect, powered for the test `bounded analyze --compare` runs on blocks x seeds
+(`bounded.analysis.power`), from what the archive already holds of the two treatments
+where it holds something (their rates per block, the correlation of their pairs within
+blocks, the spread of paired differences within blocks; each said to be used) and from
+stated assumptions where it does not; and the other way round, the smallest difference
+the seeds a file plans can detect."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from bounded.analysis.games import CompletedGame
-from bounded.analysis.paired import pair_games
+from bounded.analysis.paired import Pairs, pair_games
 from bounded.analysis.power import (
     ALPHA,
     POWER,
-    Joint,
-    connor_games,
     detectable_score_difference,
     detectable_win_difference,
-    exact_mcnemar_power,
+    feasible,
     joint,
-    paired_t_games,
-    paired_t_power,
+    mcnemar_power,
+    mcnemar_seeds,
+    stratified_t_power,
+    stratified_t_seeds,
 )
 from bounded.core import ConfigError
 from bounded.registry import did_you_mean
 
-METRICS = ("wins", "score")
+METRICS = ("wins", "score", "progress")
 
 Say = Callable[[str], None]
 
@@ -45,13 +47,13 @@ class PlanAsked(BaseModel):
     power: float = POWER
     alpha: float = ALPHA
     rate: float | None = None
-    """B's win rate to assume (overrides the archive's)."""
+    """B's win rate to assume in every block (overrides the archive's)."""
     correlation: float | None = None
-    """The pairs' correlation to assume (overrides the archive's)."""
+    """The pairs' correlation within a block to assume (overrides the archive's)."""
     sd: float | None = None
-    """The standard deviation of paired score differences to assume."""
+    """The standard deviation of paired differences within a block to assume."""
     planned: int | None = None
-    """Pairs the experiment file plans (for the smallest detectable difference)."""
+    """Seeds per block the experiment file plans (for the smallest detectable difference)."""
 
     def check(self) -> None:
         if self.metric not in METRICS:
@@ -73,180 +75,245 @@ class PowerPlan(BaseModel):
     """Completed games of A in the archive."""
     games_b: int = 0
     pairs: int = 0
-    """Seeds both completed in the archive."""
+    """(block, seed) both completed in the archive."""
+    blocks: list[str] = Field(default_factory=lambda: [""])
+    """The blocks the comparison is made in (planned, else observed)."""
     assumptions: list[str] = Field(default_factory=list)
     """One line per figure used: its value and where it comes from."""
     effect: float = 0.0
+    seeds_per_block: int = 0
+    """Seeds per block at which the test reaches the power."""
     games_per_cell: int = 0
-    """Connor's formula (wins) or the paired t-test (scores)."""
+    """`seeds_per_block` x blocks: the games each treatment plays."""
     predicted_power: float = 0.0
-    """The power at `games_per_cell`: the exact McNemar test's (wins), the t-test's."""
-    exact_games_per_cell: int | None = None
-    """Wins: the fewest pairs at which the exact McNemar test reaches the power."""
+    """The power of the test at `seeds_per_block` (wins: simulated through the test)."""
     detectable: float | None = None
-    """The smallest difference `asked.planned` pairs detect at the power."""
+    """The smallest difference `asked.planned` seeds per block detect at the power."""
 
 
-def observed_rates(
-    games_a: Sequence[CompletedGame], games_b: Sequence[CompletedGame]
-) -> tuple[float | None, float | None, float | None, int]:
-    """A's and B's win rates, the phi correlation of their wins on common seeds (None
-    where undefined) and the number of pairs."""
-    rate_a = float(np.mean([g.victory for g in games_a])) if games_a else None
-    rate_b = float(np.mean([g.victory for g in games_b])) if games_b else None
-    pairs, _, _ = pair_games("A", games_a, "B", games_b)
-    rho = None
-    if len(pairs) >= 2:
-        x = np.array([a.victory for a, _ in pairs], dtype=float)
-        y = np.array([b.victory for _, b in pairs], dtype=float)
-        if x.std() > 0 and y.std() > 0:
-            rho = float(np.corrcoef(x, y)[0, 1])
-    return rate_a, rate_b, rho, len(pairs)
+class Held(BaseModel):
+    """What the archive holds of the two treatments: their games, the pairs, the blocks."""
+
+    games_a: list[CompletedGame] = Field(default_factory=list)
+    games_b: list[CompletedGame] = Field(default_factory=list)
+    blocks: dict[str, str] = Field(default_factory=dict)
+    """run id -> block."""
+
+    def pairs(self) -> Pairs:
+        return pair_games("A", self.games_a, "B", self.games_b, self.blocks)[0]
+
+    def block_of(self, game: CompletedGame) -> str:
+        return self.blocks.get(game.run_id, "")
 
 
-def score_spread(
-    games_a: Sequence[CompletedGame], games_b: Sequence[CompletedGame]
-) -> float | None:
-    """The standard deviation of paired score differences on common seeds (at least two
-    pairs), else sqrt(var A + var B) (no correlation), else None."""
-    pairs, _, _ = pair_games("A", games_a, "B", games_b)
-    if len(pairs) >= 2 and all(a.score is not None and b.score is not None for a, b in pairs):
-        diffs = [float(a.score or 0) - float(b.score or 0) for a, b in pairs]
-        return float(np.std(diffs, ddof=1)) or None
-    scores_a = [g.score for g in games_a if g.score is not None]
-    scores_b = [g.score for g in games_b if g.score is not None]
-    if len(scores_a) >= 2 and len(scores_b) >= 2:
-        return float(math.sqrt(np.var(scores_a, ddof=1) + np.var(scores_b, ddof=1))) or None
-    return None
+def within_block_correlation(pairs: Pairs) -> tuple[float | None, int]:
+    """The phi correlation of A's and B's wins within blocks (blocks' values weighted by
+    their pairs, where defined), and the pairs it rests on."""
+    values, weights = [], []
+    for block in dict.fromkeys(key[0] for key in pairs):
+        x = np.array([a.victory for k, (a, _) in pairs.items() if k[0] == block], dtype=float)
+        y = np.array([b.victory for k, (_, b) in pairs.items() if k[0] == block], dtype=float)
+        if x.size >= 2 and x.std() > 0 and y.std() > 0:
+            values.append(float(np.corrcoef(x, y)[0, 1]))
+            weights.append(x.size)
+    if not values:
+        return None, 0
+    return float(np.average(values, weights=weights)), int(sum(weights))
+
+
+def within_block_spread(pairs: Pairs, metric: str) -> float | None:
+    """The pooled within-block standard deviation of paired differences (N - K degrees of
+    freedom), where every paired game has the value and there are some."""
+    blocks: dict[str, list[float]] = {}
+    for (block, _), (a, b) in pairs.items():
+        value_a, value_b = getattr(a, metric), getattr(b, metric)
+        if value_a is None or value_b is None:
+            return None
+        blocks.setdefault(block, []).append(float(value_a) - float(value_b))
+    df = sum(len(v) for v in blocks.values()) - len(blocks)
+    if df < 1:
+        return None
+    within = sum(float(np.sum((np.array(v) - np.mean(v)) ** 2)) for v in blocks.values())
+    return math.sqrt(within / df) or None
 
 
 def plan_comparison(
-    asked: PlanAsked, games_a: Sequence[CompletedGame], games_b: Sequence[CompletedGame]
+    asked: PlanAsked,
+    games_a: Sequence[CompletedGame],
+    games_b: Sequence[CompletedGame],
+    blocks: Mapping[str, str] | None = None,
+    planned_blocks: Sequence[str] = (),
 ) -> PowerPlan:
-    """The plan for `asked` given the archive's games of the two cells."""
+    """The plan for `asked` given the archive's games of the two treatments (`blocks`: run
+    id -> block) and the blocks the file plans (default: those the games show)."""
     asked.check()
-    found = PowerPlan(asked=asked, games_a=len(games_a), games_b=len(games_b))
+    held = Held(games_a=list(games_a), games_b=list(games_b), blocks=dict(blocks or {}))
+    seen = sorted({held.block_of(g) for g in [*held.games_a, *held.games_b]})
+    names = list(planned_blocks) or seen or [""]
+    found = PowerPlan(asked=asked, games_a=len(games_a), games_b=len(games_b), blocks=names)
     if asked.metric == "wins":
-        _plan_wins(found, games_a, games_b)
+        _plan_wins(found, held)
     else:
-        _plan_scores(found, games_a, games_b)
+        _plan_means(found, held)
+    found.games_per_cell = found.seeds_per_block * len(names)
     return found
 
 
-def _plan_wins(
-    found: PowerPlan, games_a: Sequence[CompletedGame], games_b: Sequence[CompletedGame]
-) -> None:
+def _plan_wins(found: PowerPlan, held: Held) -> None:
     asked, say = found.asked, found.assumptions.append
-    rate_a, rate_b, rho, found.pairs = observed_rates(games_a, games_b)
-    effect = asked.effect
-    if effect is None:
-        if rate_a is None or rate_b is None:
-            raise ConfigError(
-                f"no games of {asked.a!r} and {asked.b!r} in the archive: give --effect"
-            )
-        effect = rate_a - rate_b
-        say(f"effect {effect:+.3f}: the observed difference of the archive's win rates")
-    else:
+    pairs = held.pairs()
+    found.pairs = len(pairs)
+    if asked.effect is None and (not held.games_a or not held.games_b):
+        raise ConfigError(f"no games of {asked.a!r} and {asked.b!r} in the archive: give --effect")
+    if asked.effect is not None:
+        effect = asked.effect
         say(f"effect {effect:+.3f}: as given (--effect)")
-    base = _base_rate(asked, rate_b, effect, len(games_b), say)
-    other = base + effect
-    if not 0 <= other <= 1:
-        raise ConfigError(f"B's rate {base:.3f} plus the effect {effect:+.3f} leaves [0, 1]")
-    rho_used = _correlation(asked, rho, found.pairs, say)
-    cells = joint(other, base, rho_used)
+        rates_b = _rates_b(found, held, effect, say)
+        rates_a = [rate + effect for rate in rates_b]
+        for block, rate in zip(found.blocks, rates_b, strict=True):
+            if not 0 <= rate + effect <= 1:
+                where = f" in block {block}" if block else ""
+                raise ConfigError(
+                    f"B's rate {rate:.3f}{where} plus the effect {effect:+.3f} leaves [0, 1]: "
+                    "give a smaller --effect or --rate"
+                )
+    else:
+        rates_b = _rates_b(found, held, 0.0, say)
+        rates_a = _observed_rates(found, held, held.games_a, "A", say)
+        effect = float(np.mean(np.array(rates_a) - np.array(rates_b)))
+        say(f"effect {effect:+.3f}: the observed difference of the archive's win rates"
+            + (", averaged over the blocks" if len(found.blocks) > 1 else ""))  # fmt: skip
+    if effect == 0:
+        raise ConfigError("a difference of 0 cannot be detected: give --effect")
+    rho = _correlation(asked, pairs, say)
+    cells = [joint(a, b, feasible(rho, a, b)) for a, b in zip(rates_a, rates_b, strict=True)]
     found.effect = effect
-    found.games_per_cell = connor_games(cells, asked.alpha, asked.power)
-    found.predicted_power = exact_mcnemar_power(found.games_per_cell, cells, asked.alpha)
-    found.exact_games_per_cell = _exact_games(cells, found.games_per_cell, asked)
+    found.seeds_per_block = mcnemar_seeds(cells, asked.alpha, asked.power)
+    found.predicted_power = mcnemar_power(found.seeds_per_block, cells, asked.alpha)
     if asked.planned:
         found.detectable = detectable_win_difference(
-            asked.planned, base, rho_used, asked.alpha, asked.power
+            asked.planned, rates_b, rho, asked.alpha, asked.power
         )
 
 
-def _base_rate(
-    asked: PlanAsked, rate_b: float | None, effect: float, games: int, say: Say
-) -> float:
+def _rate(games: Sequence[CompletedGame]) -> float | None:
+    return float(np.mean([g.victory for g in games])) if games else None
+
+
+def _rates_b(found: PowerPlan, held: Held, effect: float, say: Say) -> list[float]:
+    """B's win rate in each block: as given, else observed (`_observed_rates`), else
+    centred on 1/2 (the most pairs)."""
+    asked = found.asked
     if asked.rate is not None:
-        say(f"B's win rate {asked.rate:.3f}: as given (--rate)")
-        return asked.rate
-    if rate_b is not None:
-        say(f"B's win rate {rate_b:.3f}: observed in the archive ({games} games)")
-        return rate_b
-    base = 0.5 - effect / 2
-    say(f"B's win rate {base:.3f}: assumed (no games of B; rates centred on 1/2, the most pairs)")
-    return base
+        say(f"B's win rate {asked.rate:.3f} in every block: as given (--rate)")
+        return [asked.rate] * len(found.blocks)
+    if not held.games_b:
+        base = 0.5 - effect / 2
+        say(
+            f"B's win rate {base:.3f}: assumed (no games of B; rates centred on 1/2, the most "
+            "pairs)"
+        )
+        return [base] * len(found.blocks)
+    return _observed_rates(found, held, held.games_b, "B", say)
 
 
-def _correlation(asked: PlanAsked, rho: float | None, pairs: int, say: Say) -> float:
+def _observed_rates(
+    found: PowerPlan, held: Held, games: Sequence[CompletedGame], side: str, say: Say
+) -> list[float]:
+    """A side's win rate observed in each block, else its overall rate there."""
+    overall = _rate(games)
+    assert overall is not None
+    rates = []
+    for block in found.blocks:
+        mine = [g for g in games if held.block_of(g) == block]
+        rate = _rate(mine)
+        where = f" in block {block}" if block and len(found.blocks) > 1 else ""
+        if rate is None:
+            say(f"{side}'s win rate {overall:.3f}{where}: its overall rate (no games there)")
+            rates.append(overall)
+        else:
+            say(f"{side}'s win rate {rate:.3f}{where}: observed in the archive ({len(mine)} games)")
+            rates.append(rate)
+    return rates
+
+
+def _correlation(asked: PlanAsked, pairs: Pairs, say: Say) -> float:
     if asked.correlation is not None:
         say(f"pair correlation {asked.correlation:+.3f}: as given (--correlation)")
         return asked.correlation
+    rho, used = within_block_correlation(pairs)
     if rho is not None:
-        say(f"pair correlation {rho:+.3f}: observed on the archive's {pairs} common seeds")
+        say(f"pair correlation {rho:+.3f}: observed within blocks on the archive's {used} pairs")
         return rho
-    if pairs >= 2:
-        why = f"the archive's {pairs} common seeds leave it undefined: a cell won all or none"
+    if len(pairs) >= 2:
+        why = f"the archive's {len(pairs)} pairs leave it undefined: a cell won all or none"
     else:
         why = f"{'no' if not pairs else 'one'} common seeds in the archive to estimate it from"
     say(f"pair correlation 0: assumed ({why})")
     return 0.0
 
 
-def _exact_games(cells: Joint, start: int, asked: PlanAsked) -> int | None:
-    """The fewest pairs from `start` on at which the exact test reaches the power (the
-    exact power is not monotone in n; the first n reaching it is given)."""
-    for n in range(max(start, 1), 4 * start + 50):
-        if exact_mcnemar_power(n, cells, asked.alpha) >= asked.power:
-            return n
-    return None
-
-
-def _plan_scores(
-    found: PowerPlan, games_a: Sequence[CompletedGame], games_b: Sequence[CompletedGame]
-) -> None:
-    asked, say = found.asked, found.assumptions.append
-    _, _, _, found.pairs = observed_rates(games_a, games_b)
+def _plan_means(found: PowerPlan, held: Held) -> None:
+    asked, say, metric = found.asked, found.assumptions.append, found.asked.metric
+    pairs = held.pairs()
+    found.pairs = len(pairs)
+    values_a = [getattr(g, metric) for g in held.games_a if getattr(g, metric) is not None]
+    values_b = [getattr(g, metric) for g in held.games_b if getattr(g, metric) is not None]
     effect = asked.effect
     if effect is None:
-        scores_a = [g.score for g in games_a if g.score is not None]
-        scores_b = [g.score for g in games_b if g.score is not None]
-        if not scores_a or not scores_b:
+        if not values_a or not values_b:
             raise ConfigError(
-                f"no scores of {asked.a!r} and {asked.b!r} in the archive: give --effect"
+                f"no {metric} of {asked.a!r} and {asked.b!r} in the archive: give --effect"
             )
-        effect = float(np.mean(scores_a) - np.mean(scores_b))
-        say(f"effect {effect:+.2f}: the observed difference of the archive's mean scores")
+        effect = float(np.mean(values_a) - np.mean(values_b))
+        say(f"effect {effect:+.2f}: the observed difference of the archive's mean {metric}")
     else:
         say(f"effect {effect:+.2f}: as given (--effect)")
     sd = asked.sd
     if sd is not None:
-        say(f"sd of paired differences {sd:.2f}: as given (--sd)")
+        say(f"sd of paired differences within a block {sd:.2f}: as given (--sd)")
     else:
-        sd = score_spread(games_a, games_b)
+        sd = within_block_spread(pairs, metric)
+        source = f"within blocks on the archive's {len(pairs)} pairs"
+        if sd is None and len(values_a) >= 2 and len(values_b) >= 2:
+            sd = math.sqrt(np.var(values_a, ddof=1) + np.var(values_b, ddof=1)) or None
+            source = "from the cells' spreads, no correlation assumed"
         if sd is None:
-            raise ConfigError("no scores to estimate the spread from: give --sd")
-        source = "common seeds" if found.pairs >= 2 else "cells, no correlation assumed"
-        say(f"sd of paired differences {sd:.2f}: observed in the archive ({source})")
+            raise ConfigError(f"no {metric} to estimate the spread from: give --sd")
+        say(f"sd of paired differences within a block {sd:.2f}: observed ({source})")
+    blocks = len(found.blocks)
     found.effect = effect
-    found.games_per_cell = paired_t_games(effect, sd, asked.alpha, asked.power)
-    found.predicted_power = paired_t_power(found.games_per_cell, effect, sd, asked.alpha)
+    found.seeds_per_block = stratified_t_seeds(effect, sd, blocks, asked.alpha, asked.power)
+    found.predicted_power = stratified_t_power(
+        found.seeds_per_block, blocks, effect, sd, asked.alpha
+    )
     if asked.planned:
-        found.detectable = detectable_score_difference(asked.planned, sd, asked.alpha, asked.power)
+        found.detectable = detectable_score_difference(
+            asked.planned, sd, blocks, asked.alpha, asked.power
+        )
 
 
-def cell_games(games: Sequence[CompletedGame], name: str) -> list[CompletedGame]:
-    """A cell's games: those of the cell `name`, else those of the tag `name`."""
+def treatment_games(
+    games: Sequence[CompletedGame], name: str, treatments: Mapping[str, str] | None = None
+) -> list[CompletedGame]:
+    """A treatment's games: those of the cell `name`, else of the treatment `name`
+    (`treatments`: run id -> treatment), else of the tag `name`."""
     exact = [g for g in games if g.cell == name]
-    return exact or [g for g in games if g.tag == name]
+    if exact:
+        return exact
+    if treatments:
+        mine = [g for g in games if treatments.get(g.run_id) == name]
+        if mine:
+            return mine
+    return [g for g in games if g.tag == name]
 
 
 __all__ = [
     "METRICS",
     "PlanAsked",
     "PowerPlan",
-    "cell_games",
-    "observed_rates",
     "plan_comparison",
-    "score_spread",
+    "treatment_games",
+    "within_block_correlation",
+    "within_block_spread",
 ]

@@ -58,6 +58,7 @@ def run_summary(run: RunRecord, decisions: list[DecisionRecord]) -> JSON:
         "model_latency_s": round(sum(d.latency_s for d in decisions), 3),
         "started_at": run.started_at,
         "package_version": run.package_version,
+        "code_revision": run.code_revision,
         "usage": run.usage,
     }
 

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS runs (
     last_prompt_tokens INTEGER NOT NULL,
     wall_s REAL NOT NULL,
     started_at REAL NOT NULL,
-    package_version TEXT NOT NULL
+    package_version TEXT NOT NULL,
+    code_revision TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs (experiment, cell, seed);
 CREATE INDEX IF NOT EXISTS runs_by_tag ON runs (tag, started_at);
@@ -139,6 +140,7 @@ ADDED_COLUMNS = {
         "identity": "TEXT NOT NULL DEFAULT ''",
         "inputs": "TEXT NOT NULL DEFAULT '{}'",
         "usage": "TEXT NOT NULL DEFAULT '{}'",
+        "code_revision": "TEXT NOT NULL DEFAULT ''",
     },
     "decisions": {"model": "TEXT NOT NULL DEFAULT ''"},
     "checkpoints": {"logs": "TEXT NOT NULL DEFAULT '{}'"},

@@ -144,7 +144,10 @@ NewArchiveArgument = Annotated[
 
 def existing_archive(path: Path) -> Path:
     """`path`, checked to be a bounded archive by opening it read-only (nothing is written:
-    a missing file, another application's database or a non-SQLite file is refused)."""
+    a directory, a missing file, another application's database or a non-SQLite file is
+    refused)."""
+    if path.is_dir():  # as opening one to write says
+        raise ConfigError(f"cannot open archive {path}: it is a directory")
     if not path.is_file():
         raise ConfigError(f"no archive at {path}")
     with Archive(path, read_only=True):

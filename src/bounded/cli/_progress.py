@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -139,7 +140,8 @@ class SweepProgress(SweepEvents):
             self.board.started(spec)
             self.print_cells()
         if self.workers:
-            self.progress.update(self.workers[slot], description=f"worker {slot + 1}: {spec.label}")
+            label = escape(spec.label)
+            self.progress.update(self.workers[slot], description=f"worker {slot + 1}: {label}")
 
     def settle(self, completed: int) -> None:
         """Show the final count as the archive has it."""
@@ -165,7 +167,7 @@ class SweepProgress(SweepEvents):
         share = self.progress.tasks[task].total or 0
         self.progress.update(
             task,
-            description=f"worker {slot + 1}: done {result.spec.label}{status}",
+            description=f"worker {slot + 1}: done {escape(result.spec.label)}{status}",
             completed=self.played[slot],
             total=max(share, self.played[slot]),
         )
@@ -306,13 +308,14 @@ def cell_lines(board: SweepBoard) -> list[str]:
 
 def board_table(board: SweepBoard) -> Table:
     """The cells as a rich table, the total last."""
-    table = Table(title=f"{board.experiment}: games per cell", title_justify="left")
+    table = Table(title=escape(f"{board.experiment}: games per cell"), title_justify="left")
     for name in ("cell", "env", "games", "failed", "playing", "prompt", "completion", "cost"):
         table.add_column(name, justify="left" if name in ("cell", "env") else "right")
     for cell in [*board.cells.values(), board.totals()]:
         table.add_row(
-            cell.cell, cell.env, games_text(cell), str(cell.failed), str(cell.running),
-            f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}", cost_text(cell),
+            escape(cell.cell), escape(cell.env), games_text(cell), str(cell.failed),
+            str(cell.running),
+            f"{cell.prompt_tokens:,}", f"{cell.completion_tokens:,}", escape(cost_text(cell)),
             style="bold" if cell.cell == "all" else None,
         )  # fmt: skip
     return table

@@ -215,7 +215,7 @@ def print_table(table: CellTable) -> None:
             f"pooled (Clopper-Pearson, descriptive) over: {', '.join(table.pooled_cells)}"
         )
     for test in table.fisher:
-        console.print(f"Fisher exact {test.a} vs {test.b}: p = {test.p_value:.3f}")
+        console.print(f"Fisher exact {escape(test.a)} vs {escape(test.b)}: p = {test.p_value:.3f}")
     if table.diffs:
         print_folded(diff_view(table), keys=2)
     if table.changes:
@@ -281,8 +281,8 @@ def analyze(
     compare: Annotated[
         list[str] | None,
         typer.Option(
-            help="Compare two cells on their common seeds: A,B (repeat; the tests of one call "
-            "are Holm-adjusted together)."
+            help="Compare two rows, cells or treatments paired on (block, seed), per block and "
+            "over all blocks: A,B (repeat; the tests of one call are Holm-adjusted together)."
         ),
     ] = None,
     experiment: ExperimentOption = None,
@@ -353,7 +353,7 @@ def print_balrog_table(archive: Path, experiment: str | None, *, as_json: bool) 
     for name in header:
         view.add_column(name)
     for row in rows:
-        view.add_row(*row)
+        view.add_row(*(escape(cell) for cell in row))
     console.print(view)
     print_parity(parity)
 

@@ -1,13 +1,14 @@
-"""`bounded plan`: before paying, the games per cell a paired comparison of two cells
-needs to detect a difference, what those games cost, and the smallest difference the
-games a file plans can detect (`bounded.analysis.plan`). `bounded sweep --dry-run
---compare A B` prints the same plan under its estimate."""
+"""`bounded plan`: before paying, the seeds per block a paired comparison of two
+treatments (or cells) needs to detect a difference with the test `bounded analyze
+--compare` runs, what those games cost, and the smallest difference the seeds a file plans
+can detect (`bounded.analysis.plan`). `bounded sweep --dry-run --compare A B` prints the
+same plan under its estimate."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
@@ -19,6 +20,7 @@ from bounded.registry import did_you_mean
 if TYPE_CHECKING:
     from bounded.analysis.games import CompletedGame
     from bounded.analysis.plan import PlanAsked, PowerPlan
+    from bounded.runner.spec import GameSpec
     from bounded.sweeps.experiment import Experiment
 
 CompareOption = Annotated[
@@ -34,7 +36,7 @@ EffectOption = Annotated[
 ]
 PowerOption = Annotated[float, typer.Option(help="The chance of detecting it.")]
 LevelOption = Annotated[float, typer.Option(help="The test's level (two-sided alpha).")]
-MetricOption = Annotated[str, typer.Option(help="wins or score.")]
+MetricOption = Annotated[str, typer.Option(help="wins, score or progress.")]
 
 
 def plan(
@@ -60,10 +62,11 @@ def plan(
     ] = None,
     correlation: Annotated[
         float | None,
-        typer.Option(help="The correlation of A's and B's wins over seeds to assume."),
+        typer.Option(help="The correlation of A's and B's wins over seeds within a block."),
     ] = None,
     sd: Annotated[
-        float | None, typer.Option(help="The standard deviation of paired score differences.")
+        float | None,
+        typer.Option(help="The standard deviation of paired differences within a block."),
     ] = None,
     archive_option: ArchiveOption = None,
     price: Annotated[
@@ -72,8 +75,8 @@ def plan(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
 ) -> None:
-    """Games per cell for a paired comparison to detect a difference at a power and level,
-    with their cost; the smallest difference the planned games detect."""
+    """Seeds per block for a paired comparison to detect a difference at a power and level,
+    with their cost; the smallest difference the planned seeds detect."""
     from bounded.analysis.plan import PlanAsked
 
     archive = given_archive(archive, archive_option)
@@ -92,35 +95,100 @@ def plan(
         print(found.model_dump_json(indent=2))
 
 
-def archived_games(path: Path, experiment: str | None = None) -> list[CompletedGame]:
+class Archived(NamedTuple):
+    """An archive's completed games with each run's block and treatment."""
+
+    games: list[CompletedGame]
+    blocks: dict[str, str]
+    treatments: dict[str, str]
+
+
+def archived_games(path: Path, experiment: str | None = None) -> Archived:
     """The completed games of an archive (of one experiment); none when there is none."""
+    from bounded.analysis.design import design_of_runs
     from bounded.analysis.games import completed_games
     from bounded.archive import Archive
     from bounded.sweeps.survey import has_runs_table
 
     if not has_runs_table(path):
-        return []
+        return Archived([], {}, {})
     with Archive(path, read_only=True) as store:
-        return completed_games(store.runs(experiment=experiment))
+        runs = store.runs(experiment=experiment)
+    design = design_of_runs(runs)
+    return Archived(
+        completed_games(runs),
+        {run.run_id: game.block_label for run, game in zip(runs, design.games, strict=True)},
+        {run.run_id: game.treatment for run, game in zip(runs, design.games, strict=True)},
+    )
 
 
 def print_archive_plan(path: Path, asked: PlanAsked, *, as_json: bool) -> PowerPlan:
-    """A plan from an archive alone: its cells' games, no file, so no cost."""
-    from bounded.analysis.plan import cell_games, plan_comparison
+    """A plan from an archive alone: its treatments' games, no file, so no cost."""
+    from bounded.analysis.plan import plan_comparison, treatment_games
     from bounded.cli._options import existing_archive
 
-    games = archived_games(existing_archive(path))
-    games_a, games_b = cell_games(games, asked.a), cell_games(games, asked.b)
-    for name, held in ((asked.a, games_a), (asked.b, games_b)):
-        if not held:
-            cells = ", ".join(sorted({g.cell for g in games}))
+    held = archived_games(existing_archive(path))
+    games_a = treatment_games(held.games, asked.a, held.treatments)
+    games_b = treatment_games(held.games, asked.b, held.treatments)
+    for name, mine in ((asked.a, games_a), (asked.b, games_b)):
+        if not mine:
+            cells = ", ".join(sorted({g.cell for g in held.games}))
             raise ConfigError(f"no completed games of cell {name!r} in {path} (cells: {cells})")
-    asked.planned = min(len(games_a), len(games_b))
-    found = plan_comparison(asked, games_a, games_b)
+    blocks = sorted({held.blocks.get(g.run_id, "") for g in [*games_a, *games_b]})
+    asked.planned = min(_per_block(games_a, held.blocks), _per_block(games_b, held.blocks))
+    found = plan_comparison(asked, games_a, games_b, held.blocks, blocks)
     if not as_json:
-        for line in plan_lines(found, f"the archive holds {len(games_a)} and {len(games_b)} games"):
+        held_text = f"the archive holds {len(games_a)} and {len(games_b)} games"
+        for line in plan_lines(found, held_text):
             plain(line)
         plain("cost: not estimated (an archive alone names no experiment file to play)")
+    return found
+
+
+def _per_block(games: list[CompletedGame], blocks: dict[str, str]) -> int:
+    """The fewest games of one block."""
+    counts: dict[str, int] = {}
+    for game in games:
+        block = blocks.get(game.run_id, "")
+        counts[block] = counts.get(block, 0) + 1
+    return min(counts.values()) if counts else 0
+
+
+class Planned(NamedTuple):
+    """A treatment's planned games: the specs and their (block, seed)."""
+
+    specs: list[GameSpec]
+    keys: set[tuple[str, int]]
+
+
+def planned_games(experiment: Experiment, path: Path, names: tuple[str, str]) -> dict[str, Planned]:
+    """Each named treatment's (or cell's) planned games; a name neither is refused."""
+    from bounded.analysis.design import design_of_plan
+
+    specs = experiment.stages(path).cells
+    design = design_of_plan(spec.model_dump() for spec in specs)
+    cells = list(dict.fromkeys(spec.cell for spec in specs))
+    treatments = list(dict.fromkeys(game.treatment for game in design.games))
+    found = {}
+    for name in names:
+        chosen = [
+            (spec, game)
+            for spec, game in zip(specs, design.games, strict=True)
+            if spec.cell == name
+        ] or [
+            (spec, game)
+            for spec, game in zip(specs, design.games, strict=True)
+            if game.treatment == name
+        ]
+        if not chosen:
+            known = [*treatments, *cells]
+            raise ConfigError(
+                f"no cell or treatment {name!r} in {experiment.name}{did_you_mean(name, known)} "
+                f"(treatments: {', '.join(treatments)}; cells: {', '.join(cells)})"
+            )
+        found[name] = Planned(
+            [spec for spec, _ in chosen], {(game.block_label, game.unit) for _, game in chosen}
+        )
     return found
 
 
@@ -132,64 +200,77 @@ def print_experiment_plan(
     *,
     as_json: bool = False,
 ) -> PowerPlan:
-    """A plan for two cells of an experiment file, from its archive's earlier games."""
-    from bounded.analysis.plan import plan_comparison
+    """A plan for two treatments (or cells) of an experiment file, on the blocks they share,
+    from its archive's earlier games."""
+    from bounded.analysis.plan import plan_comparison, treatment_games
 
     path = Path(archive or experiment.archive)
-    specs = experiment.stages(path).cells
-    names = list(dict.fromkeys(spec.cell for spec in specs))
-    seeds = {}
-    for name in (asked.a, asked.b):
-        if name not in names:
-            raise ConfigError(
-                f"no cell {name!r} in {experiment.name}{did_you_mean(name, names)} "
-                f"(cells: {', '.join(names)})"
-            )
-        seeds[name] = [spec.seed for spec in specs if spec.cell == name]
-    asked.planned = len(set(seeds[asked.a]) & set(seeds[asked.b]))
-    games = archived_games(path, experiment.name)
-    held = {name: [g for g in games if g.cell == name] for name in (asked.a, asked.b)}
-    found = plan_comparison(asked, held[asked.a], held[asked.b])
+    planned = planned_games(experiment, path, (asked.a, asked.b))
+    common = planned[asked.a].keys & planned[asked.b].keys
+    blocks = sorted({block for block, _ in common})
+    per_block = [sum(1 for key in common if key[0] == block) for block in blocks]
+    asked.planned = min(per_block) if per_block else 0
+    held = archived_games(path, experiment.name)
+    mine = {
+        name: [
+            g for g in treatment_games(held.games, name, held.treatments)
+            if held.blocks.get(g.run_id, "") in blocks
+        ]
+        for name in (asked.a, asked.b)
+    }  # fmt: skip
+    found = plan_comparison(asked, mine[asked.a], mine[asked.b], held.blocks, blocks)
     if not as_json:
-        for line in plan_lines(found, f"the file plans {asked.planned} common seeds"):
+        text = f"the file plans {asked.planned} common seeds" + (
+            f" in each of {len(blocks)} blocks" if len(blocks) > 1 else ""
+        )
+        for line in plan_lines(found, text):
             plain(line)
-        for line in cost_lines(experiment, path, found, held, prices):
+        for line in cost_lines(experiment, path, found, planned, mine, prices):
             plain(line)
     return found
 
 
 def plan_lines(found: PowerPlan, planned: str) -> list[str]:
-    """The plan in words: what it assumes, the games per cell, the detectable difference."""
+    """The plan in words: what it assumes, the seeds per block, the detectable difference."""
     asked = found.asked
-    test = "exact McNemar test" if asked.metric == "wins" else "paired t-test"
+    blocks = len(found.blocks)
+    over = ", stratified over the blocks" if blocks > 1 else ""
+    test = (
+        f"McNemar's test with Edwards' correction{over}"
+        if asked.metric == "wins"
+        else "the stratified paired t test"
+        if blocks > 1
+        else "the paired t test"
+    )
+    where = f"(block, seed) in {blocks} blocks" if blocks > 1 else "common seeds"
     lines = [
-        f"plan: {asked.a} vs {asked.b} on {asked.metric}, paired on common seeds ({test}), "
-        f"level {asked.alpha:g}, power {100 * asked.power:g}%"
+        f"plan: {asked.a} vs {asked.b} on {asked.metric}, paired on {where} ({test}, as "
+        f"bounded analyze --compare runs it), level {asked.alpha:g}, power "
+        f"{100 * asked.power:g}%"
     ]
     lines += [f"  uses {line}" for line in found.assumptions]
     unit = _unit(asked.metric)
-    if asked.metric == "wins":
-        lines.append(
-            f"games per cell: {found.games_per_cell} (Connor's formula for {unit(found.effect)}); "
-            f"the exact McNemar test's power at {found.games_per_cell} pairs: "
-            f"{100 * found.predicted_power:.1f}%"
-            + (
-                f"; it reaches {100 * asked.power:g}% at {found.exact_games_per_cell} pairs"
-                if found.exact_games_per_cell is not None
-                and found.exact_games_per_cell != found.games_per_cell
-                else ""
-            )
-        )
-    else:
-        lines.append(
-            f"games per cell: {found.games_per_cell} (paired t-test, statsmodels TTestPower, for "
-            f"{unit(found.effect)}); power at that n: {100 * found.predicted_power:.1f}%"
-        )
+    seeds = found.seeds_per_block
+    per = f"{seeds} seeds in each of {blocks} blocks, " if blocks > 1 else ""
+    how = (
+        f"Connor's formula{' over the blocks' if blocks > 1 else ''}, continuity-corrected"
+        if asked.metric == "wins"
+        else "the noncentral t"
+    )
+    at = f"{seeds} seeds per block" if blocks > 1 else f"{seeds} pairs"
+    power = (
+        f"the test's power at {at}, simulated: " if asked.metric == "wins" else f"power at {at}: "
+    )
+    lines.append(
+        f"games per cell: {found.games_per_cell} ({per}{how} for {unit(found.effect)}); "
+        f"{power}{100 * found.predicted_power:.1f}%"
+    )
     if asked.planned:
         smallest = "none" if found.detectable is None else unit(found.detectable)
         lines.append(
-            f"{planned}: the smallest difference {asked.planned} pairs detect with "
-            f"{100 * asked.power:g}% power: {smallest}"
+            f"{planned}: the smallest difference {asked.planned} pairs"
+            + (" per block" if blocks > 1 else "")
+            + f" detect with {100 * asked.power:g}% power: {smallest}"
         )
     return lines
 
@@ -197,18 +278,19 @@ def plan_lines(found: PowerPlan, planned: str) -> list[str]:
 def _unit(metric: str) -> Callable[[float], str]:
     if metric == "wins":
         return lambda value: f"{100 * value:+.1f} points of win rate"
-    return lambda value: f"{value:+.2f} points of mean score"
+    return lambda value: f"{value:+.2f} points of mean {metric}"
 
 
 def cost_lines(
     experiment: Experiment,
     path: Path,
     found: PowerPlan,
+    planned: dict[str, Planned],
     held: dict[str, list[CompletedGame]],
     prices: list[str],
 ) -> list[str]:
-    """What the games still to play to reach the plan's games per cell would cost, from
-    the sweep's estimate (`bounded.sweeps.estimate`)."""
+    """What the games still to play to reach the plan's games per treatment would cost,
+    from the sweep's estimate of each treatment's first cell (`bounded.sweeps.estimate`)."""
     from bounded.archive import Archive
     from bounded.cli._output import usage_text
     from bounded.sweeps.estimate import SweepPrices, add_usage, estimate_cells
@@ -216,7 +298,6 @@ def cost_lines(
 
     costs = SweepPrices.of(experiment.spec.prices, prices)
     plan = experiment.stages(path)
-    firsts = [next(s for s in plan.cells if s.cell == name) for name in held]
     archived = []
     if has_runs_table(path):
         with Archive(path, read_only=True) as store:
@@ -225,19 +306,21 @@ def cost_lines(
     lines: list[str] = []
     total: dict[str, dict[str, float]] = {}
     games = 0
-    for entry in estimate_cells(firsts, archived, lambda cell: cell_name(plan, cell)):
-        to_play = max(n - len(held[entry.cell]), 0)
+    for name, mine in planned.items():
+        entries = estimate_cells(mine.specs[:1], archived, lambda cell: cell_name(plan, cell))
+        entry = entries[0]
+        to_play = max(n - len(held[name]), 0)
         if entry.error is not None:
-            lines.append(f"cost {entry.name}: {to_play} games to play, no estimate: {entry.error}")
+            lines.append(f"cost {name}: {to_play} games to play, no estimate: {entry.error}")
             continue
         usage: dict[str, dict[str, float]] = {}
         add_usage(usage, entry.per_game, to_play)
         add_usage(total, usage)
         games += to_play
-        done = f", {len(held[entry.cell])} in the archive" if held[entry.cell] else ""
+        done = f", {len(held[name])} in the archive" if held[name] else ""
         lines.append(
-            f"cost {entry.name}, to play: {usage_text(to_play, usage, costs)}{done} "
-            f"(from the {entry.source}; an estimate)"
+            f"cost {name}, to play: {usage_text(to_play, usage, costs)}{done} "
+            f"(from the {entry.source} of {entry.name}; an estimate)"
         )
     lines.append(f"cost, total to reach {n} games per cell: {usage_text(games, total, costs)}")
     return lines

@@ -30,7 +30,7 @@ from bounded.cli._options import (
     SeedOption,
     existing_archive,
 )
-from bounded.cli._output import console
+from bounded.cli._output import plain
 from bounded.cli.analyze import table_options
 from bounded.core import ConfigError
 
@@ -76,8 +76,13 @@ def report(
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
     ] = False,
+    figures: Annotated[
+        Path | None,
+        typer.Option(help="Also write each figure as its own SVG and PDF file in this folder."),
+    ] = None,
 ) -> None:
-    """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer)."""
+    """Write one self-contained HTML report (tables, plots, a per-decision prompt viewer);
+    with --figures, each figure also as SVG and PDF files for a paper."""
     from bounded.report import ReportOptions, build_report
 
     main = table_options(
@@ -97,12 +102,16 @@ def report(
     if experiment is not None:
         with Archive(source, read_only=True) as store:
             filtered_runs(store, source, experiment=experiment)  # none: an error naming them
-    path = build_report(source, out, options)
+    if figures is not None and figures.exists() and not figures.is_dir():
+        raise ConfigError(f"--figures {figures}: it is a file; give a folder")
+    path = build_report(source, out, options, figures_dir=figures)
     if as_json:
         print(json.dumps({"report": str(path), "bytes": path.stat().st_size,
                           "tables": report_tables(source, options)}, indent=2))  # fmt: skip
         return
-    console.print(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    plain(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if figures is not None:
+        plain(f"figures: {figures} (each figure as SVG and PDF)")
 
 
 def report_tables(archive: Path, options: ReportOptions) -> list[Any]:
@@ -134,7 +143,7 @@ def view(
         existing_archive(archive), ReportOptions(tables=table or []), host=host, port=port,
         allowed_hosts=tuple(allow_host or ()),
     )  # fmt: skip
-    console.print(f"serving {archive} on {server.url} (Ctrl-C to stop)", soft_wrap=True)
+    plain(f"serving {archive} on {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -168,10 +177,11 @@ def export(
 
     if format not in EXPORT_FORMATS:
         raise unknown_format(format)
+    check_export_target(out, format)
     if format == "summary":
         from bounded.analysis.summary_export import write_summary
 
-        console.print(f"wrote {write_summary(existing_archive(archive), out)}")
+        plain(f"wrote {write_summary(existing_archive(archive), out)}")
         return
     if format == "balrog":
         export_balrog(existing_archive(archive), out, experiment=experiment, model=model)
@@ -179,7 +189,22 @@ def export(
     if experiment is not None or model is not None:
         raise ConfigError("--experiment and --model filter the balrog format only")
     for path in export_archive(existing_archive(archive), out, format):
-        console.print(f"wrote {path}")
+        plain(f"wrote {path}")
+
+
+def check_export_target(out: Path, format: str) -> None:
+    """Refuse, in one line, an `-o` that cannot take what the format writes: a file where a
+    directory of files goes (jsonl, parquet, balrog; summary without a `.json` name), a
+    directory where the summary's `.json` file goes."""
+    if format == "summary" and out.suffix == ".json":
+        if out.is_dir():
+            raise ConfigError(f"-o {out}: it is a directory; the summary is written as one file")
+        return
+    if out.exists() and not out.is_dir():
+        raise ConfigError(
+            f"-o {out}: it is a file; the {format} export writes files into a directory "
+            "(give a new or existing directory)"
+        )
 
 
 def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: str | None) -> None:
@@ -197,7 +222,7 @@ def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: st
         written = write_results(
             runs, out, lambda run_id: store.decisions(run_id, with_segments=False)
         )
-    console.print(f"wrote {len(written)} files under {out}")
+    plain(f"wrote {len(written)} files under {out}")
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

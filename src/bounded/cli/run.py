@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,6 +26,9 @@ from bounded.core import DEFAULT_MAX_TOKENS, ConfigError
 from bounded.envs import env_names
 from bounded.envs.workbench import REPLY_TOKENS as WORKBENCH_MAX_TOKENS
 from bounded.runner.spec import DEFAULT_CONTRACT, DEFAULT_MODEL, DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from bounded.runner.build import Game
 
 
 def run(
@@ -137,10 +140,25 @@ def run(
         max_decisions=max_decisions,
     )  # fmt: skip
     game = build_game(spec)  # a bad name or setting is refused before the archive is opened
+    refuse_unreachable(game)  # so is a dead endpoint or a refused key: no failed row
     with Archive(archive) as store:
         record = run_game(game, archive=store)
         decisions = store.decisions(record.run_id)
     console.print(run_summary(record, archive, decisions))
+
+
+def refuse_unreachable(game: Game) -> None:
+    """Reach every endpoint model of the game once, as `bounded sweep` does before its first
+    game; one line naming what is wrong (exit 2) before anything is written."""
+    from bounded.sweeps.preflight import unreachable_models
+
+    spec = game.spec
+    named = {id(game.model): (spec.model, spec.base_url, game.model)}
+    for kind, model in game.models.items():
+        named.setdefault(id(model), (spec.models[kind], spec.base_url, model))
+    problems = unreachable_models(named.values())
+    if problems:
+        raise ConfigError("; ".join(problems))
 
 
 REPLY_HELP = (
@@ -192,6 +210,7 @@ def run_workbench(
     from bounded.jobs.workbench import ENV_ID, format_table, run_suite
     from bounded.runner.build import build_contract, build_model
     from bounded.runner.spec import make_spec
+    from bounded.sweeps.preflight import unreachable_models
 
     select_tasks(tasks)  # refuse an unknown task or a bad contract before loading a model
     spec = make_spec(
@@ -200,6 +219,9 @@ def run_workbench(
     )  # fmt: skip
     build_contract(spec)
     llm = build_model(spec)
+    problems = unreachable_models([(model, base_url, llm)])
+    if problems:
+        raise ConfigError("; ".join(problems))
     options: dict[str, Any] = {"multi_action": multi_action, "seed": seed}
     if max_turns is not None:
         options["max_turns"] = max_turns

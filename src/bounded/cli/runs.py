@@ -14,7 +14,12 @@ from rich.table import Table
 
 from bounded.archive import DEFAULT_ARCHIVE, Archive
 from bounded.cli._filters import filtered_runs
-from bounded.cli._options import ArchiveOption, OptionalArchiveArgument, archive_path
+from bounded.cli._options import (
+    ArchiveOption,
+    OptionalArchiveArgument,
+    archive_path,
+    existing_archive,
+)
 from bounded.cli._output import console, print_folded, run_summary
 from bounded.core import ConfigError
 
@@ -62,19 +67,21 @@ def short_error(error: str | None, limit: int = 80) -> str:
 def print_runs(archive: Path, records: list[Any]) -> None:
     """The runs table (a sweep game's cell, a failed run's error), and how to continue the
     stale ones: a sweep's games by rerunning the sweep, the others by `bounded resume`."""
-    table = Table(title=f"{archive}: {len(records)} runs")
+    table = Table(title=escape(f"{archive}: {len(records)} runs"))
     table.add_column("run", no_wrap=True, min_width=12)
     for column in ("env", "contract", "tag", "cell", "model", "seed", "status", "decisions"):
         table.add_column(column)
     table.add_column("prompt tokens", justify="right")
     table.add_column("wall s", justify="right")
+    table.add_column("code")
     table.add_column("error")
     for found in records:
         r = found.run
+        named = (r.env_id, r.contract, r.tag, r.cell or "-", r.model)
         table.add_row(
-            r.run_id[:12], r.env_id, r.contract, r.tag, r.cell or "-", r.model, str(r.seed),
-            found.label, str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
-            escape(short_error(r.error)),
+            r.run_id[:12], *(escape(text) for text in named), str(r.seed), found.label,
+            str(r.decisions), str(r.prompt_tokens), f"{r.wall_s:.1f}",
+            escape(r.code_revision or "-"), escape(short_error(r.error)),
         )  # fmt: skip
     print_folded(table)
     stale = [found for found in records if found.stale]
@@ -104,9 +111,7 @@ def resume(
     restored from the snapshot saved with its last decision; the run keeps its id."""
     from bounded.runner.resume import resume_run
 
-    archive = archive_path(archive, archive_option, DEFAULT_ARCHIVE)
-    if not archive.is_file():
-        raise ConfigError(f"no archive at {archive}")
+    archive = existing_archive(archive_path(archive, archive_option, DEFAULT_ARCHIVE))
     record = resume_run(archive, run_id)
     with Archive(archive, read_only=True) as store:
         decisions = store.decisions(record.run_id)

@@ -27,10 +27,20 @@ def look_line(record: SequentialRecord) -> str:
     scale, unit = (100.0, " points") if record.metric == "wins" else (1.0, "")
     verdict = "excludes 0: decided" if last.decided else "includes 0"
     return (
-        f"look {len(record.looks)}: {last.pairs} pairs, anytime-valid "
+        f"look {len(record.looks)}: {last.pairs} pairs{_in_blocks(record)}, anytime-valid "
         f"{100 * (1 - record.level):g}% interval of {record.a} - {record.b} on {record.metric}: "
         f"[{scale * last.low:+.1f}, {scale * last.high:+.1f}]{unit} ({verdict})"
     )
+
+
+def _in_blocks(record: SequentialRecord) -> str:
+    blocks = len({block for block, _ in record.keys})
+    return f" in {blocks} blocks" if blocks > 1 else ""
+
+
+def _of_blocks(record: SequentialRecord) -> str:
+    blocks = len({block for block, _ in record.keys})
+    return f" of each of {blocks} blocks" if blocks > 1 else ""
 
 
 def sweep_until_decided(
@@ -60,7 +70,8 @@ def sweep_until_decided(
     plain(
         f"{experiment.name}: {record.a} vs {record.b} stopped after {record.stopped_at} pairs "
         f"({record.reason}; {summary.played} games played now, rule: {record.rule}, level "
-        f"{record.level:g}, looked at every {record.block} seeds); recorded in "
+        f"{record.level:g}, looked at every {record.block} seeds{_of_blocks(record)}); recorded "
+        "in "
         f"{archive or experiment.archive}"
     )
     if record.reason == "cost budget":

@@ -18,6 +18,7 @@ from bounded.core import ConfigError, Interrupted
 if TYPE_CHECKING:
     from bounded.sweeps.estimate import CellEstimate, SweepPrices
     from bounded.sweeps.experiment import Experiment
+    from bounded.sweeps.survey import SweepPlan
 
 BUDGET_REACHED = 3
 """`bounded sweep`'s exit status when `--budget` stopped it starting games."""
@@ -67,12 +68,15 @@ def sweep(
     until_decided: Annotated[
         tuple[str, str] | None,
         typer.Option(
-            help="Play cells A and B only, their common seeds in blocks, until an anytime-valid "
-            "confidence sequence of A - B excludes 0 (or the seeds, --max-games or --budget "
-            "run out); the rule and the stop are recorded in the archive."
+            help="Play treatments (or cells) A and B only, paired on (block, seed), a few seeds "
+            "of every block at a time, until an anytime-valid confidence sequence of A - B "
+            "excludes 0 (or the seeds, --max-games or --budget run out); the rule and the stop "
+            "are recorded in the archive."
         ),
     ] = None,
-    block: Annotated[int, typer.Option(help="--until-decided: seeds per block.")] = 10,
+    block: Annotated[
+        int, typer.Option(help="--until-decided: seeds of every block per look.")
+    ] = 10,
     level: Annotated[
         float, typer.Option(help="--until-decided and --compare: the level (alpha).")
     ] = 0.05,
@@ -80,11 +84,15 @@ def sweep(
         str, typer.Option(help="--until-decided and --compare: wins or score.")
     ] = "wins",
     max_games: Annotated[
-        int | None, typer.Option(help="--until-decided: games per cell at most.")
+        int | None,
+        typer.Option(help="--until-decided: games per treatment at most, over all blocks."),
     ] = None,
     score_range: Annotated[
         str, typer.Option(help="--until-decided --metric score: LOW,HIGH a game can score.")
     ] = "0,100",
+    list_games: Annotated[
+        bool, typer.Option(help="--dry-run: list every game still to play, after the summary.")
+    ] = False,
     compare: Annotated[
         tuple[str, str] | None,
         typer.Option(help="--dry-run: plan the paired comparison of cells A and B (bounded plan)."),
@@ -109,7 +117,7 @@ def sweep(
     archive = given_archive(archive, archive_option)
     experiment = load_experiment(file)
     if dry_run:
-        print_dry_run(experiment, archive, price or [])
+        print_dry_run(experiment, archive, price or [], list_games=list_games)
         if compare is not None:
             dry_run_plan(experiment, archive, price or [], compare, effect, power, level, metric)
         return
@@ -235,9 +243,12 @@ def sweep_command(
     return " ".join(parts)
 
 
-def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str]) -> None:
-    """Every phase's state, the games still to play, the estimate of their cost, then one
-    line per problem (exit 1)."""
+def print_dry_run(
+    experiment: Experiment, archive: Path | None, prices: list[str], *, list_games: bool = False
+) -> None:
+    """The summary first (every phase's state, the estimate of the games still to play,
+    parity, the endpoints), the games themselves when asked (`list_games`), then one line
+    per problem (exit 1)."""
     from bounded.sweeps.estimate import SweepPrices
     from bounded.sweeps.sweep import dry_run
 
@@ -245,9 +256,30 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
     state = dry_run(experiment, archive)
     plan = state.plan
     plain(f"{experiment.name}: {len(plan.games)} planned, {len(state.pending)} to play")
-    frozen = {resume.phase: resume.record for resume in state.phases}
     for resume in state.phases:
         plain(f"  {resume.describe(plan.phase(resume.phase))}")
+    for line in estimate_lines(state.estimates, costs):
+        plain(line)
+    for line in state.parity.lines() if state.parity is not None else []:
+        plain(line)
+    for line in state.endpoints:
+        plain(line)
+    if list_games:
+        for line in game_lines(state):
+            plain(line)
+    elif state.pending:
+        plain(f"({len(state.pending)} games to play: --list-games lists them)")
+    for problem in state.problems:
+        plain(f"problem: {problem}")
+    if state.problems:
+        raise typer.Exit(1)
+
+
+def game_lines(state: SweepPlan) -> list[str]:
+    """One line per game still to play, with the store it reads and who wrote it."""
+    plan = state.plan
+    frozen = {resume.phase: resume.record for resume in state.phases}
+    lines = []
     for spec in state.pending:
         line = f"  {spec.label}  ({spec.env}, {spec.contract}, {spec.model})"
         phase = plan.reads.get(spec.cell)
@@ -255,17 +287,8 @@ def print_dry_run(experiment: Experiment, archive: Path | None, prices: list[str
             record = frozen.get(phase)
             source = f"frozen {record.hash[:16]}" if record else "written"
             line += f" reads {spec.contract_config['store_dir']} ({source} by phase {phase})"
-        plain(line)
-    for line in estimate_lines(state.estimates, costs):
-        plain(line)
-    for line in state.parity.lines() if state.parity is not None else []:
-        plain(line)
-    for line in state.endpoints:
-        plain(line)
-    for problem in state.problems:
-        plain(f"problem: {problem}")
-    if state.problems:
-        raise typer.Exit(1)
+        lines.append(line)
+    return lines
 
 
 def estimate_lines(estimates: list[CellEstimate], costs: SweepPrices) -> list[str]:

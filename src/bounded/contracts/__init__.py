@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from bounded.contracts._declared import check_undeclared, split_undeclared
 from bounded.contracts.balrog_presets import BALROG_PRESETS
 from bounded.contracts.episodic.presets import EPISODIC_PRESETS
 from bounded.contracts.memory_presets import MEMORY_PRESETS
@@ -82,12 +83,14 @@ def _contract_class(name: str) -> type:
 
 
 def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
-    """Build a contract by name, preset or import path; `config` overrides the settings."""
+    """Build a contract by name, preset or import path; `config` overrides the settings.
+    The shared reply settings a contract does not declare are checked, not passed
+    (`bounded.contracts._declared`)."""
     cls, settings = resolve_contract(name)
     settings.update(config or {})
+    undeclared = split_undeclared(cls, settings)  # [defaults]' reply reaches every contract
     try:
         contract: Contract = cls(**settings)
-        return contract
     except (TypeError, ValueError) as exc:
         first = (
             first_validation_error(exc)
@@ -95,6 +98,8 @@ def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
             else str(exc).splitlines()[0]
         )
         raise ConfigError(f"bad settings for contract {name!r}: {first}") from exc
+    check_undeclared(contract, undeclared, name)
+    return contract
 
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ from bounded.archive import Archive
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
-from bounded.report.environments import env_plots
+from bounded.report.environments import EnvPlots, env_plots
+from bounded.version import code_revision
 
 LAYER_COLOURS = {
     "L1": "#dbeafe",
@@ -222,6 +224,12 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def code_revisions(runs: Sequence[RunRecord]) -> list[str]:
+    """The code revisions that played the runs, in order of first use (runs of a bounded
+    that did not record one count as `unrecorded`)."""
+    return list(dict.fromkeys(run.code_revision or "unrecorded" for run in runs))
+
+
 def progress_payload(archive: Archive) -> list[dict[str, Any]]:
     """Each experiment's sweep progress per cell, as the archive has it now, and its time
     left (`bounded.sweeps.pace`)."""
@@ -234,9 +242,32 @@ def progress_payload(archive: Archive) -> list[dict[str, Any]]:
     ]
 
 
-def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> str:
+SVG_PROLOG = '<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
+
+
+def write_figures(
+    folder: Path, figures: dict[str, str], sets: Sequence[EnvPlots], pdfs: dict[str, bytes]
+) -> list[Path]:
+    """Each figure of the page as its own SVG and PDF file in `folder`: `context`, `layers`,
+    and `ENV-KIND` per environment (`babyai-progression`, `warehouse-winrate`, ...)."""
+    named = dict(figures)
+    for plotted in sets:
+        named.update({f"{plotted.slug}-{kind}": svg for kind, svg in plotted.figures.items()})
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, svg in named.items():
+        (folder / f"{name}.svg").write_text(SVG_PROLOG + svg)
+        (folder / f"{name}.pdf").write_bytes(pdfs[svg])
+        written += [folder / f"{name}.svg", folder / f"{name}.pdf"]
+    return written
+
+
+def render_page(
+    archive: Archive, options: ReportOptions, *, served: bool, figures_dir: Path | None = None
+) -> str:
     """The page; served pages fetch decisions from the server instead of embedding them,
-    and show the sweeps' progress, which they poll."""
+    and show the sweeps' progress, which they poll. With `figures_dir`, each figure is also
+    written there as SVG and PDF (`write_figures`)."""
     runs = report_runs(archive, options)
     options = priced(archive, runs, options)
     tables = tables_of(runs, options, archive)
@@ -244,6 +275,12 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = browsable_runs(archive, runs, options.audit_runs)
     audit = context_audit(archive, audited, options.costs)
+    with ExitStack() as stack:
+        pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
+        figures = _figures(audit)
+        sets = env_plots(plotted, completed_games(runs))
+    if figures_dir is not None:
+        write_figures(figures_dir, figures, sets, pdfs)
     browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
     per_run = max(1, options.max_decisions // max(1, len(browse)))
     decisions = (
@@ -264,12 +301,14 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
         title=options.title or archive.path.name,
         archive=str(archive.path),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        played_by=code_revisions(runs),
+        written_by=code_revision(),
         tables=tables,
         summary=sections(summary) if summary is not None else [],
         summary_notes=notes(summary) if summary is not None else [],
         parity_headers=PARITY_HEADERS,
-        figures=_figures(audit),
-        env_plots=env_plots(plotted, completed_games(runs)),
+        figures=figures,
+        env_plots=sets,
         plotted=plotted.title,
         audit=audit,
         counts={
@@ -290,12 +329,18 @@ def render_page(archive: Archive, options: ReportOptions, *, served: bool) -> st
 
 
 def build_report(
-    archive_path: str | Path, out: str | Path, options: ReportOptions | None = None
+    archive_path: str | Path,
+    out: str | Path,
+    options: ReportOptions | None = None,
+    figures_dir: Path | None = None,
 ) -> Path:
-    """Write the report for an archive to `out` and return its path."""
+    """Write the report for an archive to `out` and return its path; with `figures_dir`,
+    each figure also as its own SVG and PDF file there."""
     out = Path(out)
     with Archive(archive_path, read_only=True) as archive:
-        page = render_page(archive, options or ReportOptions(), served=False)
+        page = render_page(
+            archive, options or ReportOptions(), served=False, figures_dir=figures_dir
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page)
     return out

@@ -1,9 +1,12 @@
-"""The report's figures, drawn with matplotlib and inlined as SVG text."""
+"""The report's figures, drawn with matplotlib and inlined as SVG text (also as PDF where
+asked, `keeping_pdfs`, for figure files a paper takes)."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import matplotlib
 
@@ -18,12 +21,34 @@ from bounded.analysis.rows import CellRow
 WIDTH = 7.5
 
 
+PDFS: ContextVar[dict[str, bytes] | None] = ContextVar("pdfs", default=None)
+"""While `keeping_pdfs` runs: each figure drawn, as PDF, by its SVG text."""
+
+
+@contextmanager
+def keeping_pdfs() -> Iterator[dict[str, bytes]]:
+    """Every figure drawn in the block is also rendered as PDF, kept by its SVG text (a
+    report's figures written as files: `bounded report --figures DIR`)."""
+    kept: dict[str, bytes] = {}
+    token = PDFS.set(kept)
+    try:
+        yield kept
+    finally:
+        PDFS.reset(token)
+
+
 def to_svg(figure: Figure) -> str:
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight")
-    plt.close(figure)
     text = buffer.getvalue()
-    return text[text.index("<svg") :]  # drop the XML prolog: the SVG is inlined in HTML
+    text = text[text.index("<svg") :]  # drop the XML prolog: the SVG is inlined in HTML
+    pdfs = PDFS.get()
+    if pdfs is not None:
+        pdf = io.BytesIO()
+        figure.savefig(pdf, format="pdf", bbox_inches="tight")
+        pdfs[text] = pdf.getvalue()
+    plt.close(figure)
+    return text
 
 
 def _height(rows: int) -> float:
@@ -194,8 +219,10 @@ def scores_by_row(rows: Sequence[CellRow], games: Sequence[CompletedGame]) -> li
 
 
 __all__ = [
+    "PDFS",
     "audit_groups",
     "context_plot",
+    "keeping_pdfs",
     "layer_plot",
     "progression_plot",
     "score_plot",

@@ -45,6 +45,7 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.expert import EnvReader
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
@@ -96,6 +97,15 @@ def reasoning_in_force(config: JSON, model: Model) -> JSON:
     return {"reasoning_chars": reasoning_chars_in_force(config["reasoning_chars"], model)}
 
 
+def contract_settings(contract: Contract) -> JSON:
+    """What the parity report reads of the contract beside its configuration: its fallback
+    policy and the configuration keys that are its memory under test."""
+    return {
+        "fallback": contract.fallback_policy(),
+        "memory_settings": list(getattr(contract, "memory_settings", ())),
+    }
+
+
 class ResumeError(BoundedError):
     """A run that cannot be continued (no snapshot, a diverging replay, changed stores)."""
 
@@ -113,6 +123,13 @@ def package_version() -> str:
     from bounded.version import __version__
 
     return __version__
+
+
+def code_revision() -> str:
+    """Which code plays the run (`bounded.version.code_revision`)."""
+    from bounded.version import code_revision as revision
+
+    return revision()
 
 
 def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
@@ -214,6 +231,7 @@ class EpisodeRunner:
                 "models": {kind: tier.id for kind, tier in self.tiers.items()},
                 "sampling_seed": self.sampling_seed,
                 **reasoning_in_force(config, model),
+                **contract_settings(contract),
             },
             seed=seed,
             tag=tag,
@@ -221,6 +239,7 @@ class EpisodeRunner:
             cell=cell,
             started_at=time.time(),
             package_version=package_version(),
+            code_revision=code_revision(),
             spec=spec or {},
         )
         mode = contract.reply_mode
@@ -250,6 +269,8 @@ class EpisodeRunner:
             context = episode_context(
                 self.env, self.run.env_id, self.seed, self.model, self.run.run_id
             )
+            if isinstance(self.contract, EnvReader):
+                self.contract.read_env(self.env)
             self.contract.reset(context)
             done = not obs.legal
             if resume is not None:
@@ -297,7 +318,7 @@ class EpisodeRunner:
             done = terminated or truncated or not obs.legal
         for record in resume.decisions:
             self.trajectory.append(record)
-            self.tally.add(record.actions)
+            self.tally.add(record.actions, record.fallback)
         point = resume.checkpoint
         if point.decisions:
             if point.memory is None:
@@ -512,7 +533,7 @@ class EpisodeRunner:
 
     def _append(self, record: DecisionRecord) -> None:
         self.trajectory.append(record)
-        self.tally.add(record.actions)
+        self.tally.add(record.actions, record.fallback)
         run = self.run
         run.decisions += 1
         own = [record.completion] if record.completion else []

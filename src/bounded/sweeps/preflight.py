@@ -6,7 +6,8 @@ file's own setting; every HTTP endpoint is then reached once. At a sweep's start
 `GET /models` (any answer proves the server is there; a refused key is a problem; nothing is
 asked of the chat endpoint, so a server's replies are left to the games); a dry run also
 asks once in each response format (`bounded.models.probe`) and reports whether the server
-returns usage and which formats it accepts.
+returns usage and which formats it accepts, and (`unplayable_cells`) each cell none of whose
+reply modes the endpoint can play.
 
 The embedded model is not built here (its weights are verified and loaded by its games);
 its spec string is still checked.
@@ -14,12 +15,13 @@ its spec string is still checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import openai
 
-from bounded.core import JSON, BoundedError, Model, stable_hash
+from bounded.core import JSON, BoundedError, Model, ReplyMode, stable_hash
 from bounded.models import make_model, split_spec
 from bounded.models.openai_compat import OpenAICompatModel, one_line
 from bounded.sweeps.experiment import GameSpec
@@ -42,9 +44,13 @@ class ModelUse:
     cells: tuple[str, ...]
 
     @property
-    def where(self) -> str:
+    def endpoint(self) -> str:
         at = f" at {self.base_url}" if self.base_url else ""
-        return f"model {self.model!r}{at} (cells {', '.join(self.cells)})"
+        return f"model {self.model!r}{at}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.endpoint} (cells {', '.join(self.cells)})"
 
 
 @dataclass
@@ -54,6 +60,9 @@ class Preflight:
     problems: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     """One line per endpoint probed: usage and the formats it accepts."""
+    playable: list[tuple[ModelUse, dict[ReplyMode, str | None]]] = field(default_factory=list)
+    """Per endpoint probed that answered some format: each reply mode and the format that
+    plays it there (None: none does)."""
 
 
 def model_uses(games: Iterable[GameSpec]) -> list[ModelUse]:
@@ -95,22 +104,80 @@ def reach(model: OpenAICompatModel) -> str | None:
     return None
 
 
-def probe_line(use: ModelUse, model: OpenAICompatModel) -> tuple[str, str | None]:
-    """Ask once in each response format: the line saying what the endpoint takes, and the
-    problem when it took none (it is dead or refuses every request)."""
-    from bounded.models.probe import probe
+def unreachable_models(models: Iterable[tuple[str, str | None, Model]]) -> list[str]:
+    """A sweep's check of a game built already (`bounded run`): each endpoint model, given
+    as (its spec string, base URL, the model built), reached once; a line per problem, in
+    the words a sweep's preflight uses."""
+    problems = []
+    for spec, base_url, model in models:
+        if isinstance(model, OpenAICompatModel):
+            problem = reach(model)
+            if problem:
+                use = ModelUse(spec, base_url, {}, ())
+                problems.append(f"{use.endpoint}: {problem}")
+    return problems
+
+
+def probe_line(
+    use: ModelUse, model: OpenAICompatModel
+) -> tuple[str, str | None, dict[ReplyMode, str | None]]:
+    """Ask once in each response format: the line saying what the endpoint takes, the
+    problem when it took none (it is dead or refuses every request), and each reply mode
+    with the format that plays it there (`bounded.models.probe.playable_modes`)."""
+    from bounded.models.probe import playable_modes, probe
 
     model.retry = model.retry.model_copy(update=PROBE_RETRY)
     results = probe(model)
     accepted = [r.format for r in results if r.verdict == "accepted"]
     if not accepted:
         detail = next((r.detail for r in results if r.detail), "no reply")
-        return "", f"{use.where}: no response format answered ({detail})"
+        return "", f"{use.where}: no response format answered ({detail})", {}
     usage = [r.usage for r in results if r.usage is not None]
     says = "returns usage" if all(usage) and usage else "returns no usage (tokens are counted)"
     refused = [r.format for r in results if r.verdict == "refused"]
     line = f"endpoint {use.where}: {says}; accepts {', '.join(accepted)}"
-    return line + (f"; refuses {', '.join(refused)}" if refused else ""), None
+    line += f"; refuses {', '.join(refused)}" if refused else ""
+    return line, None, playable_modes(results)
+
+
+def model_problems(games: Iterable[GameSpec]) -> tuple[list[str], set[str]]:
+    """Every distinct model built once, nothing reached: a line per model that cannot be
+    built (a misspelt kind, a missing key), and the cells that name one."""
+    problems: list[str] = []
+    cells: set[str] = set()
+    for use in model_uses(games):
+        try:
+            build(use)
+        except BoundedError as exc:
+            problems.append(f"{use.where}: {exc}")
+            cells.update(use.cells)
+    return problems, cells
+
+
+def unplayable_cells(
+    found: Preflight,
+    modes_of: Mapping[str, list[ReplyMode]],
+    name: Callable[[str], str] = str,
+) -> list[str]:
+    """A line per cell none of whose reply modes (`modes_of`: its `reply`, then its
+    `reply_fallback`) the endpoint it plays against can play, by the probe of a dry run."""
+    from bounded.models.probe import MODE_FORMATS
+
+    lines: dict[str, str] = {}
+    for use, playable in found.playable:
+        takes = [mode for mode, form in playable.items() if form is not None]
+        for cell in use.cells:
+            allowed = modes_of.get(cell, [])
+            if not allowed or cell in lines or any(playable.get(mode) for mode in allowed):
+                continue
+            needs = " or ".join(form for mode in allowed for form in MODE_FORMATS[mode])
+            lines[cell] = (
+                f"{name(cell)}: cannot play against {use.endpoint}: it replies in "
+                f"{', '.join(allowed)}, which needs {needs}, and the endpoint takes none of "
+                f"them; it plays {', '.join(takes)}: set reply_fallback = {json.dumps(takes)}"
+                f" or reply to one of them"
+            )
+    return list(lines.values())
 
 
 def preflight(games: Iterable[GameSpec], *, probe_formats: bool = False) -> Preflight:
@@ -126,8 +193,9 @@ def preflight(games: Iterable[GameSpec], *, probe_formats: bool = False) -> Pref
         if not isinstance(model, OpenAICompatModel):
             continue
         if probe_formats:
-            line, problem = probe_line(use, model)
+            line, problem, playable = probe_line(use, model)
             found.lines.extend([line] if line else [])
+            found.playable.extend([(use, playable)] if playable else [])
         else:
             problem = reach(model)
             problem = f"{use.where}: {problem}" if problem else None
@@ -135,4 +203,14 @@ def preflight(games: Iterable[GameSpec], *, probe_formats: bool = False) -> Pref
     return found
 
 
-__all__ = ["REACH_TIMEOUT_S", "ModelUse", "Preflight", "model_uses", "preflight", "reach"]
+__all__ = [
+    "REACH_TIMEOUT_S",
+    "ModelUse",
+    "Preflight",
+    "model_problems",
+    "model_uses",
+    "preflight",
+    "reach",
+    "unplayable_cells",
+    "unreachable_models",
+]

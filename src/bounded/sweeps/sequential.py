@@ -1,20 +1,27 @@
 """A sweep that stops when decided: `bounded sweep FILE --until-decided A B`.
 
-The seeds the file plans for both cells A and B are played in blocks, in the file's
-order (each block one ordinary, resumable sweep of those games of A and B only; the
-file's other cells are not played by it). After each block the anytime-valid confidence
+A and B are treatments (tags, contracts or presets) or cells. The games the file plans
+for both are paired on (block, seed) (`bounded.analysis.design`: a matrix file's points
+are its blocks) and played in looks of `--block` seeds of every block, in the file's
+seed order (each look one ordinary, resumable sweep of those games of A and B only; the
+file's other games are not played by it). After each look the anytime-valid confidence
 sequence of the mean paired difference A - B (`bounded.analysis.anytime`) is computed
-over the pairs so far, taken in seed order; the sweep stops the first time it excludes
-0, or when the seeds, the game budget (`--max-games` per cell) or the cost budget
-(`--budget`) run out. Because the sequence is valid at every look at once, stopping at
-the first decided look keeps its level. The rule, its level, every look and the point it
-stopped at are recorded in the archive (a snapshot of kind `until-decided`), where
-`bounded analyze --compare A B` finds them. Run again, the sweep walks the same blocks
-(the games already played are skipped) and comes to the same decision.
+over every block's pairs so far, taken seed by seed and block by block, so that it
+decides on the stratified comparison: its mean is the mean of the blocks' differences,
+each block weighted by its pairs, which the betting sequence covers for independent
+pairs of different means as well as for identically distributed ones. The sweep stops
+the first time it excludes 0, or when the seeds, the game budget (`--max-games` per
+treatment) or the cost budget (`--budget`) run out. Because the sequence is valid at
+every look at once, stopping at the first decided look keeps its level. The rule, its
+level, every look and the point it stopped at are recorded in the archive (a snapshot of
+kind `until-decided`), where `bounded analyze --compare A B` finds them. Run again, the
+sweep walks the same looks (the games already played are skipped) and comes to the same
+decision.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,7 +50,8 @@ class Stopping(BaseModel):
     level: float = 0.05
     block: int = DEFAULT_BLOCK
     max_games: int | None = None
-    """Games per cell at most (default: every seed the file plans for both)."""
+    """Games per treatment at most, over all blocks (default: every (block, seed) the file
+    plans for both)."""
     score_range: tuple[float, float] = SCORE_RANGE
     """The least and the most a game can score (the bets' scale, `--metric score`)."""
 
@@ -86,34 +94,59 @@ class SequentialSummary(BaseModel):
         return sum(summary.spent for summary in self.sweeps)
 
 
-def common_seeds(experiment: Experiment, archive_path: Path, stopping: Stopping) -> list[int]:
-    """The seeds the file plans for both cells, in A's order."""
-    plan = experiment.stages(archive_path)
-    cells = list(dict.fromkeys(spec.cell for spec in plan.cells))
-    seeds: dict[str, list[int]] = {}
+class Planned(BaseModel):
+    """A's and B's planned games on their common (block, seed), in the order they are
+    played: seed by seed in the file's order, every block's game of each seed."""
+
+    keys: list[tuple[str, int]]
+    games: dict[str, dict[tuple[str, int], str]]
+    """Per treatment (A, B): (block, seed) -> its cell."""
+
+    def blocks(self) -> list[str]:
+        return list(dict.fromkeys(block for block, _ in self.keys))
+
+    def seeds(self) -> list[int]:
+        return list(dict.fromkeys(seed for _, seed in self.keys))
+
+
+def common_games(experiment: Experiment, archive_path: Path, stopping: Stopping) -> Planned:
+    """The (block, seed) the file plans for both A and B."""
+    from bounded.analysis.design import design_of_plan
+
+    specs = experiment.stages(archive_path).cells
+    design = design_of_plan(spec.model_dump() for spec in specs)
+    cells = list(dict.fromkeys(spec.cell for spec in specs))
+    games: dict[str, dict[tuple[str, int], str]] = {}
+    order: list[int] = []
     for name in (stopping.a, stopping.b):
-        seeds[name] = [spec.seed for spec in plan.cells if spec.cell == name]
-        if not seeds[name]:
+        mine = [(s, g) for s, g in zip(specs, design.games, strict=True) if s.cell == name] or [
+            (s, g) for s, g in zip(specs, design.games, strict=True) if g.treatment == name
+        ]
+        if not mine:
             raise ConfigError(
-                f"--until-decided: no cell {name!r} in experiment {experiment.name!r}"
-                f"{did_you_mean(name, cells)} (cells: {', '.join(cells)})"
+                f"--until-decided: no cell or treatment {name!r} in experiment "
+                f"{experiment.name!r}{did_you_mean(name, cells)} (cells: {', '.join(cells)})"
             )
-    other = set(seeds[stopping.b])
-    common = [seed for seed in seeds[stopping.a] if seed in other]
+        games[name] = {(game.block_label, spec.seed): spec.cell for spec, game in mine}
+        order = order or list(dict.fromkeys(spec.seed for spec, _ in mine))
+    common = set(games[stopping.a]) & set(games[stopping.b])
     if not common:
         raise ConfigError(f"--until-decided: cells {stopping.a!r} and {stopping.b!r} share no seed")
-    return common
+    blocks = sorted({block for block, _ in common})
+    keys = [(block, seed) for seed in order for block in blocks if (block, seed) in common]
+    return Planned(keys=keys, games={name: games[name] for name in (stopping.a, stopping.b)})
 
 
 def differences(
-    games: list[CompletedGame], stopping: Stopping, seeds: list[int]
+    games: list[CompletedGame], stopping: Stopping, planned: Planned, keys: list[tuple[str, int]]
 ) -> tuple[list[float], int]:
-    """The paired differences A - B of the seeds both cells completed, in `seeds` order,
-    and the number of those seeds either cell has not completed."""
-    mine = {(g.cell, g.seed): g for g in games}
+    """The paired differences A - B of the (block, seed) both completed, in `keys` order,
+    and the number of those keys either has not completed."""
+    done = {(g.cell, g.seed): g for g in games}
     found, missing = [], 0
-    for seed in seeds:
-        a, b = mine.get((stopping.a, seed)), mine.get((stopping.b, seed))
+    for key in keys:
+        a = done.get((planned.games[stopping.a][key], key[1]))
+        b = done.get((planned.games[stopping.b][key], key[1]))
         if a is None or b is None:
             missing += 1
             continue
@@ -149,30 +182,32 @@ def run_until_decided(
     on_look: Callable[[SequentialRecord], None] | None = None,
     **sweep_options: Any,
 ) -> SequentialSummary:
-    """Play A's and B's common seeds in blocks until the confidence sequence excludes 0
-    (see the module's docstring); `sweep_options` go to each block's `run_sweep`."""
+    """Play A's and B's common (block, seed) in looks until the confidence sequence
+    excludes 0 (see the module's docstring); `sweep_options` go to each look's
+    `run_sweep`."""
     stopping.check()
     path = Path(archive_path or experiment.archive)
-    seeds = common_seeds(experiment, path, stopping)
-    limit = min(len(seeds), stopping.max_games or len(seeds))
+    planned = common_games(experiment, path, stopping)
+    seeds, blocks = planned.seeds(), len(planned.blocks())
+    limit = min(len(seeds), math.ceil((stopping.max_games or len(seeds) * blocks) / blocks))
     lo, hi = stopping.bounds()
     record = SequentialRecord(
         experiment=experiment.name, a=stopping.a, b=stopping.b, metric=stopping.metric,
         level=stopping.level, lo=lo, hi=hi, block=stopping.block, seeds=seeds[:limit],
-        max_games=limit,
+        keys=[key for key in planned.keys if key[1] in set(seeds[:limit])],
+        max_games=limit * blocks,
     )  # fmt: skip
     sweeps: list[SweepSummary] = []
     spent = 0.0
     for end in range(min(stopping.block, limit), limit + stopping.block, stopping.block):
         chosen = set(seeds[: min(end, limit)])
+        keys = [key for key in planned.keys if key[1] in chosen]
         left = None if budget is None else max(budget - spent, 0.0)
-        only = block_games(stopping, chosen)
+        only = look_games(planned, keys)
         summary = run_sweep(experiment, archive_path=path, budget=left, only=only, **sweep_options)
         sweeps.append(summary)
         spent += summary.spent
-        diffs, missing = differences(
-            archived_games(path, experiment.name), stopping, seeds[: min(end, limit)]
-        )
+        diffs, missing = differences(archived_games(path, experiment.name), stopping, planned, keys)
         record.looks.append(look(diffs, lo, hi, stopping.level))
         record.stopped_at = len(diffs)
         if on_look is not None:
@@ -188,10 +223,10 @@ def run_until_decided(
     return SequentialSummary(record=record, sweeps=sweeps)
 
 
-def block_games(stopping: Stopping, seeds: set[int]) -> Callable[[GameSpec], bool]:
-    """Keeps the games of A and B on `seeds`."""
-    cells = (stopping.a, stopping.b)
-    return lambda spec: spec.cell in cells and spec.seed in seeds
+def look_games(planned: Planned, keys: list[tuple[str, int]]) -> Callable[[GameSpec], bool]:
+    """Keeps A's and B's games on `keys`."""
+    chosen = {(cells[key], key[1]) for cells in planned.games.values() for key in keys}
+    return lambda spec: (spec.cell, spec.seed) in chosen
 
 
 def _reason(record: SequentialRecord, summary: SweepSummary, missing: int) -> str:
@@ -214,8 +249,9 @@ def save_record(path: Path, record: SequentialRecord) -> None:
 
 __all__ = [
     "DEFAULT_BLOCK",
+    "Planned",
     "SequentialSummary",
     "Stopping",
-    "common_seeds",
+    "common_games",
     "run_until_decided",
 ]

@@ -10,7 +10,7 @@ plan (`bounded.runner.identity`), and, for a dry run or a budget, the estimates
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.parity import ParityReport, parity_of_plan
 from bounded.archive import Archive
-from bounded.core import JSON, ConfigError, Contract, RunRecord
+from bounded.core import JSON, ConfigError, Contract, ReplyMode, RunRecord
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameKey, duplicates_of, run_key
@@ -32,7 +32,7 @@ from bounded.sweeps.phases import (
     snapshot_problem,
     store_problems,
 )
-from bounded.sweeps.preflight import preflight
+from bounded.sweeps.preflight import model_problems, preflight, unplayable_cells
 
 
 def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
@@ -87,6 +87,7 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
     from bounded.runner.build import build_contract, inspect_spec
 
     found = Settings()
+    failed: dict[tuple[str, str], set[str]] = {}  # (entry, problem) -> the cells it is of
     for spec in games:
         key = config_key(spec)
         if key in found.inputs or key in found.contracts:
@@ -97,47 +98,69 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
             found.inputs[key], found.empty_actions[key] = checked.inputs, checked.empty_action
         except ConfigError as exc:
             entry = plan.entries.get(spec.cell, spec.cell) if plan else spec.cell
-            found.problems.append(f"{entry}: {exc}" if entry else str(exc))
-    found.problems = list(dict.fromkeys(found.problems))  # a cell's games differ in options
+            failed.setdefault((entry, str(exc)), set()).add(spec.cell)
+    for (entry, problem), cells in failed.items():
+        where = entry
+        if plan is not None and len(cells) == 1:  # one matrix point: name it
+            where = cell_name(plan, next(iter(cells)))
+        found.problems.append(f"{where}: {problem}" if where else problem)
     return found
 
 
 def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
-    """The parity check of the planned cells, by condition tag (a tag's matrix pooled) within
-    each environment (`parity_of_plan`), each game as it would be played; a cell's effective
-    action rate is its contract's bound by construction where it has one and the environment
-    has an empty action (`≤` a share of decisions), else up to every decision."""
+    """The parity check of the planned cells, by condition tag (`parity_of_plan`: cells
+    compared within each block of the design), each game as it would be played: its
+    contract's whole configuration, fallback policy, memory keys, and whether it asks the
+    model at all. A cell's acting rate is its contract's bound by construction where it
+    has one and the environment has an empty action (`≤` a share of decisions), else up to
+    every decision."""
     cells: dict[str, list[JSON]] = {}
     bounds: dict[tuple[str, str], float] = {}
     for spec in plan.cells:
         key = config_key(spec)
         contract = settings.contracts.get(key)
         played = settings.as_played(spec).model_dump()
-        config = contract.config_dict() if contract is not None else {}
-        if "reply" in config:
-            played["contract_config"] = {**played["contract_config"], "reply": config["reply"]}
+        empty = settings.empty_actions.get(key)
+        if contract is not None:
+            played.update(played_contract(contract, empty))
         cells.setdefault(spec.run_tag, []).append(played)
         bound = contract.action_rate_bound() if contract is not None else None
-        if bound is not None and settings.empty_actions.get(key):
+        if bound is not None and empty:
             where = (spec.run_tag, spec.env)
             bounds[where] = min(bound, bounds.get(where, 1.0))
-    several = len({spec.env for spec in plan.cells}) > 1
     rates: dict[str | tuple[str, str], float | None] = {
-        (tag, env if several else ""): bounds.get((tag, env), 1.0)
+        (tag, env): bounds.get((tag, env), 1.0)
         for tag, env in {(spec.run_tag, spec.env) for spec in plan.cells}
     }
     return parity_of_plan(cells.items(), rates, bounded=True)
 
 
-def identity_problems(archive: Archive, plan: Plan, settings: Settings) -> list[str]:
+def played_contract(contract: Contract, empty_action: str | None) -> JSON:
+    """What a planned game's contract settles beside its spec, as its run will record it."""
+    asks = getattr(contract, "asks_model", None)
+    return {
+        "contract_config": contract.config_dict(),
+        "fallback": contract.fallback_policy(),
+        "memory_settings": list(getattr(contract, "memory_settings", ())),
+        "sends_game_seed": getattr(contract, "sends_game_seed", True),
+        "asks_model": asks(empty_action) if asks is not None else True,
+    }
+
+
+def identity_problems(
+    archive: Archive, plan: Plan, settings: Settings, skip: Iterable[str] = ()
+) -> list[str]:
     """A line per cell (or phase) whose completed games differ from what the file plans
-    (`bounded.runner.identity.changed_cells`), each planned game as it would be played."""
+    (`bounded.runner.identity.changed_cells`), each planned game as it would be played;
+    the cells of `skip` (already refused) are not compared."""
     if not plan.games:
         return []
     writers = [phase.name for phase in plan.phases] + [
         spec.cell for spec in plan.cells if writes_store(spec)
     ]
-    played = {spec.key: (settings.as_played(spec), settings.inputs_of(spec)) for spec in plan.games}
+    skipped = set(skip)
+    games = [spec for spec in plan.games if spec.cell not in skipped]
+    played = {spec.key: (settings.as_played(spec), settings.inputs_of(spec)) for spec in games}
     return changed_cells(
         [spec for spec, _ in played.values()],
         archive.runs(experiment=plan.games[0].experiment),
@@ -181,21 +204,37 @@ class SweepPlan(BaseModel):
     endpoints: list[str] = Field(default_factory=list)
     """A dry run's line per endpoint probed: usage, the response formats it accepts
     (`bounded.sweeps.preflight`)."""
+    unbuilt: set[str] = Field(default_factory=set)
+    """Cells whose model cannot be built (each a problem already)."""
+    reply_modes: dict[str, list[ReplyMode]] = Field(default_factory=dict)
+    """Per planned cell (and phase) whose contract builds: the reply modes it may play in,
+    its `reply` first, then its `reply_fallback`."""
 
     @property
     def pending(self) -> list[GameSpec]:
         return [spec for phase in self.phases for spec in phase.pending] + self.cells
 
 
-def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
+def survey(
+    experiment: Experiment, archive: Archive, plan: Plan, *, models: bool = True
+) -> SweepPlan:
     """Read where every phase and cell stands and check every setting and store of every
-    planned game, played or not, and that the completed games are the games the file plans
+    planned game, played or not, its model (`models`: built once each, so that an unknown
+    one is named as such) and that the completed games are the games the file plans
     (`identity_problems`). Changes nothing."""
     problems = experiment.problems()
     found = SweepPlan(plan=plan, problems=[p.line for p in problems] + shared_stores(plan))
     wrong = {p.entry for p in problems}
     checked = [spec for spec in plan.games if plan.entries.get(spec.cell) not in wrong]
     settings = inspect_settings(checked, plan)
+    if models:  # an unknown model is named as such, not as a change of archived settings
+        unbuilt, found.unbuilt = model_problems(checked)
+        found.problems += unbuilt
+    found.reply_modes = {
+        spec.cell: contract.reply_modes()
+        for spec in checked
+        if (contract := settings.contracts.get(config_key(spec))) is not None
+    }
     found.cells, stale = pending_games(archive, plan.cells)
     inputs = {spec.key: settings.inputs_of(spec) for spec in plan.cells}
     found.resumable, found.stale = resumable_games(
@@ -217,7 +256,7 @@ def survey(experiment: Experiment, archive: Archive, plan: Plan) -> SweepPlan:
             found.problems += [line] if line else []
     found.problems += settings.problems
     found.problems += store_problems(plan, plan.cells)
-    found.problems += identity_problems(archive, plan, settings)
+    found.problems += identity_problems(archive, plan, settings, skip=found.unbuilt)
     found.parity = plan_parity(plan, settings)
     return found
 
@@ -265,8 +304,12 @@ def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPl
     plan = experiment.stages(path)
     with surveyed(path) as archive:
         state = survey(experiment, archive, plan)
-        checked = preflight(state.pending, probe_formats=True)
-        state.problems.extend(checked.problems)
+        reached = [spec for spec in state.pending if spec.cell not in state.unbuilt]
+        checked = preflight(reached, probe_formats=True)
+        unplayable = unplayable_cells(
+            checked, state.reply_modes, lambda cell: cell_name(plan, cell)
+        )
+        state.problems += checked.problems + unplayable
         state.endpoints = checked.lines
         if not state.problems:
             state.estimates = estimate(state, archive)

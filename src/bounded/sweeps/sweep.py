@@ -313,7 +313,8 @@ def run_sweep(
         refuse(first)
         refuse_unreachable(first.pending)
     with experiment_lock(path, experiment.name), Archive(path) as archive:
-        state = survey(experiment, archive, plan)  # again: under the lock, it is current
+        # Again, under the lock, so that it is current (the models were checked above).
+        state = survey(experiment, archive, plan, models=False)
         refuse(state)
         if only is not None:
             state.cells = [spec for spec in state.cells if only(spec)]

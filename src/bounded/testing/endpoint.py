@@ -2,7 +2,9 @@
 
 `Endpoint` is a real HTTP/1.1 server, one thread per connection, serving
 `POST /v1/chat/completions`, `POST /v1/embeddings` (always answered, with `text_vector`
-embeddings, for `rag`) and `GET /v1/models`. Every chat request waits `latency_s`, then takes
+embeddings, for `rag`) and `GET /v1/models`; any other path (the Responses API's
+`POST /v1/responses`, ...) is answered 404, as a real server answers it, and (`api_key`) a
+request without the endpoint's key 401. Every chat request waits `latency_s`, then takes
 the next `Reply` of its script (`endpoint.play(status(429, retry_after="1"), ok())`),
 then the `then` reply (by default `ok(content)`): a good reply with or without `usage`, a
 reasoning model's reply, an error status with or without `Retry-After`, a connection
@@ -220,6 +222,9 @@ class Endpoint:
     """A good reply's `usage`."""
     record: bool = True
     """Keep every request's body in `requests` (off: count them only)."""
+    api_key: str | None = None
+    """The key every request must carry (`Authorization: Bearer KEY`); any other is refused
+    with 401, as OpenAI refuses a wrong key (None: every key is taken)."""
     refuses: frozenset[str] = frozenset()
     """`response_format` types every request with one is refused for (`refuse_format`),
     before its script is read: `{"json_schema"}` is a server without strict schemas,
@@ -362,17 +367,24 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """`GET /v1/models`: one model, `fake` (what a preflight reaches)."""
-        if not self.path.rstrip("/").endswith("/models"):
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+        if self._refused_key():
+            return
+        if route(self.path) != "models":
+            self._not_served()
             return
         model = {"id": "fake", "object": "model", "created": 0, "owned_by": "bounded"}
         self._send(200, {"object": "list", "data": [model]})
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if self.path.endswith("/embeddings"):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if self._refused_key():
+            return
+        if route(self.path) == "embeddings":
             self.endpoint.embedding_requests.append(body)
             self._send(200, embeddings_body(body))
+            return
+        if route(self.path) != "chat/completions":  # the Responses API, completions, ...
+            self._not_served()
             return
         self.endpoint.arrive(body)
         if self.endpoint.latency_s:
@@ -383,6 +395,22 @@ class Handler(BaseHTTPRequestHandler):
             self._answer(body, refuse_format(kind))
             return
         self._answer(body, self.endpoint.take())
+
+    def _not_served(self) -> None:
+        """404 for a path the endpoint does not serve, as a real server answers it (a client
+        that tries the Responses API first learns to use chat completions)."""
+        error = {"message": f"no route {self.command} {self.path}", "type": "not_found"}
+        self._send(404, {"error": error})
+
+    def _refused_key(self) -> bool:
+        """Refuse a request without the endpoint's `api_key` (401, OpenAI's shape)."""
+        key = self.endpoint.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return False
+        error = {"message": "Incorrect API key provided.", "type": "invalid_request_error",
+                 "code": "invalid_api_key"}  # fmt: skip
+        self._send(401, {"error": error})
+        return True
 
     def _answer(self, request: dict[str, Any], reply: Reply) -> None:
         if reply.kind == "reset":
@@ -432,6 +460,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+SERVED = ("chat/completions", "embeddings", "models")
+"""The routes the endpoint serves, under any prefix (`/v1/`)."""
+
+
+def route(path: str) -> str | None:
+    """The served route a request path names (its query string left out), or None."""
+    bare = path.split("?", 1)[0].rstrip("/")
+    return next((name for name in SERVED if bare == name or bare.endswith(f"/{name}")), None)
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -485,6 +523,9 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument(
+        "--api-key", default=None, help="refuse (401) every request without this key"
+    )
+    parser.add_argument(
         "--refuse",
         default="",
         help="response_format types to refuse, comma-separated (json_schema,json_object)",
@@ -505,6 +546,7 @@ def main(argv: list[str] | None = None) -> None:
             latency_s=arguments.latency,
             record=False,
             refuses=refuses,
+            api_key=arguments.api_key,
             usage=fixed or USAGE,
             counts_usage=usage_kind == "counted",
             then=ok(usage=usage_kind != "none"),

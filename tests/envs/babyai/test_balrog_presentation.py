@@ -125,8 +125,10 @@ def test_balrogs_levels_step_limits() -> None:
 def test_options_are_checked_in_one_line() -> None:
     with pytest.raises(ConfigError, match="presentation: one of bounded, balrog"):
         make("babyai", presentation="text")
-    with pytest.raises(ConfigError, match=r"level: one of goto, .* under presentation balrog"):
+    with pytest.raises(ConfigError, match=r"level 'BabyAI-GoToLocal-v0': one of goto, .* under"):
         make("babyai", level="BabyAI-GoToLocal-v0", presentation="balrog")
+    with pytest.raises(ConfigError, match=r"^level 'pickpu' \(did you mean 'pickup'\?\): one of"):
+        make("babyai", level="pickpu", presentation="balrog")
     assert make("babyai").presentation == "bounded"
 
 

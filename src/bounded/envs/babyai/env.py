@@ -37,6 +37,7 @@ from bounded.envs.base import (
     with_action_mask,
 )
 from bounded.envs.replayed import ReplayedEnv
+from bounded.registry import did_you_mean
 
 ENV_VERSION = "2"
 
@@ -120,7 +121,10 @@ class BabyAIEnv(ReplayedEnv[BabyAIConfig]):
     ) -> None:
         chosen = presentation_option(presentation)
         if chosen == "balrog" and level not in TASKS:
-            raise ConfigError(f"level: one of {', '.join(TASKS)} under presentation balrog")
+            raise ConfigError(
+                f"level {level!r}{did_you_mean(level, TASKS)}: one of {', '.join(TASKS)} "
+                "under presentation balrog"
+            )
         try:
             self.config = BabyAIConfig(level=level, max_steps=max_steps, presentation=chosen)
         except ValidationError as exc:

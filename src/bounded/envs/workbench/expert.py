@@ -11,16 +11,22 @@ oracle) can be tested without a language model.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bounded.core import JSON, Action, Observation
 from bounded.envs.workbench.tasks import load_task
 
+if TYPE_CHECKING:
+    from bounded.envs.workbench.engine import WorkbenchEnv
+
 
 class WorkbenchExpert:
-    """Replays a reference solution of one task, chunked into turns."""
+    """Replays a reference solution of one task (named, or the task of the environment it
+    is given, whose game it reads), chunked into turns."""
 
-    def __init__(self, task: str, which: str = "good") -> None:
-        self.calls = load_task(task).solution(which)
+    def __init__(self, task: str | WorkbenchEnv, which: str = "good") -> None:
+        name = task if isinstance(task, str) else task.task_def.name
+        self.calls = load_task(name).solution(which)
         self.next = 0
 
     def chunk(self, size: int) -> list[Action]:
