@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
+from doc_tables_archive import ARCHIVE
 from doc_tables_balrog import BALROG
 from doc_tables_more import MORE
 from doc_tables_papers import PAPERS
@@ -304,6 +305,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     **MORE,
     **BALROG,
     **SPEED,
+    **ARCHIVE,
     **PAPERS,
 }
 """Region name -> its renderer."""
