@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
+from doc_tables_archive import ARCHIVE
 from doc_tables_balrog import BALROG
 from doc_tables_design import DESIGN
 from doc_tables_more import MORE
@@ -305,6 +306,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     **MORE,
     **BALROG,
     **SPEED,
+    **ARCHIVE,
     **PAPERS,
     **DESIGN,
 }
