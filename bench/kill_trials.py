@@ -62,6 +62,8 @@ import uuid
 from pathlib import Path
 
 from bounded.analysis.provenance import provenance, write_result
+from bounded.archive import Archive, ArchiveError
+from bounded.archive.prompts import text_hash
 from bounded.testing.endpoint import Endpoint
 from bounded.testing.ray_nodes import LocalCluster, RayNode, new_token, process_parents
 
@@ -180,28 +182,21 @@ def cell_counts(archive: Path) -> dict[str, int]:
 def games_played(archive: Path) -> dict[tuple[str, int], str]:
     """(cell, seed) -> a hash of the completed game's decisions in order: each one's prompt
     segments, reply and actions (none when the archive has no tables)."""
-    db = sqlite3.connect(archive)
     try:
+        store = Archive(archive, read_only=True)
+    except ArchiveError:
+        return {}
+    with store:
         found = {}
-        try:
-            runs = db.execute("SELECT run_id, cell, seed FROM runs WHERE status = 'completed'")
-        except sqlite3.OperationalError:
-            return {}
-        for run_id, cell, seed in runs.fetchall():
+        for run in store.runs(status="completed"):
             digest = hashlib.sha256()
-            rows = db.execute(
-                "SELECT d.idx, d.completion, d.actions, group_concat(s.text_hash, ',') "
-                "FROM decisions d LEFT JOIN segments s ON s.run_id = d.run_id AND s.idx = d.idx "
-                "WHERE d.run_id = ? GROUP BY d.idx ORDER BY d.idx",
-                (run_id,),
-            )
-            for idx, completion, actions, segments in rows:
-                text = json.loads(completion)["text"] if completion else ""
-                digest.update(json.dumps([idx, text, actions, segments]).encode())
-            found[(cell, seed)] = digest.hexdigest()
+            for record in store.decisions(run.run_id):
+                text = record.completion.text if record.completion else ""
+                actions = [action.model_dump(by_alias=True) for action in record.actions]
+                texts = [text_hash(segment.text) for segment in record.segments]
+                digest.update(json.dumps([record.index, text, actions, texts]).encode())
+            found[(run.cell, run.seed)] = digest.hexdigest()
         return found
-    finally:
-        db.close()
 
 
 def interrupted_games(archive: Path) -> int:

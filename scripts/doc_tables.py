@@ -8,7 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from doc_format import count, measured_under, percent, sig3, signed_percent, small_percent, table
+from doc_tables_archive import ARCHIVE
 from doc_tables_balrog import BALROG
+from doc_tables_design import DESIGN
 from doc_tables_more import MORE
 from doc_tables_papers import PAPERS
 from doc_tables_speed import SPEED
@@ -163,26 +165,10 @@ def epicstar_scripted(data: Data) -> str:
 
 
 def epicstar_parity(data: Data) -> str:
-    settings = ("environment", "seeds", "model", "reply", "temperature", "max_tokens", "reasoning")
-    rows = [
-        [
-            c["label"], c["games"], f"{c['effective_action_rate']:.2f}",
-            f"{c['model_calls_per_decision']:.3f}", count(c["prompt_tokens_per_decision"]),
-            count(c["completion_tokens_per_decision"]), *(c["settings"][s] for s in settings),
-        ]
-        for c in data["parity"]["cells"]
-    ]  # fmt: skip
-    header = [
-        "cell", "games", "effective actions/decision", "model calls/decision",
-        "prompt tokens/decision", "completion tokens/decision", *settings,
-    ]  # fmt: skip
-    differences = "".join(
-        f"- parity: {d['setting']} differs: "
-        + "; ".join(f"{k} {v}" for k, v in d["values"].items())
-        + "\n"
-        for d in data["parity"]["differences"]
-    )
-    return table(header, rows) + "\n" + differences
+    """The parity report the bench's runs gave, as `bounded craft-table` prints it."""
+    from bounded.analysis.parity import ParityReport, render_parity_markdown
+
+    return render_parity_markdown(ParityReport.model_validate(data["parity"])) + "\n"
 
 
 BALROG_ENVS = ("babyai", "crafter", "minihack", "nle", "textworld")
@@ -320,7 +306,9 @@ RENDERERS: dict[str, Callable[..., str]] = {
     **MORE,
     **BALROG,
     **SPEED,
+    **ARCHIVE,
     **PAPERS,
+    **DESIGN,
 }
 """Region name -> its renderer."""
 

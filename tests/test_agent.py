@@ -19,7 +19,7 @@ from bounded.agent import (
     schema_from_signature,
     tool,
 )
-from bounded.core import Action, ConfigError
+from bounded.core import FORMAT_VERSION, Action, ConfigError
 from bounded.models.scripted import ScriptedModel
 
 
@@ -159,7 +159,7 @@ def test_rejected_patches_are_journaled_and_skipped_on_replay(tmp_path: Path) ->
     journal = tmp_path / "patches.jsonl"
     result = run_task("Count.", [add], model, state_schema=schema, journal=journal)
     lines = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert lines[0]["initial_state"] == {} and lines[0]["format_version"] == 1
+    assert lines[0]["initial_state"] == {} and lines[0]["format_version"] == FORMAT_VERSION
     assert [line["accepted"] for line in lines[1:]] == [True, False, True]
     assert "schema" in lines[2]["reason"]
     assert replay_patches(journal) == [{}, {"count": 1}, {"count": 3}]

@@ -80,6 +80,10 @@ TINY: dict[str, Arguments] = {
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],
+    "archive_scale": lambda d, _: [
+        "--sizes", "30", "--game-decisions", "10", "--long", "20", "--before", str(ROOT / "src"),
+        "--write-rounds", "1", "--write-decisions", "5", "--out", f"{d}/out.json",
+    ],
     "kill_trials": lambda d, _: [
         "--trials", "1", "--games", "1", "--horizon", "3", "--out", f"{d}/out.json",
     ],

@@ -107,9 +107,7 @@ def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(ca
     ],
 )
 def test_bad_arguments_get_one_line_and_a_nonzero_exit(capsys, tmp_path, argv, message):
-    code, _, err = call(
-        capsys, *argv, *([str(tmp_path / "a.sqlite")] if argv[0] == "run" else [])
-    )
+    code, _, err = call(capsys, *argv, *([str(tmp_path / "a.sqlite")] if argv[0] == "run" else []))
     assert code != 0
     assert message in err
     assert len(err.strip().splitlines()) == 1
@@ -121,9 +119,7 @@ def test_a_broken_archive_is_reported_and_left_intact(capsys, tmp_path, replies)
     archive.write_bytes(b"not sqlite at all" * 100)
     code, _, err = call(capsys, "runs", str(archive))
     assert code == 2 and "cannot open archive" in err
-    code, _, err = call(
-        capsys, "run", "warehouse", "--model", f"scripted:{replies}", str(archive)
-    )
+    code, _, err = call(capsys, "run", "warehouse", "--model", f"scripted:{replies}", str(archive))
     assert code == 2 and "cannot open archive" in err
     assert archive.read_bytes() == b"not sqlite at all" * 100
 

@@ -103,7 +103,7 @@ FIGURES: list[tuple[str, tuple[str, str] | None]] = [
     ("0.367", None),
     ("48.8", None),
     ("124.5", None),
-    ("184,427", None),
+    ("182,498", None),
     ("92.5% (37/40)", None),
     ("61.2 ± 1.8", None),
     ("7,591,975", None),

@@ -13,11 +13,11 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Stamped on every archived record; bump when a stored shape changes."""
 
 JSON = dict[str, Any]
@@ -422,7 +422,8 @@ class Env(Protocol):
     empty_action: str | None
     """The id of the game's do-nothing action (craft's `EMPTY ACTION`, Crafter's `Noop`), or
     None where it has none. A contract that idles plays it; the runner counts every other
-    action as an effective one (`effective_action_rate`)."""
+    action the agent chose as an effective one (`effective_action_rate`; an action the
+    harness chose because the reply was unusable never is: `bounded.runner.tally`)."""
 
     @property
     def presentation(self) -> str:
@@ -778,6 +779,17 @@ class ContractBase:
     name: str = "contract"
     paper_temperature: float | None = None
     paper_max_tokens: int | None = None
+    memory_settings: ClassVar[tuple[str, ...]] = ()
+    """The configuration keys that are the contract's memory under test (what its presets
+    and ablations vary); the parity report compares every other key of two cells'
+    configurations (`bounded.analysis.parity`). Recorded with each run."""
+
+    def asks_model(self, empty_action: str | None) -> bool:
+        """Whether a game on an environment with this empty action asks the model for any
+        decision (a contract deciding alone sends no reply format: none is compared).
+        Default: yes."""
+        return True
+
     sends_game_seed: bool = True
     """Whether each model request carries the game's seed as its sampling `seed` (a server
     that honours it, vLLM does, then samples alike on every run of that game); False: no

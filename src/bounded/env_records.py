@@ -17,7 +17,7 @@ instead gets a record with that id as its name and nothing else declared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Literal
@@ -41,6 +41,9 @@ class BalrogTasks:
     names: Mapping[str, str] = field(default_factory=dict)
     """A task's name in BALROG's config and results folders where it differs from
     bounded's (BabyAI's `goto` is BALROG's `BabyAI-MixedTrainLocal-v0/goto`)."""
+    stats: tuple[str, ...] = ()
+    """The fields of its `get_stats()` that BALROG's evaluator adds to an episode's file
+    (`bounded.analysis.balrog.env_stats`: each written where the run's outcome has it)."""
     presentation: Mapping[str, Any] = field(default_factory=dict)
     """The environment options under which it shows what BALROG's own wrapper shows (its
     observation text, instruction prompt, action vocabulary, step limits and levels), which
@@ -64,6 +67,47 @@ class TaskOption:
     @property
     def key(self) -> str:
         return self.option or self.name
+
+
+@dataclass(frozen=True)
+class BankGame:
+    """One game a bank recipe has an expert play."""
+
+    options: Mapping[str, Any]
+    """The environment's options (kept in the bank as the game's provenance)."""
+    seed: int
+    strategy: str
+    """What the expert plays (the bank entries' strategy)."""
+    expert: Callable[[Any], Any]
+    """The game's expert, built from its environment (one that needs none ignores it)."""
+    max_decisions: int = 100_000
+
+
+@dataclass(frozen=True)
+class BankPlan:
+    """The games of one bank and which of them it keeps (`bounded.jobs.bank.build_bank`)."""
+
+    games: Sequence[BankGame]
+    meta: Mapping[str, Any]
+    """The bank's provenance (its `meta`)."""
+    keep: int | None = None
+    """Games kept at most (None: every one that qualifies)."""
+    stop_when_kept: bool = False
+    """Whether play stops once `keep` games are kept."""
+    rank: Callable[[Mapping[str, Any]], Any] | None = None
+    """None: the wins are kept, in play order; else every game is ranked by this key of
+    its outcome, best first, and the best `keep` are kept."""
+
+
+@dataclass(frozen=True)
+class BankRecipe:
+    """How an environment's episodic bank is built, by `bounded bank NAME`."""
+
+    plan: Callable[..., BankPlan]
+    """The plan from the command's options: its parameters, annotated for typer, are the
+    command's options (`--out` is added) and its docstring the command's help."""
+    report: Callable[[Any, Sequence[Any], Any], str]
+    """What the command prints: (the bank, every game played, the bank file) -> text."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +148,13 @@ class EnvRecord:
     """Decisions the conformance suite plays per game."""
     requires: str = ""
     """`"module:function"` telling (True/False) whether it can run on this machine."""
+    bank: str = ""
+    """`"module:RECIPE"`, its `BankRecipe` (`bounded bank NAME`); empty: it has no bank."""
+    commands: Mapping[str, str] = field(default_factory=dict)
+    """Commands it adds to `bounded`: name -> `"module:function"`, a typer command function."""
+    suite: str = ""
+    """`"module:function"` playing its task suite where `bounded run NAME` plays one episode
+    otherwise (the workbench's), called with `bounded run`'s settings; empty: none."""
     wins: bool = True
     """Whether its games are won in practice, so that a win rate says something; False
     where a victory is out of reach and BALROG reports progression only (NetHack's
@@ -125,6 +176,16 @@ class EnvRecord:
 
 BALROG_PRESENTATION: Mapping[str, Any] = {"presentation": "balrog"}
 """The option of our environments that shows what BALROG's wrappers show."""
+NLE_STATS = (
+    "episode_return", "score", "depth", "gold", "experience_level", "time",
+    "dlvl_list", "xplvl_list", "highest_achievement", "progression", "end_reason",
+)  # fmt: skip
+"""The fields of NLE's `get_stats()` in BALROG's episode files."""
+NLE_STATS = (
+    "episode_return", "score", "depth", "gold", "experience_level", "time",
+    "dlvl_list", "xplvl_list", "highest_achievement", "progression", "end_reason",
+)  # fmt: skip
+"""The fields of NLE's `get_stats()` in BALROG's episode files."""
 BABYAI_TASKS = ("goto", "pickup", "open", "putnext", "pick_up_seq_go_to")
 """BALROG's BabyAI tasks, as bounded's BabyAI names its levels."""
 
@@ -159,6 +220,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         reply_tokens=640,
         test_options={"acts": 1},
         test_steps=50,
+        commands={"spire": "bounded.cli.spire:spire_command"},
     ),
     _env(
         "craft",
@@ -169,6 +231,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         task_options=(TaskOption("level"), TaskOption("style", str)),
         default_contract="summary",
         test_options={"time_limit": 300},
+        bank="bounded.envs.craft.bank:CRAFT_BANK",
     ),
     _env(
         "workbench",
@@ -185,6 +248,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         test_options={"task": "binary_format", "max_turns": 6},
         test_steps=8,
         requires="bounded.envs.workbench:sandbox_available",
+        suite="bounded.cli.run:run_workbench",
     ),
     _env(
         "nethack",
@@ -195,6 +259,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             "nle",
             ("NetHackChallenge-v0",),
             default_task="NetHackChallenge-v0",
+            stats=NLE_STATS,
             presentation=BALROG_PRESENTATION,
         ),
         task_options=(
@@ -205,6 +270,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         ),
         test_options={"max_steps": 40},
         test_steps=40,
+        bank="bounded.envs.nethack.bank:NETHACK_BANK",
         wins=False,
     ),
     _env(
@@ -216,6 +282,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         balrog=BalrogTasks(
             "babyai",
             BABYAI_TASKS,
+            stats=("mission", "progression"),
             presentation=BALROG_PRESENTATION,
             names={task: f"BabyAI-MixedTrainLocal-v0/{task}" for task in BABYAI_TASKS},
         ),
@@ -226,6 +293,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         ),
         test_options={"max_steps": 30},
         test_steps=30,
+        bank="bounded.envs.babyai.bank:BABYAI_BANK",
     ),
     _env(
         "crafter",
@@ -233,7 +301,12 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         summary="Crafter (progress: achievements unlocked / 22).",
         expert="bounded.envs.crafter:CrafterExpert",
         expert_reads_env=True,
-        balrog=BalrogTasks("crafter", ("default",), presentation=BALROG_PRESENTATION),
+        balrog=BalrogTasks(
+            "crafter",
+            ("default",),
+            stats=("score", "progression", "achievements"),
+            presentation=BALROG_PRESENTATION,
+        ),
         task_options=(
             TaskOption("max_steps"),
             TaskOption("area"),
@@ -253,6 +326,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
         balrog=BalrogTasks(
             "textworld",
             ("treasure_hunter", "the_cooking_game", "coin_collector"),
+            stats=("progression",),
             presentation=BALROG_PRESENTATION,
         ),
         thread_safe=False,
@@ -264,6 +338,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
             TaskOption("pool", str),
             TaskOption("game_choice", str),
         ),
+        commands={"textworld-games": "bounded.cli.textworld:textworld_games"},
     ),
     _env(
         "minihack",
@@ -280,6 +355,7 @@ BUILTIN_RECORDS: tuple[EnvRecord, ...] = (
                 "quest-easy",
                 "quest-medium",
             ),
+            stats=("episode_return", "progression", "end_reason"),
             presentation=BALROG_PRESENTATION,
         ),
         task_options=(
@@ -395,6 +471,9 @@ __all__ = [
     "BUILTIN_RECORDS",
     "ENV_RECORDS",
     "BalrogTasks",
+    "BankGame",
+    "BankPlan",
+    "BankRecipe",
     "EnvCatalog",
     "EnvRecord",
     "TaskOption",

@@ -14,6 +14,7 @@ from bounded.analysis.design import (
     matrix_keys,
 )
 from bounded.core import RunRecord
+from bounded.runner.spec import DEFAULT_SEED
 from bounded.sweeps.experiment import parse_experiment
 
 MULTI_TASK = {
@@ -113,7 +114,8 @@ def test_the_treatment_is_the_tag_else_the_contract() -> None:
     assert design_of_spec({"env": "craft", "contract": "episodic", "seed": 2}).treatment == (
         "episodic"
     )
-    assert design_of_spec({"env": "craft", "contract": "episodic", "tag": "ep"}).unit == 1
+    unseeded = design_of_spec({"env": "craft", "contract": "episodic", "tag": "ep"})
+    assert unseeded.unit == DEFAULT_SEED
 
 
 def test_without_a_matrix_an_option_varying_within_a_treatment_is_a_block() -> None:

@@ -38,3 +38,18 @@ def test_unknown_format_is_refused_naming_every_format(warehouse_archive, tmp_pa
     )
     with pytest.raises(ConfigError, match=r"'balrg' \(did you mean 'balrog'\?\)"):
         export_archive(warehouse_archive, tmp_path, "balrg")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_decisions_written_a_chunk_at_a_time_are_every_decision_in_order(
+    warehouse_archive, tmp_path, monkeypatch, fmt
+):
+    whole = export_archive(warehouse_archive, tmp_path / "whole", fmt)[1]
+    monkeypatch.setattr("bounded.analysis.export.ROWS_PER_WRITE", 7)
+    monkeypatch.setattr("bounded.archive.sqlite.DECISIONS_PER_READ", 3)
+    chunked = export_archive(warehouse_archive, tmp_path / "chunked", fmt)[1]
+    read = pd.read_json if fmt == "jsonl" else pd.read_parquet
+    options = {"lines": True} if fmt == "jsonl" else {}
+    expected, got = read(whole, **options), read(chunked, **options)
+    assert len(got) == 80 and got["index"].tolist() == expected["index"].tolist()
+    pd.testing.assert_frame_equal(got, expected)

@@ -65,8 +65,7 @@ def test_the_deprecated_option_works_and_says_so_once(capsys, tmp_path):
     assert code == 0 and archive.is_file()
     notes = [line for line in err.splitlines() if "--archive" in line]
     assert notes == [
-        "bounded: note: --archive is deprecated; give the archive as the command's ARCHIVE "
-        "argument"
+        "bounded: note: --archive is deprecated; give the archive as the command's ARCHIVE argument"
     ]
     code, _, err = call(capsys, "runs", str(archive))
     assert code == 0 and "--archive" not in err

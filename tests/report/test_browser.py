@@ -177,7 +177,7 @@ def test_the_report_fits_a_1400_pixel_window(browser_page, report_archive, tmp_p
         box = page.locator(table).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1400, table
     with Archive(report_archive, read_only=True) as archive:
-        present = {row["layer"] for row in archive.execute("SELECT DISTINCT layer FROM segments")}
+        present = archive.layers()
     legend = page.locator("#legend span").all_inner_texts()
     assert sorted(legend) == sorted(present) and len(legend) < len(LAYER_COLOURS)
     shot = artifact_dir / "report-1400.png"

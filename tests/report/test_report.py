@@ -40,6 +40,15 @@ def test_max_runs_limits_what_is_embedded(report_archive, tmp_path):
     assert len(decisions) == 1
 
 
+def test_max_decisions_bounds_the_embedded_decisions_and_says_which(report_archive, tmp_path):
+    options = ReportOptions(max_runs=2, max_decisions=6)
+    page = build_report(report_archive, tmp_path / "r.html", options).read_text()
+    decisions = json.loads(re.search(r'id="decisions-data">(.*?)</script>', page).group(1))
+    assert len(decisions) == 2
+    assert [[d["index"] for d in run["decisions"]] for run in decisions.values()] == [[0, 1, 2]] * 2
+    assert "the first 3 decisions of each of the newest 2 runs" in page
+
+
 def test_script_json_cannot_close_the_script_element():
     text = json_for_script({"t": "</script><b>"})
     assert "</script>" not in text and json.loads(text) == {"t": "</script><b>"}

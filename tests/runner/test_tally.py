@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from bounded.analysis.parity import parity_of_runs
 from bounded.contracts import make_contract
 from bounded.core import Action
+from bounded.env_records import ENV_RECORDS
 from bounded.envs import make
-from bounded.models.scripted import schema_filler
+from bounded.models.scripted import ScriptedModel, minimal_instance, schema_filler
 from bounded.runner import run_episode
 from bounded.runner.tally import ActionTally
 
@@ -22,6 +24,9 @@ def test_the_empty_action_is_given_but_not_effective() -> None:
         "actions_given": 5,
         "effective_actions": 2,
         "effective_action_rate": 0.5,
+        "acting_rate": 0.5,
+        "fallback_decisions": 0,
+        "fallback_rate": 0.0,
     }
     assert ActionTally(None).outcome()["effective_action_rate"] == 0.0  # no decision yet
 
@@ -47,3 +52,93 @@ def test_an_environment_without_an_empty_action_counts_every_action() -> None:
     run = run_episode(env, make_contract("state", {}), schema_filler(), seed=1)
     assert run.outcome["effective_actions"] == run.outcome["actions_given"] == run.decisions
     assert run.outcome["effective_action_rate"] == 1.0
+    assert run.outcome["acting_rate"] == 1.0
+    assert run.outcome["fallback_rate"] == 0.0
+
+
+def test_an_action_the_harness_chose_is_never_effective() -> None:
+    """A fallback (a no-op, the game's default, the first legal action) is the harness's
+    choice, not the agent's: given, never effective, on an environment with or without an
+    empty action."""
+    for empty in ("EMPTY ACTION", None):
+        tally = ActionTally(empty)
+        tally.add([Action(id="go forward")], fallback=True)
+        tally.add([Action(id="noop")], fallback=True)
+        tally.add([Action(id="pick up"), Action(id="drop")])
+        assert tally.outcome() == {
+            "actions_given": 4,
+            "effective_actions": 2,
+            "effective_action_rate": 2 / 3,
+            "acting_rate": 1 / 3,
+            "fallback_decisions": 2,
+            "fallback_rate": 2 / 3,
+        }
+
+
+UNUSABLE = "I am not sure what to do here."
+
+
+def without_first(schema, first):
+    """The schema with every enum that starts with `first` (the empty action) rotated past
+    it, so that its minimal instance names another action."""
+    if isinstance(schema, dict):
+        found = {key: without_first(value, first) for key, value in schema.items()}
+        enum = found.get("enum")
+        if isinstance(enum, list) and len(enum) > 1 and enum[0] == first:
+            found["enum"] = [*enum[1:], enum[0]]
+        return found
+    if isinstance(schema, list):
+        return [without_first(item, first) for item in schema]
+    return schema
+
+
+def acting_model(empty: str | None) -> ScriptedModel:
+    """A model whose every reply names a legal action other than the empty one."""
+    return ScriptedModel(
+        lambda _messages, constraint: minimal_instance(without_first(constraint or {}, empty))
+    )
+
+
+GENERATED = {"textworld": {"task": "coin_collector", "settings": {"level": 3}}}
+"""Small games of the environments whose record has none (TextWorld generates its games on
+disk first: into the test's folder)."""
+
+
+def every_record() -> list:
+    return [
+        pytest.param(record, id=record.name,
+                     marks=[] if record.runs_here() else [pytest.mark.skip(reason="not here")])
+        for record in ENV_RECORDS.records()
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("record", every_record())
+def test_an_agent_whose_every_reply_is_unusable_acts_at_rate_zero(record, tmp_path) -> None:
+    """On every environment, with or without a declared empty action: `state` fed replies
+    that hold no action plays fallbacks only; its acting and effective rates are 0, and the
+    parity report flags it against the same contract given usable replies."""
+    if record.test_options is not None:
+        options = dict(record.test_options)
+    elif record.name in GENERATED:
+        options = {**GENERATED[record.name], "games_dir": str(tmp_path)}
+    else:
+        pytest.fail(f"{record.name}: no small game to play (add one to GENERATED)")
+    played = {}
+    for tag in ("unusable", "acting"):
+        env = make(record.env_id, **options)
+        model = (
+            ScriptedModel([UNUSABLE], cycle=True) if tag == "unusable"
+            else acting_model(env.empty_action)
+        )  # fmt: skip
+        played[tag] = run_episode(
+            env, make_contract("state", {}), model, seed=1, tag=tag,
+            max_decisions=min(record.test_steps, 6),
+        )  # fmt: skip
+        assert played[tag].status == "completed", played[tag].error
+    idle = played["unusable"].outcome
+    assert idle["fallback_rate"] == 1.0
+    assert idle["effective_action_rate"] == idle["acting_rate"] == 0.0
+    assert played["acting"].outcome["acting_rate"] > 0.5
+    report = parity_of_runs([(tag, {}, [run]) for tag, run in played.items()])
+    assert any(line.startswith("parity: acting rate differs: unusable 0.00;")
+               for line in report.lines()), report.lines()  # fmt: skip

@@ -42,19 +42,13 @@ from bounded.core import (
     DecisionRecord,
     RunRecord,
 )
-from bounded.env_records import BalrogTasks, env_record
+from bounded.env_records import BUILTIN_RECORDS, BalrogTasks, env_record
 
 ENV_STATS: dict[str, tuple[str, ...]] = {
-    "nle": ("episode_return", "score", "depth", "gold", "experience_level", "time",
-            "dlvl_list", "xplvl_list", "highest_achievement", "progression", "end_reason"),
-    "minihack": ("episode_return", "progression", "end_reason"),
-    "babyai": ("mission", "progression"),
-    "crafter": ("score", "progression", "achievements"),
-    "textworld": ("progression",),
-}  # fmt: skip
-"""The fields of each environment's `get_stats()` that BALROG's evaluator adds to an
-episode's file; each is written where the run's outcome has it (under that name, or
-`ended_by` for `end_reason`)."""
+    record.balrog.env: record.balrog.stats for record in BUILTIN_RECORDS if record.balrog
+}
+"""Our environments' `BalrogTasks.stats` by BALROG's name: the fields of each one's
+`get_stats()` that BALROG's evaluator adds to an episode's file."""
 
 AGENT_TYPES = {
     "balrog-naive": "naive",
@@ -102,12 +96,17 @@ def balrog_tasks(env_id: str) -> BalrogTasks | None:
     return record.balrog if record is not None else None
 
 
-def balrog_env(run: RunRecord) -> str:
-    """BALROG's name of a BALROG run's environment."""
+def run_balrog(run: RunRecord) -> BalrogTasks:
+    """Where a BALROG run's environment stands in BALROG; refused for any other run."""
     found = balrog_tasks(run.env_id)
     if found is None:
         raise ConfigError(f"run {run.run_id[:12]}: {run.env_id} is not a BALROG environment")
-    return found.env
+    return found
+
+
+def balrog_env(run: RunRecord) -> str:
+    """BALROG's name of a BALROG run's environment."""
+    return run_balrog(run).env
 
 
 def run_task(run: RunRecord) -> str:
@@ -295,7 +294,7 @@ def env_stats(run: RunRecord) -> JSON:
     """The environment's `get_stats()` fields BALROG writes, from the run's outcome."""
     outcome = run.outcome
     found: JSON = {}
-    for key in ENV_STATS[balrog_env(run)]:
+    for key in run_balrog(run).stats:
         source = "ended_by" if key == "end_reason" and key not in outcome else key
         if source in outcome:
             found[key] = outcome[source]

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bounded.analysis.settings import settings_of_run, settings_of_spec
+from bounded.analysis.settings import missing_value, settings_of_run, settings_of_spec
 from bounded.core import RunRecord
 
 Block = tuple[tuple[str, str], ...]
@@ -222,10 +222,12 @@ def design_of_spec(spec: Mapping[str, Any]) -> GameDesign:
     return _game(spec_treatment(spec), str(spec.get("env", "")), options, keys, _unit(spec))
 
 
-def _unit(spec: Mapping[str, Any]) -> int:
-    from bounded.runner.spec import DEFAULT_SEED
+DEFAULT_UNIT = 1
+"""The seed of a planned game that names none (`bounded.runner.spec.DEFAULT_SEED`)."""
 
-    return int(spec.get("seed", DEFAULT_SEED))
+
+def _unit(spec: Mapping[str, Any]) -> int:
+    return int(spec.get("seed", DEFAULT_UNIT))
 
 
 # -- many games -----------------------------------------------------------------------------
@@ -306,6 +308,10 @@ def mixed_settings(games: Sequence[_Game], keys: Mapping[str, list[str]]) -> lis
         for game in mine:
             for setting, value in game.settings.items():
                 values.setdefault(setting, set()).add(value)
+        for setting, seen in values.items():
+            default = missing_value(setting)
+            if default is not None and any(setting not in game.settings for game in mine):
+                seen.add(default)
         for env in {game.env for game in mine}:
             here = [game.options for game in mine if game.env == env]
             for option in {key for options in here for key in options} - set(keys[env]):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +14,7 @@ from bounded.registry import did_you_mean
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 FORMATS = ("jsonl", "parquet")
 """The formats of runs and decisions as tables (`export_archive`)."""
@@ -55,18 +58,23 @@ def _decision_row(record: Any) -> dict[str, Any]:
     }
 
 
-def decisions_frame(archive: Archive, *, with_segments: bool = False) -> pd.DataFrame:
-    """One row per decision of every run; `segments` (the prompt) only when asked."""
-    import pandas as pd
-
-    rows = []
+def decision_rows(archive: Archive, *, with_segments: bool = False) -> Iterator[dict[str, Any]]:
+    """One row per decision of every run, read a chunk at a time; `segments` (the prompt)
+    only when asked."""
     for run in archive.runs():
-        for record in archive.decisions(run.run_id, with_segments=with_segments):
+        for record in archive.iter_decisions(run.run_id, with_segments=with_segments):
             row = _decision_row(record)
             if not with_segments:
                 row.pop("segments")
-            rows.append(row)
-    return pd.DataFrame(rows)
+            yield row
+
+
+def decisions_frame(archive: Archive, *, with_segments: bool = False) -> pd.DataFrame:
+    """One row per decision of every run in one DataFrame (for an archive that fits in
+    memory; `export_archive` streams)."""
+    import pandas as pd
+
+    return pd.DataFrame(list(decision_rows(archive, with_segments=with_segments)))
 
 
 def load_frames(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -84,28 +92,100 @@ def _for_parquet(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+NESTED_DECISION_COLUMNS = ("tokens_by_layer", "actions", "segments")
+"""A decision row's nested columns, JSON text in Parquet."""
+
+
+def _decision_schema(with_segments: bool) -> pa.Schema:
+    import pyarrow as pa
+
+    fields = [
+        ("run_id", pa.string()),
+        ("index", pa.int64()),
+        ("t", pa.float64()),
+        ("kind", pa.string()),
+        ("prompt_tokens", pa.int64()),
+        ("tokens_by_layer", pa.string()),
+        ("completion_text", pa.string()),
+        ("completion_tokens", pa.int64()),
+        ("actions", pa.string()),
+        ("reasoning", pa.string()),
+        ("parse_error", pa.string()),
+        ("fallback", pa.bool_()),
+        ("reward", pa.float64()),
+        ("latency_s", pa.float64()),
+    ]
+    if with_segments:
+        fields.append(("segments", pa.string()))
+    return pa.schema(fields)
+
+
+def _write_decisions(
+    rows: Iterable[dict[str, Any]], target: Path, fmt: str, *, with_segments: bool
+) -> None:
+    """Decision rows written `ROWS_PER_WRITE` at a time (as pandas writes each chunk)."""
+    import pandas as pd
+
+    chunks = _chunks(rows, ROWS_PER_WRITE)
+    if fmt == "jsonl":  # each chunk's lines end with a newline (an empty frame: one "\n")
+        with target.open("w") as out:
+            wrote = False
+            for chunk in chunks:
+                frame = pd.DataFrame(chunk)
+                out.write(frame.to_json(orient="records", lines=True, default_handler=str))
+                wrote = True
+            if not wrote:
+                out.write(pd.DataFrame([]).to_json(orient="records", lines=True))
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = _decision_schema(with_segments)
+    with pq.ParquetWriter(target, schema) as writer:
+        for chunk in chunks:
+            for row in chunk:
+                for column in NESTED_DECISION_COLUMNS:
+                    if column in row:
+                        row[column] = json.dumps(row[column], sort_keys=True, default=str)
+            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+
+
+def _chunks(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+ROWS_PER_WRITE = 2000
+"""Decision rows an export holds before writing them."""
+
+
 def export_archive(
     path: str | Path, out_dir: str | Path, fmt: str = "jsonl", *, with_segments: bool = True
 ) -> list[Path]:
-    """Write `runs.<fmt>` and `decisions.<fmt>` into `out_dir`; returns the paths."""
+    """Write `runs.<fmt>` and `decisions.<fmt>` into `out_dir`, the decisions streamed from
+    the archive a chunk at a time; returns the paths."""
     if fmt not in FORMATS:
         raise unknown_format(fmt)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    runs, decisions = out / f"runs.{fmt}", out / f"decisions.{fmt}"
     with Archive(path, read_only=True) as archive:
-        frames = {
-            "runs": runs_frame(archive),
-            "decisions": decisions_frame(archive, with_segments=with_segments),
-        }
-    written = []
-    for name, frame in frames.items():
-        target = out / f"{name}.{fmt}"
+        frame = runs_frame(archive)
         if fmt == "jsonl":
-            frame.to_json(target, orient="records", lines=True, default_handler=str)
+            frame.to_json(runs, orient="records", lines=True, default_handler=str)
         else:
-            _for_parquet(frame).to_parquet(target, index=False)
-        written.append(target)
-    return written
+            _for_parquet(frame).to_parquet(runs, index=False)
+        rows = decision_rows(archive, with_segments=with_segments)
+        _write_decisions(rows, decisions, fmt, with_segments=with_segments)
+    return [runs, decisions]
 
 
-__all__ = ["FORMATS", "decisions_frame", "export_archive", "load_frames", "runs_frame"]
+__all__ = [
+    "FORMATS",
+    "decision_rows",
+    "decisions_frame",
+    "export_archive",
+    "load_frames",
+    "runs_frame",
+]

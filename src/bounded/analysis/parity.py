@@ -1,45 +1,73 @@
-"""The parity report: what, beside the memory contract, differs between compared cells.
+"""The parity report: what, beside the memory under test, differs between compared cells.
 
-Two cells compare memories only when everything else is the same: the environment and its
-options, the seeds, the model, how replies are decoded, the sampling temperature, the
-token limit, the reasoning budget, and how often the agent actually acts. The last is a
-measurement, not a setting: a Chain-of-Summarization queue that runs dry plays the empty
-action until its next call, so two agents deciding at the same cadence can act at very
-different rates. The report lists, per cell, the effective action rate (actions other
-than the environment's empty action per decision, `bounded.runner.tally`), the model
-calls and prompt and completion tokens per decision, and the settings; then one
-`ParityDifference` per setting that differs between cells of one group (rows of a table
-split by other fields are compared within their group), an effective action rate counting
-when the cells' rates differ by more than `RATE_TOLERANCE` of the larger.
+Two cells compare memories only when everything else is the same. The report reads the
+experiment's design (`bounded.analysis.design`): cells are compared *within a block* (the
+task: the environment and the options that define the game, a matrix point), so the
+block's own settings are never a difference, and every other setting that differs
+between cells playing one block is:
+
+- every setting of the spec and of the contract's configuration
+  (`bounded.analysis.settings`): the model, the endpoint, the reply mode and the format
+  sent, the text rule and grammar, the temperature, the token limit, `max_decisions`, the
+  reasoning budget, the fallback policy, the budgets of a contract's own calls, the code
+  that played the game; except the keys the contract declares as its memory under test
+  (`Contract.memory_settings`). A setting a cell does not have (a format a model-free cell
+  never sends, a key of another contract's configuration) differs from no value;
+- the seeds (the units), and the environment options that are not the block's;
+- the acting rate (`bounded.runner.tally`): the share of decisions on which the agent's
+  own action did something (neither the environment's empty action nor an action the
+  harness chose because the reply was unusable). It is a measurement, not a setting: a
+  Chain-of-Summarization queue that runs dry plays the empty action until its next call,
+  an agent whose replies are unusable plays fallbacks, and both act less often at the
+  same cadence. It counts decisions that act, not actions per decision, so where there is
+  no cadence to match two policies that plan different lengths (spire's expert and the
+  same expert slipping) are not flagged for it. It is compared per environment, each
+  cell's rate the mean over the blocks of that environment where it meets another cell
+  (the same tasks on both sides; one block holds too few games to compare a rate on);
+  rates differing by more than `RATE_TOLERANCE` of the larger one differ. The fallback
+  rate stands beside it.
+
+Where a treatment mixes settings that are neither treatment nor block (two reply modes
+under one tag), the report says so (`Design.mixed`). Settings identical in every block are
+named once; a difference found in some blocks only names them.
 
 `parity_of_runs` reads archived runs; `parity_of_plan` reads a sweep's planned games (what
-`bounded sweep --dry-run` checks before anything is played), with rates estimated from a
-dry game or the cell's archived games where the caller has them.
+`bounded sweep --dry-run` checks before anything is played), its rates, where given, the
+contracts' bounds (`Contract.action_rate_bound`): the report then says that the played
+rates can be lower than their bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bounded.analysis.replies import reply_label
+from bounded.analysis.design import MixedSetting, design_of_plan, design_of_runs
+from bounded.analysis.parity_games import (
+    RATE,
+    RATE_TOLERANCE,
+    UNRECORDED,
+    ParityDifference,
+    Played,
+    acting_rate,
+    differences,
+    effective_rate,
+    mean_of,
+    met_blocks,
+    options_beside,
+    options_of,
+    outcome_rate,
+    seed_text,
+    settings_of,
+)
+from bounded.analysis.settings import settings_of_run, settings_of_spec
 from bounded.core import JSON, RunRecord
 
-RATE_TOLERANCE = 0.10
-"""Effective action rates differing by more than this share of the larger one differ."""
-
-SETTINGS = ("environment", "seeds", "model", "reply", "temperature", "max_tokens", "reasoning")
-"""The settings compared, in the order the report names them."""
-
-UNRECORDED = "-"
-"""A setting a cell's runs do not have (a contract without a reasoning budget): it differs
-from no value."""
-
-DEFAULT_REPLY = "constrained"
-"""The reply mode of a run that records none (every reply of an older bounded was decoded
-under a JSON schema of the legal actions)."""
+COLUMNS = ("seeds", "model", "reply", "temperature", "max_tokens", "max_decisions",
+           "reasoning", "fallback")  # fmt: skip
+"""The settings the parity table shows as columns (every setting is compared)."""
+BOUND = "acting rate bound"
 
 
 class CellParity(BaseModel):
@@ -50,64 +78,71 @@ class CellParity(BaseModel):
     """The values of the fields that split the table (cells are compared within a group)."""
     games: int
     contracts: list[str] = Field(default_factory=list)
+    blocks: list[str] = Field(default_factory=list)
+    """The blocks (tasks) the cell plays, labelled (`babyai level=goto`)."""
     effective_action_rate: float | None = None
     """Mean effective actions per decision over the cell's games (None: not recorded)."""
+    acting_rate: float | None = None
+    """Mean share of decisions whose own action did something (the compared rate), or its
+    bound for a planned cell."""
+    fallback_rate: float | None = None
+    """Mean share of decisions whose actions the harness chose (the reply was unusable)."""
     model_calls_per_decision: float | None = None
     prompt_tokens_per_decision: float | None = None
     completion_tokens_per_decision: float | None = None
     settings: dict[str, str] = Field(default_factory=dict)
     """Setting -> its value(s) in the cell (several values joined by `/`)."""
     env_options: dict[str, str] = Field(default_factory=dict)
-    """Environment option -> its value(s) in the cell."""
-
-
-class ParityDifference(BaseModel):
-    """A setting (or the effective action rate) on which cells of one group differ."""
-
-    setting: str
-    values: dict[str, str]
-    """Cell label -> its value."""
-    group: dict[str, str] = Field(default_factory=dict)
-
-    def line(self) -> str:
-        where = " ".join(f"[{key}={value}]" for key, value in self.group.items())
-        values = "; ".join(f"{label} {value}" for label, value in self.values.items())
-        return f"{self.setting} differs{' ' + where if where else ''}: {values}"
+    """Environment option (the blocks' own aside) -> its value(s) in the cell."""
 
 
 class ParityReport(BaseModel):
-    """Every cell's parity data and the differences beyond the memory contract."""
+    """Every cell's parity data and the differences beyond the memory under test."""
 
     cells: list[CellParity] = Field(default_factory=list)
     differences: list[ParityDifference] = Field(default_factory=list)
+    mixed: list[MixedSetting] = Field(default_factory=list)
+    """Settings a treatment mixes (neither treatment nor block)."""
+    blocks: list[str] = Field(default_factory=list)
+    """The blocks of the design where two cells of a group meet (are compared), labelled."""
+    bounded: bool = False
+    """Whether the rates are bounds (a dry run), not measurements."""
 
     @property
     def compared(self) -> bool:
-        """Whether any group holds two cells or more (else nothing was compared)."""
-        groups = [tuple(sorted(cell.group.items())) for cell in self.cells]
-        return len(groups) > len(set(groups))
+        """Whether two cells of a group meet in a block (else nothing was compared)."""
+        return bool(self.blocks)
 
     @property
     def matched(self) -> bool:
-        return not self.differences
+        return not self.differences and not self.mixed
 
     def lines(self) -> list[str]:
-        """What a table prints under itself: one line per difference, or one that says the
-        cells differ in their memory alone."""
+        """What a table prints under itself: one line per difference and per mixed
+        setting, or one that says the cells differ in their memory alone."""
+        mixed = [f"parity: {entry.line()}" for entry in self.mixed]
         if not self.compared:
-            return []
+            return mixed
         if self.matched:
-            return [
-                f"parity: the cells differ in their memory contract alone (effective action "
-                f"rates within {RATE_TOLERANCE:.0%}; the same {', '.join(SETTINGS)} and "
-                "environment options)"
-            ]
-        return [f"parity: {difference.line()}" for difference in self.differences]
+            return [self.matched_line()]
+        return [f"parity: {difference.line()}" for difference in self.differences] + mixed
+
+    def matched_line(self) -> str:
+        rate = (
+            f"{BOUND}s within {RATE_TOLERANCE:.0%}, a bound: the played rates can be lower"
+            if self.bounded
+            else f"{RATE}s within {RATE_TOLERANCE:.0%}"
+        )
+        within = f" within each of {len(self.blocks)} blocks" if len(self.blocks) > 1 else ""
+        return (
+            f"parity: the cells differ in their memory contract alone ({rate}; the same "
+            f"settings, seeds and environment options{within})"
+        )
 
 
 PARITY_HEADERS = (
-    "cell", "games", "effective actions/decision", "model calls/decision",
-    "prompt tokens/decision", "completion tokens/decision", *SETTINGS,
+    "cell", "games", "blocks", "acting rate", "fallback rate", "effective actions/decision",
+    "model calls/decision", "prompt tokens/decision", "completion tokens/decision", *COLUMNS,
 )  # fmt: skip
 """The columns of a parity table."""
 
@@ -121,13 +156,15 @@ def parity_rows(report: ParityReport) -> list[list[str]]:
     rows = []
     for cell in report.cells:
         label = " / ".join([cell.label, *cell.group.values()])
+        blocks = cell.blocks[0] if len(cell.blocks) == 1 else f"{len(cell.blocks)} blocks"
         rows.append(
             [
-                label, str(cell.games), number(cell.effective_action_rate, 2),
+                label, str(cell.games), blocks, number(cell.acting_rate, 2),
+                number(cell.fallback_rate, 2), number(cell.effective_action_rate, 2),
                 number(cell.model_calls_per_decision, 3),
                 number(cell.prompt_tokens_per_decision, 0),
                 number(cell.completion_tokens_per_decision, 0),
-                *(cell.settings.get(setting, "-") for setting in SETTINGS),
+                *(cell.settings.get(setting, UNRECORDED) for setting in COLUMNS),
             ]
         )  # fmt: skip
     return rows
@@ -145,254 +182,116 @@ def render_parity_markdown(report: ParityReport) -> str:
     return "\n".join(lines)
 
 
-# -- reading runs and plans ------------------------------------------------------------
+Entry = tuple[str, Mapping[str, str], Sequence[RunRecord]]
+"""(cell label, group values, the cell's completed runs)."""
 
 
-def joined(values: Iterable[Any]) -> str:
-    """Distinct values, sorted, joined by `/` (`-` for none)."""
-    texts = sorted({_text(v) for v in values}, key=_sort_key)
-    return "/".join(texts) if texts else "-"
+def played_runs(entries: Iterable[Entry]) -> tuple[list[Played], list[MixedSetting]]:
+    """Each archived game as the report reads it, and the settings its design finds mixed."""
+    listed = [(label, dict(group), run) for label, group, runs in entries for run in runs]
+    design = design_of_runs(run for _, _, run in listed)
+    games = [
+        Played(
+            label=label, group=group, design=game, contract=run.contract,
+            settings=settings_of_run(run),
+            options=options_beside(run.spec.get("env_options") or {}, game.block),
+            acting_rate=acting_rate(run.outcome), effective_action_rate=effective_rate(run.outcome),
+            fallback_rate=outcome_rate(run.outcome, "fallback_rate"), decisions=run.decisions,
+            model_calls=run.model_calls, prompt_tokens=run.prompt_tokens,
+            completion_tokens=run.completion_tokens,
+        )
+        for (label, group, run), game in zip(listed, design.games, strict=True)
+    ]  # fmt: skip
+    return games, design.mixed
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
+def parity_of_runs(entries: Iterable[Entry]) -> ParityReport:
+    """The report over archived cells: (label, group, runs) each (see the module
+    docstring)."""
+    games, mixed = played_runs(entries)
+    return report_of(games, mixed, rate=RATE)
 
 
-def _sort_key(text: str) -> tuple[int, float | str]:
-    try:
-        return (0, float(text))
-    except ValueError:
-        return (1, text)
+Rates = Mapping[str | tuple[str, str], float | None]
+"""A planned cell's acting rate (or its bound), by label or by (label, environment)."""
 
 
-def seed_text(seeds: Iterable[int]) -> str:
-    """`0-3 (4)`, `1, 5 (2)`: a cell's seeds, compactly."""
-    ordered = sorted(set(seeds))
-    if not ordered:
-        return "-"
-    if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 2:
-        return f"{ordered[0]}-{ordered[-1]} ({len(ordered)})"
-    return f"{', '.join(map(str, ordered))} ({len(ordered)})"
+def parity_of_plan(
+    cells: Iterable[tuple[str, Sequence[JSON]]],
+    rates: Rates | None = None,
+    *,
+    bounded: bool = False,
+) -> ParityReport:
+    """The report over planned cells: (label, the specs of its games as played, as dicts of
+    `GameSpec` fields, with the contract's whole configuration where the caller resolved
+    it, and `fallback` and `asks_model` where it knows them); `rates`, per label (or per
+    label and environment), an acting rate expected, or with `bounded` the most it can be
+    (`Contract.action_rate_bound`)."""
+    listed = [(label, spec) for label, specs in cells for spec in specs]
+    design = design_of_plan(spec for _, spec in listed)
+    given = rates or {}
+    games = [
+        Played(
+            label=label, group={}, design=game, contract=str(spec.get("contract", "")),
+            settings=settings_of_spec(spec),
+            options=options_beside(spec.get("env_options") or {}, game.block),
+            acting_rate=given.get((label, game.env), given.get(label)),
+        )
+        for (label, spec), game in zip(listed, design.games, strict=True)
+    ]  # fmt: skip
+    return report_of(games, design.mixed, rate=BOUND if bounded else RATE, bounded=bounded)
 
 
-def reply_text(spec: Mapping[str, Any], model_params: Mapping[str, Any]) -> str:
-    """A game's reply mode and the response format sent, as its run records them
-    (`model_params["reply"]`: `json (json_object)`, `, not honoured` where a reply broke the
-    format); for a planned game, the mode its contract configuration asks for;
-    `constrained` where neither says (every reply of an older bounded)."""
-    recorded = model_params.get("reply")
-    if isinstance(recorded, Mapping) and recorded.get("mode"):
-        return reply_label(recorded)
-    configured = (spec.get("contract_config") or {}).get("reply")
-    return str(configured or DEFAULT_REPLY)
-
-
-def model_of(spec: Mapping[str, Any], model: str) -> str:
-    """The model, with the tiers of a game that names some (`combat=...`)."""
-    tiers = spec.get("models") or {}
-    extra = ", ".join(f"{kind}={tier}" for kind, tier in sorted(tiers.items()))
-    return f"{model} ({extra})" if extra else model
-
-
-def run_settings(run: RunRecord) -> dict[str, Any]:
-    """The compared settings of one archived run (seeds apart)."""
-    params, spec = run.model_params, run.spec
-    reasoning = params.get("reasoning_chars", UNRECORDED)
-    return {
-        "environment": run.env_id,
-        "model": model_of(spec, run.model),
-        "reply": reply_text(spec, params),
-        "temperature": params.get("temperature", spec.get("temperature")),
-        "max_tokens": params.get("max_tokens", spec.get("max_tokens")),
-        "reasoning": "uncapped" if reasoning is None else reasoning,
-    }
-
-
-def effective_rate(outcome: Mapping[str, Any]) -> float | None:
-    """A run's effective actions per decision (craft runs of an older bounded recorded it
-    as `game_actions_per_step`), or None."""
-    for key in ("effective_action_rate", "game_actions_per_step"):
-        value = outcome.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    return None
-
-
-def cell_of_runs(label: str, runs: Sequence[RunRecord], group: Mapping[str, str]) -> CellParity:
-    """One cell's parity data from its completed runs."""
-    decisions = sum(r.decisions for r in runs)
-    rates = [rate for rate in (effective_rate(r.outcome) for r in runs) if rate is not None]
-    return CellParity(
-        label=label,
-        group=dict(group),
-        games=len(runs),
-        contracts=sorted({r.contract for r in runs}),
-        effective_action_rate=sum(rates) / len(rates) if rates else None,
-        model_calls_per_decision=_per(sum(r.model_calls for r in runs), decisions),
-        prompt_tokens_per_decision=_per(sum(r.prompt_tokens for r in runs), decisions),
-        completion_tokens_per_decision=_per(sum(r.completion_tokens for r in runs), decisions),
-        settings=cell_settings([run_settings(r) for r in runs], (r.seed for r in runs)),
-        env_options=options_of(r.spec.get("env_options") or {} for r in runs),
+def report_of(
+    games: Sequence[Played], mixed: list[MixedSetting], *, rate: str, bounded: bool = False
+) -> ParityReport:
+    cells: dict[tuple[str, tuple[tuple[str, str], ...]], list[Played]] = {}
+    for game in games:
+        cells.setdefault((game.label, tuple(game.group.items())), []).append(game)
+    return ParityReport(
+        cells=[cell_of(label, dict(group), held) for (label, group), held in cells.items()],
+        differences=differences(games, rate),
+        mixed=mixed,
+        blocks=met_blocks(games),
+        bounded=bounded,
     )
-
-
-def cell_settings(per_game: Sequence[Mapping[str, Any]], seeds: Iterable[int]) -> dict[str, str]:
-    """Each compared setting's values over a cell's games, and the cell's seeds."""
-    keys = per_game[0] if per_game else {}
-    return {
-        **{key: joined(game[key] for game in per_game) for key in keys},
-        "seeds": seed_text(seeds),
-    }
 
 
 def _per(total: float, decisions: int) -> float | None:
     return total / decisions if decisions else None
 
 
-def options_of(options: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Each environment option's values over a cell's games (`(default)` where a game
-    leaves it unset)."""
-    listed = list(options)
-    keys = sorted({key for entry in listed for key in entry})
-    return {key: joined(entry.get(key, "(default)") for entry in listed) for key in keys}
-
-
-Entry = tuple[str, Mapping[str, str], Sequence[RunRecord]]
-"""(cell label, group values, the cell's completed runs)."""
-
-
-def parity_of_runs(entries: Iterable[Entry]) -> ParityReport:
-    """The report over archived cells (see the module docstring)."""
-    cells = [cell_of_runs(label, runs, group) for label, group, runs in entries if runs]
-    return ParityReport(cells=cells, differences=differences(cells))
-
-
-def parity_of_plan(
-    cells: Iterable[tuple[str, Sequence[JSON]]],
-    rates: Mapping[str | tuple[str, str], float | None] | None = None,
-    *,
-    bounded: bool = False,
-) -> ParityReport:
-    """The report over planned cells: (label, the specs of its games as played, as dicts
-    of `GameSpec` fields); `rates`, per label (or per label and environment), an effective
-    action rate expected, or with `bounded` the most it can be (`Contract.action_rate_bound`).
-
-    Cells are compared within one environment: where the plan spans several, each label's
-    games are split by environment, each part in the group of its environment."""
-    listed = [(label, list(specs)) for label, specs in cells if specs]
-    several = len({str(spec.get("env", "")) for _, specs in listed for spec in specs}) > 1
-    found = []
-    for label, specs in listed:
-        by_env: dict[str, list[JSON]] = {}
-        for spec in specs:
-            by_env.setdefault(str(spec.get("env", "")) if several else "", []).append(spec)
-        for env, games in by_env.items():
-            expected = (rates or {}).get((label, env), (rates or {}).get(label))
-            group = {"environment": env} if several else {}
-            found.append(plan_cell(label, games, expected, group))
-    rate = "effective action rate bound" if bounded else "effective action rate"
-    return ParityReport(cells=found, differences=differences(found, rate=rate))
-
-
-def plan_cell(
-    label: str, specs: Sequence[JSON], rate: float | None, group: dict[str, str]
-) -> CellParity:
+def cell_of(label: str, group: dict[str, str], games: Sequence[Played]) -> CellParity:
+    """One cell's parity data over all its games (its blocks pooled)."""
+    decisions = sum(game.decisions for game in games)
     return CellParity(
         label=label,
-        games=len(specs),
-        contracts=sorted({str(spec.get("contract", "")) for spec in specs}),
-        effective_action_rate=rate,
-        settings=cell_settings(
-            [plan_settings(spec) for spec in specs], (int(spec.get("seed", 0)) for spec in specs)
-        ),
-        env_options=options_of(spec.get("env_options") or {} for spec in specs),
         group=group,
+        games=len(games),
+        contracts=sorted({game.contract for game in games}),
+        blocks=sorted({game.design.block_label for game in games}),
+        effective_action_rate=mean_of(game.effective_action_rate for game in games),
+        acting_rate=mean_of(game.acting_rate for game in games),
+        fallback_rate=mean_of(game.fallback_rate for game in games),
+        model_calls_per_decision=_per(sum(g.model_calls for g in games), decisions),
+        prompt_tokens_per_decision=_per(sum(g.prompt_tokens for g in games), decisions),
+        completion_tokens_per_decision=_per(sum(g.completion_tokens for g in games), decisions),
+        settings=settings_of(games),
+        env_options=options_of(games),
     )
-
-
-def plan_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The compared settings of a planned game (the reasoning budget as configured)."""
-    config = spec.get("contract_config") or {}
-    reasoning = config.get("reasoning_chars", "(contract default)")
-    if config.get("reasoning") is False:
-        reasoning = "off"
-    return {
-        "environment": spec.get("env"),
-        "model": model_of(spec, str(spec.get("model", ""))),
-        "reply": reply_text(spec, {}),
-        "temperature": spec.get("temperature"),
-        "max_tokens": spec.get("max_tokens"),
-        "reasoning": "uncapped" if reasoning is None else reasoning,
-    }
-
-
-# -- the differences ----------------------------------------------------------------------
-
-
-def differences(
-    cells: Sequence[CellParity], *, rate: str = "effective action rate"
-) -> list[ParityDifference]:
-    """Every difference between cells of one group, settings first, then environment
-    options, then the effective action rate (named `rate`)."""
-    groups: dict[tuple[tuple[str, str], ...], list[CellParity]] = {}
-    for cell in cells:
-        groups.setdefault(tuple(sorted(cell.group.items())), []).append(cell)
-    found: list[ParityDifference] = []
-    for key, members in groups.items():
-        if len(members) < 2:
-            continue
-        group = dict(key)
-        found += _setting_differences(members, group)
-        found += _rate_difference(members, group, rate)
-    return found
-
-
-def _setting_differences(
-    cells: Sequence[CellParity], group: dict[str, str]
-) -> list[ParityDifference]:
-    found = []
-    for setting in SETTINGS:
-        values = {cell.label: cell.settings.get(setting, UNRECORDED) for cell in cells}
-        recorded = {value for value in values.values() if value != UNRECORDED}
-        if len(recorded) > 1:
-            found.append(ParityDifference(setting=setting, values=values, group=group))
-    options = sorted({key for cell in cells for key in cell.env_options})
-    for option in options:
-        values = {cell.label: cell.env_options.get(option, "(default)") for cell in cells}
-        if len(set(values.values())) > 1:
-            found.append(
-                ParityDifference(setting=f"environment option {option}", values=values, group=group)
-            )
-    return found
-
-
-def _rate_difference(
-    cells: Sequence[CellParity], group: dict[str, str], setting: str
-) -> list[ParityDifference]:
-    rates = {c.label: c.effective_action_rate for c in cells if c.effective_action_rate is not None}
-    if len(rates) < 2:
-        return []
-    high, low = max(rates.values()), min(rates.values())
-    if high <= 0 or (high - low) / high <= RATE_TOLERANCE:
-        return []
-    values = {label: f"{rate:.2f}" for label, rate in rates.items()}
-    return [ParityDifference(setting=setting, values=values, group=group)]
 
 
 __all__ = [
     "PARITY_HEADERS",
     "RATE_TOLERANCE",
-    "SETTINGS",
     "CellParity",
     "ParityDifference",
     "ParityReport",
+    "acting_rate",
     "effective_rate",
     "parity_of_plan",
     "parity_of_runs",
     "parity_rows",
     "render_parity_markdown",
+    "seed_text",
 ]

@@ -2,14 +2,17 @@
 (`bounded.analysis.parity`) compare them: every setting of its spec and of its contract's
 configuration, each as one line of text, keyed by a name the report prints.
 
-What the spec sets: the model (with its tiers), its endpoint and options, the reply mode
+What the spec sets: the model (with its tiers), its endpoint and options (each key:
+`model_options.text_grammar`, the default where a game sets none), the reply mode
 and the format sent, the temperature and token limit in force, the decision budget
-(`max_decisions`), the reasoning budget, the fallback policy, and the code that played it
+(`max_decisions`), the reasoning budget, the fallback policy, whether each request carries
+the game's seed as its sampling seed (`sampling_seed`), and the code that played it
 (`code_revision`, where a run records it). What the contract's configuration sets: every
 key (nested keys joined by `.`: `contract_config.description_temperature`), except the
-keys the contract declares as its memory under test (`Contract.memory_settings`), which
-are what a comparison of memories varies. The reply mode and the reply settings the
-configuration holds (`reply`, `text_rule`, `text_grammar`) are compared as the reply.
+keys the contract declares as its memory under test (`Contract.memory_settings`, recorded
+with each game), which are what a comparison of memories varies. The reply mode is
+compared as `reply` (the mode played and the format sent); the other reply settings a
+configuration holds (`text_rule`, `text_grammar`) as its keys.
 
 The environment and its options are the game's block or a difference of their own (the
 design decides which); the seed is its unit; neither is a setting here.
@@ -28,14 +31,27 @@ from bounded.analysis.replies import reply_label
 from bounded.core import RunRecord
 
 SPEC_SETTINGS = (
-    "model", "base_url", "model_options", "reply", "temperature", "max_tokens",
-    "max_decisions", "reasoning", "fallback", "code_revision",
+    "model", "base_url", "reply", "temperature", "max_tokens", "max_decisions", "reasoning",
+    "fallback", "sampling_seed", "code_revision",
 )  # fmt: skip
 """The settings every game is compared on, in the order the report names them; then its
 contract's configuration (`CONFIG` + key)."""
 
 CONFIG = "contract_config."
 """The prefix of a contract configuration's keys."""
+
+MODEL_OPTIONS = "model_options."
+"""The prefix of the model options' keys (`text_grammar`, `retry.timeout_s`): every game has
+them, a game that sets none plays the model's defaults."""
+
+DEFAULT = "(default)"
+
+
+def missing_value(setting: str) -> str | None:
+    """What a game that lacks a setting has: the default, for a model option; else nothing
+    (None: the setting is not the game's, and differs from no value)."""
+    return DEFAULT if setting.startswith(MODEL_OPTIONS) else None
+
 
 DEFAULT_REPLY = "constrained"
 """The reply mode of a run that records none (every reply of an older bounded was decoded
@@ -95,17 +111,14 @@ def _known(settings: Mapping[str, Any]) -> dict[str, str]:
     return {key: text(value) for key, value in {**listed, **rest}.items()}
 
 
-def memory_keys(contract: str) -> tuple[str, ...]:
-    """The configuration keys a contract declares as its memory under test (none for a
-    contract that does not resolve or declares none)."""
-    from bounded.contracts import resolve_contract
-    from bounded.core import ConfigError
-
-    try:
-        cls, _ = resolve_contract(contract)
-    except (ConfigError, ImportError, AttributeError, ValueError):
-        return ()
-    return tuple(getattr(cls, "memory_settings", ()) or ())
+def memory_keys(recorded: Any) -> tuple[str, ...]:
+    """The configuration keys a game records as its contract's memory under test
+    (`memory_settings`: the runner records the contract's `Contract.memory_settings` with
+    the run, a sweep's dry run with each planned game); none for a run of an older bounded,
+    whose every key is then compared."""
+    if isinstance(recorded, list | tuple):
+        return tuple(str(key) for key in recorded)
+    return ()
 
 
 # -- archived runs ----------------------------------------------------------------------------
@@ -130,9 +143,8 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
     """Every compared setting of an archived run (see the module docstring)."""
     params, spec = run.model_params, run.spec
     found: dict[str, Any] = {"model": model_of(spec, run.model)}
-    for key in ("base_url", "model_options"):
-        if spec.get(key):
-            found[key] = spec[key]
+    if spec.get("base_url"):
+        found["base_url"] = spec["base_url"]
     reply = run_reply(run)
     if reply is not None:
         found["reply"] = reply
@@ -147,10 +159,22 @@ def settings_of_run(run: RunRecord) -> dict[str, str]:
     fallback = params.get("fallback") or config.get("fallback")
     if fallback:
         found["fallback"] = fallback
-    revision = getattr(run, "code_revision", "")
+    if "sampling_seed" in params:
+        found["sampling_seed"] = seed_sent(params["sampling_seed"] is not None)
+    revision = run.code_revision
     if revision:
         found["code_revision"] = revision
-    return {**_known(found), **config_settings(config, memory_keys(run.contract))}
+    memory = memory_keys(params.get("memory_settings"))
+    return {
+        **_known(found),
+        **flattened(spec.get("model_options") or {}, MODEL_OPTIONS),
+        **config_settings(config, memory),
+    }
+
+
+def seed_sent(sent: bool) -> str:
+    """The sampling seed each request carries: the game's, or none (BALROG's clients)."""
+    return "the game's" if sent else "none"
 
 
 def reasoning_text(value: Any) -> Any:
@@ -163,26 +187,33 @@ def reasoning_text(value: Any) -> Any:
 def settings_of_spec(spec: Mapping[str, Any]) -> dict[str, str]:
     """Every compared setting of a planned game: a `GameSpec` as a dict, as it would be
     played (`contract_config` the contract's whole configuration where the caller resolved
-    it; `fallback` and `asks_model` where the caller knows them)."""
+    it; `fallback`, `asks_model` and `memory_settings` where the caller knows them)."""
     config = spec.get("contract_config") or {}
     found: dict[str, Any] = {"model": model_of(spec, str(spec.get("model", "")))}
-    for key in ("base_url", "model_options"):
-        if spec.get(key):
-            found[key] = spec[key]
+    if spec.get("base_url"):
+        found["base_url"] = spec["base_url"]
     if spec.get("asks_model", True):
         found["reply"] = str(config.get("reply") or DEFAULT_REPLY)
     for key in ("temperature", "max_tokens", "max_decisions"):
         if key in spec:
             found[key] = spec[key]
+    if found.get("temperature", 0.0) is None:  # what the runner samples at (`GameSpec`)
+        found["temperature"] = 0.0
     fallback = spec.get("fallback") or config.get("fallback")
     if fallback:
         found["fallback"] = fallback
+    if "sends_game_seed" in spec:
+        found["sampling_seed"] = seed_sent(bool(spec["sends_game_seed"]))
     if "reasoning_chars" in config or config.get("reasoning") is False:
         reasoning = config.get("reasoning_chars", "(contract default)")
         found["reasoning"] = "off" if config.get("reasoning") is False else reasoning
         found["reasoning"] = reasoning_text(found["reasoning"])
-    memory = memory_keys(str(spec.get("contract", "")))
-    return {**_known(found), **config_settings(config, memory)}
+    memory = memory_keys(spec.get("memory_settings"))
+    return {
+        **_known(found),
+        **flattened(spec.get("model_options") or {}, MODEL_OPTIONS),
+        **config_settings(config, memory),
+    }
 
 
 __all__ = [
@@ -191,6 +222,7 @@ __all__ = [
     "SPEC_SETTINGS",
     "config_settings",
     "memory_keys",
+    "missing_value",
     "model_of",
     "settings_of_run",
     "settings_of_spec",

@@ -1,6 +1,7 @@
-"""The run archive: one SQLite file (WAL) holding runs, decisions, prompt segments and
-store snapshots. Every row carries a format version; prompt texts are stored once by
-hash, since most segments (instructions, specs) repeat at every decision."""
+"""The run archive: one SQLite file (WAL) holding runs, decisions, their prompts and store
+snapshots. Every row carries a format version; each distinct prompt text is stored once,
+and a decision's prompt as integer ids changing the prompt before it in its game
+(`bounded.archive.prompts`); an older archive is converted once (`bounded.archive.migrate`)."""
 
 from bounded.archive.sqlite import DEFAULT_ARCHIVE, Archive, ArchiveError
 

@@ -4,7 +4,7 @@ replaced), beside the original, with the expert's action in the replayed state.
 One row per (decision, layer, variant, model, settings): `variant` is `removed` or
 `replaced:<sha-256 prefix of the text>`, and `settings_hash` covers the generation
 settings, so an attribution that is run again (or was killed) skips what it already has.
-The table is created with the archive's schema (`bounded.archive.sqlite`); an older
+The table is created with the archive's schema (`bounded.archive.schema`); an older
 archive opened read-only may lack it and reads as having no counterfactuals.
 """
 

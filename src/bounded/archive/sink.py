@@ -66,7 +66,7 @@ class ArchiveSink:
 
     def decision(self, record: DecisionRecord, run: RunRecord, point: Checkpoint) -> None:
         with self.transaction() as db:
-            Archive.write_decision(db, record)
+            self.archive.write_decision(db, record)
             Archive.write_run(db, run)
             write_checkpoint(db, point)
 

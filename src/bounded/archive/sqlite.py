@@ -23,24 +23,40 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
+from bounded.archive.migrate import migrate, segment_layers, segment_rows, stored_format
+from bounded.archive.opening import (
+    APPLICATION_ID,
+    LOCK_TIMEOUT_ENV,
+    ArchiveError,
+    Kind,
+    connect_read_only,
+    identify,
+    lock_timeout,
+    storable,
+    sync_mode,
+)
+from bounded.archive.prompts import PROMPT_SCHEMA, PromptWriter, read_prompts, stored_layers
+from bounded.archive.schema import (
+    _RUN_JSON_FIELDS,
+    ADDED_COLUMNS,
+    COUNTERFACTUAL_SCHEMA,
+    SCHEMA,
+)
 from bounded.archive.totals import corrected_runs
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
     Action,
-    BoundedError,
     Completion,
     DecisionRecord,
     RunRecord,
@@ -60,325 +76,19 @@ MIN_PREFIX = 8
 """The shortest run-id prefix `Archive.run` and `Archive.decisions` resolve (the command line
 prints 12 characters)."""
 
-APPLICATION_ID = 0x424E4444
-"""SQLite `PRAGMA application_id` of a bounded archive ("BNDD"), set on every archive
-bounded writes to."""
-
-LOCK_TIMEOUT_ENV = "BOUNDED_LOCK_TIMEOUT"
-"""Seconds to wait for another process's lock on the archive before giving up."""
-
-DEFAULT_LOCK_TIMEOUT_S = 30.0
-
-SYNC_ENV = "BOUNDED_SYNC"
-"""SQLite's `synchronous` setting for writes: `normal` (the default) or `full`."""
-
-SYNC_MODES = ("normal", "full")
-
-UNTOUCHED = "; refused, left untouched"
+DECISIONS_PER_READ = 256
+"""Decisions a streaming reader (`Archive.iter_decisions`) holds at a time."""
 
 INDEX_END = 2**63 - 1
 """Past every decision index (SQLite's largest integer): a range with no end."""
-
-Kind = Literal["new", "blank", "ours", "older"]
-"""What an archive path holds: nothing yet (missing or empty file), an SQLite database
-with no tables, a bounded archive (by application id), an older bounded archive."""
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    format_version INTEGER NOT NULL,
-    experiment TEXT NOT NULL DEFAULT '',
-    cell TEXT NOT NULL DEFAULT '',
-    tag TEXT NOT NULL DEFAULT '',
-    env_id TEXT NOT NULL,
-    env_version TEXT NOT NULL,
-    contract TEXT NOT NULL,
-    contract_config TEXT NOT NULL,
-    contract_config_hash TEXT NOT NULL,
-    store_hashes TEXT NOT NULL,
-    model TEXT NOT NULL,
-    model_params TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    error TEXT,
-    outcome TEXT NOT NULL,
-    postrun TEXT NOT NULL DEFAULT '{}',
-    spec TEXT NOT NULL DEFAULT '{}',
-    identity TEXT NOT NULL DEFAULT '',
-    inputs TEXT NOT NULL DEFAULT '{}',
-    usage TEXT NOT NULL DEFAULT '{}',
-    decisions INTEGER NOT NULL,
-    model_calls INTEGER NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    completion_tokens INTEGER NOT NULL,
-    cached_tokens INTEGER NOT NULL,
-    last_prompt_tokens INTEGER NOT NULL,
-    wall_s REAL NOT NULL,
-    started_at REAL NOT NULL,
-    package_version TEXT NOT NULL,
-    code_revision TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs (experiment, cell, seed);
-CREATE INDEX IF NOT EXISTS runs_by_tag ON runs (tag, started_at);
-CREATE TABLE IF NOT EXISTS decisions (
-    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    format_version INTEGER NOT NULL,
-    t REAL NOT NULL,
-    kind TEXT NOT NULL,
-    tokens_by_layer TEXT NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    completion TEXT,
-    actions TEXT NOT NULL,
-    model TEXT NOT NULL DEFAULT '',
-    reasoning TEXT NOT NULL,
-    state_patch TEXT,
-    parse_error TEXT,
-    fallback INTEGER NOT NULL,
-    reward REAL NOT NULL,
-    latency_s REAL NOT NULL,
-    info TEXT NOT NULL,
-    extra_completions TEXT NOT NULL,
-    PRIMARY KEY (run_id, idx)
-);
-CREATE TABLE IF NOT EXISTS texts (hash TEXT PRIMARY KEY, text TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS segments (
-    run_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    pos INTEGER NOT NULL,
-    layer TEXT NOT NULL,
-    role TEXT NOT NULL,
-    text_hash TEXT NOT NULL REFERENCES texts (hash),
-    PRIMARY KEY (run_id, idx, pos),
-    FOREIGN KEY (run_id, idx) REFERENCES decisions (run_id, idx) ON DELETE CASCADE
-);
-CREATE TABLE IF NOT EXISTS snapshots (
-    hash TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS checkpoints (
-    run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
-    owner TEXT NOT NULL,
-    decisions INTEGER NOT NULL,
-    memory TEXT,
-    runner TEXT NOT NULL DEFAULT '{}',
-    store_hashes TEXT NOT NULL DEFAULT '{}',
-    logs TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE IF NOT EXISTS checkpoint_logs (
-    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-    log TEXT NOT NULL,
-    pos INTEGER NOT NULL,
-    item TEXT NOT NULL,
-    PRIMARY KEY (run_id, log, pos)
-);
-CREATE TABLE IF NOT EXISTS leases (
-    scope TEXT PRIMARY KEY,
-    token TEXT NOT NULL,
-    holder TEXT NOT NULL,
-    taken_at REAL NOT NULL
-);
-"""
-
-COUNTERFACTUAL_SCHEMA = """
-CREATE TABLE IF NOT EXISTS counterfactuals (
-    run_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    layer TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    model TEXT NOT NULL,
-    settings_hash TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    replacement TEXT,
-    kind TEXT NOT NULL,
-    original_actions TEXT NOT NULL,
-    actions TEXT NOT NULL,
-    fallback INTEGER NOT NULL,
-    parse_error TEXT,
-    completion TEXT,
-    expert_actions TEXT NOT NULL,
-    changed INTEGER NOT NULL,
-    original_agrees INTEGER NOT NULL,
-    counterfactual_agrees INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run_id, idx, layer, variant, model, settings_hash),
-    FOREIGN KEY (run_id, idx) REFERENCES decisions (run_id, idx) ON DELETE CASCADE
-);
-"""
-"""Attribution's re-asked decisions (`bounded.archive.counterfactuals` writes and reads
-them), created with the rest of the schema."""
-
-
-_RUN_JSON_FIELDS = (
-    "contract_config",
-    "store_hashes",
-    "model_params",
-    "outcome",
-    "postrun",
-    "spec",
-    "inputs",
-    "usage",
-)
-
-ADDED_COLUMNS = {
-    "runs": {
-        "postrun": "TEXT NOT NULL DEFAULT '{}'",
-        "spec": "TEXT NOT NULL DEFAULT '{}'",
-        "identity": "TEXT NOT NULL DEFAULT ''",
-        "inputs": "TEXT NOT NULL DEFAULT '{}'",
-        "usage": "TEXT NOT NULL DEFAULT '{}'",
-        "code_revision": "TEXT NOT NULL DEFAULT ''",
-    },
-    "decisions": {"model": "TEXT NOT NULL DEFAULT ''"},
-    "checkpoints": {"logs": "TEXT NOT NULL DEFAULT '{}'"},
-}
-"""Columns added after format 1 first shipped, per table: an older archive gains them on
-open."""
-
 
 _WRITERS = threading.RLock()
 """Held by a write transaction of this process: the games a sweep worker plays in threads
 (`bounded.sweeps.concurrency`) take turns here rather than in SQLite's busy wait."""
 
 
-class ArchiveError(BoundedError):
-    """The archive file cannot be opened or is not a bounded archive."""
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def storable(value: Any) -> tuple[Any, int]:
-    """A JSON-like value with every lone surrogate (which UTF-8 and SQLite refuse)
-    replaced by U+FFFD in strings and keys, and how many were replaced."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.subn("\ufffd", value)
-    if isinstance(value, list | tuple):
-        items = [storable(item) for item in value]
-        return [item for item, _ in items], sum(n for _, n in items)
-    if isinstance(value, dict):
-        clean: dict[Any, Any] = {}
-        total = 0
-        for key, item in value.items():
-            new_key, n_key = storable(key)
-            clean[new_key], n_item = storable(item)
-            total += n_key + n_item
-        return clean, total
-    return value, 0
-
-
-def lock_timeout() -> float:
-    """Seconds to wait for a lock: `$BOUNDED_LOCK_TIMEOUT`, else 30."""
-    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_LOCK_TIMEOUT_S
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise ArchiveError(f"{LOCK_TIMEOUT_ENV} must be a number of seconds >= 0, got {raw!r}")
-    return seconds
-
-
-def sync_mode() -> str:
-    """`$BOUNDED_SYNC` (`normal` or `full`), else `normal`."""
-    mode = os.environ.get(SYNC_ENV, "").strip().lower() or SYNC_MODES[0]
-    if mode not in SYNC_MODES:
-        raise ArchiveError(f"{SYNC_ENV} must be one of {', '.join(SYNC_MODES)}, got {mode!r}")
-    return mode
-
-
-def _read_only_uri(path: Path, *, immutable: bool) -> str:
-    flag = "immutable=1" if immutable else "mode=ro"
-    return f"{path.resolve().as_uri()}?{flag}"
-
-
-def connect_read_only(path: Path, timeout: float) -> tuple[sqlite3.Connection, bool]:
-    """A connection that cannot write, and whether it reads an immutable snapshot.
-
-    `mode=ro` first (it sees concurrent writers); when SQLite cannot open or create the
-    write-ahead log's files (a read-only directory: SQLITE_READONLY_DIRECTORY, or
-    SQLITE_CANTOPEN), `immutable=1`."""
-    db = sqlite3.connect(_read_only_uri(path, immutable=False), uri=True, timeout=timeout)
-    try:
-        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return db, False
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary result code
-        if code not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY):
-            raise
-    db = sqlite3.connect(_read_only_uri(path, immutable=True), uri=True, timeout=timeout)
-    db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    return db, True
-
-
-def identify(path: Path, timeout: float) -> Kind:
-    """What `path` holds, read without writing; raises ArchiveError for anything that is
-    not (or may not become) a bounded archive.
-
-    The file is read through SQLite only, never opened and closed directly: closing any
-    descriptor of a file drops every POSIX lock this process holds on it, the locks of
-    its open SQLite connections included, which would let another process's writer
-    corrupt the archive."""
-    if not path.exists():
-        return "new"
-    if path.is_dir():
-        raise ArchiveError(f"cannot open archive {path}: it is a directory")
-    if path.stat().st_size == 0:
-        return "new"
-    try:
-        db, _ = connect_read_only(path, timeout)
-    except sqlite3.DatabaseError as exc:
-        if "not a database" in str(exc):
-            message = f"cannot open archive {path}: not an SQLite file{UNTOUCHED}"
-            raise ArchiveError(message) from exc
-        raise
-    try:
-        application_id = int(db.execute("PRAGMA application_id").fetchone()[0])
-    finally:
-        db.close()
-    if application_id == APPLICATION_ID:
-        return "ours"
-    if application_id:
-        raise ArchiveError(
-            f"cannot open archive {path}: another application's SQLite database "
-            f"(application_id {application_id:#x}){UNTOUCHED}"
-        )
-    return _identify_tables(path, timeout)
-
-
-def _identify_tables(path: Path, timeout: float) -> Kind:
-    """An SQLite file without an application id: an older archive, a blank database, or
-    another application's database (refused)."""
-    db, _ = connect_read_only(path, timeout)
-    try:
-        objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
-        if not objects:
-            return "blank"
-        tables = {name for kind, name in objects if kind == "table"} or {
-            name for _, name in objects
-        }
-        if "meta" in tables:
-            query = "SELECT 1 FROM meta WHERE key = 'format_version'"
-            with suppress(sqlite3.DatabaseError):
-                if db.execute(query).fetchone() is not None:
-                    return "older"
-    finally:
-        db.close()
-    shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
-    raise ArchiveError(
-        f"cannot open archive {path}: an SQLite database that is not a bounded archive "
-        f"(tables: {shown}){UNTOUCHED}"
-    )
 
 
 class Archive:
@@ -406,6 +116,9 @@ class Archive:
         was opened read-only (`bounded.archive.totals`): read so, never written."""
         self.repaired: list[str] = []
         """The run ids whose rows were repaired so when it was opened for writing."""
+        self.format = FORMAT_VERSION
+        """The archive's format (an older one opened read-only is read as it is)."""
+        self._prompts = PromptWriter()
         try:
             kind = identify(self.path, self.timeout)
             if read_only:
@@ -458,8 +171,10 @@ class Archive:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={sync_mode()}")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA + COUNTERFACTUAL_SCHEMA)
+        self._db.executescript(SCHEMA + PROMPT_SCHEMA + COUNTERFACTUAL_SCHEMA)
         self._check_version()
+        if migrate(self._db):
+            LOG.warning("bounded: archive %s converted to format %d", self.path, FORMAT_VERSION)
         self._add_missing_columns()
         self._canonical_env_ids()
 
@@ -471,6 +186,7 @@ class Archive:
             raise ArchiveError(f"{self.path} is an empty SQLite database, not a bounded archive")
         self._db, self.immutable = connect_read_only(self.path, self.timeout)
         self._check_version()
+        self.format = stored_format(self._db) or FORMAT_VERSION
 
     def _problem(self, doing: str, exc: sqlite3.DatabaseError) -> str:
         """One line for an SQLite failure; a lock names how long was waited and how to
@@ -646,6 +362,7 @@ class Archive:
     def delete_run(self, run_id: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+        self._prompts.forget(run_id)
 
     # -- decisions ----------------------------------------------------------
 
@@ -658,13 +375,13 @@ class Archive:
         with self._transaction() as db:
             self.write_decision(db, record)
 
-    @classmethod
-    def write_decision(cls, db: sqlite3.Connection, record: DecisionRecord) -> None:
+    def write_decision(self, db: sqlite3.Connection, record: DecisionRecord) -> None:
         """Insert one decision inside the caller's transaction (see `add_decision`)."""
         try:
-            cls._insert_decision(db, record)
+            self._insert_decision(db, record)
         except (UnicodeEncodeError, PydanticSerializationError):
-            cls._insert_decision(db, cls._storable_record(record))
+            self._prompts.forget(record.run_id)
+            self._insert_decision(db, self._storable_record(record))
 
     @staticmethod
     def _storable_record(record: DecisionRecord) -> DecisionRecord:
@@ -672,9 +389,8 @@ class Archive:
         clean["info"]["archive_surrogates_replaced"] = replaced
         return DecisionRecord.model_validate(clean)
 
-    @classmethod
-    def _insert_decision(cls, db: sqlite3.Connection, record: DecisionRecord) -> None:
-        texts = [(cls._text_hash(s.text), s.text) for s in record.segments]
+    def _insert_decision(self, db: sqlite3.Connection, record: DecisionRecord) -> None:
+        base, prompt = self._prompts.write(db, record.run_id, record.index, record.segments)
         row = {
             "run_id": record.run_id,
             "idx": record.index,
@@ -694,24 +410,14 @@ class Archive:
             "latency_s": record.latency_s,
             "info": _dumps(record.info),
             "extra_completions": _dumps([c.model_dump() for c in record.extra_completions]),
+            "prompt_base": base,
+            "prompt": prompt,
         }
-        db.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
         db.execute(
             f"INSERT OR REPLACE INTO decisions ({', '.join(row)}) "
             f"VALUES ({', '.join(':' + c for c in row)})",
             row,
         )
-        db.executemany(
-            "INSERT OR REPLACE INTO segments VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (record.run_id, record.index, pos, s.layer, s.role, text_hash)
-                for pos, (s, (text_hash, _)) in enumerate(zip(record.segments, texts, strict=True))
-            ],
-        )
-
-    @staticmethod
-    def _text_hash(text: str) -> str:
-        return hashlib.sha256(text.encode()).hexdigest()
 
     def decisions(
         self, run_id: str, *, with_segments: bool = True, start: int = 0, end: int | None = None
@@ -726,19 +432,40 @@ class Archive:
         segments = self._segments(*span) if with_segments else {}
         return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]
 
-    def _segments(self, run_id: str, start: int, end: int) -> dict[int, list[Segment]]:
-        rows = self._query(
-            "SELECT s.idx, s.layer, s.role, t.text FROM segments s JOIN texts t "
-            "ON t.hash = s.text_hash WHERE s.run_id = ? AND s.idx >= ? AND s.idx < ? "
-            "ORDER BY s.idx, s.pos",
-            (run_id, start, end),
-        )
-        by_index: dict[int, list[Segment]] = {}
-        for row in rows:
-            by_index.setdefault(row["idx"], []).append(
-                Segment(layer=row["layer"], role=row["role"], text=row["text"])
+    def iter_decisions(
+        self, run_id: str, *, with_segments: bool = True, chunk: int | None = None
+    ) -> Iterator[DecisionRecord]:
+        """A run's decisions in order, read `chunk` (default `DECISIONS_PER_READ`) at a time:
+        memory bounded by the chunk, not the game."""
+        full_id, start = self.full_id(run_id), 0
+        chunk = chunk or DECISIONS_PER_READ
+        while True:
+            rows = self._query(
+                "SELECT * FROM decisions WHERE run_id = ? AND idx >= ? ORDER BY idx LIMIT ?",
+                (full_id, start, chunk),
             )
-        return by_index
+            if not rows:
+                return
+            end = rows[-1]["idx"] + 1
+            segments = self._segments(full_id, start, end) if with_segments else {}
+            for row in rows:
+                yield self._decision_from_row(row, segments.get(row["idx"], []))
+            start = end
+
+    def _segments(self, run_id: str, start: int, end: int) -> dict[int, list[Segment]]:
+        read = segment_rows if self.format < FORMAT_VERSION else read_prompts
+        with self._guard("cannot read archive"):
+            return read(self._db, run_id, start, end)
+
+    def runs_with_decisions(self) -> set[str]:
+        """The ids of the runs that have stored decisions."""
+        return {row[0] for row in self._query("SELECT DISTINCT run_id FROM decisions")}
+
+    def layers(self) -> set[str]:
+        """Every layer a stored prompt segment has."""
+        read = segment_layers if self.format < FORMAT_VERSION else stored_layers
+        with self._guard("cannot read archive"):
+            return read(self._db)
 
     @staticmethod
     def _decision_from_row(row: sqlite3.Row, segments: list[Segment]) -> DecisionRecord:
@@ -789,3 +516,14 @@ class Archive:
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         """Read-only queries for analysis code."""
         return self._query(sql, params)
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "DEFAULT_ARCHIVE",
+    "LOCK_TIMEOUT_ENV",
+    "Archive",
+    "ArchiveError",
+    "lock_timeout",
+    "storable",
+]

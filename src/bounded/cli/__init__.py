@@ -3,7 +3,7 @@ command group and is its entry point (`main`); each command lives in its group's
 
 | module | commands |
 |---|---|
-| `run` | `run` (one episode; the workbench's task suite) |
+| `run` | `run` (one episode; an environment's task suite, `EnvRecord.suite`: the workbench's) |
 | `runs` | `runs`, `resume` |
 | `demo` | `demo` |
 | `sweep` | `sweep` |
@@ -15,14 +15,15 @@ command group and is its entry point (`main`); each command lives in its group's
 | `report` | `report`, `view`, `export` |
 | `attribute` | `attribute` |
 | `ladder` | `ladder` |
-| `bank` | `bank craft`, `bank nethack`, `bank babyai`, `bank show` |
+| `bank` | `bank NAME` (an environment's bank recipe: craft, nethack, babyai), `bank show` |
 | `stores` | `stores show`, `stores freeze`, `stores diff` |
-| `spire` | `spire` |
-| `textworld` | `textworld-games` (TextWorld's games on disk before a sweep) |
+| `spire` | `spire` (declared by Spire's record, `EnvRecord.commands`) |
+| `textworld` | `textworld-games` (TextWorld's games on disk before a sweep; its record's) |
 
 `_options` (parsing and the options several commands share, the archive argument among
-them), `_output` (tables and summaries) and `_readable` (help pages that name values in
-words) serve them all; `_progress` is `bounded sweep`'s live display.
+them), `_environments` (the commands environments declare), `_output` (tables and
+summaries) and `_readable` (help pages that name values in words) serve them all;
+`_progress` is `bounded sweep`'s live display.
 """
 
 from __future__ import annotations
@@ -49,19 +50,19 @@ from bounded.cli import (
     report,
     run,
     runs,
-    spire,
     stores,
     sweep,
     table,
-    textworld,
 )
+from bounded.cli._environments import EnvironmentsGroup, declared_commands
 from bounded.cli._readable import ReadableCommand, ReadableGroup, readable_commands
 from bounded.core import BoundedError, Interrupted
-from bounded.registry import missing_extra
+from bounded.env_records import BUILTIN_RECORDS
+from bounded.registry import load_target, missing_extra
 from bounded.version import __version__
 
 app = typer.Typer(
-    cls=ReadableGroup,
+    cls=EnvironmentsGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -71,7 +72,6 @@ app = typer.Typer(
 
 GROUP_MODULES = (
     run, runs, demo, sweep, plan, analyze, table, importing, audit, report, ladder, attribute,
-    textworld,
 )  # fmt: skip
 """The modules of single commands, in the order `bounded --help` lists them."""
 
@@ -83,9 +83,10 @@ def register_commands() -> None:
     for module in (bank, stores, models):
         for name, group in module.GROUPS.items():
             readable_commands(group)
-            app.add_typer(group, name=name, cls=ReadableGroup)
-    for name, command in spire.COMMANDS.items():
-        app.command(name, cls=ReadableCommand)(command)
+            cls = getattr(module, "GROUP_CLASS", ReadableGroup)
+            app.add_typer(group, name=name, cls=cls)
+    for name, target in declared_commands(BUILTIN_RECORDS).items():
+        app.command(name, cls=ReadableCommand)(load_target(target))
 
 
 def show_version(value: bool) -> None:

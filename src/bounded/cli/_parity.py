@@ -14,10 +14,15 @@ if TYPE_CHECKING:
 
 
 def print_parity(report: ParityReport | None) -> None:
-    """The parity table and its lines (nothing where no two cells share a group)."""
+    """The parity table and its lines (nothing where no two cells meet in a block, but
+    the settings a cell mixes)."""
     from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 
-    if report is None or not report.compared:
+    if report is None or not (report.compared or report.mixed):
+        return
+    if not report.compared:  # nothing to compare, but a cell mixes settings
+        for line in report.lines():
+            console.print(line, markup=False)
         return
     view = keyed_table("parity: what else differs between the cells", PARITY_HEADERS)
     for row in parity_rows(report):

@@ -1,58 +1,34 @@
-"""`bounded bank`: build the episodic banks (craft, NetHack, BabyAI) and show one."""
+"""`bounded bank`: build an environment's episodic bank and show one.
+
+`bounded bank NAME` is a command for every environment whose record declares a bank
+recipe (`bounded.env_records.BankRecipe`): its options are the recipe's, plus `--out`;
+the one bank builder (`bounded.jobs.bank`) plays it. A recipe's module is imported only
+when its command is used or listed.
+"""
 
 from __future__ import annotations
 
+import inspect
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from bounded.cli._environments import single_command
+from bounded.cli._readable import ReadableGroup
+
 if TYPE_CHECKING:
     from bounded.contracts.episodic.bank import EpisodicBank
+    from bounded.env_records import BankRecipe, EnvRecord
 
 
-bank_app = typer.Typer(help="Build and inspect episodic banks (EpicStar).", no_args_is_help=True)
+def banked_records() -> list[EnvRecord]:
+    """The records declaring a bank recipe, installed plugins' among them."""
+    from bounded.env_records import ENV_RECORDS
 
-
-@bank_app.command("craft")
-def bank_craft(
-    levels: Annotated[list[int] | None, typer.Option(help="Built-in AI levels to play.")] = None,
-    rounds: Annotated[
-        int,
-        typer.Option(
-            help="Games the expert plays at most, in all (levels in turn); play stops once "
-            "--keep wins are kept."
-        ),
-    ] = 20,
-    map_name: Annotated[
-        str, typer.Option("--map", help="Map the bank is collected on.")
-    ] = "highlands",
-    seed: Annotated[int, typer.Option(help="First game seed.")] = 0,
-    keep: Annotated[
-        int, typer.Option(help="Winning games kept (the paper's 5); 0 keeps every win.")
-    ] = 5,
-    out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/craft.npz"),
-) -> None:
-    """Bootstrap the craft bank from the expert's winning games, played at the paper's
-    one-action step (decision_interval=3, max_actions=1), which the bank records."""
-    from bounded.jobs.craft_bank import bootstrap_craft_bank
-
-    bank, report = bootstrap_craft_bank(
-        levels=tuple(levels or (6, 7)), rounds=rounds, map_name=map_name, seed=seed,
-        keep=keep or None,
-    )  # fmt: skip
-    save_bank(bank, out)
-    lines = [f"{'round':>5}  {'level':>5}  {'style':<7} {'build':<8} {'outcome':<8} {'entries':>7}"]
-    for game in report.games:
-        lines.append(
-            f"{game.game:>5}  {game.options['level']:>5}  {game.options['style']:<7} "
-            f"{game.strategy:<8} {game.outcome.get('outcome', '?'):<8} {game.entries:>7}"
-        )
-    lines.append(
-        f"kept {report.kept} of {len(report.games)} games, {report.entries} entries -> {out}"
-        f" (sha256 {report.content_hash})"
-    )
-    typer.echo("\n".join(lines))
+    return [record for record in ENV_RECORDS.records() if record.bank]
 
 
 def save_bank(bank: EpisodicBank, out: Path) -> None:
@@ -60,50 +36,57 @@ def save_bank(bank: EpisodicBank, out: Path) -> None:
     bank.save(out)
 
 
-@bank_app.command("nethack")
-def bank_nethack(
-    games: Annotated[int, typer.Option(help="Scripted games to play.")] = 8,
-    keep: Annotated[int, typer.Option(help="Best games kept in the bank.")] = 3,
-    max_steps: Annotated[int, typer.Option(help="Decisions per game.")] = 1_000,
-    seed: Annotated[int, typer.Option(help="First game seed.")] = 0,
-    out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/nethack.npz"),
-) -> None:
-    """Build the NetHack bank from the explore-and-descend player's best games."""
-    from bounded.jobs.nethack_bank import nethack_bank
-
-    bank, infos = nethack_bank(games=games, keep=keep, max_steps=max_steps, seed=seed)
-    save_bank(bank, out)
-    lines = [f"{'seed':>5}  {'progression':>11}  {'depth':>5}  {'xl':>3}  {'score':>6}  ended by"]
-    for info in infos:
-        o = info.outcome
-        lines.append(
-            f"{info.seed:>5}  {o.get('progression', 0):>11.4f}  {o.get('max_depth', 1):>5}  "
-            f"{o.get('max_experience_level', 1):>3}  {o.get('score', 0):>6}  {o.get('ended_by')}"
-        )
-    lines.append(
-        f"kept the best {min(keep, len(infos))} of {len(infos)} games, {len(bank)} entries "
-        f"-> {out} (sha256 {bank.content_hash})"
+def bank_command(record: EnvRecord, recipe: BankRecipe) -> Callable[..., None]:
+    """The command building the record's bank: the recipe's options, then `--out`."""
+    options = inspect.signature(recipe.plan).parameters.values()
+    hints = typing.get_type_hints(recipe.plan, include_extras=True)
+    out = inspect.Parameter(
+        "out",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=Path(f"runs/banks/{record.name}.npz"),
+        annotation=Annotated[Path, typer.Option(help="Bank file to write.")],
     )
-    typer.echo("\n".join(lines))
+    parameters = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name]) for p in options
+    ]
+
+    def build(out: Path, **chosen: Any) -> None:
+        from bounded.jobs.bank import build_bank
+
+        bank, played = build_bank(record.env_id, recipe.plan(**chosen))
+        save_bank(bank, out)
+        typer.echo(recipe.report(bank, played, out))
+
+    build.__signature__ = inspect.Signature([*parameters, out])  # type: ignore[attr-defined]
+    build.__annotations__ = {p.name: p.annotation for p in [*parameters, out]}
+    build.__doc__ = recipe.plan.__doc__
+    return build
 
 
-@bank_app.command("babyai")
-def bank_babyai(
-    rounds: Annotated[int, typer.Option(help="Games the bot plays (tasks in turn).")] = 10,
-    seed: Annotated[int, typer.Option(help="First game seed.")] = 1_000,
-    out: Annotated[Path, typer.Option(help="Bank file to write.")] = Path("runs/banks/babyai.npz"),
-) -> None:
-    """Build the BabyAI bank from minigrid's bot's winning games on BALROG's tasks."""
-    from bounded.core import victory_of
-    from bounded.jobs.babyai_bank import babyai_bank
+class BankGroup(ReadableGroup):
+    """`bounded bank`: `show`, and one command per environment with a bank recipe, built
+    from its record when it is asked for."""
 
-    bank, played = babyai_bank(rounds=rounds, seed=seed)
-    save_bank(bank, out)
-    wins = sum(victory_of(game.outcome) for game in played)
-    typer.echo(
-        f"kept {wins} winning games of {len(played)}, {len(bank)} entries -> {out} "
-        f"(sha256 {bank.content_hash})"
-    )
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = [record.name for record in banked_records()]
+        return [*names, *(name for name in super().list_commands(ctx) if name not in names)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        record = next((r for r in banked_records() if r.name == cmd_name), None)
+        if record is None:
+            return None
+        from bounded.jobs.bank import bank_recipe
+
+        return single_command(record.name, bank_command(record, bank_recipe(record.name)))
+
+
+bank_app = typer.Typer(
+    cls=BankGroup,
+    help="Build and inspect episodic banks (EpicStar).",
+    no_args_is_help=True,
+)
 
 
 @bank_app.command("show")
@@ -116,3 +99,5 @@ def bank_show(path: Annotated[Path, typer.Argument(help="A bank file.")]) -> Non
 
 GROUPS: dict[str, typer.Typer] = {"bank": bank_app}
 """Group name -> its typer app of subcommands, registered by `bounded.cli`."""
+GROUP_CLASS = BankGroup
+"""The click group class `bounded.cli` registers `bank` with."""

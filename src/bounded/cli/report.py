@@ -67,6 +67,12 @@ def report(
         typer.Option(help="The summary's baseline treatment (as bounded table --baseline)."),
     ] = None,
     max_runs: Annotated[int, typer.Option(help="Runs embedded in the run browser.")] = 100,
+    max_decisions: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Decisions embedded in all (the first of each run; view serves all)."
+        ),
+    ] = 1000,
     as_json: Annotated[
         bool, typer.Option("--json", help="Also print the report's tables as JSON.")
     ] = False,
@@ -88,6 +94,7 @@ def report(
         **dict(main),
         tables=table or [],
         max_runs=max_runs,
+        max_decisions=max_decisions,
         experiment=experiment,
         baseline=baseline,
     )

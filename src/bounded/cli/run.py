@@ -23,8 +23,10 @@ from bounded.cli._options import (
 )
 from bounded.cli._output import console, run_summary
 from bounded.core import DEFAULT_MAX_TOKENS, ConfigError
+from bounded.env_records import env_record
 from bounded.envs import env_names
 from bounded.envs.workbench import REPLY_TOKENS as WORKBENCH_MAX_TOKENS
+from bounded.registry import load_target
 from bounded.runner.spec import DEFAULT_CONTRACT, DEFAULT_MODEL, DEFAULT_SEED
 
 if TYPE_CHECKING:
@@ -120,8 +122,9 @@ def run(
     if reasoning_chars is not None:
         contract_config["reasoning_chars"] = parse_reasoning_chars(reasoning_chars)
     contract_config.update(reply_options(reply, reply_fallback))
-    if env in ("workbench", "bounded/Workbench-v0"):
-        run_workbench(
+    declared = env_record(env)
+    if declared is not None and declared.suite:
+        load_target(declared.suite)(
             task or "all", contract, contract_config, model, base_url=base_url,
             multi_action=not single_action, max_turns=max_turns, max_tokens=max_tokens,
             seed=seed, tag=tag or contract, archive=archive, model_options=model_options or None,

@@ -1,8 +1,8 @@
-"""`bounded spire`: play Spire runs with a scripted player (no model) and print the outcome."""
+"""`bounded spire`: play Spire runs with a scripted player (no model) and print the outcome (a
+command Spire's record declares, `EnvRecord.commands`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -61,9 +61,3 @@ class Shown:
         console.print(obs.text, markup=False)
         console.print(f"-> {ids}\n", markup=False)
         return action
-
-
-COMMANDS: dict[str, Callable[..., None]] = {
-    "spire": spire_command,
-}
-"""Command name -> its function, registered by `bounded.cli`."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,6 +77,3 @@ def textworld_games(
     plain(f"{len(needs) - len(errors)} of {len(needs)} ready")
     if errors:
         raise BoundedError(f"{len(errors)} TextWorld games could not be made: {errors[0]}")
-
-
-COMMANDS: dict[str, Callable[..., None]] = {"textworld-games": textworld_games}

@@ -137,6 +137,10 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
     """BALROG's history prompt builder and agent loop."""
 
     name = "balrog"
+    memory_settings = (
+        "text_rule", "reasoning", "max_text_history", "max_cot_history", "reply_note"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = BalrogConfig.model_validate(settings)

@@ -32,6 +32,8 @@ class ExpertContract(ContractBase):
     """Plays `expert.act(obs)` at every decision."""
 
     name = "expert"
+    memory_settings = ("strategy",)
+    """What the expert plays is what is compared (`ContractBase.memory_settings`)."""
 
     def __init__(self, expert: Expert, *, strategy: str = "", record: bool = False) -> None:
         self.expert = expert
@@ -82,6 +84,8 @@ class PlayerContract(ExpertContract):
     "bounded.contracts.expert:PlayerContract"`, `contract_config = { slip = 0.1 }`."""
 
     name = "player"
+    memory_settings = ("slip",)
+    """The player's skill is what is compared (`ContractBase.memory_settings`)."""
 
     def __init__(
         self, *, expert: str | None = None, slip: float = 0.0, reads_env: bool | None = None

@@ -138,6 +138,11 @@ class PagedContract(ConfiguredContract[PagedConfig]):
     """Core memory the model edits, a budgeted queue, a searchable archive of evictions."""
 
     name = "paged"
+    memory_settings = (
+        "core", "search", "core_chars", "queue_tokens", "flush_to", "search_k", "result_chars",
+        "op_chars", "max_ops"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = PagedConfig.model_validate(settings)

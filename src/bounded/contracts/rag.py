@@ -115,6 +115,10 @@ class RagContract(ConfiguredContract[RagConfig]):
     """Instructions, the top-k most similar past chunks, the current observation."""
 
     name = "rag"
+    memory_settings = (
+        "top_k", "retrieved_tokens", "chunk_chars", "similarity", "hybrid_weight", "cross_game"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = RagConfig.model_validate(settings)

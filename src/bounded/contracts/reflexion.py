@@ -125,6 +125,10 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     """Instructions, the last reflections, a short window, the current observation."""
 
     name = "reflexion"
+    memory_settings = (
+        "mode", "reflections", "window", "reflection_chars", "trail", "trail_chars"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers:

@@ -239,6 +239,10 @@ class StateContract(ConfiguredContract[StateConfig]):
     snapshot gives the journal as a window on the whole (`memory_logs`)."""
 
     name = "state"
+    memory_settings = (
+        "state_schema", "initial_state", "max_state_chars", "max_patch_depth", "state_shape"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
     journal_kept: int | None = JOURNAL_KEPT
 
     def __init__(self, **settings: object) -> None:

@@ -152,6 +152,10 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     """Chain of Summarization: L1 summaries every step, an L2 call every K steps."""
 
     name = "summary"
+    memory_settings = (
+        "interval", "decisions", "executed_limit", "failed_limit", "summary_chars"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
     text_rule = "action-tags"
 
     def __init__(self, **settings: object) -> None:

@@ -97,6 +97,10 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     """Keeps the whole conversation: prompt size grows with every decision."""
 
     name = "transcript"
+    memory_settings = (
+        "max_prompt_tokens", "max_turns", "reasoning_turns"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = TranscriptConfig.model_validate(settings)

@@ -1,28 +1,11 @@
-"""The NetHack episodic bank: the scripted player's best games.
-
-No scripted game wins NetHack, so EpicStar's "winning games" become the games that
-progressed furthest: the explore-and-descend player (`NetHackExpert`) plays `games`
-seeded games of at most `max_steps` decisions, and the `keep` best by BALROG's
-progression (then deepest level, then in-game score) enter the bank.
-"""
+"""The NetHack bank in Python: the NetHack recipe (`bounded.envs.nethack.bank`: the
+scripted player's best games) built by the one bank builder (`bounded.jobs.bank`)."""
 
 from __future__ import annotations
 
-from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
-from bounded.envs import make
-from bounded.envs.nethack.expert import NetHackExpert
-from bounded.jobs.craft_bank import record_game
-
-NETHACK_ENV = "bounded/NetHack-v0"
-
-
-def _rank(info: GameInfo) -> tuple[float, float, float]:
-    outcome = info.outcome
-    return (
-        float(outcome.get("progression", 0.0)),
-        float(outcome.get("max_depth", 1)),
-        float(outcome.get("score", 0)),
-    )
+from bounded.contracts.episodic.bank import EpisodicBank, GameInfo
+from bounded.envs.nethack.bank import NETHACK_ENV, nethack_bank_plan
+from bounded.jobs.bank import build_bank
 
 
 def nethack_bank(
@@ -30,23 +13,8 @@ def nethack_bank(
 ) -> tuple[EpisodicBank, list[GameInfo]]:
     """The bank of the `keep` best of `games` scripted games (seeds `seed` ..), and every
     game played, best first."""
-    played: list[tuple[GameInfo, list[BankEntry]]] = []
-    options = {"max_steps": max_steps}
-    for number in range(games):
-        env = make(NETHACK_ENV, **options)
-        try:
-            info, entries = record_game(
-                env, NetHackExpert(seed + number), seed=seed + number, options=options,
-                strategy="explore-descend", max_steps=max_steps,
-            )  # fmt: skip
-        finally:
-            env.close()
-        played.append((info.model_copy(update={"game": number, "entries": len(entries)}), entries))
-    played.sort(key=lambda game: _rank(game[0]), reverse=True)
-    meta = {"env": NETHACK_ENV, "source": "NetHackExpert", "games": games, "keep": keep}
-    meta |= {"max_steps": max_steps, "seed": seed, "kept_by": "progression, depth, score"}
-    bank = EpisodicBank.from_games(played[:keep], meta=meta)
-    return bank, [info for info, _ in played]
+    plan = nethack_bank_plan(games=games, keep=keep, max_steps=max_steps, seed=seed)
+    return build_bank(NETHACK_ENV, plan)
 
 
 __all__ = ["NETHACK_ENV", "nethack_bank"]

@@ -61,6 +61,10 @@ class ReportOptions(TableOptions):
     """Published tables to add (`agenticsts-a0`, ...)."""
     max_runs: int = 100
     """Runs whose decisions are embedded in the page (the newest); `bounded view` has all."""
+    max_decisions: int = 1000
+    """Decisions embedded in the page in all: the first `max_decisions // runs` of each
+    embedded run (at least one), so that the page does not grow with the games' length;
+    `bounded view` loads every decision when it is opened."""
     audit_runs: int = 200
     """Runs read for the context audit (the newest with decisions)."""
     title: str = ""
@@ -209,16 +213,14 @@ def _figures(audit: ContextAudit) -> dict[str, str]:
 def present_layers(archive: Archive) -> list[str]:
     """The layers the archive's prompts hold, known ones in the colour table's order (the
     viewer's legend shows these, not every layer kind there is)."""
-    found = {row["layer"] for row in archive.execute("SELECT DISTINCT layer FROM segments")}
+    found = archive.layers()
     known = [layer for layer in LAYER_COLOURS if layer in found]
     return known + sorted(found - set(known))
 
 
 def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> list[RunRecord]:
     """The newest `limit` runs that have recorded decisions."""
-    with_decisions = {
-        row["run_id"] for row in archive.execute("SELECT DISTINCT run_id FROM decisions")
-    }
+    with_decisions = archive.runs_with_decisions()
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
@@ -280,8 +282,11 @@ def render_page(
     if figures_dir is not None:
         write_figures(figures_dir, figures, sets, pdfs)
     browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
+    per_run = max(1, options.max_decisions // max(1, len(browse)))
     decisions = (
-        {} if served else {run.run_id: run_payload(archive.decisions(run.run_id)) for run in browse}
+        {}
+        if served
+        else {run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse}
     )
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("bounded.report", "templates"),
@@ -310,6 +315,7 @@ def render_page(
             "runs": len(runs),
             "completed": sum(r.status == "completed" for r in runs),
             "browsable": len(browse),
+            "decisions_per_run": per_run,
         },
         layer_colours=LAYER_COLOURS,
         legend_layers=present_layers(archive),

@@ -97,6 +97,15 @@ def reasoning_in_force(config: JSON, model: Model) -> JSON:
     return {"reasoning_chars": reasoning_chars_in_force(config["reasoning_chars"], model)}
 
 
+def contract_settings(contract: Contract) -> JSON:
+    """What the parity report reads of the contract beside its configuration: its fallback
+    policy and the configuration keys that are its memory under test."""
+    return {
+        "fallback": contract.fallback_policy(),
+        "memory_settings": list(getattr(contract, "memory_settings", ())),
+    }
+
+
 class ResumeError(BoundedError):
     """A run that cannot be continued (no snapshot, a diverging replay, changed stores)."""
 
@@ -222,6 +231,7 @@ class EpisodeRunner:
                 "models": {kind: tier.id for kind, tier in self.tiers.items()},
                 "sampling_seed": self.sampling_seed,
                 **reasoning_in_force(config, model),
+                **contract_settings(contract),
             },
             seed=seed,
             tag=tag,
@@ -308,7 +318,7 @@ class EpisodeRunner:
             done = terminated or truncated or not obs.legal
         for record in resume.decisions:
             self.trajectory.append(record)
-            self.tally.add(record.actions)
+            self.tally.add(record.actions, record.fallback)
         point = resume.checkpoint
         if point.decisions:
             if point.memory is None:
@@ -523,7 +533,7 @@ class EpisodeRunner:
 
     def _append(self, record: DecisionRecord) -> None:
         self.trajectory.append(record)
-        self.tally.add(record.actions)
+        self.tally.add(record.actions, record.fallback)
         run = self.run
         run.decisions += 1
         own = [record.completion] if record.completion else []

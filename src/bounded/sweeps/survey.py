@@ -108,30 +108,43 @@ def inspect_settings(games: list[GameSpec], plan: Plan | None = None) -> Setting
 
 
 def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
-    """The parity check of the planned cells, by condition tag (a tag's matrix pooled) within
-    each environment (`parity_of_plan`), each game as it would be played; a cell's effective
-    action rate is its contract's bound by construction where it has one and the environment
-    has an empty action (`≤` a share of decisions), else up to every decision."""
+    """The parity check of the planned cells, by condition tag (`parity_of_plan`: cells
+    compared within each block of the design), each game as it would be played: its
+    contract's whole configuration, fallback policy, memory keys, and whether it asks the
+    model at all. A cell's acting rate is its contract's bound by construction where it
+    has one and the environment has an empty action (`≤` a share of decisions), else up to
+    every decision."""
     cells: dict[str, list[JSON]] = {}
     bounds: dict[tuple[str, str], float] = {}
     for spec in plan.cells:
         key = config_key(spec)
         contract = settings.contracts.get(key)
         played = settings.as_played(spec).model_dump()
-        config = contract.config_dict() if contract is not None else {}
-        if "reply" in config:
-            played["contract_config"] = {**played["contract_config"], "reply": config["reply"]}
+        empty = settings.empty_actions.get(key)
+        if contract is not None:
+            played.update(played_contract(contract, empty))
         cells.setdefault(spec.run_tag, []).append(played)
         bound = contract.action_rate_bound() if contract is not None else None
-        if bound is not None and settings.empty_actions.get(key):
+        if bound is not None and empty:
             where = (spec.run_tag, spec.env)
             bounds[where] = min(bound, bounds.get(where, 1.0))
-    several = len({spec.env for spec in plan.cells}) > 1
     rates: dict[str | tuple[str, str], float | None] = {
-        (tag, env if several else ""): bounds.get((tag, env), 1.0)
+        (tag, env): bounds.get((tag, env), 1.0)
         for tag, env in {(spec.run_tag, spec.env) for spec in plan.cells}
     }
     return parity_of_plan(cells.items(), rates, bounded=True)
+
+
+def played_contract(contract: Contract, empty_action: str | None) -> JSON:
+    """What a planned game's contract settles beside its spec, as its run will record it."""
+    asks = getattr(contract, "asks_model", None)
+    return {
+        "contract_config": contract.config_dict(),
+        "fallback": contract.fallback_policy(),
+        "memory_settings": list(getattr(contract, "memory_settings", ())),
+        "sends_game_seed": getattr(contract, "sends_game_seed", True),
+        "asks_model": asks(empty_action) if asks is not None else True,
+    }
 
 
 def identity_problems(

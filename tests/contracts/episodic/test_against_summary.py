@@ -1,5 +1,5 @@
 """EpicStar against its baseline under the shipped experiment file: the agents it compares
-act at effective action rates within 10% of each other, and the parity report flags the
+act at acting rates within 10% of each other, and the parity report flags the
 throttled Chain of Summarization the file used before (an action on 3 steps of 5).
 
 Both play some of the file's own level-5 games with the same scripted explorer (the craft
@@ -61,7 +61,7 @@ def test_the_files_agents_act_at_matched_effective_rates(bank) -> None:
     tags = ("episodic", "episodic-no-fusion", "summary")
     played = {tag: play_games(level_5_games(tag), bank) for tag in tags}
     report = parity_of_runs((tag, {}, runs) for tag, runs in played.items())
-    rates = {cell.label: cell.effective_action_rate for cell in report.cells}
+    rates = {cell.label: cell.acting_rate for cell in report.cells}
     assert all(rate is not None and rate > 0 for rate in rates.values())
     assert [d.setting for d in report.differences] == [], report.lines()
     assert report.matched
@@ -72,7 +72,7 @@ def test_a_throttled_summary_is_flagged_against_episodic(bank) -> None:
     throttled = play_games(level_5_games("summary"), bank, **THROTTLED)
     report = parity_of_runs([("episodic", {}, episodic), ("summary", {}, throttled)])
     [difference] = report.differences
-    assert difference.setting == "effective action rate"
-    rates = {cell.label: cell.effective_action_rate or 0.0 for cell in report.cells}
+    assert difference.setting == "acting rate"
+    rates = {cell.label: cell.acting_rate or 0.0 for cell in report.cells}
     assert rates["summary"] < 0.9 * rates["episodic"]
-    assert report.lines()[0].startswith("parity: effective action rate differs: episodic ")
+    assert report.lines()[0].startswith("parity: acting rate differs: episodic ")

@@ -5,8 +5,8 @@ gating, fusion and exploration), `config` (`EpisodicConfig`, every setting of th
 and its options), `gating` (Algorithms 1 and 2), `memory` (the working memory of the
 exploration prompt), `bank` (the bank of winning games, Eq. 1-3) and `scan` (its wide
 window's candidate scan), `presets` (the paper's ablations as condition tags). The
-bank builders play games through the runner, so they sit above it, with the other
-applications (`bounded.jobs.craft_bank`, `nethack_bank`, `babyai_bank`).
+bank builder plays games through the runner, so it sits above it, with the other
+applications (`bounded.jobs.bank`).
 """
 
 from bounded.contracts.episodic.bank import (

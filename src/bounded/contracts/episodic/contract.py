@@ -131,6 +131,13 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
     """EpicStar's episodic memory, working memory, gating and contextual fusion."""
 
     name = "episodic"
+    memory_settings = (
+        "bank", "t_delta", "n", "alpha", "beta", "d_value", "memory_interval", "memory_depth",
+        "memory_view", "exploration", "explore_every", "explore_actions", "queue_cooldown",
+        "queue_limit", "gating_start", "extract", "replay", "fusion", "fusion_ablation",
+        "exploration_prompt", "diff_keys"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = EpisodicConfig.model_validate(settings)
@@ -337,6 +344,11 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         return extra
 
     # -- the contract protocol ---------------------------------------------
+
+    def asks_model(self, empty_action: str | None) -> bool:
+        """Without exploration, the gating settles every decision on an environment with an
+        empty action (retrieval, else the empty action): the model is never asked."""
+        return self.config.exploration or (self.config.empty_action or empty_action) is None
 
     def propose(self, obs: Observation) -> Decision | None:
         """The decision when the gating settles it without a model call, else None."""

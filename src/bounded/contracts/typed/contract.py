@@ -48,6 +48,10 @@ class TypedContract(ConfiguredContract[TypedConfig]):
     """Fresh typed prompt per decision; stores read per layer mode, learned after the run."""
 
     name = "typed"
+    memory_settings = (
+        "prompt", "order", "l2", "l3", "l4", "l5", "combat", "skill_seed", "postrun"
+    )  # fmt: skip
+    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers:

@@ -1,0 +1,310 @@
+"""Benchmark: the archive at scale: bytes and write time per decision, and what each reader
+of a large archive costs in time and peak memory.
+
+For each size N (`--sizes`), one archive is filled with N decisions: warehouse games of
+`--game-decisions` decisions (seeds 1, 2, ...) played by the scripted model
+(`scripted:minimal`: every reply the minimal instance of its reply schema) under each
+contract of `--contracts` in turn (N / contracts decisions each), written through the real
+archive writer exactly as a sweep writes (`ArchiveSink`: each decision one transaction with
+its run row and checkpoint, committed before the next decision). Per contract: the bytes the
+archive file grew by per decision (WAL checkpointed first), the new text it added per
+decision (texts not stored before), and the write's milliseconds per decision (the sink's
+`decision` call; median and mean). Then each reader runs as its own process under
+`/usr/bin/time` (seconds and peak RSS): `bounded analyze`, `bounded audit`,
+`bounded export --format parquet`, `bounded export --format jsonl`, `bounded report`; and
+`bounded view`'s first page: seconds from the server's start to its first page's answer.
+
+`--long D` also plays one transcript game of D decisions and one of `--game-decisions`
+into fresh archives: bytes per decision of each (a transcript prompt holds every decision
+before it; what the archive stores per decision must not grow with the index).
+
+`--before SRC` (a `src` folder of an older bounded) measures the write side by side: short
+and long games of `state` and `transcript` played alternately by that code and this one in
+subprocesses, `--write-rounds` times each, write ms per decision as the median of rounds.
+
+    .venv/bin/python bench/archive_scale.py [--sizes 10000 100000] [--long 1000]
+        [--before /tmp/before/src] [--out bench/results/archive_scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).parent / "results" / "archive_scale.json"
+CONTRACTS = ("state", "balrog-naive", "transcript")
+READERS: dict[str, list[str]] = {
+    "analyze": ["analyze", "{archive}"],
+    "audit": ["audit", "{archive}"],
+    "export parquet": ["export", "{archive}", "--format", "parquet", "-o", "{out}/parquet"],
+    "export jsonl": ["export", "{archive}", "--format", "jsonl", "-o", "{out}/jsonl"],
+    "report": ["report", "{archive}", "-o", "{out}/report.html"],
+}
+BOUNDED = [sys.executable, "-c", "from bounded.cli import main; main()"]
+
+
+class TimedSink:
+    """The archive's sink, with the time of each decision's write kept."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink, self.write_s = sink, []
+
+    def start(self, run: Any, point: Any) -> None:
+        self.sink.start(run, point)
+
+    def decision(self, record: Any, run: Any, point: Any) -> None:
+        started = time.perf_counter()
+        self.sink.decision(record, run, point)
+        self.write_s.append(time.perf_counter() - started)
+
+    def end(self, run: Any) -> Any:
+        return self.sink.end(run)
+
+
+def play(archive: Any, contract: str, decisions: int, seed: int) -> list[float]:
+    """One scripted warehouse game through the archive's sink: its writes' seconds."""
+    from bounded.archive.sink import ArchiveSink
+    from bounded.runner.build import build_game, runner_for
+    from bounded.runner.spec import GameSpec
+
+    spec = GameSpec(
+        env="warehouse",
+        env_options={"horizon": decisions},
+        contract=contract,
+        model="scripted:minimal",
+        max_decisions=decisions,
+        seed=seed,
+        experiment="archive_scale",
+        cell=contract,
+    )
+    game = build_game(spec)
+    sink = TimedSink(ArchiveSink(archive))
+    try:
+        runner_for(game, archive=sink).execute()
+    finally:
+        game.env.close()
+    return sink.write_s
+
+
+def file_bytes(path: Path) -> int:
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+    return path.stat().st_size
+
+
+def text_bytes(path: Path) -> int:
+    db = sqlite3.connect(path)
+    try:
+        return int(db.execute("SELECT coalesce(sum(length(text)), 0) FROM texts").fetchone()[0])
+    finally:
+        db.close()
+
+
+def fill(path: Path, contracts: list[str], size: int, game_decisions: int) -> dict[str, Any]:
+    """Write `size` decisions, contract by contract; what each cost per decision."""
+    from bounded.archive import Archive
+
+    each = size // len(contracts)
+    measured: dict[str, Any] = {}
+    with Archive(path) as archive:
+        seed = 1
+        for contract in contracts:
+            size0, text0 = file_bytes(path), text_bytes(path)
+            writes: list[float] = []
+            started = time.perf_counter()
+            while len(writes) < each:
+                writes += play(archive, contract, min(game_decisions, each - len(writes)), seed)
+                seed += 1
+            n = len(writes)
+            measured[contract] = {
+                "decisions": n,
+                "bytes_per_decision": (file_bytes(path) - size0) / n,
+                "new_text_bytes_per_decision": (text_bytes(path) - text0) / n,
+                "write_ms_median": 1000 * statistics.median(writes),
+                "write_ms_mean": 1000 * statistics.fmean(writes),
+                "fill_s": time.perf_counter() - started,
+            }
+            print(f"  {contract}: {json.dumps(measured[contract])}", flush=True)
+    return measured
+
+
+def timed(argv: list[str]) -> dict[str, Any]:
+    """Seconds and peak RSS (MB) of one command."""
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "TIMED %e %M", *argv], capture_output=True, text=True, check=False
+    )
+    match = re.search(r"TIMED ([\d.]+) (\d+)", done.stderr)
+    if done.returncode != 0 or match is None:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    return {"s": float(match[1]), "peak_rss_mb": int(match[2]) / 1024}
+
+
+def view_first_page(path: Path) -> dict[str, Any]:
+    """Seconds from `bounded view`'s start to its first page's answer, and the page's own."""
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [*BOUNDED, "view", str(path), "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = re.search(r"(http://\S+)", line)
+        if url is None:
+            return {"error": line.strip()}
+        asked = time.perf_counter()
+        with urllib.request.urlopen(url[1], timeout=600) as answer:
+            page = answer.read()
+        done = time.perf_counter()
+        return {"s": done - started, "page_s": done - asked, "page_bytes": len(page)}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def readers(path: Path, out: Path) -> dict[str, Any]:
+    measured = {}
+    for name, argv in READERS.items():
+        args = [a.format(archive=path, out=out) for a in argv]
+        measured[name] = timed([*BOUNDED, *args])
+        print(f"  {name}: {measured[name]}", flush=True)
+    report = out / "report.html"
+    if report.exists():
+        measured["report"]["bytes"] = report.stat().st_size
+    measured["view first page"] = view_first_page(path)
+    print(f"  view first page: {measured['view first page']}", flush=True)
+    return measured
+
+
+def long_transcript(folder: Path, short: int, long: int) -> dict[str, Any]:
+    from bounded.archive import Archive
+
+    measured = {}
+    for decisions in (short, long):
+        path = folder / f"transcript_{decisions}.sqlite"
+        Archive(path).close()  # the empty archive's schema is not the games' cost
+        size0 = file_bytes(path)
+        with Archive(path) as archive:
+            writes = play(archive, "transcript", decisions, seed=1)
+        measured[str(decisions)] = {
+            "decisions": len(writes),
+            "bytes_per_decision": (file_bytes(path) - size0) / len(writes),
+            "write_ms_median": 1000 * statistics.median(writes),
+        }
+    ratio = measured[str(long)]["bytes_per_decision"] / measured[str(short)]["bytes_per_decision"]
+    return {"games": measured, "long_over_short": ratio}
+
+
+WRITE_CONTRACTS = ("state", "transcript")
+
+
+def write_probe(lengths: list[int]) -> None:
+    """(In a subprocess.) Write ms per decision of a game of each contract of
+    `WRITE_CONTRACTS` at each length, as JSON."""
+    from bounded.archive import Archive
+
+    result = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for contract, decisions in [(c, n) for c in WRITE_CONTRACTS for n in lengths]:
+            with Archive(Path(folder) / f"{contract}_{decisions}.sqlite") as archive:
+                writes = play(archive, contract, decisions, seed=1)
+            result[f"{contract}/{decisions}"] = {
+                "write_ms_median": 1000 * statistics.median(writes),
+                "write_ms_mean": 1000 * statistics.fmean(writes),
+            }
+    print(json.dumps(result))
+
+
+def compare_writes(before_src: Path, rounds: int, lengths: list[int]) -> dict[str, Any]:
+    """The write probe of the older code and of this one, alternately, `rounds` times."""
+    here = Path(__file__).resolve()
+    ours = here.parents[1] / "src"
+    samples: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        for label, src in (("before", before_src), ("after", ours)):
+            env = {**os.environ, "PYTHONPATH": str(src)}
+            done = subprocess.run(
+                [sys.executable, str(here), "--write-probe", *map(str, lengths)],
+                env=env, capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            samples[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    result: dict[str, Any] = {"rounds": rounds, "before_src": str(before_src), "games": {}}
+    for game in samples["after"][0]:
+        row = {}
+        for label, runs in samples.items():
+            for key in ("write_ms_median", "write_ms_mean"):
+                row[f"{label}_{key}"] = statistics.median(run[game][key] for run in runs)
+        result["games"][game] = row
+        print(f"  write {game}: {row}", flush=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument("--game-decisions", type=int, default=100)
+    parser.add_argument("--contracts", default=",".join(CONTRACTS))
+    parser.add_argument("--long", type=int, default=1000, help="0: no long transcript game")
+    parser.add_argument("--before", type=Path, help="an older bounded's src, for the writes")
+    parser.add_argument("--write-rounds", type=int, default=3)
+    parser.add_argument(
+        "--write-decisions", type=int, nargs="+", default=[100, 1000],
+        help="the lengths of the games whose writes --before compares",
+    )  # fmt: skip
+    parser.add_argument("--write-probe", type=int, nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    if args.write_probe is not None:
+        write_probe(args.write_probe)
+        return
+    from bounded.analysis.provenance import provenance, write_result
+
+    started_at = provenance()
+    contracts = [c for c in args.contracts.split(",") if c]
+    result: dict[str, Any] = {
+        "benchmark": "archive_scale",
+        "model": "scripted:minimal",
+        "env": "warehouse",
+        "game_decisions": args.game_decisions,
+        "contracts": contracts,
+        "sizes": {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if args.before is not None:
+            print("writes, before and after:", flush=True)
+            result["writes"] = compare_writes(args.before, args.write_rounds, args.write_decisions)
+        if args.long:
+            result["transcript"] = long_transcript(folder, args.game_decisions, args.long)
+            print(f"transcript: {result['transcript']}", flush=True)
+        for size in args.sizes:
+            print(f"{size} decisions:", flush=True)
+            path = folder / f"archive_{size}.sqlite"
+            written = fill(path, contracts, size, args.game_decisions)
+            out = folder / f"out_{size}"
+            out.mkdir()
+            result["sizes"][str(size)] = {
+                "archive_bytes": file_bytes(path),
+                "contracts": written,
+                "readers": readers(path, out),
+            }
+            path.unlink()
+    write_result(args.out, result, started_at)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
