@@ -58,7 +58,8 @@ class TimedSink:
     """The archive's sink, with the time of each decision's write kept."""
 
     def __init__(self, sink: Any) -> None:
-        self.sink, self.write_s = sink, []
+        self.sink = sink
+        self.write_s: list[float] = []
 
     def start(self, run: Any, point: Any) -> None:
         self.sink.start(run, point)
