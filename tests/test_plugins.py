@@ -5,41 +5,26 @@ same classes named by import path."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from bounded.archive import Archive
+from bounded.testing.plugins import install_plugin, run_with_plugin
 
 PLUGIN_SOURCE = Path(__file__).parent / "data" / "echo-plugin"
-BOUNDED = Path(sys.executable).with_name("bounded")
 
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory) -> Path:
     """The plugin installed (with its entry points) by pip into a directory of its own."""
-    target = tmp_path_factory.mktemp("plugin-site")
-    subprocess.run(
-        [
-            sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-            "--no-build-isolation", "--target", str(target), str(PLUGIN_SOURCE),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return target
+    return install_plugin(PLUGIN_SOURCE, tmp_path_factory.mktemp("plugin-site"))
 
 
 def bounded(plugin_path: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join(filter(None, [str(plugin_path), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "PYTHONPATH": path}
-    return subprocess.run(
-        [str(BOUNDED), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
-    )
+    return run_with_plugin(plugin_path, *args, cwd=cwd)
 
 
 def test_bounded_run_plays_a_plugins_environment_contract_and_model(plugin_path, tmp_path):

@@ -5,39 +5,24 @@ bounded naming it."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bounded.contracts.episodic.bank import EpisodicBank
+from bounded.testing.plugins import install_plugin, run_with_plugin
 
 PLUGIN_SOURCE = Path(__file__).parents[1] / "data" / "tally-plugin"
-BOUNDED = Path(sys.executable).with_name("bounded")
 
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("tally-site")
-    subprocess.run(
-        [
-            sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-            "--no-build-isolation", "--target", str(target), str(PLUGIN_SOURCE),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return target
+    return install_plugin(PLUGIN_SOURCE, tmp_path_factory.mktemp("tally-site"))
 
 
 def bounded(plugin_path: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join(filter(None, [str(plugin_path), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "PYTHONPATH": path, "COLUMNS": "120"}
-    return subprocess.run(
-        [str(BOUNDED), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
-    )
+    return run_with_plugin(plugin_path, *args, cwd=cwd, env={"COLUMNS": "120"})
 
 
 def test_a_plugins_bank_recipe_is_built_by_bounded_bank(plugin_path, tmp_path) -> None:
