@@ -4,6 +4,7 @@ is generated as before; and a shipped game is what the generator makes of its se
 
 from __future__ import annotations
 
+import json
 import tarfile
 from pathlib import Path
 
@@ -62,14 +63,25 @@ def test_a_seed_or_settings_not_shipped_is_generated(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_a_shipped_game_is_what_the_generator_makes_of_its_seed(tmp_path):
     """The shipped coin collector of seed 1 against a fresh generation (about 30 s): the
-    same game description, and the same story but for its compile date."""
+    same game description but for where TextWorld is installed, and the same story but
+    for its compile date."""
     settings = game_settings("coin_collector", None)
     fresh = games.generate_game("coin_collector", 1, settings, game_path(
         "coin_collector", 1, settings, tmp_path / "fresh"))  # fmt: skip
     unpacked = ensure_game("coin_collector", 1, settings, tmp_path / "shipped")
     assert unpacked.name == fresh.name
-    assert unpacked.with_suffix(".json").read_bytes() == fresh.with_suffix(".json").read_bytes()
+    assert described(unpacked) == described(fresh)
     assert undated(unpacked.read_bytes()) == undated(fresh.read_bytes())
+
+
+def described(game: Path) -> dict:
+    """A game's description without its grammar folder: TextWorld writes the absolute path
+    of its own install there (`.../site-packages/textworld/...`), which differs between
+    checkouts and is read only to generate a game, never to play one."""
+    description = json.loads(game.with_suffix(".json").read_text())
+    grammars = description["KB"].pop("text_grammars_path")
+    assert grammars.endswith("textworld_data/text_grammars")
+    return description
 
 
 def undated(story: bytes) -> bytes:
