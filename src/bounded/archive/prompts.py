@@ -158,7 +158,7 @@ class PromptWriter:
     connection)."""
 
     def __init__(self) -> None:
-        self._chains: OrderedDict[str, Chain] = OrderedDict()
+        self._chains: OrderedDict[int, Chain] = OrderedDict()
 
     def write(
         self, db: sqlite3.Connection, run: int, index: int, segments: Sequence[Segment]
