@@ -18,7 +18,8 @@ from bounded.contracts.replies.cos import decision_names, nearest_legal, read_de
 from bounded.contracts.replies.rules import parse_action_tags
 from bounded.core import Action, Observation
 
-READINGS = json.loads((Path(__file__).parents[1] / "data" / "cos_reference_readings.json").read_text())
+DATA = Path(__file__).parents[1] / "data"
+READINGS = json.loads((DATA / "cos_reference_readings.json").read_text())
 CASES = READINGS["cases"]
 
 LEGAL = [
