@@ -35,8 +35,10 @@ def test_a_played_cell_a_stopped_cell_and_a_failed_cell():
 
 
 def test_files_without_provenance_are_noted_by_their_commits():
-    files = [{"commit": "b2", "cells": [PLAYED]}, {"commit": "a1", "cells": []}]
-    assert reply_modes(*files).endswith("\n\nCommits: a1, b2. Load: not recorded in these files.\n")
+    later: dict[str, object] = {"commit": "b2", "cells": [PLAYED]}
+    earlier: dict[str, object] = {"commit": "a1", "cells": []}
+    notes = "\n\nCommits: a1, b2. Load: not recorded in these files.\n"
+    assert reply_modes(later, earlier).endswith(notes)
 
 
 def test_an_uncapped_contract_says_none():
