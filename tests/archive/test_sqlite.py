@@ -6,14 +6,7 @@ from pathlib import Path
 import pytest
 
 from bounded.archive import Archive, ArchiveError
-from bounded.core import (
-    FORMAT_VERSION,
-    Action,
-    Completion,
-    DecisionRecord,
-    RunRecord,
-    Segment,
-)
+from bounded.core import FORMAT_VERSION, Action, Completion, DecisionRecord, RunRecord, Segment
 
 FORMAT2 = Path(__file__).parents[1] / "data" / "archive_format2.sqlite"
 
