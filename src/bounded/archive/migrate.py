@@ -90,7 +90,8 @@ def migrate(db: sqlite3.Connection, on_run: Callable[[str], None] | None = None)
             _add_missing_columns(db)
             if version <= SEGMENT_ROWS_FORMAT:
                 _segments_to_prompts(db, report)
-            _to_integer_keys(db, reencode=version > SEGMENT_ROWS_FORMAT, on_run=report)
+            if version <= HEX_KEYS_FORMAT:
+                _to_integer_keys(db, reencode=version > SEGMENT_ROWS_FORMAT, on_run=report)
             db.execute(
                 "UPDATE meta SET value = ? WHERE key = 'format_version'", (str(FORMAT_VERSION),)
             )
