@@ -30,7 +30,6 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -60,19 +59,17 @@ from bounded.core import (
     IllegalActionError,
     Model,
     Observation,
-    Outcome,
     Prompt,
     ResponseFormatRefused,
     RunRecord,
     StepResult,
     fallback_actions,
-    reasoning_chars_in_force,
     reply_constraint,
-    stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.identity import changed_inputs, identity_hash
+from bounded.runner.identity import changed_inputs
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
+from bounded.runner.record import configure, outcome_dict, started_run
 from bounded.runner.replies import ReplyLedger, no_mode_left, reply_hints
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
@@ -86,26 +83,6 @@ counts are too few to judge a server by)."""
 LOG = logging.getLogger("bounded")
 
 
-def reasoning_in_force(config: JSON, model: Model) -> JSON:
-    """The reasoning budget a contract's config puts in force with this model, as the run
-    records it in `model_params`: `{"reasoning_chars": N}` (None: no cap; "off": no
-    reasoning asked for), or {} for a contract without the setting."""
-    if "reasoning_chars" not in config:
-        return {}
-    if config.get("reasoning") is False:
-        return {"reasoning_chars": "off"}
-    return {"reasoning_chars": reasoning_chars_in_force(config["reasoning_chars"], model)}
-
-
-def contract_settings(contract: Contract) -> JSON:
-    """What the parity report reads of the contract beside its configuration: its fallback
-    policy and the configuration keys that are its memory under test."""
-    return {
-        "fallback": contract.fallback_policy(),
-        "memory_settings": list(contract.memory_settings),
-    }
-
-
 class ResumeError(BoundedError):
     """A run that cannot be continued (no snapshot, a diverging replay, changed stores)."""
 
@@ -117,19 +94,6 @@ class Resumption:
     run: RunRecord
     decisions: list[DecisionRecord]
     checkpoint: Checkpoint
-
-
-def package_version() -> str:
-    from bounded.version import __version__
-
-    return __version__
-
-
-def code_revision() -> str:
-    """Which code plays the run (`bounded.version.code_revision`)."""
-    from bounded.version import code_revision as revision
-
-    return revision()
 
 
 def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
@@ -147,22 +111,6 @@ def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str)
         empty_action=env.empty_action,
         presentation=env.presentation,
     )
-
-
-DECISION_LIMIT = "decision-limit"
-"""`ended_by` of a game the runner cut at its `max_decisions` while the game still ran."""
-
-
-def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally, cut: bool = False) -> JSON:
-    """A run's archived outcome: the environment's metrics, the runner's count of the
-    actions given and of the effective ones (`bounded.runner.tally`), and its `Outcome`
-    verdict; a game `cut` at the decision limit that its environment still calls running
-    ended by `DECISION_LIMIT`."""
-    verdict = outcome.model_dump(include={"victory", "score", "progress"})
-    found = {**env.metrics(), **tally.outcome(), **verdict}
-    if cut and found.get("ended_by", "running") in ("", "running"):
-        found["ended_by"] = DECISION_LIMIT
-    return found
 
 
 class EpisodeRunner:
@@ -184,7 +132,7 @@ class EpisodeRunner:
         models: Mapping[str, Model] | None = None,
         experiment: str = "",
         cell: str = "",
-        spec: JSON | None = None,
+        spec: GameSpec | None = None,
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
         keep_decisions: int | Literal["auto"] | None = "auto",
     ) -> None:
@@ -216,32 +164,13 @@ class EpisodeRunner:
         (`bounded.runner.trajectory`)."""
         self._token_warned = False
         self.tally = ActionTally(env.empty_action)
-        config = contract.config_dict()
-        self.run = RunRecord(
-            run_id=uuid.uuid4().hex,
-            env_id=env_id,
-            env_version=str(env.version),
-            contract=contract.name,
-            contract_config=config,
-            contract_config_hash=stable_hash(config),
-            model=model.id,
-            model_params={
-                "max_tokens": max_tokens,
-                "temperature": temperature,
-                "models": {kind: tier.id for kind, tier in self.tiers.items()},
-                "sampling_seed": self.sampling_seed,
-                **reasoning_in_force(config, model),
-                **contract_settings(contract),
-            },
-            seed=seed,
-            tag=tag,
-            experiment=experiment,
-            cell=cell,
-            started_at=time.time(),
-            package_version=package_version(),
-            code_revision=code_revision(),
-            spec=spec or {},
-        )
+        self.spec = spec
+        """The game's spec (None: a game played from built objects, which has no identity)."""
+        self.run = started_run(
+            env, contract, model, self.tiers, env_id=env_id, seed=seed, max_tokens=max_tokens,
+            temperature=temperature, sampling_seed=self.sampling_seed, spec=spec, tag=tag,
+            experiment=experiment, cell=cell,
+        )  # fmt: skip
         mode = contract.reply_mode
         self.replies = ReplyLedger(asked=mode, mode=mode)
         """The run's reply mode and how its replies came back (`model_params["reply"]`)."""
@@ -457,20 +386,9 @@ class EpisodeRunner:
         if not later:
             raise no_mode_left(self.replies.refused, allowed) from exc
         self.contract.use_reply_mode(later[0])
-        self._reidentify()
-        LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])
-
-    def _reidentify(self) -> None:
-        """The run's recorded configuration and identity after a change of reply mode."""
-        config = self.contract.config_dict()
-        self.run.contract_config = config
-        self.run.contract_config_hash = stable_hash(config)
+        configure(self.run, self.contract, self.spec)
         self.run.model_params["reply"] = self.replies.record()
-        if self.run.inputs:
-            self.run.inputs = {**self.run.inputs, "contract_config_hash": stable_hash(config)}
-        if self.run.identity and self.run.spec:
-            spec = GameSpec.model_validate(self.run.spec)
-            self.run.identity = identity_hash(spec, self.run.inputs)
+        LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])
 
     def _archived(self, start: int, end: int) -> list[DecisionRecord]:
         """The run's archived decisions with an index in [start, end)."""
