@@ -6,7 +6,8 @@ from pydantic import BaseModel
 from bounded.contracts import CONTRACTS, register_contract
 from bounded.contracts.state import StateContract
 from bounded.core import ConfigError, StoreLayers
-from bounded.sweeps.experiment import StoreUse, load_experiment, parse_experiment, store_use
+from bounded.sweeps.experiment import load_experiment, parse_experiment
+from bounded.sweeps.store_use import StoreUse, store_use
 
 BASE = {
     "experiment": {"name": "e"},
