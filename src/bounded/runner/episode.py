@@ -17,12 +17,14 @@ answered at all, and a run past a model's budget of model time (`run_deadline_s`
 `openai:` model takes from its retry policy) end the run `failed`, so it never counts as a
 game.
 
-A run's rows go to one `GameSink` (`bounded.archive.sink`; an `Archive` given is written
-through its `ArchiveSink`): its start, then each decision with the run row that counts it
-and a checkpoint (the owner process, the contract's `memory_snapshot()`, the runner's
-counters: `bounded.archive.progress`), then its end; `execute(resume=...)` continues such a
-run after a kill by replaying the recorded actions from the seed and restoring the
-snapshot (`bounded.runner.resume`).
+The run's row as it starts (its settings, inputs and identity) is made once per runner
+by `bounded.runner.record.started_run`. A run's rows go to one `GameSink`
+(`bounded.archive.sink`; an `Archive` given is written through its `ArchiveSink`): its
+start, then each decision with the run row that counts it and a checkpoint (the owner
+process, the contract's `memory_snapshot()`, the runner's counters:
+`bounded.archive.progress`), then its end; `execute(resume=...)` continues such a run
+after a kill by replaying the recorded actions from the seed and restoring the snapshot
+(`bounded.runner.resume`).
 """
 
 from __future__ import annotations
