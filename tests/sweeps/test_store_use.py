@@ -6,8 +6,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from bounded.contracts import CONTRACTS, register_contract
+from bounded.contracts.base import StoreLayers
 from bounded.contracts.state import StateContract
-from bounded.core import StoreLayers
 from bounded.sweeps.store_use import StoreUse, store_use
 
 

@@ -1,6 +1,6 @@
 """The episode loop: observe, propose or assemble, complete, parse, step, commit, record.
 
-Every hook called here is declared on `bounded.core.Contract` (`ContractBase` gives the
+Every hook called here is declared on `bounded.protocols.Contract` (`ContractBase` gives the
 optional ones their defaults). A contract may answer a decision without a model call
 through `propose(obs)` (a replayed or queued action). Every model call, the decision's
 own and those a contract makes itself through `EpisodeContext.model` (summaries,
@@ -47,28 +47,27 @@ from bounded.archive.totals import (
     token_mismatch,
 )
 from bounded.contracts.expert import EnvReader
+from bounded.contracts.replies.policy import (
+    fallback_actions,
+    reply_constraint,
+)
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
     Action,
     BoundedError,
     Completion,
-    Contract,
     Decision,
     DecisionRecord,
-    Env,
-    EpisodeContext,
     IllegalActionError,
-    Model,
     Observation,
     Prompt,
     ResponseFormatRefused,
     RunRecord,
     StepResult,
-    fallback_actions,
-    reply_constraint,
 )
 from bounded.envs import canonical_env_id
+from bounded.protocols import Contract, Env, EpisodeContext, Model
 from bounded.runner.identity import changed_inputs
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 from bounded.runner.record import configure, outcome_dict, started_run

@@ -17,16 +17,9 @@ import time
 import uuid
 from collections.abc import Mapping
 
-from bounded.core import (
-    JSON,
-    Contract,
-    Env,
-    Model,
-    Outcome,
-    RunRecord,
-    reasoning_chars_in_force,
-    stable_hash,
-)
+from bounded.contracts.replies.policy import reasoning_chars_in_force
+from bounded.core import JSON, Outcome, RunRecord, stable_hash
+from bounded.protocols import Contract, Env, Model
 from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
