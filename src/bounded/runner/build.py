@@ -25,8 +25,9 @@ from bounded.envs import make_resolved, resolve_env_id
 from bounded.models import make_model
 from bounded.models.none import NoModel
 from bounded.protocols import Contract, Env, Expert, Model
-from bounded.runner.episode import EpisodeRunner, Resumption, run_episode
+from bounded.runner.episode import EpisodeRunner, run_episode
 from bounded.runner.identity import game_inputs
+from bounded.runner.resumption import Resumption
 from bounded.runner.spec import GameSpec
 from bounded.runner.trajectory import KEPT_DECISIONS
 

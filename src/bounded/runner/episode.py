@@ -33,7 +33,7 @@ import logging
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 from bounded.archive.progress import Checkpoint, this_owner
@@ -55,7 +55,6 @@ from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
     Action,
-    BoundedError,
     Completion,
     Decision,
     DecisionRecord,
@@ -68,10 +67,10 @@ from bounded.core import (
 )
 from bounded.envs import canonical_env_id
 from bounded.protocols import Contract, Env, EpisodeContext, Model
-from bounded.runner.identity import changed_inputs
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 from bounded.runner.record import configure, outcome_dict, started_run
 from bounded.runner.replies import ReplyLedger, no_mode_left, reply_hints
+from bounded.runner.resumption import ResumeError, Resumption, check_inputs, check_stores
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 from bounded.runner.trajectory import KEPT_DECISIONS, Trajectory
@@ -82,19 +81,6 @@ TOKEN_CHECK_CALLS = 3
 counts are too few to judge a server by)."""
 
 LOG = logging.getLogger("bounded")
-
-
-class ResumeError(BoundedError):
-    """A run that cannot be continued (no snapshot, a diverging replay, changed stores)."""
-
-
-@dataclass
-class Resumption:
-    """An archived run to continue: its row, its decisions and its checkpoint."""
-
-    run: RunRecord
-    decisions: list[DecisionRecord]
-    checkpoint: Checkpoint
 
 
 def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
@@ -187,7 +173,7 @@ class EpisodeRunner:
         started = time.perf_counter()
         earlier_s = 0.0
         if resume is not None:
-            self._check_inputs(resume.run)
+            check_inputs(resume.run, self.run.inputs)
             earlier_s = resume.run.wall_s
             self.run = recounted(
                 resume.run.model_copy(update={"status": "running", "error": None}),
@@ -257,31 +243,9 @@ class EpisodeRunner:
                     "memory_snapshot hook)"
                 )
             self.contract.restore_memory(point.memory)
-            self._check_stores(point)
+            check_stores(point, self.contract.store_hashes())
         self._restore_counters(point.runner)
         return obs, done
-
-    def _check_inputs(self, then: RunRecord) -> None:
-        """Refuse to resume a run under inputs other than those it was played with (a new
-        content version of the environment, another contract configuration): its first
-        decisions and the rest would be two games. Store hashes are the checkpoint's to
-        check (`_check_stores`); a run of an older bounded records no inputs."""
-        changed = changed_inputs(then.inputs, self.run.inputs, stores=False)
-        if then.inputs and changed:
-            raise ResumeError(
-                f"run {then.run_id[:12]} was played with other inputs ({', '.join(changed)} "
-                "changed since): replay it from the start instead"
-            )
-
-    def _check_stores(self, point: Checkpoint) -> None:
-        """Refuse a resume whose contract reads stores other than those it had then."""
-        now, then = self.contract.store_hashes(), point.store_hashes
-        changed = sorted(key for key in {*now, *then} if now.get(key) != then.get(key))
-        if changed:
-            raise ResumeError(
-                f"the contract's stores changed since decision {point.decisions} "
-                f"({', '.join(changed)}): another run, or postrun learning, wrote them"
-            )
 
     def _counters(self) -> JSON:
         meters = [[m.answered, m.failed, m.spent_s, m.last_error] for m in self._meters]
