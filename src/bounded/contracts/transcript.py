@@ -96,7 +96,7 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     memory_settings = (
         "max_prompt_tokens", "max_turns", "reasoning_turns"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = TranscriptConfig.model_validate(settings)

@@ -45,6 +45,7 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.base import as_contract
 from bounded.contracts.expert import EnvReader
 from bounded.contracts.replies.policy import (
     fallback_actions,
@@ -100,8 +101,8 @@ def contract_settings(contract: Contract) -> JSON:
     """What the parity report reads of the contract beside its configuration: its fallback
     policy and the configuration keys that are its memory under test."""
     return {
-        "fallback": contract.fallback_policy(),
-        "memory_settings": list(contract.memory_settings),
+        "fallback": contract.replies.fallback_policy(),
+        "memory_settings": list(contract.memory.memory_settings),
     }
 
 
@@ -187,6 +188,7 @@ class EpisodeRunner:
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
         keep_decisions: int | Literal["auto"] | None = "auto",
     ) -> None:
+        contract = as_contract(contract)  # a clear error for a contract missing a member
         self.env, self.contract = env, contract
         self._default = env.default_action()
         meters = {id(model): ClockedModel(model)}  # one meter and one clock per model object
@@ -201,8 +203,8 @@ class EpisodeRunner:
         self.sink = sink_for(archive)
         """Where the run's rows go as it is played (None: nowhere)."""
         self.seed = seed
-        self.sampling_seed = seed if contract.sends_game_seed else None
-        """The `seed` each model request carries (`ContractBase.sends_game_seed`)."""
+        self.sampling_seed = seed if contract.setup.sends_game_seed else None
+        """The `seed` each model request carries (`SetupHooks.sends_game_seed`)."""
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         reader = self._archived if isinstance(self.sink, ArchiveSink) else None
@@ -241,7 +243,7 @@ class EpisodeRunner:
             code_revision=code_revision(),
             spec=spec or {},
         )
-        mode = contract.reply_mode
+        mode = contract.replies.reply_mode
         self.replies = ReplyLedger(asked=mode, mode=mode)
         """The run's reply mode and how its replies came back (`model_params["reply"]`)."""
         self.run.model_params["reply"] = self.replies.record()
@@ -292,7 +294,7 @@ class EpisodeRunner:
             self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
                 self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally, cut)
-            self.run.store_hashes = self.contract.store_hashes()
+            self.run.store_hashes = self.contract.memory.store_hashes()
             self._save_end()
         return self.run
 
@@ -300,7 +302,7 @@ class EpisodeRunner:
         """Count the postrun's calls and keep, beside its record, what each cost (so the
         run's totals can be recomputed from the archive)."""
         count_calls(self.run, calls)
-        self.run.postrun = self.contract.postrun_record
+        self.run.postrun = self.contract.memory.postrun_record
         if calls:
             self.run.postrun = {**self.run.postrun, "metered": metered(calls)}
 
@@ -325,7 +327,7 @@ class EpisodeRunner:
                     f"contract {self.contract.name!r} saved no memory snapshot (it has no "
                     "memory_snapshot hook)"
                 )
-            self.contract.restore_memory(point.memory)
+            self.contract.memory.restore_memory(point.memory)
             self._check_stores(point)
         self._restore_counters(point.runner)
         return obs, done
@@ -344,7 +346,7 @@ class EpisodeRunner:
 
     def _check_stores(self, point: Checkpoint) -> None:
         """Refuse a resume whose contract reads stores other than those it had then."""
-        now, then = self.contract.store_hashes(), point.store_hashes
+        now, then = self.contract.memory.store_hashes(), point.store_hashes
         changed = sorted(key for key in {*now, *then} if now.get(key) != then.get(key))
         if changed:
             raise ResumeError(
@@ -368,10 +370,10 @@ class EpisodeRunner:
             run_id=self.run.run_id,
             owner=self._owner,
             decisions=self.run.decisions,
-            memory=self.contract.memory_snapshot(),
+            memory=self.contract.memory.memory_snapshot(),
             runner=self._counters(),
-            store_hashes=self.contract.store_hashes(),
-            logs=self.contract.memory_logs(),
+            store_hashes=self.contract.memory.store_hashes(),
+            logs=self.contract.memory.memory_logs(),
         )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
@@ -379,7 +381,7 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            policy = self.contract.fallback_policy()
+            policy = self.contract.replies.fallback_policy()
             actions, fallback = fallback_actions(obs, policy, self._default), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
@@ -408,7 +410,7 @@ class EpisodeRunner:
         while True:
             prompt = self.contract.assemble(obs)
             constraint = reply_constraint(
-                self.contract.reply_mode, lambda: self.contract.reply_schema(obs)
+                self.contract.replies.reply_mode, lambda: self.contract.reply_schema(obs)
             )
             try:
                 completion = self._ask(obs, prompt, constraint)
@@ -448,14 +450,14 @@ class EpisodeRunner:
         """The endpoint refused the reply mode's response format. Before any reply was read,
         the run moves to the contract's next allowed mode (its identity follows: the mode is
         in the contract's configuration), or stops; after, the refusal is a model error."""
-        allowed = self.contract.reply_modes()
+        allowed = self.contract.replies.reply_modes()
         if self.replies.replies or self.trajectory:
             raise ModelUnavailableError(f"the endpoint stopped taking its format: {exc}") from exc
-        later = allowed[allowed.index(self.contract.reply_mode) + 1 :]
+        later = allowed[allowed.index(self.contract.replies.reply_mode) + 1 :]
         self.replies.refuse(str(exc), later[0] if later else None)
         if not later:
             raise no_mode_left(self.replies.refused, allowed) from exc
-        self.contract.use_reply_mode(later[0])
+        self.contract.replies.use_reply_mode(later[0])
         self._reidentify()
         LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])
 
