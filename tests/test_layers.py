@@ -97,6 +97,8 @@ ALLOWED: dict[str, set[str]] = {
         "runner",
         "analysis",
     },
+    # the docs' tables: reads committed data through the analysis; nothing imports it
+    "docgen": {"analysis"},
     "inspect_tasks": {
         "core",
         "protocols",
@@ -252,6 +254,11 @@ def test_every_package_has_a_place_in_the_layers():
 def test_the_layers_the_readme_names_are_kept(package, forbidden):
     assert forbidden not in ALLOWED[package]
     assert forbidden not in package_graph().get(package, set())
+
+
+def test_nothing_in_bounded_imports_the_doc_renderers():
+    importers = {source for source, targets in package_graph().items() if "docgen" in targets}
+    assert importers == set()
 
 
 def test_the_workbench_environment_imports_no_runner_or_contract():
