@@ -236,7 +236,7 @@ TextRule = Literal[
     "balrog-robust",
     "balrog-robust-cot",
 ]
-"""How a `text` reply is read: the method's own rule (`bounded.contracts.replies`). A model
+"""How a `text` reply is read: the method's own rule (`bounded.contracts.replies.rules`). A model
 that reads the reply's form (`reads_reply_schema`: the scripted model, the embedded model's
 `text_grammar = "frame"`) is told the rule of each call."""
 
