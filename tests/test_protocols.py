@@ -65,7 +65,7 @@ class Bare(ReplyHooks, MemoryHooks, SetupHooks):
         return {"type": "object", "title": "bare"}
 
 
-CALLS = {
+CALLS: dict[str, tuple[object, ...]] = {
     "fallback_policy": (), "reply_modes": (), "text_rule_for": (Observation(kind="k"),),
     "counterfactual_schema": (Observation(kind="k"), []), "max_reply_tokens": (ModelBase(),),
     "store_hashes": (), "memory_snapshot": (), "memory_logs": (),
