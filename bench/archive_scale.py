@@ -13,6 +13,21 @@ decision (texts not stored before), and the write's milliseconds per decision (t
 `/usr/bin/time` (seconds and peak RSS): `bounded analyze`, `bounded audit`,
 `bounded export --format parquet`, `bounded export --format jsonl`, `bounded report`; and
 `bounded view`'s first page: seconds from the server's start to its first page's answer.
+`--readers` picks which run; `--reader-timeout S` stops a reader after S seconds and records
+it as timed out (no number), so one slow reader does not eat the others' time.
+
+`--fill replay` (for large sizes, where playing every game costs more than the write being
+measured): per contract, the first `--replay-games` games (seeds 1, 2, ...) are played by the
+scripted model into the archive as above, and every call their sink received (start, each
+decision, end) is kept; the rest of the N decisions replay those calls, game after game,
+under a fresh run id and seed through the same `ArchiveSink` (one transaction per decision,
+durable before the next), so the bytes and the write's milliseconds are the real write
+path's. What differs from `--fill play`: no game is played after the first ones, so the
+replayed decisions add no new text (their texts are already stored) and repeat the recorded
+games' prompts, checkpoints and run rows (only the run id and seed change; the run row's
+identity hash stays the recorded game's). New text bytes per decision are reported as
+measured: the first games' new text spread over all N. A last game shorter than
+`--game-decisions` is played, as in `--fill play`.
 
 `--long D` also plays one transcript game of D decisions and one of `--game-decisions`
 into fresh archives: bytes per decision of each (a transcript prompt holds every decision
@@ -23,15 +38,21 @@ and long games of `state` and `transcript` played alternately by that code and t
 subprocesses, `--write-rounds` times each, write ms per decision as the median of rounds.
 
     .venv/bin/python bench/archive_scale.py [--sizes 10000 100000] [--long 1000]
-        [--before /tmp/before/src] [--out bench/results/archive_scale.json]
+        [--fill play|replay] [--replay-games 1] [--readers analyze "view first page"]
+        [--reader-timeout 600] [--before /tmp/before/src] [--out bench/results/archive_scale.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import dataclasses
 import json
 import os
 import re
+import secrets
+import select
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -39,6 +60,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,30 +73,82 @@ READERS: dict[str, list[str]] = {
     "export jsonl": ["export", "{archive}", "--format", "jsonl", "-o", "{out}/jsonl"],
     "report": ["report", "{archive}", "-o", "{out}/report.html"],
 }
+REPLAY_NOTE = (
+    "--fill replay: per contract the first {games} game(s) were played by the scripted model; "
+    "the other games replay their sink's calls under a fresh run id and seed through the same "
+    "ArchiveSink (one transaction per decision), so they add no new text and repeat the "
+    "recorded prompts, checkpoints and run rows; new text bytes per decision are as measured"
+)
 BOUNDED = [sys.executable, "-c", "from bounded.cli import main; main()"]
 
 
-class TimedSink:
-    """The archive's sink, with the time of each decision's write kept."""
+Call = tuple[str, tuple[Any, ...]]
+"""One call a game's sink received: its name (start, decision, end) and its arguments."""
 
-    def __init__(self, sink: Any) -> None:
-        self.sink = sink
+
+class TimedSink:
+    """The archive's sink, with the time of each decision's write kept, and every call kept
+    (a copy of its arguments) when `calls` is a list."""
+
+    def __init__(self, sink: Any, calls: list[Call] | None = None) -> None:
+        self.sink, self.calls = sink, calls
         self.write_s: list[float] = []
 
+    def keep(self, name: str, *args: Any) -> None:
+        if self.calls is not None:
+            self.calls.append((name, copy.deepcopy(args)))
+
     def start(self, run: Any, point: Any) -> None:
+        self.keep("start", run, point)
         self.sink.start(run, point)
 
     def decision(self, record: Any, run: Any, point: Any) -> None:
+        self.keep("decision", record, run, point)
         started = time.perf_counter()
         self.sink.decision(record, run, point)
         self.write_s.append(time.perf_counter() - started)
 
     def end(self, run: Any) -> Any:
+        self.keep("end", run)
         return self.sink.end(run)
 
 
-def play(archive: Any, contract: str, decisions: int, seed: int) -> list[float]:
-    """One scripted warehouse game through the archive's sink: its writes' seconds."""
+def renamed(args: tuple[Any, ...], run_id: str, seed: int) -> tuple[Any, ...]:
+    """A kept call's arguments as another run's: its id and seed in every record."""
+    from bounded.archive.progress import Checkpoint
+    from bounded.core import DecisionRecord, RunRecord
+
+    out: list[Any] = []
+    for arg in args:
+        if isinstance(arg, RunRecord):
+            spec = {**arg.spec, "seed": seed} if "seed" in arg.spec else arg.spec
+            out.append(arg.model_copy(update={"run_id": run_id, "seed": seed, "spec": spec}))
+        elif isinstance(arg, DecisionRecord):
+            out.append(arg.model_copy(update={"run_id": run_id}))
+        elif isinstance(arg, Checkpoint):
+            out.append(dataclasses.replace(arg, run_id=run_id))
+        else:
+            out.append(arg)
+    return tuple(out)
+
+
+def replay(archive: Any, calls: list[Call], seed: int) -> list[float]:
+    """A kept game's calls written again through a fresh `ArchiveSink` as a new run (a fresh
+    id, `seed`): its decisions' write seconds (the renaming is not timed)."""
+    from bounded.archive.sink import ArchiveSink
+
+    sink = TimedSink(ArchiveSink(archive))
+    run_id = secrets.token_hex(32)
+    for name, args in calls:
+        getattr(sink, name)(*renamed(args, run_id, seed))
+    return sink.write_s
+
+
+def play(
+    archive: Any, contract: str, decisions: int, seed: int, calls: list[Call] | None = None
+) -> list[float]:
+    """One scripted warehouse game through the archive's sink: its writes' seconds (its
+    sink's calls appended to `calls` when given)."""
     from bounded.archive.sink import ArchiveSink
     from bounded.runner.build import build_game, runner_for
     from bounded.runner.spec import GameSpec
@@ -90,7 +164,7 @@ def play(archive: Any, contract: str, decisions: int, seed: int) -> list[float]:
         cell=contract,
     )
     game = build_game(spec)
-    sink = TimedSink(ArchiveSink(archive))
+    sink = TimedSink(ArchiveSink(archive), calls)
     try:
         runner_for(game, archive=sink).execute()
     finally:
@@ -115,8 +189,12 @@ def text_bytes(path: Path) -> int:
         db.close()
 
 
-def fill(path: Path, contracts: list[str], size: int, game_decisions: int) -> dict[str, Any]:
-    """Write `size` decisions, contract by contract; what each cost per decision."""
+def fill(
+    path: Path, contracts: list[str], size: int, game_decisions: int, replay_games: int = 0
+) -> dict[str, Any]:
+    """Write `size` decisions, contract by contract; what each cost per decision. With
+    `replay_games`, only that many games per contract are played and the rest replay their
+    sink's calls (`--fill replay`)."""
     from bounded.archive import Archive
 
     each = size // len(contracts)
@@ -126,9 +204,21 @@ def fill(path: Path, contracts: list[str], size: int, game_decisions: int) -> di
         for contract in contracts:
             size0, text0 = file_bytes(path), text_bytes(path)
             writes: list[float] = []
+            kept: list[list[Call]] = []
+            games = {"played": 0, "replayed": 0}
             started = time.perf_counter()
             while len(writes) < each:
-                writes += play(archive, contract, min(game_decisions, each - len(writes)), seed)
+                length = min(game_decisions, each - len(writes))
+                whole = length == game_decisions
+                if whole and replay_games and len(kept) == replay_games:
+                    writes += replay(archive, kept[games["replayed"] % replay_games], seed)
+                    games["replayed"] += 1
+                else:
+                    calls: list[Call] | None = [] if whole and replay_games else None
+                    writes += play(archive, contract, length, seed, calls)
+                    if calls is not None:
+                        kept.append(calls)
+                    games["played"] += 1
                 seed += 1
             n = len(writes)
             measured[contract] = {
@@ -138,37 +228,53 @@ def fill(path: Path, contracts: list[str], size: int, game_decisions: int) -> di
                 "write_ms_median": 1000 * statistics.median(writes),
                 "write_ms_mean": 1000 * statistics.fmean(writes),
                 "fill_s": time.perf_counter() - started,
+                "games_played": games["played"],
+                "games_replayed": games["replayed"],
             }
             print(f"  {contract}: {json.dumps(measured[contract])}", flush=True)
     return measured
 
 
-def timed(argv: list[str]) -> dict[str, Any]:
-    """Seconds and peak RSS (MB) of one command."""
-    done = subprocess.run(
-        ["/usr/bin/time", "-f", "TIMED %e %M", *argv], capture_output=True, text=True, check=False
-    )
-    match = re.search(r"TIMED ([\d.]+) (\d+)", done.stderr)
-    if done.returncode != 0 or match is None:
-        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+def timed(argv: list[str], timeout: float | None = None) -> dict[str, Any]:
+    """Seconds and peak RSS (MB) of one command; `timed_out` (and no number) when it ran
+    past `timeout` seconds (it and its children are killed)."""
+    command = subprocess.Popen(
+        ["/usr/bin/time", "-f", "TIMED %e %M", *argv], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        stdout, stderr = command.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(command.pid, signal.SIGKILL)
+        command.communicate()
+        return {"timed_out": True, "timeout_s": timeout}
+    match = re.search(r"TIMED ([\d.]+) (\d+)", stderr)
+    if command.returncode != 0 or match is None:
+        return {"error": (stderr or stdout).strip().splitlines()[-1:]}
     return {"s": float(match[1]), "peak_rss_mb": int(match[2]) / 1024}
 
 
-def view_first_page(path: Path) -> dict[str, Any]:
-    """Seconds from `bounded view`'s start to its first page's answer, and the page's own."""
+def view_first_page(path: Path, timeout: float | None = None) -> dict[str, Any]:
+    """Seconds from `bounded view`'s start to its first page's answer, and the page's own;
+    `timed_out` when the server gives no URL, or no page, within `timeout` seconds each."""
     started = time.perf_counter()
     server = subprocess.Popen(
         [*BOUNDED, "view", str(path), "--port", "0"], stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None
+        if not select.select([server.stdout], [], [], timeout)[0]:
+            return {"timed_out": True, "timeout_s": timeout}
         line = server.stdout.readline()
         url = re.search(r"(http://\S+)", line)
         if url is None:
             return {"error": line.strip()}
         asked = time.perf_counter()
-        with urllib.request.urlopen(url[1], timeout=600) as answer:
-            page = answer.read()
+        try:
+            with urllib.request.urlopen(url[1], timeout=timeout or 600) as answer:
+                page = answer.read()
+        except TimeoutError:
+            return {"timed_out": True, "timeout_s": timeout}
         done = time.perf_counter()
         return {"s": done - started, "page_s": done - asked, "page_bytes": len(page)}
     finally:
@@ -176,18 +282,30 @@ def view_first_page(path: Path) -> dict[str, Any]:
         server.wait()
 
 
-def readers(path: Path, out: Path) -> dict[str, Any]:
-    measured = {}
-    for name, argv in READERS.items():
-        args = [a.format(archive=path, out=out) for a in argv]
-        measured[name] = timed([*BOUNDED, *args])
+VIEW = "view first page"
+
+
+def readers(
+    path: Path,
+    out: Path,
+    names: list[str],
+    timeout: float | None,
+    measured: dict[str, Any],
+    save: Callable[[], None],
+) -> None:
+    """Each reader of `names` (`READERS`' and `VIEW`) on the archive, in that order, into
+    `measured`, `save`d after each (a run stopped midway keeps what it measured)."""
+    for name in names:
+        if name == VIEW:
+            measured[name] = view_first_page(path, timeout)
+        else:
+            args = [a.format(archive=path, out=out) for a in READERS[name]]
+            measured[name] = timed([*BOUNDED, *args], timeout)
         print(f"  {name}: {measured[name]}", flush=True)
-    report = out / "report.html"
-    if report.exists():
-        measured["report"]["bytes"] = report.stat().st_size
-    measured["view first page"] = view_first_page(path)
-    print(f"  view first page: {measured['view first page']}", flush=True)
-    return measured
+        report = out / "report.html"
+        if name == "report" and report.exists():
+            measured["report"]["bytes"] = report.stat().st_size
+        save()
 
 
 def long_transcript(folder: Path, short: int, long: int) -> dict[str, Any]:
@@ -266,6 +384,19 @@ def main() -> None:
         help="the lengths of the games whose writes --before compares",
     )  # fmt: skip
     parser.add_argument("--write-probe", type=int, nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--fill", choices=("play", "replay"), default="play",
+        help="replay: play --replay-games games per contract, then replay their writes",
+    )  # fmt: skip
+    parser.add_argument("--replay-games", type=int, default=1)
+    parser.add_argument(
+        "--readers", nargs="*", choices=[*READERS, VIEW], default=[*READERS, VIEW],
+        help="the readers to run on each size, in order",
+    )  # fmt: skip
+    parser.add_argument("--reader-timeout", type=float, help="seconds; past it: timed out")
+    parser.add_argument(
+        "--keep", type=Path, help="a folder: the archives are written and left there"
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     if args.write_probe is not None:
@@ -281,9 +412,20 @@ def main() -> None:
         "env": "warehouse",
         "game_decisions": args.game_decisions,
         "contracts": contracts,
+        "fill": args.fill,
+        "reader_timeout_s": args.reader_timeout,
+        **(
+            {"fill_note": REPLAY_NOTE.format(games=args.replay_games)}
+            if args.fill == "replay"
+            else {}
+        ),
         "sizes": {},
     }
-    with tempfile.TemporaryDirectory() as tmp:
+
+    def save() -> None:
+        write_result(args.out, result, started_at)
+
+    with tempfile.TemporaryDirectory(dir=args.keep) as tmp:
         folder = Path(tmp)
         if args.before is not None:
             print("writes, before and after:", flush=True)
@@ -293,17 +435,22 @@ def main() -> None:
             print(f"transcript: {result['transcript']}", flush=True)
         for size in args.sizes:
             print(f"{size} decisions:", flush=True)
-            path = folder / f"archive_{size}.sqlite"
-            written = fill(path, contracts, size, args.game_decisions)
+            path = (args.keep or folder) / f"archive_{size}.sqlite"
+            replay_games = args.replay_games if args.fill == "replay" else 0
+            written = fill(path, contracts, size, args.game_decisions, replay_games)
             out = folder / f"out_{size}"
             out.mkdir()
+            measured: dict[str, Any] = {}
             result["sizes"][str(size)] = {
                 "archive_bytes": file_bytes(path),
                 "contracts": written,
-                "readers": readers(path, out),
+                "readers": measured,
             }
-            path.unlink()
-    write_result(args.out, result, started_at)
+            save()
+            readers(path, out, args.readers, args.reader_timeout, measured, save)
+            if args.keep is None:
+                path.unlink()
+    save()
     print(f"wrote {args.out}")
 
 
