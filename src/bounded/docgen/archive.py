@@ -1,12 +1,32 @@
 """The archive at scale (`bench/archive_scale.py`): bytes and write time per decision, the
-readers' time and peak memory, the write before and after format 2, and a transcript's bytes
-per decision at two lengths."""
+readers' time and peak memory, the write before and after format 2, a transcript's bytes
+per decision at two lengths, a replayed fill against a played one, and the readers' peak
+memory at a large size over a small one."""
 
 from __future__ import annotations
 
 from bounded.docgen.format import Data, count, measured_under, sig3, table
 
 READERS = ("analyze", "audit", "export parquet", "export jsonl", "report")
+VIEW = "view first page"
+FILLS = {"play": "played", "replay": "writes replayed"}
+
+
+def _reader_cell(measured: Data | None) -> str:
+    """A reader's seconds and peak memory; what it was instead when it has no numbers."""
+    if measured is None:
+        return "not run"
+    if measured.get("timed_out"):
+        return f"timed out (> {sig3(measured['timeout_s'])} s)"
+    if "s" not in measured:
+        return "failed"
+    return f"{sig3(measured['s'])} s, {sig3(measured['peak_rss_mb'])} MB"
+
+
+def _view_cell(measured: Data | None) -> str:
+    if measured is None or "page_s" not in measured:
+        return _reader_cell(measured)
+    return f"{sig3(measured['page_s'])} s ({sig3(measured['s'])} s from start)"
 
 
 def _sizes(datas: tuple[Data, ...]) -> list[tuple[int, Data, Data]]:
@@ -30,7 +50,10 @@ def bytes_and_write_time_by_size(*datas: Data) -> str:
         "decisions in the archive", "contract", "bytes / decision", "new text bytes / decision",
         "write ms (median)", "write ms (mean)",
     ]  # fmt: skip
-    notes = [f"- {count(n)}: {measured_under(data)}" for n, _, data in _sizes(datas)]
+    notes = [
+        f"- {count(n)} ({FILLS[data.get('fill', 'play')]}): {measured_under(data)}"
+        for n, _, data in _sizes(datas)
+    ]
     return table(header, rows) + "\n" + "\n".join(notes) + "\n"
 
 
@@ -40,17 +63,12 @@ def reader_time_and_memory_by_size(*datas: Data) -> str:
     rows = []
     for n, size, _ in _sizes(datas):
         readers = size["readers"]
-        cells = [
-            f"{sig3(readers[r]['s'])} s, {sig3(readers[r]['peak_rss_mb'])} MB"
-            if "s" in readers[r]
-            else "failed"
-            for r in READERS
-        ]
-        view = readers["view first page"]
-        report_mb = readers["report"].get("bytes", 0) / 1e6
+        report_bytes = readers.get("report", {}).get("bytes")
         rows.append([
-            count(n), sig3(size["archive_bytes"] / 1e6), *cells, sig3(report_mb),
-            f"{sig3(view['page_s'])} s ({sig3(view['s'])} s from start)",
+            count(n), sig3(size["archive_bytes"] / 1e6),
+            *[_reader_cell(readers.get(r)) for r in READERS],
+            "-" if report_bytes is None else sig3(report_bytes / 1e6),
+            _view_cell(readers.get(VIEW)),
         ])  # fmt: skip
     header = [
         "decisions", "archive MB", *READERS, "report MB", "view's first page",
@@ -87,3 +105,51 @@ def transcript_bytes_per_decision(data: Data) -> str:
         for n, g in transcript["games"].items()
     )
     return f"One transcript game each, {flat} (ratio {transcript['long_over_short']:.2f}).\n"
+
+
+def replayed_against_played(played: Data, replayed: Data) -> str:
+    """Per contract, at the size both files measured: bytes and new text per decision of
+    the played fill and of the replayed one."""
+    ((n, first),) = played["sizes"].items()
+    second = replayed["sizes"][n]["contracts"]
+    rows = [
+        [
+            f"`{contract}`", sig3(c["bytes_per_decision"]),
+            sig3(second[contract]["bytes_per_decision"]), sig3(c["new_text_bytes_per_decision"]),
+            sig3(second[contract]["new_text_bytes_per_decision"]),
+        ]
+        for contract, c in first["contracts"].items()
+    ]  # fmt: skip
+    header = [
+        "contract", "played: bytes / decision", "replayed: bytes / decision",
+        "played: new text", "replayed: new text",
+    ]  # fmt: skip
+    notes = f"{count(int(n))} decisions each. Played: {measured_under(played)} Replayed: " + (
+        measured_under(replayed)
+    )
+    return table(header, rows) + "\n" + notes + "\n"
+
+
+PEAK_READERS = ("export parquet", "audit", "report")
+
+
+def peak_memory_large_over_small(small: Data, large: Data) -> str:
+    """One line per reader of `PEAK_READERS`: its peak memory at the large file's size over
+    the small's, or why there is no ratio."""
+    ((n_small, at_small),) = small["sizes"].items()
+    ((n_large, at_large),) = large["sizes"].items()
+    lines = []
+    for reader in PEAK_READERS:
+        low, high = at_small["readers"].get(reader), at_large["readers"].get(reader)
+        if low and high and "peak_rss_mb" in low and "peak_rss_mb" in high:
+            ratio = high["peak_rss_mb"] / low["peak_rss_mb"]
+            said = f"{sig3(low['peak_rss_mb'])} MB -> {sig3(high['peak_rss_mb'])} MB (x{ratio:.2f})"
+        else:
+            said = (
+                f"no ratio: {_reader_cell(low)} at the small size, "
+                f"{_reader_cell(high)} at the large"
+            )
+        lines.append(
+            f"- `{reader}`, {count(int(n_small))} -> {count(int(n_large))} decisions: {said}"
+        )
+    return "\n".join(lines) + "\n"

@@ -29,6 +29,8 @@ RENDERERS: dict[str, Renderer] = {
     "archive-readers": archive.reader_time_and_memory_by_size,
     "archive-writes": archive.write_time_before_and_after,
     "archive-transcript": archive.transcript_bytes_per_decision,
+    "archive-fill": archive.replayed_against_played,
+    "archive-peak-memory": archive.peak_memory_large_over_small,
     # BALROG
     "balrog-experts": balrog.scripted_progression,
     "balrog-small-summary": balrog.balrog_small_games,
