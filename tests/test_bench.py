@@ -81,7 +81,8 @@ TINY: dict[str, Arguments] = {
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],
     "archive_scale": lambda d, _: [
-        "--sizes", "30", "--game-decisions", "10", "--long", "20", "--before", str(ROOT / "src"),
+        "--sizes", "90", "--game-decisions", "10", "--fill", "replay", "--long", "20",
+        "--before", str(ROOT / "src"), "--reader-timeout", "300",
         "--write-rounds", "1", "--write-decisions", "5", "--out", f"{d}/out.json",
     ],
     "kill_trials": lambda d, _: [
@@ -246,3 +247,31 @@ def assert_provenance(data: dict) -> None:
     assert len(given["load_start"]) == len(given["load_end"]) == 3
     assert given["cpus"] >= 1
     assert given["command"].split()[0].endswith(".py"), given["command"]
+
+
+def test_archive_scale_replays_a_played_game_under_fresh_runs(tmp_path):
+    """`--fill replay`: the played game's decisions written again, whole, as other runs."""
+    import importlib.util
+
+    from bounded.archive import Archive
+
+    spec = importlib.util.spec_from_file_location("archive_scale", BENCH / "archive_scale.py")
+    assert spec is not None and spec.loader is not None
+    archive_scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(archive_scale)
+    path = tmp_path / "a.sqlite"
+    measured = archive_scale.fill(path, ["transcript"], 35, 10, replay_games=1)["transcript"]
+    assert (measured["decisions"], measured["games_played"], measured["games_replayed"]) == (
+        35, 2, 2,
+    )  # fmt: skip
+    with Archive(path) as archive:
+        runs = archive.runs()
+        assert sorted(run.seed for run in runs) == [1, 2, 3, 4]
+        assert {run.status for run in runs} == {"completed"}
+        assert len({run.run_id for run in runs}) == 4
+        played, *replayed = [archive.decisions(run.run_id) for run in runs if run.seed != 4]
+        for copy in replayed:
+            assert len(copy) == len(played) == 10
+            for mine, theirs in zip(copy, played, strict=True):
+                assert mine.run_id != theirs.run_id
+                assert mine.model_dump(exclude={"run_id"}) == theirs.model_dump(exclude={"run_id"})
