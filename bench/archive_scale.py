@@ -13,8 +13,10 @@ decision (texts not stored before), and the write's milliseconds per decision (t
 `/usr/bin/time` (seconds and peak RSS): `bounded analyze`, `bounded audit`,
 `bounded export --format parquet`, `bounded export --format jsonl`, `bounded report`; and
 `bounded view`'s first page: seconds from the server's start to its first page's answer.
-`--readers` picks which run; `--reader-timeout S` stops a reader after S seconds and records
-it as timed out (no number), so one slow reader does not eat the others' time.
+`--readers-on ARCHIVE` runs only the readers, on an archive a run with `--keep` left (its
+decisions counted; no fill, so no bytes or write times): the same archive read by newer
+readers. `--readers` picks which run; `--reader-timeout S` stops a reader after S seconds
+and records it as timed out (no number), so one slow reader does not eat the others' time.
 
 `--fill replay` (for large sizes, where playing every game costs more than the write being
 measured): per contract, the first `--replay-games` games (seeds 1, 2, ...) are played by the
@@ -308,6 +310,33 @@ def readers(
         save()
 
 
+def readers_only(
+    path: Path, names: list[str], timeout: float | None, out_json: Path, started_at: Any
+) -> None:
+    """`--readers-on`: the readers on an archive already filled, by its decision count."""
+    from bounded.analysis.provenance import write_result
+
+    db = sqlite3.connect(path)
+    try:
+        size = int(db.execute("SELECT count(*) FROM decisions").fetchone()[0])
+    finally:
+        db.close()
+    measured: dict[str, Any] = {}
+    result: dict[str, Any] = {
+        "benchmark": "archive_scale",
+        "readers_on": str(path),
+        "reader_timeout_s": timeout,
+        "sizes": {str(size): {"archive_bytes": file_bytes(path), "readers": measured}},
+    }
+
+    def save() -> None:
+        write_result(out_json, result, started_at)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        readers(path, Path(tmp), names, timeout, measured, save)
+    save()
+
+
 def long_transcript(folder: Path, short: int, long: int) -> dict[str, Any]:
     from bounded.archive import Archive
 
@@ -397,6 +426,9 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, help="a folder: the archives are written and left there"
     )  # fmt: skip
+    parser.add_argument(
+        "--readers-on", type=Path, help="an archive: only the readers, on it (no fill)"
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     if args.write_probe is not None:
@@ -405,6 +437,9 @@ def main() -> None:
     from bounded.analysis.provenance import provenance, write_result
 
     started_at = provenance()
+    if args.readers_on is not None:
+        readers_only(args.readers_on, args.readers, args.reader_timeout, args.out, started_at)
+        return
     contracts = [c for c in args.contracts.split(",") if c]
     result: dict[str, Any] = {
         "benchmark": "archive_scale",

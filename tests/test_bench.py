@@ -250,9 +250,11 @@ def assert_provenance(data: dict) -> None:
 
 
 def test_archive_scale_replays_a_played_game_under_fresh_runs(tmp_path):
-    """`--fill replay`: the played game's decisions written again, whole, as other runs."""
+    """`--fill replay`: the played game's decisions written again, whole, as other runs;
+    `--readers-on` reads that archive without filling it."""
     import importlib.util
 
+    from bounded.analysis.provenance import provenance
     from bounded.archive import Archive
 
     spec = importlib.util.spec_from_file_location("archive_scale", BENCH / "archive_scale.py")
@@ -275,3 +277,9 @@ def test_archive_scale_replays_a_played_game_under_fresh_runs(tmp_path):
             for mine, theirs in zip(copy, played, strict=True):
                 assert mine.run_id != theirs.run_id
                 assert mine.model_dump(exclude={"run_id"}) == theirs.model_dump(exclude={"run_id"})
+
+    out = tmp_path / "readers.json"
+    archive_scale.readers_only(path, ["analyze"], 300, out, provenance())
+    ((size, measured_readers),) = json.loads(out.read_text())["sizes"].items()
+    assert size == "35"
+    assert set(measured_readers["readers"]["analyze"]) == {"s", "peak_rss_mb"}
