@@ -1,0 +1,132 @@
+"""Named queries over an archive, for the code outside `bounded.archive`: every SQL
+statement of the project stands in this package, so that a change of the storage format
+changes these functions and not their callers (`tests/test_layers.py` keeps it so).
+
+The readers that may cover a whole archive (`decision_tallies`, `snapshots_of_kind`) hand
+rows over a page at a time (`ROWS_PER_PAGE`, `fetchmany`): a caller that folds them holds
+one page, not the archive.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from bounded.archive.sqlite import Archive
+
+ROWS_PER_PAGE = 512
+"""Rows a streaming query fetches at a time."""
+
+
+def _stream(archive: Archive, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
+    """The rows of a read query, fetched `ROWS_PER_PAGE` at a time (SQLite failures as
+    `ArchiveError`)."""
+    with archive._guard("cannot read archive"):
+        cursor = archive._db.execute(sql, params)
+        try:
+            while page := cursor.fetchmany(ROWS_PER_PAGE):
+                yield from page
+        finally:
+            cursor.close()
+
+
+# -- meta -------------------------------------------------------------------------------
+
+
+def store_meta(archive: Archive, key: str, value: str) -> None:
+    """Set one `meta` entry (replacing what the key held)."""
+    with archive.transaction() as db:
+        db.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+def meta_with_prefix(archive: Archive, prefix: str) -> dict[str, str]:
+    """The `meta` entries whose key starts with `prefix`: key -> value."""
+    rows = archive._query(
+        "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?",
+        (len(prefix), prefix),
+    )
+    return {str(row["key"]): str(row["value"]) for row in rows}
+
+
+# -- snapshots --------------------------------------------------------------------------
+
+
+def snapshots_of_kind(archive: Archive, kind: str) -> Iterator[Any]:
+    """The content of every snapshot of `kind`, oldest first, read a page at a time."""
+    rows = _stream(
+        archive, "SELECT content FROM snapshots WHERE kind = ? ORDER BY created_at", (kind,)
+    )
+    for row in rows:
+        yield json.loads(row["content"])
+
+
+# -- decisions --------------------------------------------------------------------------
+
+
+class DecisionCounts(NamedTuple):
+    """One run's stored decisions and how many fell back or failed to parse."""
+
+    run_id: str
+    decisions: int
+    fallbacks: int
+    parse_errors: int
+
+
+def decision_counts(archive: Archive) -> Iterator[DecisionCounts]:
+    """Per run with stored decisions, its counts (one aggregate query, streamed)."""
+    rows = _stream(
+        archive,
+        "SELECT run_id, COUNT(*) AS decisions, SUM(fallback) AS fallbacks, "
+        "SUM(parse_error IS NOT NULL) AS parse_errors FROM decisions GROUP BY run_id",
+    )
+    for row in rows:
+        yield DecisionCounts(
+            str(row["run_id"]),
+            int(row["decisions"]),
+            int(row["fallbacks"] or 0),
+            int(row["parse_errors"] or 0),
+        )
+
+
+def infos_naming(archive: Archive, key: str) -> Iterator[tuple[str, Any]]:
+    """(run id, info) of the decisions whose `info` holds the key `key`, streamed."""
+    rows = _stream(archive, "SELECT run_id, info FROM decisions WHERE info LIKE ?", (f'%"{key}"%',))
+    for row in rows:
+        yield str(row["run_id"]), json.loads(row["info"])
+
+
+# -- files ------------------------------------------------------------------------------
+
+
+def holds_runs_table(path: Path) -> bool:
+    """Whether `path` is an SQLite file holding a `runs` table (read without writing; a
+    file that is not SQLite answers True, so that opening it says what it is)."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'"
+            return db.execute(query).fetchone() is not None
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return True
+
+
+__all__ = [
+    "ROWS_PER_PAGE",
+    "DecisionCounts",
+    "decision_counts",
+    "holds_runs_table",
+    "infos_naming",
+    "meta_with_prefix",
+    "snapshots_of_kind",
+    "store_meta",
+]
