@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bounded.archive import Archive
-from bounded.archive import queries
+from bounded.archive import Archive, queries
 from bounded.archive.queries import (
     decision_counts,
     holds_runs_table,
