@@ -97,6 +97,7 @@ def test_view_server_in_headless_chromium(browser_page, report_archive):
     try:
         page = browser_page
         page.goto(server.url)
+        page.wait_for_selector('#report-sections[data-loaded="true"]')  # fetched after the page
         assert page.locator("#cell-table-0 tbody tr").count() == 2
         second = page.locator("#run-select option").nth(1).get_attribute("value")
         page.select_option("#run-select", second)

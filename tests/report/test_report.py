@@ -77,7 +77,9 @@ def test_view_server_serves_the_page_and_decisions(report_archive):
     thread.start()
     try:
         page = urllib.request.urlopen(server.url).read().decode()
-        assert 'id="cell-table-0"' in page and "const SERVED = true" in page
+        assert 'fetch("api/sections"' in page and "const SERVED = true" in page
+        sections = urllib.request.urlopen(f"{server.url}api/sections").read().decode()
+        assert 'id="cell-table-0"' in sections and "<html" not in sections
         runs = json.loads(re.search(r'id="runs-data">(.*?)</script>', page).group(1))
         url = f"{server.url}api/runs/{runs[0]['run_id']}/decisions"
         payload = json.loads(urllib.request.urlopen(url).read())

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from bounded.archive.sqlite import Archive
+from bounded.core import RunRecord
 
 ROWS_PER_PAGE = 512
 """Rows a streaming query fetches at a time."""
@@ -52,6 +53,53 @@ def meta_with_prefix(archive: Archive, prefix: str) -> dict[str, str]:
         (len(prefix), prefix),
     )
     return {str(row["key"]): str(row["value"]) for row in rows}
+
+
+# -- runs -------------------------------------------------------------------------------
+
+
+class RunOverview(NamedTuple):
+    """What a page says of an archive's runs before it reads them."""
+
+    runs: int
+    completed: int
+    code_revisions: list[str]
+    """The code revisions that played them, in order of first use (runs that recorded
+    none: `unrecorded`)."""
+
+
+def _experiment_clause(experiment: str | None) -> tuple[str, tuple[Any, ...]]:
+    return ("experiment = ?", (experiment,)) if experiment is not None else ("1", ())
+
+
+def run_overview(archive: Archive, experiment: str | None = None) -> RunOverview:
+    """The runs' count, completed count and code revisions (of `experiment`'s runs, or of
+    every run), by aggregate queries: no run row is read into memory."""
+    where, params = _experiment_clause(experiment)
+    counts = archive._query(
+        f"SELECT COUNT(*), COALESCE(SUM(status = 'completed'), 0) FROM runs WHERE {where}", params
+    )[0]
+    revisions = archive._query(
+        f"SELECT CASE WHEN code_revision = '' THEN 'unrecorded' ELSE code_revision END AS rev "
+        f"FROM runs WHERE {where} GROUP BY rev ORDER BY MIN(started_at), MIN(run_id)",
+        params,
+    )
+    return RunOverview(int(counts[0]), int(counts[1]), [str(row["rev"]) for row in revisions])
+
+
+def runs_with_decisions_page(
+    archive: Archive, experiment: str | None = None, *, offset: int = 0, limit: int = 500
+) -> list[RunRecord]:
+    """The runs with stored decisions (of `experiment`, or every run) in the order
+    `Archive.runs` gives, `limit` of them from `offset`: one page, read by index."""
+    where, params = _experiment_clause(experiment)
+    rows = archive._query(
+        f"SELECT * FROM runs WHERE {where} AND EXISTS "
+        "(SELECT 1 FROM decisions WHERE decisions.run_id = runs.run_id) "
+        "ORDER BY started_at, run_id LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    )
+    return [archive._stored_run(row) for row in rows]
 
 
 # -- snapshots --------------------------------------------------------------------------
@@ -123,10 +171,13 @@ def holds_runs_table(path: Path) -> bool:
 __all__ = [
     "ROWS_PER_PAGE",
     "DecisionCounts",
+    "RunOverview",
     "decision_counts",
     "holds_runs_table",
     "infos_naming",
     "meta_with_prefix",
+    "run_overview",
+    "runs_with_decisions_page",
     "snapshots_of_kind",
     "store_meta",
 ]

@@ -23,6 +23,7 @@ from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
+from bounded.archive.queries import run_overview, runs_with_decisions_page
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
@@ -262,13 +263,32 @@ def write_figures(
     return written
 
 
-def render_page(
-    archive: Archive, options: ReportOptions, *, served: bool, figures_dir: Path | None = None
-) -> str:
-    """The page; served pages fetch decisions from the server instead of embedding them,
-    and show the sweeps' progress, which they poll. With `figures_dir`, each figure is also
-    written there as SVG and PDF (`write_figures`)."""
-    runs = report_runs(archive, options)
+VIEW_RUNS_PAGE = 500
+"""Runs the served page lists at first; the page asks for the next ones as needed
+(`/api/runs?offset=N`)."""
+
+
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("bounded.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+    )
+    environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
+    environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
+    environment.filters["parity_rows"] = parity_rows
+    environment.filters["cost"] = cost_text
+    return environment
+
+
+def analysis_context(
+    archive: Archive,
+    options: ReportOptions,
+    runs: Sequence[RunRecord],
+    figures_dir: Path | None = None,
+) -> dict[str, Any]:
+    """What the page's analysis sections show (summary, tables, plots, context audit,
+    attribution), read from the archive. With `figures_dir`, each figure is also written
+    there as SVG and PDF (`write_figures`)."""
     options = priced(archive, runs, options)
     tables = tables_of(runs, options, archive)
     summary = summary_of(runs, options, decision_tallies(archive))
@@ -281,51 +301,116 @@ def render_page(
         sets = env_plots(plotted, completed_games(runs))
     if figures_dir is not None:
         write_figures(figures_dir, figures, sets, pdfs)
-    browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
+    return {
+        "tables": tables,
+        "summary": sections(summary) if summary is not None else [],
+        "summary_notes": notes(summary) if summary is not None else [],
+        "parity_headers": PARITY_HEADERS,
+        "figures": figures,
+        "env_plots": sets,
+        "plotted": plotted.title,
+        "audit": audit,
+        "attribution": attribution_section(archive),
+    }
+
+
+def page_context(archive: Archive, options: ReportOptions) -> dict[str, Any]:
+    """What every page shows around its sections: title, provenance, the layers' legend."""
+    return {
+        "title": options.title or archive.path.name,
+        "archive": str(archive.path),
+        "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "written_by": code_revision(),
+        "layer_colours": LAYER_COLOURS,
+        "legend_layers": present_layers(archive),
+        "other_colour": OTHER_LAYER_COLOUR,
+    }
+
+
+def render_page(
+    archive: Archive, options: ReportOptions, *, served: bool, figures_dir: Path | None = None
+) -> str:
+    """The page. A written report holds its analysis sections and a bounded sample of
+    decisions (`ReportOptions.max_runs`, `max_decisions`); a served page (`bounded view`)
+    is the frame alone, read by index whatever the archive's size: its first runs, the
+    sections fetched from `/api/sections`, the sweeps' progress polled from
+    `/api/progress`, and each run's decisions fetched when it is opened. With
+    `figures_dir` (a written report), each figure is also written there as SVG and PDF."""
+    if served:
+        return served_page(archive, options)
+    runs = report_runs(archive, options)
+    analysis = analysis_context(archive, options, runs, figures_dir)
+    browse = browsable_runs(archive, runs, options.max_runs)
     per_run = max(1, options.max_decisions // max(1, len(browse)))
-    decisions = (
-        {}
-        if served
-        else {run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse}
+    decisions = {
+        run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse
+    }
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            **page_context(archive, options),
+            **analysis,
+            played_by=code_revisions(runs),
+            counts={
+                "runs": len(runs),
+                "completed": sum(r.status == "completed" for r in runs),
+                "browsable": len(browse),
+                "decisions_per_run": per_run,
+            },
+            runs_json=json_for_script([run_summary(r) for r in browse]),
+            decisions_json=json_for_script(decisions),
+            served=False,
+            progress=[],
+            more_runs=False,
+        )
     )
-    environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("bounded.report", "templates"),
-        autoescape=jinja2.select_autoescape(["html", "j2"]),
+
+
+def served_page(archive: Archive, options: ReportOptions) -> str:
+    """`bounded view`'s first page: aggregate counts and the first `VIEW_RUNS_PAGE` runs
+    with decisions, each read by index; nothing scales with the archive's decisions."""
+    overview = run_overview(archive, options.experiment)
+    browse = runs_with_decisions_page(archive, options.experiment, limit=VIEW_RUNS_PAGE + 1)
+    more = len(browse) > VIEW_RUNS_PAGE
+    browse = browse[:VIEW_RUNS_PAGE]
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            **page_context(archive, options),
+            played_by=overview.code_revisions,
+            counts={
+                "runs": overview.runs,
+                "completed": overview.completed,
+                "browsable": len(browse),
+                "decisions_per_run": 0,
+            },
+            runs_json=json_for_script([run_summary(r) for r in browse]),
+            decisions_json=json_for_script({}),
+            served=True,
+            progress=None,
+            more_runs=more,
+        )
     )
-    environment.filters["pct"] = lambda v: "—" if v != v else f"{100 * v:.1f}"
-    environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
-    environment.filters["parity_rows"] = parity_rows
-    environment.filters["cost"] = cost_text
-    template = environment.get_template("report.html.j2")
-    return template.render(
-        title=options.title or archive.path.name,
-        archive=str(archive.path),
-        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        played_by=code_revisions(runs),
-        written_by=code_revision(),
-        tables=tables,
-        summary=sections(summary) if summary is not None else [],
-        summary_notes=notes(summary) if summary is not None else [],
-        parity_headers=PARITY_HEADERS,
-        figures=figures,
-        env_plots=sets,
-        plotted=plotted.title,
-        audit=audit,
-        counts={
-            "runs": len(runs),
-            "completed": sum(r.status == "completed" for r in runs),
-            "browsable": len(browse),
-            "decisions_per_run": per_run,
-        },
-        layer_colours=LAYER_COLOURS,
-        legend_layers=present_layers(archive),
-        other_colour=OTHER_LAYER_COLOUR,
-        runs_json=json_for_script([run_summary(r) for r in browse]),
-        decisions_json=json_for_script(decisions),
-        served=served,
-        progress=progress_payload(archive) if served else [],
-        attribution=attribution_section(archive),
+
+
+def served_sections(archive: Archive, options: ReportOptions) -> str:
+    """The analysis sections of a served page, as an HTML fragment (`/api/sections`)."""
+    runs = report_runs(archive, options)
+    analysis = analysis_context(archive, options, runs)
+    return _environment().get_template("sections.html.j2").render(**analysis)
+
+
+def served_runs(archive: Archive, options: ReportOptions, offset: int) -> dict[str, Any]:
+    """The next page of runs with decisions for a served page's run list (`/api/runs`)."""
+    page = runs_with_decisions_page(
+        archive, options.experiment, offset=offset, limit=VIEW_RUNS_PAGE + 1
     )
+    return {
+        "runs": [run_summary(r) for r in page[:VIEW_RUNS_PAGE]],
+        "more": len(page) > VIEW_RUNS_PAGE,
+    }
 
 
 def build_report(
@@ -346,4 +431,13 @@ def build_report(
     return out
 
 
-__all__ = ["LAYER_COLOURS", "ReportOptions", "build_report", "render_page", "run_payload"]
+__all__ = [
+    "LAYER_COLOURS",
+    "VIEW_RUNS_PAGE",
+    "ReportOptions",
+    "build_report",
+    "render_page",
+    "run_payload",
+    "served_runs",
+    "served_sections",
+]

@@ -1,8 +1,12 @@
 """`bounded view`: the report served on 127.0.0.1, with decisions fetched run by run,
-so that an archive too large for one HTML file can still be browsed. The page's sweep
-progress (per cell: games completed of those planned, failures, games in flight, tokens,
-cost) polls `/TOKEN/api/progress`, which reads the archive anew each time, so the view of
-an archive a sweep is writing follows it (`bounded.sweeps.board`).
+so that an archive too large for one HTML file can still be browsed. The first page is the
+frame alone, read by index (the runs' counts and the first runs with decisions): the
+analysis sections come from `/TOKEN/api/sections`, further runs from
+`/TOKEN/api/runs?offset=N`, so the page answers at once whatever the archive's size.
+The page's sweep progress (per cell: games completed of those planned, failures, games in
+flight, tokens, cost) polls `/TOKEN/api/progress` from the moment the page opens, reading
+the archive anew each time, so the view of an archive a sweep is writing follows it
+(`bounded.sweeps.board`).
 
 The page shows prompts and replies, so the server answers only its own user: a request
 must name the server's own address in its `Host` header (a page on another site that
@@ -21,10 +25,17 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 from bounded.archive import Archive
-from bounded.report.build import ReportOptions, progress_payload, render_page, run_payload
+from bounded.report.build import (
+    ReportOptions,
+    progress_payload,
+    render_page,
+    run_payload,
+    served_runs,
+    served_sections,
+)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -112,6 +123,16 @@ class ReportHandler(BaseHTTPRequestHandler):
         if not parts:
             page = render_page(self.server.archive(), self.server.options, served=True)
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", page.encode())
+        elif parts == ["api", "sections"]:
+            fragment = served_sections(self.server.archive(), self.server.options)
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", fragment.encode())
+        elif parts == ["api", "runs"]:
+            offset = parse_qs(urlparse(self.path).query).get("offset", ["0"])[0]
+            if not offset.isdigit():
+                self._send(HTTPStatus.BAD_REQUEST, "application/json", b'{"error": "bad offset"}')
+                return
+            payload = served_runs(self.server.archive(), self.server.options, int(offset))
+            self._send(HTTPStatus.OK, "application/json", json.dumps(payload).encode())
         elif parts == ["api", "progress"]:
             payload = {"experiments": progress_payload(self.server.archive())}
             self._send(HTTPStatus.OK, "application/json", json.dumps(payload).encode())
