@@ -143,7 +143,7 @@ def test_the_page_shows_each_cells_decisions_and_the_time_left(tmp_path):
     thread.start()
     try:
         page = get(served, urlparse(served.url).path)[1].decode()
-        status, body = get(served, urlparse(served.url).path + "api/progress")
+        _, body = get(served, urlparse(served.url).path + "api/progress")
         (board,) = json.loads(body)["experiments"]
         cell = board["cells"][0]
     finally:
