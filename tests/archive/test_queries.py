@@ -15,6 +15,8 @@ from bounded.archive.queries import (
     holds_runs_table,
     infos_naming,
     meta_with_prefix,
+    run_overview,
+    runs_with_decisions_page,
     snapshots_of_kind,
     store_meta,
 )
@@ -137,3 +139,25 @@ def test_a_runs_table_is_recognised_without_writing(tmp_path):
     assert other.read_bytes() == before
     (tmp_path / "text.sqlite").write_text("not sqlite at all")
     assert holds_runs_table(tmp_path / "text.sqlite")  # opening it says what it is
+
+
+def test_run_overview_and_pages_of_runs_with_decisions(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for n, (status, revision) in enumerate(
+            [("completed", "r2"), ("failed", ""), ("completed", "r1"), ("completed", "r2")]
+        ):
+            archive.save_run(
+                RunRecord(
+                    run_id=f"run{n}", env_id="e", contract="c", model="m", seed=n,
+                    status=status, code_revision=revision, started_at=100.0 + n,
+                    experiment="x" if n < 3 else "y",
+                )
+            )  # fmt: skip
+            if n != 1:
+                archive.add_decision(decision(f"run{n}", 0))
+        assert run_overview(archive) == (4, 3, ["r2", "unrecorded", "r1"])
+        assert run_overview(archive, "y") == (1, 1, ["r2"])
+        assert run_overview(archive, "none") == (0, 0, [])
+        pages = [runs_with_decisions_page(archive, offset=o, limit=2) for o in (0, 2)]
+        assert [[r.run_id for r in page] for page in pages] == [["run0", "run2"], ["run3"]]
+        assert [r.run_id for r in runs_with_decisions_page(archive, "x")] == ["run0", "run2"]

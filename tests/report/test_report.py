@@ -196,3 +196,28 @@ def test_a_report_of_one_experiment_holds_only_its_runs(report_archive, tmp_path
     page = build_report(report_archive, tmp_path / "r.html", ReportOptions(experiment="none"))
     shown = json.loads(re.search(r'id="runs-data">(.*?)</script>', page.read_text()).group(1))
     assert shown == []
+
+
+def test_the_view_lists_its_runs_a_page_at_a_time(report_archive, monkeypatch):
+    """The first page lists the first runs with decisions; the others come from
+    `api/runs?offset=N`, in the order the written report lists them."""
+    from bounded.report import build
+
+    monkeypatch.setattr(build, "VIEW_RUNS_PAGE", 3)
+    with Archive(report_archive, read_only=True) as archive:
+        every = [r.run_id for r in archive.runs()]
+    server = make_server(report_archive, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = urllib.request.urlopen(server.url).read().decode()
+        first = json.loads(re.search(r'id="runs-data">(.*?)</script>', page).group(1))
+        assert [r["run_id"] for r in first] == every[:3]
+        assert 'id="more-runs" type="button">' in page  # shown: there are more
+        rest = json.loads(urllib.request.urlopen(f"{server.url}api/runs?offset=3").read())
+        assert [r["run_id"] for r in rest["runs"]] == every[3:] and rest["more"] is False
+        with pytest.raises(urllib.error.HTTPError, match="400"):
+            urllib.request.urlopen(f"{server.url}api/runs?offset=-1")
+    finally:
+        server.shutdown()
+        server.server_close()
