@@ -1,0 +1,138 @@
+"""Benchmark: the readers of an archive of many games: `bounded report` (seconds, peak
+RSS, the HTML file's size), `bounded view`'s first page (seconds from the server's start
+to its first page's answer, and the page's own), `bounded audit` and the plan of
+`bounded attribute --dry-run` (seconds and peak RSS), each run as its own process under
+`/usr/bin/time`.
+
+The archive: `--games` warehouse games of `--game-decisions` decisions each, played by
+the scripted model under each contract of `--contracts` in turn and written through the
+archive's sink exactly as a sweep writes (`bench/archive_scale.py`'s `fill`); `--archive
+PATH` reuses one already filled (it is kept; a filled one is deleted). Each reader runs
+with this checkout's code, and with `--before SRC`'s (an older bounded's `src`) beside it
+on the same archive, the two alternating.
+
+    .venv/bin/python bench/report_scale.py [--games 10000] [--game-decisions 10]
+        [--archive runs/big.sqlite] [--before /tmp/before/src]
+        [--out bench/results/report_scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from archive_scale import fill, view_first_page
+
+RESULTS = Path(__file__).parent / "results" / "report_scale.json"
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+READERS: dict[str, list[str]] = {
+    "report": ["report", "{archive}", "-o", "{out}/report.html"],
+    "audit": ["audit", "{archive}"],
+    "attribute plan": ["attribute", "{archive}", "--layer", "state", "--dry-run"],
+}
+"""`attribute`'s plan reads every decision of every run to draw its sample (`--dry-run`:
+it makes no model call)."""
+
+
+def bounded(src: Path) -> tuple[list[str], dict[str, str]]:
+    """The command line that runs `bounded` from `src`, and its environment."""
+    argv = [sys.executable, "-c", "from bounded.cli import main; main()"]
+    return argv, {**os.environ, "PYTHONPATH": str(src)}
+
+
+def timed(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Seconds and peak RSS (MB) of one command."""
+    import re
+
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "TIMED %e %M", *argv],
+        capture_output=True, text=True, check=False, env=env,
+    )  # fmt: skip
+    match = re.search(r"TIMED ([\d.]+) (\d+)", done.stderr)
+    if done.returncode != 0 or match is None:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    return {"s": float(match[1]), "peak_rss_mb": int(match[2]) / 1024}
+
+
+def readers(path: Path, src: Path, out: Path) -> dict[str, Any]:
+    """Each reader of `path`, run with the code in `src`."""
+    argv, env = bounded(src)
+    measured: dict[str, Any] = {}
+    for name, args in READERS.items():
+        measured[name] = timed([*argv, *(a.format(archive=path, out=out) for a in args)], env)
+        print(f"  {src}: {name}: {measured[name]}", flush=True)
+    report = out / "report.html"
+    if report.exists():
+        measured["report"]["html_mb"] = report.stat().st_size / 2**20
+        report.unlink()
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(src)  # `view_first_page` starts `bounded view` as we are
+    try:
+        measured["view first page"] = view_first_page(path)
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = old
+    print(f"  {src}: view first page: {measured['view first page']}", flush=True)
+    return measured
+
+
+def archive_facts(path: Path) -> dict[str, Any]:
+    from bounded.archive import Archive
+
+    with Archive(path, read_only=True) as archive:
+        runs = archive.runs()
+    return {
+        "games": len(runs),
+        "decisions": sum(run.decisions for run in runs),
+        "archive_mb": path.stat().st_size / 2**20,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--game-decisions", type=int, default=10)
+    parser.add_argument("--contracts", default="state,balrog-naive")
+    parser.add_argument("--archive", type=Path, help="an archive already filled (kept)")
+    parser.add_argument("--before", type=Path, help="an older bounded's src, run beside")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    from bounded.analysis.provenance import provenance, write_result
+
+    started_at = provenance()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        path = args.archive
+        if path is None:
+            path = folder / "games.sqlite"
+            contracts = [c for c in args.contracts.split(",") if c]
+            fill(path, contracts, args.games * args.game_decisions, args.game_decisions)
+        result: dict[str, Any] = {
+            "benchmark": "report_scale",
+            "model": "scripted:minimal",
+            "env": "warehouse",
+            "game_decisions": args.game_decisions,
+            **archive_facts(path),
+            "readers": {},
+        }
+        sources = {"after": SOURCE} | ({"before": args.before} if args.before else {})
+        for label, src in sources.items():
+            out = folder / label
+            out.mkdir()
+            result["readers"][label] = readers(path, src, out)
+        if args.before:
+            result["before_src"] = str(args.before)
+    write_result(args.out, result, started_at)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
