@@ -84,6 +84,11 @@ def test_view_server_serves_the_page_and_decisions(report_archive):
         url = f"{server.url}api/runs/{runs[0]['run_id']}/decisions"
         payload = json.loads(urllib.request.urlopen(url).read())
         assert [d["index"] for d in payload["decisions"]] == list(range(8))
+        page = json.loads(urllib.request.urlopen(f"{url}?start=2&end=5").read())
+        assert [d["index"] for d in page["decisions"]] == [2, 3, 4] and page["end"] == 8
+        for bad in ("start=-1", "start=0&end=x"):
+            with pytest.raises(urllib.error.HTTPError, match="400"):
+                urllib.request.urlopen(f"{url}?{bad}")
         with pytest.raises(urllib.error.HTTPError, match="404"):
             urllib.request.urlopen(f"{server.url}api/runs/nope/decisions")
     finally:

@@ -102,6 +102,13 @@ def runs_with_decisions_page(
     return [archive._stored_run(row) for row in rows]
 
 
+def decisions_end(archive: Archive, run_id: str) -> int:
+    """One past the run's last stored decision index (0: none), by its index."""
+    rows = archive._query("SELECT MAX(idx) FROM decisions WHERE run_id = ?", (run_id,))
+    last = rows[0][0]
+    return 0 if last is None else int(last) + 1
+
+
 # -- snapshots --------------------------------------------------------------------------
 
 
@@ -173,6 +180,7 @@ __all__ = [
     "DecisionCounts",
     "RunOverview",
     "decision_counts",
+    "decisions_end",
     "holds_runs_table",
     "infos_naming",
     "meta_with_prefix",

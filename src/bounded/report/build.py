@@ -23,7 +23,7 @@ from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
-from bounded.archive.queries import run_overview, runs_with_decisions_page
+from bounded.archive.queries import decisions_end, run_overview, runs_with_decisions_page
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
@@ -263,6 +263,9 @@ def write_figures(
     return written
 
 
+VIEW_DECISIONS_PAGE = 100
+"""Decisions the served page fetches at a time (`/api/runs/<run_id>/decisions?start=S&end=E`):
+a decision is loaded when it is opened, whatever the game's length."""
 VIEW_RUNS_PAGE = 500
 """Runs the served page lists at first; the page asks for the next ones as needed
 (`/api/runs?offset=N`)."""
@@ -361,6 +364,7 @@ def render_page(
             runs_json=json_for_script([run_summary(r) for r in browse]),
             decisions_json=json_for_script(decisions),
             served=False,
+            decisions_page=VIEW_DECISIONS_PAGE,
             progress=[],
             more_runs=False,
         )
@@ -389,6 +393,7 @@ def served_page(archive: Archive, options: ReportOptions) -> str:
             runs_json=json_for_script([run_summary(r) for r in browse]),
             decisions_json=json_for_script({}),
             served=True,
+            decisions_page=VIEW_DECISIONS_PAGE,
             progress=None,
             more_runs=more,
         )
@@ -400,6 +405,15 @@ def served_sections(archive: Archive, options: ReportOptions) -> str:
     runs = report_runs(archive, options)
     analysis = analysis_context(archive, options, runs)
     return _environment().get_template("sections.html.j2").render(**analysis)
+
+
+def served_decisions(
+    archive: Archive, run_id: str, start: int = 0, end: int | None = None
+) -> dict[str, Any]:
+    """A run's decisions with index in [start, end) for the viewer (`run_payload`), and
+    `end`: one past the run's last stored index (how far the viewer may step)."""
+    payload = run_payload(archive.decisions(run_id, start=start, end=end))
+    return {**payload, "end": decisions_end(archive, archive.full_id(run_id))}
 
 
 def served_runs(archive: Archive, options: ReportOptions, offset: int) -> dict[str, Any]:
@@ -438,6 +452,7 @@ __all__ = [
     "build_report",
     "render_page",
     "run_payload",
+    "served_decisions",
     "served_runs",
     "served_sections",
 ]

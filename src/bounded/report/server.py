@@ -32,7 +32,7 @@ from bounded.report.build import (
     ReportOptions,
     progress_payload,
     render_page,
-    run_payload,
+    served_decisions,
     served_runs,
     served_sections,
 )
@@ -89,6 +89,16 @@ class ReportServer(ThreadingHTTPServer):
         return hmac.compare_digest(given.encode(), self.token.encode())
 
 
+def decision_span(query: str) -> tuple[int, int | None] | None:
+    """`start` and `end` of a decisions request (default: the whole run); None when either
+    is not a count."""
+    asked = parse_qs(query)
+    start, end = asked.get("start", ["0"])[0], asked.get("end", [None])[0]
+    if not start.isdigit() or (end is not None and not end.isdigit()):
+        return None
+    return int(start), None if end is None else int(end)
+
+
 def own_names(host: str, allowed: tuple[str, ...]) -> frozenset[str]:
     """The names a request may give the server by: the address it listens on, the loopback
     names when that is a loopback address, the machine's names when it listens on every
@@ -141,7 +151,11 @@ class ReportHandler(BaseHTTPRequestHandler):
             if archive.run(parts[2]) is None:
                 self._send(HTTPStatus.NOT_FOUND, "application/json", b'{"error": "no such run"}')
                 return
-            payload = run_payload(archive.decisions(parts[2]))
+            span = decision_span(urlparse(self.path).query)
+            if span is None:
+                self._send(HTTPStatus.BAD_REQUEST, "application/json", b'{"error": "bad range"}')
+                return
+            payload = served_decisions(archive, parts[2], *span)
             self._send(HTTPStatus.OK, "application/json", json.dumps(payload).encode())
         else:
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
