@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bounded.core import NOOP_ACTION, Action, ContractBase, ModelBase, Observation, fallback_actions
+from bounded.contracts.base import ContractBase
+from bounded.contracts.replies.policy import NOOP_ACTION, fallback_actions
+from bounded.core import Action, Observation
+from bounded.protocols import ModelBase
 
 OBS = Observation(kind="turn", legal=[Action(id="first"), Action(id="second")])
 GAME = Action(id="esc")

@@ -3,14 +3,7 @@ import sqlite3
 import pytest
 
 from bounded.archive import Archive, ArchiveError
-from bounded.core import (
-    FORMAT_VERSION,
-    Action,
-    Completion,
-    DecisionRecord,
-    RunRecord,
-    Segment,
-)
+from bounded.core import FORMAT_VERSION, Action, Completion, DecisionRecord, RunRecord, Segment
 
 
 def run_record(**kw):

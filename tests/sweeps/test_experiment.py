@@ -4,8 +4,9 @@ import pytest
 from pydantic import BaseModel
 
 from bounded.contracts import CONTRACTS, register_contract
+from bounded.contracts.base import StoreLayers
 from bounded.contracts.state import StateContract
-from bounded.core import ConfigError, StoreLayers
+from bounded.core import ConfigError
 from bounded.sweeps.experiment import StoreUse, load_experiment, parse_experiment, store_use
 
 BASE = {

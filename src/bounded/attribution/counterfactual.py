@@ -29,21 +29,18 @@ from bounded.archive.counterfactuals import (
     done_keys,
 )
 from bounded.attribution.replay import ReplayedDecision, expert_for, replay, spec_of
+from bounded.contracts.replies.policy import fallback_actions, reply_constraint
 from bounded.core import (
     JSON,
     Action,
     ConfigError,
-    Contract,
     DecisionRecord,
-    EpisodeContext,
-    Model,
     Observation,
     RunRecord,
     approx_tokens,
-    fallback_actions,
-    reply_constraint,
     stable_hash,
 )
+from bounded.protocols import Contract, EpisodeContext, Model
 from bounded.registry import did_you_mean
 from bounded.runner.build import build_contract, build_env, build_model
 from bounded.runner.replies import reply_hints

@@ -18,7 +18,8 @@ from bounded.contracts.balrog_presets import BALROG_PRESETS
 from bounded.contracts.episodic.presets import EPISODIC_PRESETS
 from bounded.contracts.memory_presets import MEMORY_PRESETS
 from bounded.contracts.typed.presets import TYPED_PRESETS
-from bounded.core import ConfigError, Contract, first_validation_error
+from bounded.core import ConfigError, first_validation_error
+from bounded.protocols import Contract
 from bounded.registry import Registry, did_you_mean
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from bounded.core import ConfigError, Contract
+from bounded.core import ConfigError
+from bounded.protocols import Contract
 
 SHARED = ("reply", "reply_fallback", "reasoning_chars")
 """The settings experiment files and the command line set for every contract at once."""

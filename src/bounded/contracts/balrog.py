@@ -50,27 +50,24 @@ from pydantic import Field
 from bounded.contracts._budget import ExactCount, prompt_budget
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_legal
-from bounded.contracts._reply import scrub
 from bounded.contracts.balrog_presets import BALROG_HISTORY
-from bounded.contracts.replies import balrog_candidate, instruction, parse_reply
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.replies.reading import scrub
+from bounded.contracts.replies.rules import balrog_candidate, instruction, parse_reply
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     INVALID_KEY,
     JSON,
     Completion,
     Decision,
-    EpisodeContext,
-    FallbackPolicy,
-    Model,
     Observation,
     Prompt,
-    ReplyMode,
     StepResult,
     TokenCounter,
     approx_tokens,
     stable_hash,
 )
 from bounded.env_records import env_record
+from bounded.protocols import EpisodeContext, FallbackPolicy, Model, ReplyMode
 
 BalrogRule = Literal["balrog-naive", "balrog-cot", "balrog-robust", "balrog-robust-cot"]
 

@@ -12,20 +12,10 @@ import random
 from typing import Any, Protocol, cast, runtime_checkable
 
 from bounded.contracts._features import flatten_state
+from bounded.contracts.base import ContractBase
 from bounded.contracts.episodic.bank import BankEntry
-from bounded.core import (
-    JSON,
-    Action,
-    Completion,
-    ContractBase,
-    Decision,
-    Env,
-    EpisodeContext,
-    Expert,
-    Observation,
-    Prompt,
-    StepResult,
-)
+from bounded.core import JSON, Action, Completion, Decision, Observation, Prompt, StepResult
+from bounded.protocols import Env, EpisodeContext, Expert
 
 
 class ExpertContract(ContractBase):

@@ -15,19 +15,14 @@ from pydantic import ConfigDict, Field
 from bounded.contracts._budget import ExactCount, prompt_budget
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation
-from bounded.contracts._reply import (
-    decode_reply,
-    resent_reply,
-    scrub,
-)
 from bounded.contracts.perturbation import Perturbation, corrupt_text
-from bounded.contracts.replies import TextRule, balrog_candidate
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.replies.reading import decode_reply, resent_reply, scrub
+from bounded.contracts.replies.rules import TextRule, balrog_candidate
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
     Decision,
-    EpisodeContext,
     Observation,
     Prompt,
     StepResult,
@@ -35,6 +30,7 @@ from bounded.core import (
     approx_tokens,
     stable_hash,
 )
+from bounded.protocols import EpisodeContext
 
 
 class TranscriptConfig(ReasoningSettings, FallbackSettings):

@@ -24,7 +24,7 @@ from typing import Any
 import gymnasium
 from pydantic import ValidationError
 
-from bounded.core import ConfigError, Env, first_validation_error
+from bounded.core import ConfigError, first_validation_error
 from bounded.env_records import (
     BUILTIN_RECORDS,
     ENV_RECORDS,
@@ -33,6 +33,7 @@ from bounded.env_records import (
     register_record,
 )
 from bounded.envs.base import TextEnv
+from bounded.protocols import Env
 from bounded.registry import did_you_mean, missing_extra
 
 

@@ -18,14 +18,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bounded.core import (
-    DEFAULT_MAX_TOKENS,
-    JSON,
-    Completion,
-    ModelBase,
-    TextRule,
-    approx_tokens,
-)
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, approx_tokens
+from bounded.protocols import ModelBase, TextRule
 
 Reply = str | JSON
 

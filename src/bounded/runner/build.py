@@ -20,10 +20,11 @@ from bounded.archive.sink import GameSink
 from bounded.archive.sqlite import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.expert import ExpertContract
-from bounded.core import Contract, DecisionRecord, Env, Expert, Model, Observation, RunRecord
+from bounded.core import DecisionRecord, Observation, RunRecord
 from bounded.envs import make, resolve_env_id
 from bounded.models import make_model
 from bounded.models.none import NoModel
+from bounded.protocols import Contract, Env, Expert, Model
 from bounded.runner.episode import EpisodeRunner, Resumption, run_episode
 from bounded.runner.identity import game_inputs, identity_hash
 from bounded.runner.spec import GameSpec

@@ -1,6 +1,6 @@
 """The episode loop: observe, propose or assemble, complete, parse, step, commit, record.
 
-Every hook called here is declared on `bounded.core.Contract` (`ContractBase` gives the
+Every hook called here is declared on `bounded.protocols.Contract` (`ContractBase` gives the
 optional ones their defaults). A contract may answer a decision without a model call
 through `propose(obs)` (a replayed or queued action). Every model call, the decision's
 own and those a contract makes itself through `EpisodeContext.model` (summaries,
@@ -46,31 +46,30 @@ from bounded.archive.totals import (
     token_mismatch,
 )
 from bounded.contracts.expert import EnvReader
+from bounded.contracts.replies.policy import (
+    fallback_actions,
+    reasoning_chars_in_force,
+    reply_constraint,
+)
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
     Action,
     BoundedError,
     Completion,
-    Contract,
     Decision,
     DecisionRecord,
-    Env,
-    EpisodeContext,
     IllegalActionError,
-    Model,
     Observation,
     Outcome,
     Prompt,
     ResponseFormatRefused,
     RunRecord,
     StepResult,
-    fallback_actions,
-    reasoning_chars_in_force,
-    reply_constraint,
     stable_hash,
 )
 from bounded.envs import canonical_env_id
+from bounded.protocols import Contract, Env, EpisodeContext, Model
 from bounded.runner.identity import changed_inputs, identity_hash
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
 from bounded.runner.replies import ReplyLedger, no_mode_left, reply_hints

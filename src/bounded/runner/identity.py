@@ -24,7 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bounded.core import JSON, Contract, Env, RunRecord, stable_hash
+from bounded.core import JSON, RunRecord, stable_hash
+from bounded.protocols import Contract, Env
 from bounded.runner.spec import GameSpec
 
 NOT_IDENTITY = ("model_options.retry",)

@@ -1,6 +1,6 @@
 """The reply mode a run plays in, what it sent, and whether the endpoint honoured it.
 
-A contract asks for its replies in one mode (`bounded.core.ReplyMode`), the model sends the
+A contract asks for its replies in one mode (`bounded.protocols.ReplyMode`), the model sends the
 response format that mode needs, and an endpoint may refuse it (a server without strict
 JSON schemas) or take it and not keep to it. `ReplyLedger` keeps, per run, in
 `model_params["reply"]`:
@@ -27,16 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bounded.contracts._reply import decode_reply, keeps_schema
-from bounded.core import (
-    JSON,
-    BoundedError,
-    Completion,
-    Contract,
-    Decision,
-    Observation,
-    ReplyMode,
-)
+from bounded.contracts.replies.reading import decode_reply, keeps_schema
+from bounded.core import JSON, BoundedError, Completion, Decision, Observation
+from bounded.protocols import Contract, ReplyMode
 from bounded.runner.meter import reads_reply_schema
 
 CUT_REASON = "length"

@@ -26,7 +26,8 @@ from pydantic import BaseModel
 from bounded.archive import Archive
 from bounded.archive.progress import Lease
 from bounded.archive.sink import ArchiveSink, GameSink
-from bounded.core import BoundedError, ConfigError, Env, RunRecord
+from bounded.core import BoundedError, ConfigError, RunRecord
+from bounded.protocols import Env
 from bounded.runner.episode import Resumption
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec

@@ -74,7 +74,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from bounded.analysis.cost import CURRENCY, Prices
-from bounded.core import ConfigError, ReplyMode
+from bounded.core import ConfigError
+from bounded.protocols import ReplyMode
 from bounded.runner.spec import GameSpec, balrog_seeds, seed_range
 
 Scalar = str | int | float | bool

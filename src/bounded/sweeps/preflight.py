@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 import openai
 
-from bounded.core import JSON, BoundedError, Model, ReplyMode, stable_hash
+from bounded.core import JSON, BoundedError, stable_hash
 from bounded.models import make_model, split_spec
 from bounded.models.openai_compat import OpenAICompatModel, one_line
+from bounded.protocols import Model, ReplyMode
 from bounded.sweeps.experiment import GameSpec
 
 REACH_TIMEOUT_S = 10.0

@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 from bounded.analysis.parity import ParityReport, parity_of_plan
 from bounded.archive import Archive
 from bounded.archive.queries import holds_runs_table as has_runs_table
-from bounded.core import JSON, ConfigError, Contract, ReplyMode, RunRecord
+from bounded.core import JSON, ConfigError, RunRecord
+from bounded.protocols import Contract, ReplyMode
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameKey, duplicates_of, run_key

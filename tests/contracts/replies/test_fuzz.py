@@ -25,26 +25,14 @@ from hypothesis import strategies as st
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.contracts._reply import (
-    MAX_JSON_DEPTH,
-    json_depth,
-    parse_decision,
-    scrub,
-)
 from bounded.contracts.episodic.bank import EpisodicBank
+from bounded.contracts.replies.reading import MAX_JSON_DEPTH, json_depth, parse_decision, scrub
 from bounded.contracts.state import MAX_STATE_CHARS, PatchRejected, StateContract, merge_patch
 from bounded.contracts.typed.presets import TYPED_PRESETS
-from bounded.core import (
-    Completion,
-    Contract,
-    Decision,
-    DecisionRecord,
-    Env,
-    Observation,
-    StepResult,
-)
+from bounded.core import Completion, Decision, DecisionRecord, Observation, StepResult
 from bounded.envs import make
 from bounded.models.scripted import ScriptedModel
+from bounded.protocols import Contract, Env
 from bounded.runner import run_episode
 from bounded.testing import episode
 

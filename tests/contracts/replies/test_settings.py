@@ -1,5 +1,5 @@
 """One reply-settings model: every contract config shares the reply mode, the reasoning and
-its budget and the fallback as `bounded.contracts.reply_settings` defines them once, and
+its budget and the fallback as `bounded.contracts.replies.settings` defines them once, and
 `ConfiguredContract` reads them (the fallback policy, the reply schema, the budget in
 force). The papers' contracts and presets reply in their paper's mode by default; a game
 asked for `constrained` keeps the identity it had before reply modes existed."""
@@ -12,7 +12,7 @@ from bounded.contracts import PRESETS, make_contract
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts.balrog_presets import BALROG_PRESETS
 from bounded.contracts.episodic.presets import EPISODIC_PRESETS
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings, ReplySettings
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings, ReplySettings
 from bounded.contracts.typed.presets import TYPED_PRESETS
 from bounded.core import Action, Observation, stable_hash
 from bounded.testing import episode

@@ -23,14 +23,8 @@ from typing import Annotated, Any, Literal
 import jsonschema
 from pydantic import Field
 
-from bounded.core import (
-    EMBEDDED_REASONING_CHARS,
-    INVALID_KEY,
-    JSON,
-    Action,
-    Decision,
-    Observation,
-)
+from bounded.core import INVALID_KEY, JSON, Action, Decision, Observation
+from bounded.protocols import EMBEDDED_REASONING_CHARS
 from bounded.validation import validate
 
 REASONING_MAX_CHARS = EMBEDDED_REASONING_CHARS
@@ -41,7 +35,7 @@ ReasoningChars = Annotated[int, Field(ge=1)] | Literal["model"] | None
 """The `reasoning_chars` setting of every contract that asks for reasoning: a cap in
 characters on the reply's `reasoning` (its schema's `maxLength`, so a server that decodes
 under the schema stops the model there), `model` (the default: the model's own budget, see
-`bounded.core.reasoning_chars_in_force`), or None: no cap."""
+`bounded.contracts.replies.policy.reasoning_chars_in_force`), or None: no cap."""
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects a reply may hold; deeper replies are parse errors."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from bounded.contracts._reply import ReasoningChars
-from bounded.core import FallbackPolicy, ReplyMode
+from bounded.contracts.replies.reading import ReasoningChars
+from bounded.protocols import FallbackPolicy, ReplyMode
 
 
 class ReplySettings(BaseModel):
@@ -25,7 +25,7 @@ class ReplySettings(BaseModel):
     reply: ReplyMode = "constrained"
     """`constrained` (decoded under the reply's JSON schema), `json` (one JSON object asked
     for, any object decoded, parsed leniently) or `text` (free text read by the contract's
-    own rule, as its paper does); see `bounded.core.ReplyMode`. A contract that reproduces
+    own rule, as its paper does); see `bounded.protocols.ReplyMode`. A contract that reproduces
     one paper's method declares its paper's mode as its default (docs/replies.md)."""
     reply_fallback: list[ReplyMode] = []
     """The modes the run may play in instead, in order, when the model's endpoint refuses
@@ -67,7 +67,7 @@ class FallbackSettings(BaseModel):
     fallback: FallbackPolicy = "first-legal"
     """What an unusable reply (malformed, no action, an invalid action) executes: `no-op`
     (the SKILL.state replication's), `first-legal`, or `game-default` (BALROG's agents'); see
-    `bounded.core.fallback_actions`."""
+    `bounded.contracts.replies.policy.fallback_actions`."""
 
 
 __all__ = ["FallbackSettings", "ReasoningSettings", "ReplySettings"]

@@ -1,5 +1,5 @@
-"""Formatting shared by the docs' table renderers: numbers as the docs write them, a
-Markdown table from rows, and the line saying under what load a file was measured."""
+"""Formatting shared by the renderers: numbers as the docs write them, a Markdown table
+from rows, and the line saying under what load a file was measured."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 NOT_RECORDED = "not recorded"
+
+Data = dict[str, Any]
+"""A data file as JSON or TOML parses it."""
 
 
 def count(value: float) -> str:
@@ -71,6 +74,6 @@ def measured_under(data: dict[str, Any], what: str = "Provenance") -> str:
 
 
 __all__ = [
-    "NOT_RECORDED", "count", "fixed", "measured_under", "percent", "sig3", "signed_percent",
+    "NOT_RECORDED", "Data", "count", "fixed", "measured_under", "percent", "sig3", "signed_percent",
     "small_percent", "table",
 ]  # fmt: skip

@@ -1,5 +1,5 @@
 """Replies as each method reads them: the instruction a prompt ends with and the parse of
-the reply, per reply mode (`bounded.core.ReplyMode`) and, in `text` mode, per text rule.
+the reply, per reply mode (`bounded.protocols.ReplyMode`) and, in `text` mode, per text rule.
 
 In `constrained` and `json` mode a reply is one JSON object (`reply_format` asks for it;
 `parse_decision` reads it leniently: bare, fenced or inside prose). In `text` mode the reply
@@ -11,7 +11,7 @@ is free text, read by the rule of the method the contract reproduces:
 - `json-block` (SKILL.state's `parse_response`): reasoning, then the JSON block carrying
   `state_patch` / `action`: the last JSON object of the reply that holds `state_patch`,
   `action` or `actions` (a trailing object without them is not the block);
-- `action-tags` (CoS's reference extractor, `bounded.contracts.cos_reply`, which EpicStar's
+- `action-tags` (CoS's reference extractor, `bounded.contracts.replies.cos`, which EpicStar's
   prompts adapt): the numbered `N: <ACTION NAME>` items after `Decisions:`, names
   upper-cased, a near miss read as the nearest legal action;
 - `balrog-naive` (BALROG's naive agent): the reply with all but letters, whitespace and
@@ -31,7 +31,7 @@ BALROG's vocabulary, never their labels (BALROG's `check_action_validity`: `cand
 language_action_space`); an action whose arguments the agent must fill in cannot be named
 by a BALROG rule. Where the game takes any string (`FREE_TEXT_ACTION`) every extraction is
 typed, the empty one too where the game takes it (BALROG's TextWorld does). An action
-outside the legal set is an invalid action (`bounded.contracts._reply.NotLegalError`,
+outside the legal set is an invalid action (`bounded.contracts.replies.reading.NotLegalError`,
 recorded on the decision as `invalid_actions`): what runs instead is the contract's
 fallback rule.
 """
@@ -42,9 +42,9 @@ import json
 import re
 from typing import get_args
 
-from bounded.contracts import cos_reply
 from bounded.contracts._render import reply_format
-from bounded.contracts._reply import (
+from bounded.contracts.replies import cos
+from bounded.contracts.replies.reading import (
     _DECODER,
     INVALID_KEY,
     MAX_JSON_DEPTH,
@@ -56,15 +56,8 @@ from bounded.contracts._reply import (
     parse_decision,
     scrub,
 )
-from bounded.core import (
-    FREE_TEXT_ACTION,
-    JSON,
-    Action,
-    Decision,
-    Observation,
-    ReplyMode,
-    TextRule,
-)
+from bounded.core import FREE_TEXT_ACTION, JSON, Action, Decision, Observation
+from bounded.protocols import ReplyMode, TextRule
 from bounded.validation import is_valid
 
 TEXT_RULES: tuple[str, ...] = get_args(TextRule)
@@ -169,18 +162,18 @@ def parse_reply(
 
 
 def parse_action_tags(text: str, obs: Observation) -> Decision:
-    """A reply's decisions read by CoS's rule (`bounded.contracts.cos_reply`), up to
+    """A reply's decisions read by CoS's rule (`bounded.contracts.replies.cos`), up to
     `obs.max_actions` of them (the rest recorded as `decisions_dropped`); the prose before
     `Decisions:` is the reasoning. A reply with no decision is a parse error."""
     clean, replaced = scrub(text)
-    reading = cos_reply.read_decisions(clean, obs, keep=obs.max_actions)
+    reading = cos.read_decisions(clean, obs, keep=obs.max_actions)
     decision = Decision(
         actions=reading.actions,
-        reasoning=cos_reply.analysis_before_decisions(clean),
+        reasoning=cos.analysis_before_decisions(clean),
         parse_error=reading.problem,
     )
     note_scrubbed(decision, replaced)
-    cos_reply.note_reading(decision.extra, reading)
+    cos.note_reading(decision.extra, reading)
     for name in reading.invalid:
         note_invalid(decision, name)
     return decision

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from bounded.contracts._reply import NotLegalError, clip, resolve_action
+from bounded.contracts.replies.reading import NotLegalError, clip, resolve_action
 from bounded.core import JSON, Action, Observation
 
 DECISIONS_HEADING = "Decisions:"

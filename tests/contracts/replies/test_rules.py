@@ -4,7 +4,7 @@ method says with it: AgenticSTS's decision tag (typed: reasoning required inside
 last usable of several tags), SKILL.state's reasoning and JSON block (state: the object
 that carries `state_patch`/`action`; a malformed reply is a no-op with its parse error),
 CoS's numbered `<ACTION NAME>` decisions (summary, and episodic's exploration; the rule's
-own table: test_cos_reply.py), BALROG's naive, cot and robust extraction (the game's
+own table: test_cos.py), BALROG's naive, cot and robust extraction (the game's
 default action and a note naming it in the next prompt)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.episodic import EpisodicContract
 from bounded.contracts.episodic.bank import EpisodicBank
-from bounded.contracts.replies import (
+from bounded.contracts.replies.rules import (
     BALROG_NAIVE_NOTE,
     ROBUST_COT_MISSING,
     balrog_candidate,
@@ -27,9 +27,10 @@ from bounded.contracts.replies import (
     parse_json_block,
     parse_reply,
 )
-from bounded.core import ANY_JSON_OBJECT, INVALID_KEY, Action, Completion, Observation
+from bounded.core import INVALID_KEY, Action, Completion, Observation
 from bounded.envs import make
 from bounded.models.scripted import ScriptedModel
+from bounded.protocols import ANY_JSON_OBJECT
 from bounded.runner import run_episode
 from bounded.testing import episode
 
@@ -215,7 +216,7 @@ def test_a_json_block_reply_keeps_lone_surrogates_out():
     assert decision.actions[0].id == "turn left" and decision.extra["surrogates_replaced"] == 1
 
 
-# -- summary: CoS's numbered <ACTION NAME> decisions (the rule's table: test_cos_reply.py) --
+# -- summary: CoS's numbered <ACTION NAME> decisions (the rule's table: test_cos.py) --
 
 
 def test_summary_reads_the_numbered_decisions_after_decisions(tmp_path):
@@ -382,7 +383,7 @@ def test_no_reply_text_crashes_a_rule(rule):
 
 
 def test_a_balrog_reply_naming_no_legal_action_is_typed_where_the_game_takes_any_string() -> None:
-    from bounded.contracts.replies import parse_balrog
+    from bounded.contracts.replies.rules import parse_balrog
     from bounded.core import FREE_TEXT_ACTION
 
     typed = Observation(kind="play", legal=[Action(id="look"), Action(id=FREE_TEXT_ACTION)])

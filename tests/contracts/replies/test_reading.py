@@ -1,7 +1,7 @@
 import jsonschema
 import pytest
 
-from bounded.contracts._reply import decision_schema, extract_json_object, parse_decision
+from bounded.contracts.replies.reading import decision_schema, extract_json_object, parse_decision
 from bounded.core import Action, Observation
 
 ARGS = {

@@ -1,4 +1,4 @@
-"""CoS's reading of a reply's decisions (`bounded.contracts.cos_reply`), against its
+"""CoS's reading of a reply's decisions (`bounded.contracts.replies.cos`), against its
 reference code.
 
 The names each reply yields are what the reference's own `extract_actions_from_text`
@@ -14,15 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from bounded.contracts.cos_reply import (
-    decision_names,
-    nearest_legal,
-    read_decisions,
-)
-from bounded.contracts.replies import parse_action_tags
+from bounded.contracts.replies.cos import decision_names, nearest_legal, read_decisions
+from bounded.contracts.replies.rules import parse_action_tags
 from bounded.core import Action, Observation
 
-READINGS = json.loads((Path(__file__).parent / "data" / "cos_reference_readings.json").read_text())
+DATA = Path(__file__).parents[1] / "data"
+READINGS = json.loads((DATA / "cos_reference_readings.json").read_text())
 CASES = READINGS["cases"]
 
 LEGAL = [

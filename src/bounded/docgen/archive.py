@@ -1,14 +1,10 @@
-"""Renderers of the archive at scale (`bench/archive_scale.py`): bytes and write time per
-decision, the readers' time and peak memory, and the write before and after format 2."""
+"""The archive at scale (`bench/archive_scale.py`): bytes and write time per decision, the
+readers' time and peak memory, the write before and after format 2, and a transcript's bytes
+per decision at two lengths."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from doc_format import count, measured_under, sig3, table
-
-Data = dict[str, Any]
+from bounded.docgen.format import Data, count, measured_under, sig3, table
 
 READERS = ("analyze", "audit", "export parquet", "export jsonl", "report")
 
@@ -19,7 +15,8 @@ def _sizes(datas: tuple[Data, ...]) -> list[tuple[int, Data, Data]]:
     return sorted(found, key=lambda item: item[0])
 
 
-def archive_bytes(*datas: Data) -> str:
+def bytes_and_write_time_by_size(*datas: Data) -> str:
+    """Per archive size and contract: bytes and new text per decision, write time."""
     rows = [
         [
             count(n), f"`{contract}`", sig3(c["bytes_per_decision"]),
@@ -37,7 +34,9 @@ def archive_bytes(*datas: Data) -> str:
     return table(header, rows) + "\n" + "\n".join(notes) + "\n"
 
 
-def archive_readers(*datas: Data) -> str:
+def reader_time_and_memory_by_size(*datas: Data) -> str:
+    """Per archive size: each reader's time and peak memory, the report's size and how soon
+    `bounded view` shows its first page."""
     rows = []
     for n, size, _ in _sizes(datas):
         readers = size["readers"]
@@ -59,7 +58,8 @@ def archive_readers(*datas: Data) -> str:
     return table(header, rows)
 
 
-def archive_writes(writes_data: Data) -> str:
+def write_time_before_and_after(writes_data: Data) -> str:
+    """Per game: a decision's write time before and after the change, median and mean."""
     writes = writes_data["writes"]
     rows = [
         [
@@ -79,20 +79,11 @@ def archive_writes(writes_data: Data) -> str:
     )
 
 
-def transcript_flat(data: Data) -> str:
+def transcript_bytes_per_decision(data: Data) -> str:
+    """One sentence: a transcript game's bytes per decision at each length, and their ratio."""
     transcript = data["transcript"]
     flat = ", ".join(
         f"{count(int(n))} decisions: {count(round(g['bytes_per_decision']))} bytes per decision"
         for n, g in transcript["games"].items()
     )
     return f"One transcript game each, {flat} (ratio {transcript['long_over_short']:.2f}).\n"
-
-
-ARCHIVE: dict[str, Callable[..., str]] = {
-    "archive-bytes": archive_bytes,
-    "archive-readers": archive_readers,
-    "archive-writes": archive_writes,
-    "archive-transcript": transcript_flat,
-}
-
-__all__ = ["ARCHIVE"]
