@@ -11,10 +11,12 @@ import pytest
 
 from bounded.archive import Archive, queries
 from bounded.archive.queries import (
+    PROGRESS_COLUMNS,
     decision_counts,
     holds_runs_table,
     infos_naming,
     meta_with_prefix,
+    progress_runs,
     run_overview,
     runs_with_decisions_page,
     snapshots_of_kind,
@@ -161,3 +163,24 @@ def test_run_overview_and_pages_of_runs_with_decisions(tmp_path):
         pages = [runs_with_decisions_page(archive, offset=o, limit=2) for o in (0, 2)]
         assert [[r.run_id for r in page] for page in pages] == [["run0", "run2"], ["run3"]]
         assert [r.run_id for r in runs_with_decisions_page(archive, "x")] == ["run0", "run2"]
+
+
+def test_progress_runs_read_what_a_sweeps_progress_counts(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for n in (2, 1):
+            archive.save_run(
+                RunRecord(
+                    run_id=f"run{n}", env_id="warehouse", contract="c", model="m", seed=n,
+                    experiment="x", cell="c.w", status="running", decisions=n,
+                    prompt_tokens=10 * n, usage={"m": {"prompt_tokens": 10 * n}},
+                    started_at=float(n), model_params={"big": "x" * 1000},
+                )
+            )  # fmt: skip
+        read = list(progress_runs(archive))
+        full = archive.runs()
+    assert [r.run_id for r in read] == [r.run_id for r in full] == ["run1", "run2"]
+    for slim, whole in zip(read, full, strict=True):
+        for column in PROGRESS_COLUMNS:
+            assert getattr(slim, column) == getattr(whole, column)
+        assert slim.env_id == "bounded/Warehouse-v0"  # a short name read as a migration would
+        assert slim.model_params == {}  # not read

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bounded.archive.sqlite import Archive
+from bounded.archive.sqlite import SHORT_NAMES, Archive
 from bounded.core import RunRecord
 
 ROWS_PER_PAGE = 512
@@ -109,6 +109,30 @@ def decisions_end(archive: Archive, run_id: str) -> int:
     return 0 if last is None else int(last) + 1
 
 
+PROGRESS_COLUMNS = (
+    "run_id", "env_id", "contract", "model", "seed", "experiment", "cell", "status",
+    "decisions", "prompt_tokens", "completion_tokens", "usage", "started_at",
+)  # fmt: skip
+"""What a sweep's progress reads of a run (`bounded.sweeps.board`)."""
+
+
+def progress_runs(archive: Archive) -> Iterator[RunRecord]:
+    """Every run in `Archive.runs` order with only `PROGRESS_COLUMNS` read (the others at
+    their defaults), streamed: what a sweep's progress counts, without the runs' settings."""
+    rows = _stream(
+        archive, f"SELECT {', '.join(PROGRESS_COLUMNS)} FROM runs ORDER BY started_at, run_id"
+    )
+    for row in rows:
+        recounted = archive.recounted.get(row["run_id"])
+        if recounted is not None:
+            yield recounted
+            continue
+        data = dict(row)
+        data["usage"] = json.loads(data["usage"])
+        data["env_id"] = SHORT_NAMES.get(data["env_id"], data["env_id"])
+        yield RunRecord.model_validate(data)
+
+
 # -- snapshots --------------------------------------------------------------------------
 
 
@@ -184,6 +208,7 @@ __all__ = [
     "holds_runs_table",
     "infos_naming",
     "meta_with_prefix",
+    "progress_runs",
     "run_overview",
     "runs_with_decisions_page",
     "snapshots_of_kind",

@@ -20,7 +20,7 @@ from typing import Any
 
 from bounded.analysis.cost import CURRENCY, CostModel, Prices, cost_model
 from bounded.archive import Archive
-from bounded.archive.queries import meta_with_prefix, store_meta
+from bounded.archive.queries import meta_with_prefix, progress_runs, store_meta
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.spec import GameKey, GameSpec, run_key
 from bounded.sweeps.estimate import SweepPrices
@@ -232,7 +232,7 @@ def boards_from_archive(archive: Archive) -> list[SweepBoard]:
     completed, failed or in flight), in the order experiments first appear."""
     boards = stored_plans(archive)
     order: list[str] = []
-    for run in archive.runs():
+    for run in progress_runs(archive):  # the columns it counts, not every run's settings
         if not run.experiment:
             continue
         if run.experiment not in order:
