@@ -226,3 +226,20 @@ def test_the_view_lists_its_runs_a_page_at_a_time(report_archive, monkeypatch):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_view_s_first_page_reads_no_run_list_and_no_decision(report_archive, monkeypatch):
+    """What makes the first page answer at once on any archive: it reads counts and one page
+    of runs by query, never every run, a decision, or the analysis."""
+    from bounded.report import build
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the first page read what grows with the archive")
+
+    with Archive(report_archive, read_only=True) as archive:
+        for name in ("runs", "decisions", "iter_decisions", "runs_with_decisions"):
+            monkeypatch.setattr(archive, name, refused)
+        monkeypatch.setattr(build, "analysis_context", refused)
+        monkeypatch.setattr(build, "progress_payload", refused)
+        page = build.render_page(archive, ReportOptions(), served=True)
+    assert "const SERVED = true" in page and 'id="report-sections"' in page
