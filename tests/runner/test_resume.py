@@ -15,8 +15,8 @@ from bounded.cli import main
 from bounded.contracts.base import ContractBase
 from bounded.core import Decision, Prompt
 from bounded.runner.build import play
-from bounded.runner.episode import ResumeError
 from bounded.runner.resume import close_stale, health, resume_run
+from bounded.runner.resumption import ResumeError
 from bounded.runner.spec import GameSpec
 
 CONTRACTS = ("state", "transcript", "summary", "episodic", "typed", "rag", "reflexion", "paged")

@@ -105,7 +105,12 @@ def canonical_env_id(name: str) -> str:
 
 def make(name: str, **kwargs: Any) -> Env:
     """Build an environment by short name, id or import path, without Gymnasium's wrappers."""
-    env_id = resolve_env_id(name)
+    return make_resolved(resolve_env_id(name), name, **kwargs)
+
+
+def make_resolved(env_id: str, name: str, **kwargs: Any) -> Env:
+    """Build the environment of `env_id`, the id `resolve_env_id(name)` gave (a builder
+    that resolved the name once already), without Gymnasium's wrappers."""
     try:
         env = gymnasium.make(env_id, **kwargs).unwrapped
     except ModuleNotFoundError as exc:
@@ -141,6 +146,7 @@ __all__ = [
     "env_names",
     "env_record",
     "make",
+    "make_resolved",
     "register_env",
     "resolve_env_id",
 ]

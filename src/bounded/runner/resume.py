@@ -30,8 +30,8 @@ from bounded.archive.progress import (
 from bounded.archive.sink import ArchiveSink
 from bounded.core import ConfigError, RunRecord
 from bounded.protocols import Model
-from bounded.runner.episode import ResumeError, Resumption
 from bounded.runner.identity import differences
+from bounded.runner.resumption import ResumeError, Resumption
 from bounded.runner.spec import GameKey, GameSpec, run_key
 
 

@@ -25,7 +25,7 @@ from bounded.core import JSON, BoundedError, stable_hash
 from bounded.models import make_model, split_spec
 from bounded.models.openai_compat import OpenAICompatModel, one_line
 from bounded.protocols import Model, ReplyMode
-from bounded.sweeps.experiment import GameSpec
+from bounded.runner.spec import GameSpec
 
 REACH_TIMEOUT_S = 10.0
 """Seconds one preflight request may take before the endpoint counts as unreachable."""

@@ -23,9 +23,9 @@ from bounded.core import JSON, ConfigError, RunRecord
 from bounded.protocols import Contract, ReplyMode
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
-from bounded.runner.spec import GameKey, duplicates_of, run_key
+from bounded.runner.spec import GameKey, GameSpec, duplicates_of, run_key
 from bounded.sweeps.estimate import CellEstimate, estimate_cells
-from bounded.sweeps.experiment import Experiment, GameSpec, Plan, stable_key, store_use
+from bounded.sweeps.experiment import Experiment
 from bounded.sweeps.phases import (
     PhaseResume,
     resume_phase,
@@ -34,6 +34,8 @@ from bounded.sweeps.phases import (
     store_problems,
 )
 from bounded.sweeps.preflight import model_problems, preflight, unplayable_cells
+from bounded.sweeps.stages import Plan, stable_key
+from bounded.sweeps.store_use import store_use
 
 
 def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
@@ -282,11 +284,14 @@ def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
     return estimate_cells(state.pending, archived, lambda cell: cell_name(plan, cell))
 
 
-def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPlan:
+def dry_run(
+    experiment: Experiment, archive_path: Path | None = None, plan: Plan | None = None
+) -> SweepPlan:
     """What `bounded sweep` would do, what stops it and what it would cost, without playing
-    or writing anything (no archive, no lock file)."""
+    or writing anything (no archive, no lock file); `plan`: the experiment's plan as the
+    command built it (default: built here)."""
     path = Path(archive_path or experiment.archive)
-    plan = experiment.stages(path)
+    plan = plan if plan is not None else experiment.stages(path)
     with surveyed(path) as archive:
         state = survey(experiment, archive, plan)
         reached = [spec for spec in state.pending if spec.cell not in state.unbuilt]
