@@ -243,3 +243,20 @@ def test_the_view_s_first_page_reads_no_run_list_and_no_decision(report_archive,
         monkeypatch.setattr(build, "progress_payload", refused)
         page = build.render_page(archive, ReportOptions(), served=True)
     assert "const SERVED = true" in page and 'id="report-sections"' in page
+
+
+def test_the_report_audits_the_newest_runs_within_its_decision_budget(report_archive, tmp_path):
+    """Eight decisions a run: a budget of 20 reads the newest two runs with decisions, whole,
+    and the page says so."""
+    with Archive(report_archive, read_only=True) as archive:
+        newest = [r.run_id for r in archive.runs() if r.decisions][-2:]
+    options = ReportOptions(audit_decisions=20)
+    page = build_report(report_archive, tmp_path / "r.html", options).read_text()
+    sample = re.search(r'id="audit-sample">(.*?)</p>', page).group(1)
+    assert sample.startswith("Audited: the newest 2 runs with decisions (16 decisions; at most")
+    from bounded.report.build import within_budget
+
+    with Archive(report_archive, read_only=True) as archive:
+        runs = [r for r in archive.runs() if r.decisions]
+    assert [r.run_id for r in within_budget(runs, options)] == newest
+    assert [r.run_id for r in within_budget(runs, ReportOptions(audit_decisions=1))] == newest[1:]

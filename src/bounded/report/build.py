@@ -68,6 +68,10 @@ class ReportOptions(TableOptions):
     `bounded view` loads every decision when it is opened."""
     audit_runs: int = 200
     """Runs read for the context audit (the newest with decisions)."""
+    audit_decisions: int = 200_000
+    """Decisions the context audit reads at most: of the `audit_runs` newest runs, the
+    newest whose decisions fit (at least one run), so that long games do not make the
+    page's audit grow with them."""
     title: str = ""
     """Page title (default: the archive's file name)."""
     experiment: str | None = None
@@ -225,6 +229,19 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def within_budget(runs: Sequence[RunRecord], options: ReportOptions) -> list[RunRecord]:
+    """The newest of `runs` whose decisions add up to at most `options.audit_decisions`
+    (the newest one at least), in their order."""
+    kept: list[RunRecord] = []
+    total = 0
+    for run in reversed(runs):
+        total += run.decisions
+        if kept and total > options.audit_decisions:
+            break
+        kept.append(run)
+    return kept[::-1]
+
+
 def code_revisions(runs: Sequence[RunRecord]) -> list[str]:
     """The code revisions that played the runs, in order of first use (runs of a bounded
     that did not record one count as `unrecorded`)."""
@@ -296,7 +313,7 @@ def analysis_context(
     tables = tables_of(runs, options, archive)
     summary = summary_of(runs, options, decision_tallies(archive))
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
-    audited = browsable_runs(archive, runs, options.audit_runs)
+    audited = within_budget(browsable_runs(archive, runs, options.audit_runs), options)
     audit = context_audit(archive, audited, options.costs)
     with ExitStack() as stack:
         pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
@@ -313,6 +330,7 @@ def analysis_context(
         "env_plots": sets,
         "plotted": plotted.title,
         "audit": audit,
+        "audit_limits": (options.audit_runs, options.audit_decisions),
         "attribution": attribution_section(archive),
     }
 
