@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Literal, Protocol, cast, runtime_checkable
 
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
     Action,
     Completion,
+    ConfigError,
     Decision,
     DecisionRecord,
     Embeddings,
@@ -235,7 +236,7 @@ TextRule = Literal[
     "balrog-robust",
     "balrog-robust-cot",
 ]
-"""How a `text` reply is read: the method's own rule (`bounded.contracts.replies`). A model
+"""How a `text` reply is read: the method's own rule (`bounded.contracts.replies.rules`). A model
 that reads the reply's form (`reads_reply_schema`: the scripted model, the embedded model's
 `text_grammar = "frame"`) is told the rule of each call."""
 
@@ -255,53 +256,197 @@ FallbackPolicy = Literal["no-op", "first-legal", "game-default"]
 """What a decision executes when the model's reply is unusable (see `fallback_actions`)."""
 
 
-@runtime_checkable
-class Contract(Protocol):
-    """A memory contract: decides what each prompt holds and what is kept between decisions.
-
-    Every hook the runner calls is declared here; `ContractBase` gives the optional ones
-    (`paper_temperature`, `paper_max_tokens`, `memory_settings`, `sends_game_seed`,
-    `max_reply_tokens`, `env_options`,
-    `action_rate_bound`, `propose`, `fallback_policy`,
-    `counterfactual_schema`, `postrun`,
-    `postrun_record`, `store_hashes`, `memory_snapshot`, `memory_logs`, `restore_memory`)
-    their defaults."""
-
-    name: str
-    paper_temperature: float | None
-    """The sampling temperature the contract's paper plays at, for a game whose spec sets
-    none; None: the spec's (or 0)."""
-    paper_max_tokens: int | None
-    """The reply token limit the contract's paper plays at (BALROG's 8,192), for a game
-    whose spec sets none; None: the spec's."""
+class ReplyHooks:
+    """A contract's reply hooks: how its replies are asked for and read, and what an unusable
+    one executes. Each hook is declared here with its default, so a new one is one method
+    on this class. A contract's `replies` answers them; `ContractBase`'s is the contract
+    itself, which inherits these defaults and overrides a hook as a method of its own."""
 
     @property
-    def memory_settings(self) -> tuple[str, ...]:
-        """The configuration keys that are the contract's memory under test (the parity
-        report compares every other key)."""
-        ...
+    def replies(self) -> ReplyHooks:
+        """The hook set: the contract itself, for a contract built on these defaults."""
+        return self
+
+    def fallback_policy(self) -> FallbackPolicy:
+        """What a decision whose reply is unusable executes
+        (`bounded.contracts.replies.policy.fallback_actions`). Default: the game's default
+        action, else the first legal one."""
+        return "game-default"
 
     @property
-    def sends_game_seed(self) -> bool:
-        """Whether each model request carries the game's seed as its sampling `seed`."""
-        ...
+    def reply_mode(self) -> ReplyMode:
+        """How replies are asked for and read now (`ReplyMode`): the runner sends the
+        constraint this mode says (`reply_constraint`), `parse` reads by it. Default:
+        constrained decoding under `reply_schema`."""
+        return "constrained"
+
+    def reply_modes(self) -> list[ReplyMode]:
+        """The modes the contract may play in, in order of preference (its `reply`, then
+        its `reply_fallback`). Default: the one mode in force."""
+        return [self.replies.reply_mode]
+
+    def use_reply_mode(self, mode: ReplyMode) -> None:
+        """Play in `mode` (one of `reply_modes()`), chosen before the game starts when the
+        endpoint refuses the preferred one's response format. Default: only the mode in
+        force (a `ConfigError` for any other)."""
+        if mode != self.replies.reply_mode:
+            name = cast(Contract, self).name  # the set's defaults are the contract's
+            raise ConfigError(f"contract {name!r} cannot reply in {mode!r} mode")
+
+    def text_rule_for(self, obs: Observation) -> TextRule | None:
+        """The rule this decision's `text` reply is read by (`TextRule`), told to a model
+        that reads it (`ReplyReader`); None (the default): the contract does not say."""
+        return None
+
+    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
+        """The schema an archived decision (its prompt's `segments`) was answered under,
+        which attribution re-asks under: a contract that asks again within a decision
+        under another schema says which. Default: the reply schema (one call per
+        decision)."""
+        return cast(Contract, self).reply_schema(obs)
 
     def max_reply_tokens(self, model: Model) -> int | None:
         """The most tokens a reply may take on `model` (a cap below the game's limit that
-        the model's context window requires; recorded with the run), or None: no cap."""
-        ...
+        the model's context window requires; recorded with the run), or None (the
+        default): no cap of the contract's own."""
+        return None
+
+
+class MemoryHooks:
+    """A contract's memory hooks: what it keeps, how it is saved and put back, what it
+    learned after the game. Declared here with their defaults (a contract with no memory
+    to save), as `ReplyHooks` are; a contract's `memory` answers them."""
+
+    @property
+    def memory(self) -> MemoryHooks:
+        """The hook set: the contract itself, for a contract built on these defaults."""
+        return self
+
+    memory_settings: ClassVar[tuple[str, ...]] = ()
+    """The configuration keys that are the contract's memory under test (what its presets
+    and ablations vary); the parity report compares every other key of two cells'
+    configurations (`bounded.analysis.parity`). Recorded with each run."""
+
+    def store_hashes(self) -> dict[str, str]:
+        """The hashes of the stores the contract reads, part of the game's identity.
+        Default: no stores."""
+        return {}
+
+    def memory_snapshot(self) -> JSON | None:
+        """The contract's memory between two decisions as JSON (saved with each decision,
+        so that `bounded resume` can continue a killed run), or None when it has none to
+        give. Default: None, so a killed run of this contract cannot be resumed."""
+        return None
+
+    def memory_logs(self) -> tuple[str, ...]:
+        """The keys of `memory_snapshot()` whose values are logs: an archive's checkpoint
+        stores only the items added since the last one, so that saving a checkpoint costs
+        the same at every decision, and `restore_memory` gets each value back as it was.
+        A log is a list that only grows between two `reset`s (a journal), or a window on
+        a log whose oldest items drop out (a bounded history): `{"start": s, "items":
+        [...]}`, the items at positions s, s + 1, ..., s only growing; an item at a
+        position never changes (`bounded.archive.progress`). Default: none (the whole
+        snapshot is saved at every checkpoint)."""
+        return ()
+
+    def restore_memory(self, memory: JSON) -> None:
+        """Put a `memory_snapshot()` back, after `reset` of the same episode. Default:
+        refused (there is no snapshot to restore)."""
+        name = cast(Contract, self).name
+        raise ConfigError(f"contract {name!r} cannot be resumed (no memory_snapshot hook)")
+
+    @property
+    def postrun_record(self) -> JSON:
+        """What postrun learning did (calls, verdicts, note), archived with the run.
+        Default: nothing to archive."""
+        return {}
+
+
+class SetupHooks:
+    """What a contract says when its game is set up: the environment options and sampling
+    it plays at, and what a sweep's dry run compares. Declared here with their defaults,
+    as `ReplyHooks` are; a contract's `setup` answers them."""
+
+    @property
+    def setup(self) -> SetupHooks:
+        """The hook set: the contract itself, for a contract built on these defaults."""
+        return self
+
+    paper_temperature: float | None = None
+    """The sampling temperature the contract's paper plays at, for a game whose spec sets
+    none; None (the default): the spec's (or 0)."""
+    paper_max_tokens: int | None = None
+    """The reply token limit the contract's paper plays at (BALROG's 8,192), for a game
+    whose spec sets none; None (the default): the spec's."""
+    sends_game_seed: bool = True
+    """Whether each model request carries the game's seed as its sampling `seed` (a server
+    that honours it, vLLM does, then samples alike on every run of that game); False: no
+    seed, as BALROG's clients send. Recorded with the run (`model_params["sampling_seed"]`)."""
 
     def env_options(self, env_id: str, options: JSON) -> JSON:
         """The environment options the contract plays at, completed from the spec's (or a
-        `ConfigError` refusing them), asked before the environment is built."""
-        ...
+        `ConfigError` refusing them), asked before the environment is built. Default: the
+        spec's options as they are."""
+        return options
 
     def action_rate_bound(self) -> float | None:
         """On an environment with an empty action: the largest share of decisions that can
         carry any other action, by the contract's construction (Chain of Summarization's
-        `decisions` per `interval`), or None where only the game decides. A sweep's dry run
-        compares the cells' bounds before anything is played."""
-        ...
+        `decisions` per `interval`), or None (the default) where only the game decides. A
+        sweep's dry run compares the cells' bounds before anything is played."""
+        return None
+
+    def asks_model(self, empty_action: str | None) -> bool:
+        """Whether a game on an environment with this empty action asks the model for any
+        decision (a contract deciding alone sends no reply format: none is compared).
+        Default: yes."""
+        return True
+
+
+HOOK_SETS: Final[Mapping[str, type]] = {
+    "replies": ReplyHooks,
+    "memory": MemoryHooks,
+    "setup": SetupHooks,
+}
+"""The contract's hook sets by the name it answers them under: every member of a set has
+its default in the set's class, so a contract that does not implement one still has it."""
+
+REQUIRED_MEMBERS: Final = (
+    "name",
+    "reset",
+    "propose",
+    "assemble",
+    "reply_schema",
+    "parse",
+    "commit",
+    "postrun",
+    "config_dict",
+)
+"""What every contract implements itself: its name and the loop (`Contract`)."""
+
+
+def hook_names(hook_set: type) -> tuple[str, ...]:
+    """The hooks a hook set's class declares (its public members, the set's own accessor
+    aside)."""
+    accessor = {name for name, kind in HOOK_SETS.items() if kind is hook_set}
+    declared = {*vars(hook_set), *getattr(hook_set, "__annotations__", {})}
+    return tuple(sorted(n for n in declared if not n.startswith("_") and n not in accessor))
+
+
+@runtime_checkable
+class Contract(Protocol):
+    """A memory contract: decides what each prompt holds and what is kept between decisions.
+
+    A contract implements its name and the loop (`REQUIRED_MEMBERS`): `reset` at an
+    episode's start; at each decision `propose` (a decision made without the model, or
+    None), `assemble` (the prompt), `reply_schema`, `parse` (the reply into a `Decision`)
+    and `commit` (what was done); `postrun` after the game; `config_dict` (its settings,
+    recorded with the run). Everything else the runner asks is grouped in named hook sets,
+    each member with its default (`HOOK_SETS`): `replies` (`ReplyHooks`), `memory`
+    (`MemoryHooks`) and `setup` (`SetupHooks`); `bounded.contracts.base.ContractBase`
+    inherits all three, and `as_contract` gives them to a contract that has none."""
+
+    name: str
 
     def reset(self, episode: EpisodeContext) -> None: ...
 
@@ -315,68 +460,25 @@ class Contract(Protocol):
 
     def parse(self, completion: Completion, obs: Observation) -> Decision: ...
 
-    def fallback_policy(self) -> FallbackPolicy:
-        """What a decision whose reply is unusable executes (`fallback_actions`)."""
-        ...
-
-    @property
-    def reply_mode(self) -> ReplyMode:
-        """How replies are asked for and read now (`ReplyMode`): the runner sends the
-        constraint this mode says (`reply_constraint`), `parse` reads by it."""
-        ...
-
-    def reply_modes(self) -> list[ReplyMode]:
-        """The modes the contract may play in, in order of preference (its `reply`, then
-        its `reply_fallback`)."""
-        ...
-
-    def use_reply_mode(self, mode: ReplyMode) -> None:
-        """Play in `mode` (one of `reply_modes()`), chosen before the game starts when the
-        endpoint refuses the preferred one's response format."""
-        ...
-
-    def text_rule_for(self, obs: Observation) -> TextRule | None:
-        """The rule this decision's `text` reply is read by (`TextRule`), told to a model
-        that reads it (`ReplyReader`); None: the contract does not say."""
-        ...
-
-    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
-        """The schema an archived decision (its prompt's `segments`) was answered under,
-        which attribution re-asks under: a contract that asks again within a decision
-        under another schema says which."""
-        ...
-
     def commit(self, obs: Observation, decision: Decision, result: StepResult) -> None: ...
 
     def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None: ...
 
-    @property
-    def postrun_record(self) -> JSON:
-        """What postrun learning did (calls, verdicts, note), archived with the run."""
-        ...
-
     def config_dict(self) -> JSON: ...
 
-    def store_hashes(self) -> dict[str, str]: ...
-
-    def memory_snapshot(self) -> JSON | None:
-        """The contract's memory between two decisions as JSON (saved with each decision,
-        so that `bounded resume` can continue a killed run), or None when it has none to
-        give (the run cannot be resumed)."""
+    @property
+    def replies(self) -> ReplyHooks:
+        """The reply hooks (`ReplyHooks`, defaulted)."""
         ...
 
-    def memory_logs(self) -> tuple[str, ...]:
-        """The keys of `memory_snapshot()` whose values are logs: an archive's checkpoint
-        stores only the items added since the last one, so that saving a checkpoint costs
-        the same at every decision, and `restore_memory` gets each value back as it was.
-        A log is a list that only grows between two `reset`s (a journal), or a window on
-        a log whose oldest items drop out (a bounded history): `{"start": s, "items":
-        [...]}`, the items at positions s, s + 1, ..., s only growing; an item at a
-        position never changes (`bounded.archive.progress`)."""
+    @property
+    def memory(self) -> MemoryHooks:
+        """The memory hooks (`MemoryHooks`, defaulted)."""
         ...
 
-    def restore_memory(self, memory: JSON) -> None:
-        """Put a `memory_snapshot()` back, after `reset` of the same episode."""
+    @property
+    def setup(self) -> SetupHooks:
+        """The setup hooks (`SetupHooks`, defaulted)."""
         ...
 
 

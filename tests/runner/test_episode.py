@@ -261,12 +261,12 @@ def test_tiers_of_one_model_share_its_clock():
 
 def test_a_wrapped_contracts_memory_logs_are_checkpointed_as_its_own(tmp_path):
     wrapped = ContractWrapper(make_contract("state"))
-    assert wrapped.memory_logs() == ("journal",)
+    assert wrapped.memory.memory_logs() == ("journal",)
     seen = []
 
     def stop(record, obs):
         if record.index == 9:
-            seen.append(wrapped.memory_snapshot()["journal"]["items"][:])
+            seen.append(wrapped.memory.memory_snapshot()["journal"]["items"][:])
             raise KeyboardInterrupt
 
     with Archive(tmp_path / "a.sqlite") as archive:

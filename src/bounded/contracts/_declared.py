@@ -51,7 +51,7 @@ def check_undeclared(contract: Contract, undeclared: dict[str, Any], name: str) 
     """Refuse, in one line, an undeclared shared setting that asks for what the contract
     does not do (see the module's docstring)."""
     reply = undeclared.get("reply")
-    plays = getattr(contract, "reply_mode", "constrained")  # a Contract without the base
+    plays = contract.replies.reply_mode
     if reply is not None and reply != plays:
         raise ConfigError(
             f"contract {name!r} takes no reply setting and plays {plays!r}: "

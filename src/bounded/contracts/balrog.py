@@ -123,7 +123,7 @@ class BalrogConfig(ReasoningSettings, FallbackSettings):
     on such a model."""
     sampling_seed: Literal["none", "game"] = "none"
     """What each request sends as its sampling `seed`: `none` (BALROG's clients send none)
-    or `game`, the game's seed (`ContractBase.sends_game_seed`)."""
+    or `game`, the game's seed (`SetupHooks.sends_game_seed`)."""
     balrog_presentation: bool = True
     """Play an environment that offers BALROG's presentation (`BalrogTasks.presentation`)
     at it, unless the game's own options set those options; False: the environment's own
@@ -137,7 +137,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
     memory_settings = (
         "text_rule", "reasoning", "max_text_history", "max_cot_history", "reply_note"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = BalrogConfig.model_validate(settings)

@@ -1,12 +1,13 @@
-"""What every contract shares: `ContractBase` (the optional hooks' defaults),
-`ContractWrapper` (a contract wrapping another) and `StoreLayers` (what a contract reads
-and writes of its store directory)."""
+"""What every contract shares: `ContractBase` (the hook sets' defaults), `ContractWrapper` (a
+contract wrapping another, forwarding what it does not override), `as_contract` (the check
+a contract passes before it plays) and `StoreLayers` (what a contract reads and writes of
+its store directory)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Generic, TypeVar, cast, overload
 
 from bounded.core import (
     JSON,
@@ -17,17 +18,20 @@ from bounded.core import (
     Observation,
     Outcome,
     Prompt,
-    Segment,
     StepResult,
 )
 from bounded.protocols import (
+    HOOK_SETS,
+    REQUIRED_MEMBERS,
     Contract,
     EpisodeContext,
-    FallbackPolicy,
-    Model,
-    ReplyMode,
-    TextRule,
+    MemoryHooks,
+    ReplyHooks,
+    SetupHooks,
+    hook_names,
 )
+
+HookSet = TypeVar("HookSet")
 
 
 @dataclass(frozen=True)
@@ -44,31 +48,12 @@ class StoreLayers:
     without a store."""
 
 
-class ContractBase:
-    """Defaults for a contract's optional hooks; subclass it or implement them yourself."""
+class ContractBase(ReplyHooks, MemoryHooks, SetupHooks):
+    """A contract's base: every hook set with its defaults (`bounded.protocols`), the
+    contract itself answering them, so a subclass overrides a hook as a method of its own
+    and implements the loop (`bounded.protocols.REQUIRED_MEMBERS`)."""
 
     name: str = "contract"
-    paper_temperature: float | None = None
-    paper_max_tokens: int | None = None
-    memory_settings: ClassVar[tuple[str, ...]] = ()
-    """The configuration keys that are the contract's memory under test (what its presets
-    and ablations vary); the parity report compares every other key of two cells'
-    configurations (`bounded.analysis.parity`). Recorded with each run."""
-
-    def asks_model(self, empty_action: str | None) -> bool:
-        """Whether a game on an environment with this empty action asks the model for any
-        decision (a contract deciding alone sends no reply format: none is compared).
-        Default: yes."""
-        return True
-
-    sends_game_seed: bool = True
-    """Whether each model request carries the game's seed as its sampling `seed` (a server
-    that honours it, vLLM does, then samples alike on every run of that game); False: no
-    seed, as BALROG's clients send. Recorded with the run (`model_params["sampling_seed"]`)."""
-
-    def max_reply_tokens(self, model: Model) -> int | None:
-        """Default: no cap of the contract's own."""
-        return None
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers | None:
@@ -77,124 +62,86 @@ class ContractBase:
         `ValidationError` for settings the contract would refuse."""
         return None
 
-    def env_options(self, env_id: str, options: JSON) -> JSON:
-        """Default: the spec's options as they are."""
-        return options
-
-    def action_rate_bound(self) -> float | None:
-        """Default: no bound of the contract's own."""
-        return None
-
     def propose(self, obs: Observation) -> Decision | None:
         """Default: every decision asks the model."""
         return None
 
-    def fallback_policy(self) -> FallbackPolicy:
-        """Default: the game's default action, else the first legal one."""
-        return "game-default"
-
-    @property
-    def reply_mode(self) -> ReplyMode:
-        """Default: constrained decoding under `reply_schema`."""
-        return "constrained"
-
-    def reply_modes(self) -> list[ReplyMode]:
-        """Default: the one mode in force."""
-        return [self.reply_mode]
-
-    def use_reply_mode(self, mode: ReplyMode) -> None:
-        """Default: only the mode in force (a `ConfigError` for any other)."""
-        if mode != self.reply_mode:
-            raise ConfigError(f"contract {self.name!r} cannot reply in {mode!r} mode")
-
-    def text_rule_for(self, obs: Observation) -> TextRule | None:
-        """Default: the contract does not say."""
-        return None
-
-    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
-        """Default: the reply schema (one call per decision)."""
-        return self.reply_schema(obs)
-
     def reply_schema(self, obs: Observation) -> JSON:
-        """Required: every contract gives its own (declared here for the default above)."""
+        """Required: every contract gives its own (declared here for
+        `counterfactual_schema`'s default)."""
         raise NotImplementedError(f"contract {self.name!r} has no reply_schema")
 
     def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         """Default: nothing is learned after the episode."""
         return None
 
-    @property
-    def postrun_record(self) -> JSON:
-        """Default: nothing to archive."""
-        return {}
 
-    def store_hashes(self) -> dict[str, str]:
-        """Default: no stores."""
-        return {}
+class Overlay:
+    """A hook set answered by `own` for the hooks in `names`, by `rest` for every other:
+    a wrapper's overrides over the wrapped contract's set, or a contract's own hooks over
+    the defaults."""
 
-    def memory_snapshot(self) -> JSON | None:
-        """Default: no snapshot, so a killed run of this contract cannot be resumed."""
-        return None
+    def __init__(self, own: object, names: frozenset[str], rest: object) -> None:
+        self._own, self._names, self._rest = own, names, rest
 
-    def memory_logs(self) -> tuple[str, ...]:
-        """Default: the whole snapshot is saved at every checkpoint."""
-        return ()
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return getattr(self._own if attr in self._names else self._rest, attr)
 
-    def restore_memory(self, memory: JSON) -> None:
-        """Default: refused (there is no snapshot to restore)."""
-        raise ConfigError(f"contract {self.name!r} cannot be resumed (no memory_snapshot hook)")
+
+class Forwarded(Generic[HookSet]):
+    """A wrapper's hook set: the wrapped contract's, but for the hooks a subclass of the
+    wrapper defines itself (no hook is named, so a new hook passes through)."""
+
+    def __init__(self, kind: type[HookSet]) -> None:
+        self.kind = kind
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, wrapper: None, owner: type) -> Forwarded[HookSet]: ...
+
+    @overload
+    def __get__(self, wrapper: ContractWrapper, owner: type) -> HookSet: ...
+
+    def __get__(self, wrapper: ContractWrapper | None, owner: type) -> Any:
+        if wrapper is None:
+            return self
+        inner = getattr(wrapper.inner, self.name)
+        own = frozenset(hook for hook in hook_names(self.kind) if overrides(type(wrapper), hook))
+        return Overlay(wrapper, own, inner) if own else inner
+
+
+def overrides(cls: type, attr: str) -> bool:
+    """Whether a subclass of `ContractWrapper` defines `attr` itself."""
+    return any(attr in vars(c) for c in cls.__mro__ if c is not ContractWrapper and c is not object)
 
 
 class ContractWrapper:
-    """Wraps a contract and forwards every hook to it; override what should differ.
+    """Wraps a contract and forwards to it what it does not override, as Gymnasium's
+    `Wrapper` does: the loop, each hook set (a hook the subclass defines replaces the
+    wrapped one) and any other attribute (a contract's own config, its stores)."""
 
-    Attributes the wrapper does not define (a contract's own config, its stores) are read
-    from the wrapped contract too, as Gymnasium's `Wrapper` does."""
+    replies = Forwarded(ReplyHooks)
+    memory = Forwarded(MemoryHooks)
+    setup = Forwarded(SetupHooks)
 
     def __init__(self, inner: Contract) -> None:
         self.inner = inner
         self.name = inner.name
-        self.paper_temperature = inner.paper_temperature
-        self.paper_max_tokens = inner.paper_max_tokens
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "inner":  # not yet set (copy, unpickling): never recurse
             raise AttributeError(attr)
         return getattr(self.inner, attr)
 
-    def env_options(self, env_id: str, options: JSON) -> JSON:
-        return self.inner.env_options(env_id, options)
-
-    def action_rate_bound(self) -> float | None:
-        return self.inner.action_rate_bound()
-
-    def max_reply_tokens(self, model: Model) -> int | None:
-        return self.inner.max_reply_tokens(model)
-
     def reset(self, episode: EpisodeContext) -> None:
         self.inner.reset(episode)
 
     def propose(self, obs: Observation) -> Decision | None:
         return self.inner.propose(obs)
-
-    def fallback_policy(self) -> FallbackPolicy:
-        return self.inner.fallback_policy()
-
-    @property
-    def reply_mode(self) -> ReplyMode:
-        return self.inner.reply_mode
-
-    def reply_modes(self) -> list[ReplyMode]:
-        return self.inner.reply_modes()
-
-    def use_reply_mode(self, mode: ReplyMode) -> None:
-        self.inner.use_reply_mode(mode)
-
-    def text_rule_for(self, obs: Observation) -> TextRule | None:
-        return self.inner.text_rule_for(obs)
-
-    def counterfactual_schema(self, obs: Observation, segments: Sequence[Segment]) -> JSON:
-        return self.inner.counterfactual_schema(obs, segments)
 
     def assemble(self, obs: Observation) -> Prompt:
         return self.inner.assemble(obs)
@@ -211,21 +158,48 @@ class ContractWrapper:
     def postrun(self, trajectory: Sequence[DecisionRecord], outcome: Outcome) -> None:
         self.inner.postrun(trajectory, outcome)
 
-    @property
-    def postrun_record(self) -> JSON:
-        return self.inner.postrun_record
-
     def config_dict(self) -> JSON:
         return self.inner.config_dict()
 
-    def store_hashes(self) -> dict[str, str]:
-        return self.inner.store_hashes()
 
-    def memory_snapshot(self) -> JSON | None:
-        return self.inner.memory_snapshot()
+class _Defaulted(ContractWrapper, ReplyHooks, MemoryHooks, SetupHooks):
+    """A contract that declares no hook sets, given them: each hook its own method of that
+    name where it has one (a contract written before the hook sets), else the default."""
 
-    def memory_logs(self) -> tuple[str, ...]:
-        return self.inner.memory_logs()
+    def __init__(self, inner: Contract) -> None:
+        super().__init__(inner)
+        self.sets = {
+            name: Overlay(inner, frozenset(h for h in hook_names(kind) if hasattr(inner, h)), self)
+            for name, kind in HOOK_SETS.items()
+        }
 
-    def restore_memory(self, memory: JSON) -> None:
-        self.inner.restore_memory(memory)
+    @property
+    def replies(self) -> ReplyHooks:  # type: ignore[override]
+        return cast(ReplyHooks, self.sets["replies"])
+
+    @property
+    def memory(self) -> MemoryHooks:  # type: ignore[override]
+        return cast(MemoryHooks, self.sets["memory"])
+
+    @property
+    def setup(self) -> SetupHooks:  # type: ignore[override]
+        return cast(SetupHooks, self.sets["setup"])
+
+
+def as_contract(contract: Any) -> Contract:
+    """The contract, checked before it plays: a `ConfigError` naming every required member
+    it lacks (`bounded.protocols.REQUIRED_MEMBERS`), rather than an `AttributeError` deep
+    in the runner; one without hook sets gets their defaults (`_Defaulted`)."""
+    name = getattr(contract, "name", type(contract).__name__)
+    missing = [member for member in REQUIRED_MEMBERS if not hasattr(contract, member)]
+    if missing:
+        raise ConfigError(
+            f"contract {name!r} lacks {', '.join(missing)}: a contract implements "
+            f"{', '.join(REQUIRED_MEMBERS)} (subclass bounded.ContractBase for the rest)"
+        )
+    if all(hasattr(contract, hook_set) for hook_set in HOOK_SETS):
+        return cast(Contract, contract)
+    return _Defaulted(contract)
+
+
+__all__ = ["ContractBase", "ContractWrapper", "StoreLayers", "as_contract"]

@@ -23,7 +23,7 @@ class ExpertContract(ContractBase):
 
     name = "expert"
     memory_settings = ("strategy",)
-    """What the expert plays is what is compared (`ContractBase.memory_settings`)."""
+    """What the expert plays is what is compared (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, expert: Expert, *, strategy: str = "", record: bool = False) -> None:
         self.expert = expert
@@ -75,7 +75,7 @@ class PlayerContract(ExpertContract):
 
     name = "player"
     memory_settings = ("slip",)
-    """The player's skill is what is compared (`ContractBase.memory_settings`)."""
+    """The player's skill is what is compared (`MemoryHooks.memory_settings`)."""
 
     def __init__(
         self, *, expert: str | None = None, slip: float = 0.0, reads_env: bool | None = None

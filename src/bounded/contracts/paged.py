@@ -141,7 +141,7 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         "core", "search", "core_chars", "queue_tokens", "flush_to", "search_k", "result_chars",
         "op_chars", "max_ops"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = PagedConfig.model_validate(settings)

@@ -116,7 +116,7 @@ class RagContract(ConfiguredContract[RagConfig]):
     memory_settings = (
         "top_k", "retrieved_tokens", "chunk_chars", "similarity", "hybrid_weight", "cross_game"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = RagConfig.model_validate(settings)

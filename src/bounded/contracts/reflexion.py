@@ -123,7 +123,7 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     memory_settings = (
         "mode", "reflections", "window", "reflection_chars", "trail", "trail_chars"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers:

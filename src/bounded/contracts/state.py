@@ -227,7 +227,7 @@ class StateContract(ConfiguredContract[StateConfig]):
     memory_settings = (
         "state_schema", "initial_state", "max_state_chars", "max_patch_depth", "state_shape"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
     journal_kept: int | None = JOURNAL_KEPT
 
     def __init__(self, **settings: object) -> None:

@@ -155,7 +155,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     memory_settings = (
         "interval", "decisions", "executed_limit", "failed_limit", "summary_chars"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
     text_rule = "action-tags"
 
     def __init__(self, **settings: object) -> None:

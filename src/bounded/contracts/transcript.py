@@ -39,7 +39,7 @@ class TranscriptConfig(ReasoningSettings, FallbackSettings):
     model_config = ConfigDict(extra="forbid")
 
     text_rule: TextRule = "json-block"
-    """How a `text` reply is read (`bounded.contracts.replies`): `json-block` (reasoning,
+    """How a `text` reply is read (`bounded.contracts.replies.rules`): `json-block` (reasoning,
     then the reply object), or one of BALROG's agents' rules (`balrog-naive`, ...; the
     `balrog-*` presets play them in the `balrog` contract, with BALROG's own history)."""
     max_prompt_tokens: int | None = Field(default=None, ge=64)
@@ -96,7 +96,7 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     memory_settings = (
         "max_prompt_tokens", "max_turns", "reasoning_turns"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = TranscriptConfig.model_validate(settings)

@@ -19,6 +19,7 @@ from typing import Any
 from bounded.archive.sink import GameSink
 from bounded.archive.sqlite import Archive
 from bounded.contracts import make_contract
+from bounded.contracts.base import as_contract
 from bounded.contracts.expert import ExpertContract
 from bounded.core import DecisionRecord, Observation, RunRecord
 from bounded.envs import make_resolved, resolve_env_id
@@ -66,13 +67,13 @@ def contract_spec(spec: GameSpec, contract: Contract, env_id: str | None = None)
     that sets none. `env_id`: the spec's environment's id, resolved already."""
     update: dict[str, Any] = {}
     env_id = env_id or resolve_env_id(spec.env)
-    options = contract.env_options(env_id, dict(spec.env_options))
+    options = contract.setup.env_options(env_id, dict(spec.env_options))
     if options != spec.env_options:
         update["env_options"] = options
-    temperature = contract.paper_temperature
+    temperature = contract.setup.paper_temperature
     if temperature is not None and spec.temperature is None:
         update["temperature"] = float(temperature)
-    max_tokens = contract.paper_max_tokens
+    max_tokens = contract.setup.paper_max_tokens
     if max_tokens is not None and "max_tokens" not in spec.model_fields_set:
         update["max_tokens"] = int(max_tokens)
     return spec.model_copy(update=update) if update else spec
@@ -132,7 +133,7 @@ def build_game(
 ) -> Game:
     """Build everything the spec names; a `model`, `contract` or tier `models` given are used
     as they are."""
-    memory = contract if contract is not None else build_contract(spec)
+    memory = as_contract(contract) if contract is not None else build_contract(spec)
     env_id = resolve_env_id(spec.env)
     spec = contract_spec(spec, memory, env_id)
     _, env = build_env(spec, env_id)
@@ -145,7 +146,7 @@ def reply_limit(spec: GameSpec, contract: Contract, model: Model) -> int:
     """The reply token limit of each call: the spec's, unless the contract caps it for this
     model (`max_reply_tokens`: BALROG's 8,192 on a model whose context window holds less
     beside the prompt). The spec keeps the limit asked for, the game's identity."""
-    limit = contract.max_reply_tokens(model)
+    limit = contract.replies.max_reply_tokens(model)
     return min(spec.max_tokens, int(limit)) if limit is not None else spec.max_tokens
 
 

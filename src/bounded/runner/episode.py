@@ -46,6 +46,7 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.base import as_contract
 from bounded.contracts.expert import EnvReader
 from bounded.contracts.replies.policy import (
     fallback_actions,
@@ -123,6 +124,7 @@ class EpisodeRunner:
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
         keep_decisions: int | Literal["auto"] | None = "auto",
     ) -> None:
+        contract = as_contract(contract)  # a clear error for a contract missing a member
         self.env, self.contract = env, contract
         self._default = env.default_action()
         meters = {id(model): ClockedModel(model)}  # one meter and one clock per model object
@@ -137,8 +139,8 @@ class EpisodeRunner:
         self.sink = sink_for(archive)
         """Where the run's rows go as it is played (None: nowhere)."""
         self.seed = seed
-        self.sampling_seed = seed if contract.sends_game_seed else None
-        """The `seed` each model request carries (`ContractBase.sends_game_seed`)."""
+        self.sampling_seed = seed if contract.setup.sends_game_seed else None
+        """The `seed` each model request carries (`SetupHooks.sends_game_seed`)."""
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         reader = self._archived if isinstance(self.sink, ArchiveSink) else None
@@ -158,7 +160,7 @@ class EpisodeRunner:
             temperature=temperature, sampling_seed=self.sampling_seed, spec=spec, tag=tag,
             experiment=experiment, cell=cell,
         )  # fmt: skip
-        mode = contract.reply_mode
+        mode = contract.replies.reply_mode
         self.replies = ReplyLedger(asked=mode, mode=mode)
         """The run's reply mode and how its replies came back (`model_params["reply"]`)."""
         self.run.model_params["reply"] = self.replies.record()
@@ -209,7 +211,7 @@ class EpisodeRunner:
             self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
                 self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally, cut)
-            self.run.store_hashes = self.contract.store_hashes()
+            self.run.store_hashes = self.contract.memory.store_hashes()
             self._save_end()
         return self.run
 
@@ -217,7 +219,7 @@ class EpisodeRunner:
         """Count the postrun's calls and keep, beside its record, what each cost (so the
         run's totals can be recomputed from the archive)."""
         count_calls(self.run, calls)
-        self.run.postrun = self.contract.postrun_record
+        self.run.postrun = self.contract.memory.postrun_record
         if calls:
             self.run.postrun = {**self.run.postrun, "metered": metered(calls)}
 
@@ -242,8 +244,8 @@ class EpisodeRunner:
                     f"contract {self.contract.name!r} saved no memory snapshot (it has no "
                     "memory_snapshot hook)"
                 )
-            self.contract.restore_memory(point.memory)
-            check_stores(point, self.contract.store_hashes())
+            self.contract.memory.restore_memory(point.memory)
+            check_stores(point, self.contract.memory.store_hashes())
         self._restore_counters(point.runner)
         return obs, done
 
@@ -263,10 +265,10 @@ class EpisodeRunner:
             run_id=self.run.run_id,
             owner=self._owner,
             decisions=self.run.decisions,
-            memory=self.contract.memory_snapshot(),
+            memory=self.contract.memory.memory_snapshot(),
             runner=self._counters(),
-            store_hashes=self.contract.store_hashes(),
-            logs=self.contract.memory_logs(),
+            store_hashes=self.contract.memory.store_hashes(),
+            logs=self.contract.memory.memory_logs(),
         )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
@@ -274,7 +276,7 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            policy = self.contract.fallback_policy()
+            policy = self.contract.replies.fallback_policy()
             actions, fallback = fallback_actions(obs, policy, self._default), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
@@ -303,7 +305,7 @@ class EpisodeRunner:
         while True:
             prompt = self.contract.assemble(obs)
             constraint = reply_constraint(
-                self.contract.reply_mode, lambda: self.contract.reply_schema(obs)
+                self.contract.replies.reply_mode, lambda: self.contract.reply_schema(obs)
             )
             try:
                 completion = self._ask(obs, prompt, constraint)
@@ -343,14 +345,14 @@ class EpisodeRunner:
         """The endpoint refused the reply mode's response format. Before any reply was read,
         the run moves to the contract's next allowed mode (its identity follows: the mode is
         in the contract's configuration), or stops; after, the refusal is a model error."""
-        allowed = self.contract.reply_modes()
+        allowed = self.contract.replies.reply_modes()
         if self.replies.replies or self.trajectory:
             raise ModelUnavailableError(f"the endpoint stopped taking its format: {exc}") from exc
-        later = allowed[allowed.index(self.contract.reply_mode) + 1 :]
+        later = allowed[allowed.index(self.contract.replies.reply_mode) + 1 :]
         self.replies.refuse(str(exc), later[0] if later else None)
         if not later:
             raise no_mode_left(self.replies.refused, allowed) from exc
-        self.contract.use_reply_mode(later[0])
+        self.contract.replies.use_reply_mode(later[0])
         configure(self.run, self.contract, self.spec)
         self.run.model_params["reply"] = self.replies.record()
         LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])

@@ -40,8 +40,8 @@ def contract_settings(contract: Contract) -> JSON:
     """What the parity report reads of the contract beside its configuration: its fallback
     policy and the configuration keys that are its memory under test."""
     return {
-        "fallback": contract.fallback_policy(),
-        "memory_settings": list(contract.memory_settings),
+        "fallback": contract.replies.fallback_policy(),
+        "memory_settings": list(contract.memory.memory_settings),
     }
 
 

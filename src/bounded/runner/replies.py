@@ -125,10 +125,10 @@ def reply_hints(
     """What a model that reads them (`reads_reply_schema`) is told of a decision's reply
     in the `json` and `text` modes: its schema (`schema()`, default the contract's reply
     schema) and its text rule; {} for any other model, and in `constrained` mode."""
-    if contract.reply_mode == "constrained" or not reads_reply_schema(model):
+    if contract.replies.reply_mode == "constrained" or not reads_reply_schema(model):
         return {}
     reply_schema = schema() if schema is not None else contract.reply_schema(obs)
-    return {"reply_schema": reply_schema, "text_rule": contract.text_rule_for(obs)}
+    return {"reply_schema": reply_schema, "text_rule": contract.replies.text_rule_for(obs)}
 
 
 def no_mode_left(refused: list[str], allowed: list[ReplyMode]) -> ReplyFormatError:

@@ -127,7 +127,7 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
         if contract is not None:
             played.update(played_contract(contract, empty))
         cells.setdefault(spec.run_tag, []).append(played)
-        bound = contract.action_rate_bound() if contract is not None else None
+        bound = contract.setup.action_rate_bound() if contract is not None else None
         if bound is not None and empty:
             where = (spec.run_tag, spec.env)
             bounds[where] = min(bound, bounds.get(where, 1.0))
@@ -140,13 +140,12 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
 
 def played_contract(contract: Contract, empty_action: str | None) -> JSON:
     """What a planned game's contract settles beside its spec, as its run will record it."""
-    asks = getattr(contract, "asks_model", None)
     return {
         "contract_config": contract.config_dict(),
-        "fallback": contract.fallback_policy(),
-        "memory_settings": list(getattr(contract, "memory_settings", ())),
-        "sends_game_seed": getattr(contract, "sends_game_seed", True),
-        "asks_model": asks(empty_action) if asks is not None else True,
+        "fallback": contract.replies.fallback_policy(),
+        "memory_settings": list(contract.memory.memory_settings),
+        "sends_game_seed": contract.setup.sends_game_seed,
+        "asks_model": contract.setup.asks_model(empty_action),
     }
 
 
@@ -234,7 +233,7 @@ def survey(
         unbuilt, found.unbuilt = model_problems(checked)
         found.problems += unbuilt
     found.reply_modes = {
-        spec.cell: contract.reply_modes()
+        spec.cell: contract.replies.reply_modes()
         for spec in checked
         if (contract := settings.contracts.get(config_key(spec))) is not None
     }

@@ -136,7 +136,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         "queue_limit", "gating_start", "extract", "replay", "fusion", "fusion_ablation",
         "exploration_prompt", "diff_keys"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = EpisodicConfig.model_validate(settings)

@@ -49,7 +49,7 @@ class TypedContract(ConfiguredContract[TypedConfig]):
     memory_settings = (
         "prompt", "order", "l2", "l3", "l4", "l5", "combat", "skill_seed", "postrun"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers:
