@@ -1,10 +1,11 @@
 """Named queries over an archive, for the code outside `bounded.archive`: every SQL
 statement of the project stands in this package, so that a change of the storage format
-changes these functions and not their callers (`tests/test_layers.py` keeps it so).
+changes these functions and not their callers (`tests/archive/test_queries.py` fails on
+an SQL statement anywhere else in `src`).
 
-The readers that may cover a whole archive (`decision_tallies`, `snapshots_of_kind`) hand
-rows over a page at a time (`ROWS_PER_PAGE`, `fetchmany`): a caller that folds them holds
-one page, not the archive.
+The readers that may cover a whole archive (`decision_counts`, `infos_naming`,
+`snapshots_of_kind`, `progress_runs`) hand rows over a page at a time (`ROWS_PER_PAGE`,
+`fetchmany`): a caller that folds them holds one page, not the archive.
 """
 
 from __future__ import annotations
