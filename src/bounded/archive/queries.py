@@ -75,32 +75,48 @@ def _experiment_clause(experiment: str | None) -> tuple[str, tuple[Any, ...]]:
 
 def run_overview(archive: Archive, experiment: str | None = None) -> RunOverview:
     """The runs' count, completed count and code revisions (of `experiment`'s runs, or of
-    every run), by aggregate queries: no run row is read into memory."""
+    every run), by one aggregate query: no run row is read into memory."""
     where, params = _experiment_clause(experiment)
-    counts = archive._query(
-        f"SELECT COUNT(*), COALESCE(SUM(status = 'completed'), 0) FROM runs WHERE {where}", params
-    )[0]
-    revisions = archive._query(
-        f"SELECT CASE WHEN code_revision = '' THEN 'unrecorded' ELSE code_revision END AS rev "
-        f"FROM runs WHERE {where} GROUP BY rev ORDER BY MIN(started_at), MIN(run_id)",
+    rows = archive._query(
+        "SELECT CASE WHEN code_revision = '' THEN 'unrecorded' ELSE code_revision END AS rev, "
+        "COUNT(*) AS runs, COALESCE(SUM(status = 'completed'), 0) AS completed, "
+        f"MIN(started_at) AS first, MIN(run_id) AS first_id FROM runs WHERE {where} GROUP BY rev",
         params,
     )
-    return RunOverview(int(counts[0]), int(counts[1]), [str(row["rev"]) for row in revisions])
+    ordered = sorted(rows, key=lambda row: (row["first"], row["first_id"]))
+    return RunOverview(
+        sum(int(row["runs"]) for row in rows),
+        sum(int(row["completed"]) for row in rows),
+        [str(row["rev"]) for row in ordered],
+    )
 
 
 def runs_with_decisions_page(
     archive: Archive, experiment: str | None = None, *, offset: int = 0, limit: int = 500
 ) -> list[RunRecord]:
     """The runs with stored decisions (of `experiment`, or every run) in the order
-    `Archive.runs` gives, `limit` of them from `offset`: one page, read by index."""
+    `Archive.runs` gives, `limit` of them from `offset`: one page. The runs' ids are read in
+    order and each is looked up in the decisions' index only until the page is full."""
     where, params = _experiment_clause(experiment)
-    rows = archive._query(
-        f"SELECT * FROM runs WHERE {where} AND EXISTS "
-        "(SELECT 1 FROM decisions WHERE decisions.run_id = runs.run_id) "
-        "ORDER BY started_at, run_id LIMIT ? OFFSET ?",
-        (*params, limit, offset),
+    ids = _stream(
+        archive, f"SELECT run_id FROM runs WHERE {where} ORDER BY started_at, run_id", params
     )
-    return [archive._stored_run(row) for row in rows]
+    page: list[str] = []
+    seen = 0
+    for row in ids:
+        if len(page) == limit:
+            break
+        if not archive._query("SELECT 1 FROM decisions WHERE run_id = ? LIMIT 1", (row[0],)):
+            continue
+        if seen >= offset:
+            page.append(str(row[0]))
+        seen += 1
+    if not page:
+        return []
+    marks = ", ".join("?" for _ in page)
+    rows = archive._query(f"SELECT * FROM runs WHERE run_id IN ({marks})", tuple(page))
+    by_id = {str(row["run_id"]): row for row in rows}
+    return [archive._stored_run(by_id[run_id]) for run_id in page]
 
 
 def decisions_end(archive: Archive, run_id: str) -> int:
