@@ -11,6 +11,11 @@ PATH` reuses one already filled (it is kept; a filled one is deleted). Each read
 with this checkout's code, and with `--before SRC`'s (an older bounded's `src`) beside it
 on the same archive, the two alternating.
 
+`--grow K` then copies the archive's runs and decisions K - 1 times under new run ids
+(K times the games and decisions; the copies' prompts are not readable, their rows are)
+and times `bounded view`'s first page on it with each code: what the first page costs on
+an archive of a million decisions without playing them.
+
     .venv/bin/python bench/report_scale.py [--games 10000] [--game-decisions 10]
         [--archive runs/big.sqlite] [--before /tmp/before/src]
         [--out bench/results/report_scale.json]
@@ -71,29 +76,60 @@ def readers(path: Path, src: Path, out: Path) -> dict[str, Any]:
     if report.exists():
         measured["report"]["html_mb"] = report.stat().st_size / 2**20
         report.unlink()
+    measured["view first page"] = first_page(path, src)
+    print(f"  {src}: view first page: {measured['view first page']}", flush=True)
+    return measured
+
+
+def grown(path: Path, copies: int, folder: Path) -> Path:
+    """A copy of the archive at `path` holding its runs and decisions `copies` times."""
+    import shutil
+    import sqlite3
+
+    target = folder / "grown.sqlite"
+    shutil.copyfile(path, target)
+    db = sqlite3.connect(target)
+    try:
+        tables = {"runs": [], "decisions": []}
+        for table, columns in tables.items():
+            columns += [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+        with db:
+            for copy in range(1, copies):
+                for table, columns in tables.items():
+                    picked = [f"'{copy}~' || run_id" if c == "run_id" else c for c in columns]
+                    db.execute(
+                        f"INSERT INTO {table} ({', '.join(columns)}) "
+                        f"SELECT {', '.join(picked)} FROM {table} WHERE run_id NOT LIKE '%~%'"
+                    )
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+    return target
+
+
+def first_page(path: Path, src: Path) -> dict[str, Any]:
+    """`bounded view`'s first page (`view_first_page`) with the code in `src`."""
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(src)  # `view_first_page` starts `bounded view` as we are
     try:
-        measured["view first page"] = view_first_page(path)
+        return view_first_page(path)
     finally:
         if old is None:
             os.environ.pop("PYTHONPATH")
         else:
             os.environ["PYTHONPATH"] = old
-    print(f"  {src}: view first page: {measured['view first page']}", flush=True)
-    return measured
 
 
 def archive_facts(path: Path) -> dict[str, Any]:
-    from bounded.archive import Archive
+    import sqlite3
 
-    with Archive(path, read_only=True) as archive:
-        runs = archive.runs()
-    return {
-        "games": len(runs),
-        "decisions": sum(run.decisions for run in runs),
-        "archive_mb": path.stat().st_size / 2**20,
-    }
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        games = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        decisions = db.execute("SELECT COUNT(*) FROM decisions").fetchone()[0]
+    finally:
+        db.close()
+    return {"games": games, "decisions": decisions, "archive_mb": path.stat().st_size / 2**20}
 
 
 def main() -> None:
@@ -103,6 +139,7 @@ def main() -> None:
     parser.add_argument("--contracts", default="state,balrog-naive")
     parser.add_argument("--archive", type=Path, help="an archive already filled (kept)")
     parser.add_argument("--before", type=Path, help="an older bounded's src, run beside")
+    parser.add_argument("--grow", type=int, default=0, help="also time view on K copies")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     from bounded.analysis.provenance import provenance, write_result
@@ -130,6 +167,12 @@ def main() -> None:
             result["readers"][label] = readers(path, src, out)
         if args.before:
             result["before_src"] = str(args.before)
+        if args.grow > 1:
+            big = grown(path, args.grow, folder)
+            result["grown"] = {"copies": args.grow, **archive_facts(big), "view first page": {}}
+            for label, src in sources.items():
+                result["grown"]["view first page"][label] = first_page(big, src)
+                print(f"  grown, {label}: {result['grown']['view first page'][label]}", flush=True)
     write_result(args.out, result, started_at)
     print(f"wrote {args.out}")
 

@@ -81,7 +81,7 @@ TINY: dict[str, Arguments] = {
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],
     "report_scale": lambda d, _: [
-        "--games", "4", "--game-decisions", "3", "--out", f"{d}/out.json",
+        "--games", "4", "--game-decisions", "3", "--grow", "2", "--out", f"{d}/out.json",
     ],
     "archive_scale": lambda d, _: [
         "--sizes", "30", "--game-decisions", "10", "--long", "20", "--before", str(ROOT / "src"),
