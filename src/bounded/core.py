@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Stamped on every archived record; bump when a stored shape changes."""
 
 JSON = dict[str, Any]

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bounded.archive.sqlite import SHORT_NAMES, Archive
+from bounded.archive.sqlite import Archive
 from bounded.core import RunRecord
 
 ROWS_PER_PAGE = 512
@@ -99,17 +99,17 @@ def runs_with_decisions_page(
     order and each is looked up in the decisions' index only until the page is full."""
     where, params = _experiment_clause(experiment)
     ids = _stream(
-        archive, f"SELECT run_id FROM runs WHERE {where} ORDER BY started_at, run_id", params
+        archive, f"SELECT id, run_id FROM runs WHERE {where} ORDER BY started_at, run_id", params
     )
     page: list[str] = []
     seen = 0
     for row in ids:
         if len(page) == limit:
             break
-        if not archive._query("SELECT 1 FROM decisions WHERE run_id = ? LIMIT 1", (row[0],)):
+        if not archive._query("SELECT 1 FROM decisions WHERE run = ? LIMIT 1", (row["id"],)):
             continue
         if seen >= offset:
-            page.append(str(row[0]))
+            page.append(str(row["run_id"]))
         seen += 1
     if not page:
         return []
@@ -121,7 +121,10 @@ def runs_with_decisions_page(
 
 def decisions_end(archive: Archive, run_id: str) -> int:
     """One past the run's last stored decision index (0: none), by its index."""
-    rows = archive._query("SELECT MAX(idx) FROM decisions WHERE run_id = ?", (run_id,))
+    rows = archive._query(
+        "SELECT MAX(d.idx) FROM decisions d JOIN runs r ON r.id = d.run WHERE r.run_id = ?",
+        (run_id,),
+    )
     last = rows[0][0]
     return 0 if last is None else int(last) + 1
 
@@ -146,7 +149,6 @@ def progress_runs(archive: Archive) -> Iterator[RunRecord]:
             continue
         data = dict(row)
         data["usage"] = json.loads(data["usage"])
-        data["env_id"] = SHORT_NAMES.get(data["env_id"], data["env_id"])
         yield RunRecord.model_validate(data)
 
 
@@ -178,8 +180,9 @@ def decision_counts(archive: Archive) -> Iterator[DecisionCounts]:
     """Per run with stored decisions, its counts (one aggregate query, streamed)."""
     rows = _stream(
         archive,
-        "SELECT run_id, COUNT(*) AS decisions, SUM(fallback) AS fallbacks, "
-        "SUM(parse_error IS NOT NULL) AS parse_errors FROM decisions GROUP BY run_id",
+        "SELECT r.run_id, COUNT(*) AS decisions, SUM(d.fallback) AS fallbacks, "
+        "SUM(d.parse_error IS NOT NULL) AS parse_errors "
+        "FROM decisions d JOIN runs r ON r.id = d.run GROUP BY d.run",
     )
     for row in rows:
         yield DecisionCounts(
@@ -192,7 +195,11 @@ def decision_counts(archive: Archive) -> Iterator[DecisionCounts]:
 
 def infos_naming(archive: Archive, key: str) -> Iterator[tuple[str, Any]]:
     """(run id, info) of the decisions whose `info` holds the key `key`, streamed."""
-    rows = _stream(archive, "SELECT run_id, info FROM decisions WHERE info LIKE ?", (f'%"{key}"%',))
+    rows = _stream(
+        archive,
+        "SELECT r.run_id, d.info FROM decisions d JOIN runs r ON r.id = d.run WHERE d.info LIKE ?",
+        (f'%"{key}"%',),
+    )
     for row in rows:
         yield str(row["run_id"]), json.loads(row["info"])
 
