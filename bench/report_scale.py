@@ -9,7 +9,7 @@ the scripted model under each contract of `--contracts` in turn and written thro
 archive's sink exactly as a sweep writes (`bench/archive_scale.py`'s `fill`); `--archive
 PATH` reuses one already filled (it is kept; a filled one is deleted). Each reader runs
 with this checkout's code, and with `--before SRC`'s (an older bounded's `src`) beside it
-on the same archive, the two alternating.
+on the same archive (a copy each: the code after converts an older format as it opens).
 
 `--grow K` then copies the archive's runs and decisions K - 1 times under new run ids
 (K times the games and decisions; the copies' prompts are not readable, their rows are)
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,7 +84,6 @@ def readers(path: Path, src: Path, out: Path) -> dict[str, Any]:
 
 def grown(path: Path, copies: int, folder: Path) -> Path:
     """A copy of the archive at `path` holding its runs and decisions `copies` times."""
-    import shutil
     import sqlite3
 
     target = folder / "grown.sqlite"
@@ -161,10 +161,14 @@ def main() -> None:
             "readers": {},
         }
         sources = {"after": SOURCE} | ({"before": args.before} if args.before else {})
+        copies = {label: path for label in sources}
+        if args.before:  # its own copy: the code after converts an older format as it opens
+            copies["before"] = folder / "before.sqlite"
+            shutil.copyfile(path, copies["before"])
         for label, src in sources.items():
             out = folder / label
             out.mkdir()
-            result["readers"][label] = readers(path, src, out)
+            result["readers"][label] = readers(copies[label], src, out)
         if args.before:
             result["before_src"] = str(args.before)
         if args.grow > 1:
