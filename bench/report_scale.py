@@ -12,7 +12,8 @@ with this checkout's code, and with `--before SRC`'s (an older bounded's `src`) 
 on the same archive (a copy each: the code after converts an older format as it opens).
 
 `--grow K` then copies the archive's runs and decisions K - 1 times under new run ids
-(K times the games and decisions; the copies' prompts are not readable, their rows are)
+(K times the games and decisions, format 3's integer keys renumbered; the copies' prompts
+are not readable, their rows are)
 and times `bounded view`'s first page on it with this checkout's code: what the first page
 costs on an archive of a million decisions without playing them.
 
@@ -90,17 +91,25 @@ def grown(path: Path, copies: int, folder: Path) -> Path:
     shutil.copyfile(path, target)
     db = sqlite3.connect(target)
     try:
-        tables = {"runs": [], "decisions": []}
-        for table, columns in tables.items():
-            columns += [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+        runs = [r[1] for r in db.execute("PRAGMA table_info(runs)") if r[1] != "id"]
+        decisions = [r[1] for r in db.execute("PRAGMA table_info(decisions)") if r[1] != "id"]
         with db:
             for copy in range(1, copies):
-                for table, columns in tables.items():
-                    picked = [f"'{copy}~' || run_id" if c == "run_id" else c for c in columns]
-                    db.execute(
-                        f"INSERT INTO {table} ({', '.join(columns)}) "
-                        f"SELECT {', '.join(picked)} FROM {table} WHERE run_id NOT LIKE '%~%'"
-                    )
+                picked = [f"'{copy}~' || run_id" if c == "run_id" else c for c in runs]
+                db.execute(
+                    f"INSERT INTO runs ({', '.join(runs)}) "
+                    f"SELECT {', '.join(picked)} FROM runs WHERE run_id NOT LIKE '%~%'"
+                )
+                new_run = (
+                    f"(SELECT n.id FROM runs n WHERE n.run_id = '{copy}~' || "
+                    "(SELECT o.run_id FROM runs o WHERE o.id = decisions.run))"
+                )
+                picked = [new_run if c == "run" else c for c in decisions]
+                db.execute(
+                    f"INSERT INTO decisions ({', '.join(decisions)}) "
+                    f"SELECT {', '.join(picked)} FROM decisions WHERE run IN "
+                    "(SELECT id FROM runs WHERE run_id NOT LIKE '%~%')"
+                )
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         db.close()
