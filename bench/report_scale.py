@@ -174,6 +174,9 @@ def main() -> None:
         if args.before:  # its own copy: the code after converts an older format as it opens
             copies["before"] = folder / "before.sqlite"
             shutil.copyfile(path, copies["before"])
+        from bounded.archive import Archive
+
+        Archive(path).close()  # an older format converted here, not in the first reader's time
         for label, src in sources.items():
             out = folder / label
             out.mkdir()
