@@ -80,6 +80,9 @@ TINY: dict[str, Arguments] = {
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],
+    "report_scale": lambda d, _: [
+        "--games", "4", "--game-decisions", "3", "--grow", "2", "--out", f"{d}/out.json",
+    ],
     "archive_scale": lambda d, _: [
         "--sizes", "90", "--game-decisions", "10", "--fill", "replay", "--long", "20",
         "--before", str(ROOT / "src"), "--reader-timeout", "300",
