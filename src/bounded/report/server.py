@@ -2,8 +2,8 @@
 so that an archive too large for one HTML file can still be browsed. The first page is the
 frame alone, read by index (the runs' counts and the first runs with decisions): the
 analysis sections come from `/TOKEN/api/sections`, further runs from
-`/TOKEN/api/runs?after=RUN_ID` (keyset paging by the index
-`runs_in_order`; `?offset=N` is also answered), so the page answers at once whatever the archive's size.
+`/TOKEN/api/runs?after=RUN_ID` (keyset paging by the index `runs_in_order`; `?offset=N`
+is also answered), so the page answers at once whatever the archive's size.
 The page's sweep progress (per cell: games completed of those planned, failures, games in
 flight, tokens, cost) polls `/TOKEN/api/progress` from the moment the page opens, reading
 the archive anew each time, so the view of an archive a sweep is writing follows it
