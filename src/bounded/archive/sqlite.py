@@ -51,7 +51,14 @@ from bounded.archive.opening import (
 from bounded.archive.prompts import PROMPT_SCHEMA, PromptWriter, read_prompts, stored_layers
 from bounded.archive.schema import _RUN_JSON_FIELDS, COUNTERFACTUAL_SCHEMA, SCHEMA
 from bounded.archive.shared import SHARED_SCHEMA, Shared, compact
-from bounded.archive.totals import corrected_runs
+from bounded.archive.totals import (
+    UNCHECKED,
+    corrected_runs,
+    settle_unchecked,
+    track_totals,
+    tracks_totals,
+    unchecked_count,
+)
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
@@ -135,17 +142,24 @@ class Archive:
         bounded could count a decision whose transaction a signal rolled back), saying so;
         a read-only archive reads them recounted and is left as it is."""
         with self._guard("cannot read archive"):
-            corrected = corrected_runs(self._db, self._run_from_row)
-        if not corrected:
-            return
+            if not self.read_only:
+                track_totals(self._db)
+            everywhere = not tracks_totals(self._db)
+            if not everywhere and not unchecked_count(self._db):
+                return
         if self.read_only:
+            with self._guard("cannot read archive"):
+                corrected = corrected_runs(self._db, self._run_from_row, everywhere=everywhere)
+            if not corrected:
+                return
             self.recounted = {run.run_id: run for run in corrected}
             done = "read them recounted (the next command that writes to it repairs them)"
         else:
-            with self._transaction() as db:  # again under the write lock: a run may go on
-                corrected = corrected_runs(db, self._run_from_row)
+            with self._transaction(immediate=True) as db:  # under the write lock: a run goes on
+                corrected = corrected_runs(db, self._run_from_row, everywhere=False)
                 for run in corrected:
                     self.write_run(db, run)
+                db.execute(f"DELETE FROM {UNCHECKED}")  # every one checked, those repaired
             self.repaired = [run.run_id for run in corrected]
             done = "repaired them from the stored decisions"
         if not corrected:
@@ -228,6 +242,16 @@ class Archive:
             )
 
     def close(self) -> None:
+        """Close the archive; one opened to write first checks the runs it wrote
+        (`bounded.archive.totals`), so that the next open need not (a lock held past a
+        second, or any failure, leaves them for the next open to check)."""
+        if not self.read_only:
+            try:
+                self._db.execute("PRAGMA busy_timeout = 1000")
+                with _WRITERS:
+                    settle_unchecked(self._db)
+            except sqlite3.Error:
+                pass
         self._db.close()
 
     def __enter__(self) -> Archive:
