@@ -285,7 +285,7 @@ VIEW_DECISIONS_PAGE = 100
 a decision is loaded when it is opened, whatever the game's length."""
 VIEW_RUNS_PAGE = 500
 """Runs the served page lists at first; the page asks for the next ones as needed
-(`/api/runs?offset=N`)."""
+(`/api/runs?after=RUN_ID`: keyset paging)."""
 
 
 def _environment() -> jinja2.Environment:
