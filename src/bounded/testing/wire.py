@@ -15,15 +15,13 @@ import email.utils
 import json
 import socket
 import struct
+import threading
 import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bounded.testing.replies import Reply, format_type, refuse_format
-
-if TYPE_CHECKING:
-    from bounded.testing.endpoint import Endpoint
 
 EMBEDDING_DIMENSIONS = 8
 
@@ -49,11 +47,29 @@ def embeddings_body(body: Mapping[str, Any]) -> dict[str, Any]:
     return {"object": "list", "data": data, "model": body["model"], "usage": usage}
 
 
+class Served(Protocol):
+    """What the handler reads of the endpoint it serves (`bounded.testing.chat_endpoint`)."""
+
+    api_key: str | None
+    latency_s: float
+    refuses: frozenset[str]
+    stop: threading.Event
+    embedding_requests: list[dict[str, Any]]
+
+    def arrive(self, body: dict[str, Any]) -> None: ...
+
+    def take(self) -> Reply: ...
+
+    def take_refusal(self) -> None: ...
+
+    def completion_body(self, request: Mapping[str, Any], reply: Reply) -> dict[str, Any]: ...
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     timeout = 10  # an idle keep-alive connection's thread ends after this
-    endpoint: Endpoint
+    endpoint: Served
 
     def do_GET(self) -> None:
         """`GET /v1/models`: one model, `fake` (what a preflight reaches)."""
