@@ -51,8 +51,8 @@ from bounded.testing import episode
 PARSE_EXAMPLES = int(os.environ.get("FUZZ_N", 1_000))
 LOOP_EXAMPLES = int(os.environ.get("FUZZ_GAMES", 20))
 LOOP_DECISIONS = 50
-"""20 games of 50 decisions: 1,000 replies per contract through the loop (the quick tier,
-`pytest --quick`, sets `FUZZ_N` and `FUZZ_GAMES` lower: tests/conftest.py)."""
+"""20 games of 50 decisions: 1,000 replies per contract through the loop (4 games in the
+quick tier, `pytest --quick`, which sets `FUZZ_GAMES`: tests/conftest.py)."""
 
 WAREHOUSE_CONTRACTS = ("transcript", "state", "summary", "episodic", "rag", "reflexion", "paged")
 TYPED_CONTRACTS = ("typed", *TYPED_PRESETS)
