@@ -65,18 +65,11 @@ from bounded.analysis.cost import CostModel, cached_by_layer, cost_model
 from bounded.analysis.provenance import provenance, write_result
 from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
-from bounded.core import (
-    JSON,
-    Completion,
-    DecisionRecord,
-    ModelBase,
-    Observation,
-    Prompt,
-    approx_tokens,
-)
+from bounded.core import JSON, Completion, DecisionRecord, Observation, Prompt, approx_tokens
 from bounded.envs.spire import SpireExpert
 from bounded.models.local import LocalModel, common_prefix
 from bounded.models.scripted import minimal_instance
+from bounded.protocols import ModelBase
 from bounded.runner.build import build_game, runner_for
 from bounded.runner.spec import GameSpec
 

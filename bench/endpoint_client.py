@@ -38,9 +38,9 @@ from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
 from bounded.contracts import make_contract
-from bounded.core import EpisodeContext
 from bounded.envs import make
 from bounded.models.openai_compat import OpenAICompatModel
+from bounded.protocols import EpisodeContext
 
 RESULTS = Path(__file__).parent / "results" / "endpoint_client.json"
 REPLY = json.dumps(

@@ -19,9 +19,10 @@ from pathlib import Path
 
 from bounded.analysis.craft_table import craft_table, render_craft_table
 from bounded.analysis.provenance import provenance, write_result
-from bounded.core import JSON, Model, RunRecord
+from bounded.core import JSON, RunRecord
 from bounded.jobs.craft_bank import bootstrap_craft_bank
 from bounded.models.scripted import ScriptedModel, first_option
+from bounded.protocols import Model
 from bounded.runner import GameSpec, play
 from bounded.runner.build import build_model
 

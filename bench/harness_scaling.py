@@ -33,8 +33,9 @@ from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
-from bounded.core import Completion, DecisionRecord, ModelBase, Observation
+from bounded.core import Completion, DecisionRecord, Observation
 from bounded.models.scripted import schema_filler
+from bounded.protocols import ModelBase
 from bounded.runner.build import build_game, runner_for
 from bounded.runner.spec import GameSpec
 

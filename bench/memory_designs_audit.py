@@ -43,8 +43,9 @@ from bounded.analysis.cost import cost_model
 from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.core import JSON, Completion, Contract, DecisionRecord, Observation
+from bounded.core import JSON, Completion, DecisionRecord, Observation
 from bounded.models.local import LocalModel
+from bounded.protocols import Contract
 from bounded.runner.build import build_game, runner_for
 from bounded.runner.spec import GameSpec
 

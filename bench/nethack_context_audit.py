@@ -23,10 +23,11 @@ from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
 from bounded.analysis.stats import linear_slope
-from bounded.core import JSON, Completion, DecisionRecord, ModelBase, Observation
+from bounded.core import JSON, Completion, DecisionRecord, Observation
 from bounded.envs.nethack import NetHackExpert
 from bounded.models.local import LocalModel
 from bounded.models.scripted import minimal_instance
+from bounded.protocols import ModelBase
 from bounded.runner.build import build_game, runner_for
 from bounded.runner.spec import GameSpec
 

@@ -48,9 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
-from bounded.core import EMBEDDED_REASONING_CHARS, JSON, Action
+from bounded.core import JSON, Action
 from bounded.models.openai_compat import gguf_token_counter
 from bounded.models.scripted import minimal_instance
+from bounded.protocols import EMBEDDED_REASONING_CHARS
 from bounded.runner import GameSpec
 from bounded.runner.build import build_env
 

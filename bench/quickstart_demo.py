@@ -56,11 +56,11 @@ def games(archive: Path) -> list[dict[str, Any]]:
     """Each run's contract, decisions, wall seconds and prompt tokens per decision."""
     db = sqlite3.connect(archive)
     rows = []
-    for run_id, contract, decisions, wall in db.execute(
-        "SELECT run_id, contract, decisions, wall_s FROM runs ORDER BY started_at"
+    for run, contract, decisions, wall in db.execute(
+        "SELECT id, contract, decisions, wall_s FROM runs ORDER BY started_at"
     ):
-        query = "SELECT prompt_tokens FROM decisions WHERE run_id = ? ORDER BY idx"
-        prompts = [tokens for (tokens,) in db.execute(query, (run_id,))]
+        query = "SELECT prompt_tokens FROM decisions WHERE run = ? ORDER BY idx"
+        prompts = [tokens for (tokens,) in db.execute(query, (run,))]
         rows.append({"contract": contract, "decisions": decisions, "wall_s": round(wall, 1),
                      "prompt_tokens": prompts})  # fmt: skip
     return rows

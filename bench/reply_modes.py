@@ -32,6 +32,7 @@ from typing import Any
 from bounded.analysis.provenance import provenance, write_result
 from bounded.archive import Archive
 from bounded.core import DecisionRecord, RunRecord, invalid_count
+from bounded.docgen.replies import reply_mode_cells
 from bounded.models import make_model
 from bounded.runner import GameSpec, play
 
@@ -79,35 +80,10 @@ def cell_row(run: RunRecord, decisions: list[DecisionRecord], mode: str) -> dict
     }
 
 
-COLUMNS = (
-    ("contract", "contract"), ("env", "env"), ("mode", "mode"), ("decisions", "decisions"),
-    ("model_decisions", "model calls"), ("invalid_actions", "invalid actions"),
-    ("invalid_per_model_decision", "invalid / call"), ("fallback_rate", "fallback rate"),
-    ("parse_errors", "parse errors"), ("completion_tokens_per_call", "reply tokens / call"),
-    ("cut_by_token_limit", "cut by limit"), ("prompt_tokens_per_call", "prompt tokens / call"),
-    ("response_format", "sent"), ("seconds_per_call", "s / call"),
-)  # fmt: skip
-
-
 def table(paths: list[Path]) -> str:
     """The cells of result files as a markdown table (the one in docs/results.md)."""
-    return cells_table([cell for path in paths for cell in json.loads(path.read_text())["cells"]])
-
-
-def cells_table(cells: list[dict[str, Any]]) -> str:
-    """Cells of result files as a markdown table (scripts/docs.py writes the docs' copy)."""
-    lines = ["| " + " | ".join(name for _, name in COLUMNS) + " |"]
-    lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
-    for cell in cells:
-        if "decisions" not in cell:  # failed before it played
-            lines.append(f"| {cell['contract']} | {cell['env']} | {cell['mode']} | "
-                         f"{cell.get('status')}: {cell.get('error')} |")  # fmt: skip
-            continue
-        values = {**cell, "response_format": cell.get("reply", {}).get("response_format", "")}
-        if cell.get("status") != "completed":  # stopped before its last decision
-            values["contract"] = f"{cell['contract']} ({cell.get('status')})"
-        lines.append("| " + " | ".join(str(values.get(key, "")) for key, _ in COLUMNS) + " |")
-    return "\n".join(lines)
+    cells = [cell for path in paths for cell in json.loads(path.read_text())["cells"]]
+    return reply_mode_cells(cells)
 
 
 def main() -> None:

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from bounded.analysis.provenance import provenance, write_result
-from bounded.core import Model
 from bounded.jobs.scripted_players import expert_model
 from bounded.jobs.workbench import SuiteRow, format_table, run_suite
 from bounded.models import make_model
+from bounded.protocols import Model
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -1,14 +1,5 @@
-"""Regenerate (`--write`) or check (`--check`) every table of measured numbers in the docs.
-
-A generated region in README.md or docs/*.md reads
-
-    <!-- generated: NAME from bench/results/a.json, bench/results/b.json -->
-    ...the table, written by the renderer NAME of scripts/doc_tables.py...
-    <!-- end generated -->
-
-Everything outside the regions (prose, other engineers' sections) is left as it is. A doc
-that cites a data file (`bench/results/...json`, anywhere in it) that does not exist fails
-the check, as does a region whose renderer or data file is missing.
+"""Regenerate (`--write`) or check (`--check`) every table of measured numbers in the docs:
+the command of `bounded.docgen` (also `python -m bounded.docgen`), run on this checkout.
 
     python scripts/docs.py --check     # exit 1 and name every stale region
     python scripts/docs.py --write     # rewrite the stale regions in place
@@ -16,149 +7,10 @@ the check, as does a region whose renderer or data file is missing.
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from doc_tables import RENDERERS
-
-ROOT = Path(__file__).parents[1]
-
-REGION = re.compile(
-    r"^(?P<indent>[ ]*)<!-- generated: (?P<name>[\w-]+) from (?P<files>[^>]+?) -->\n"
-    r"(?P<body>.*?)"
-    r"^[ ]*<!-- end generated -->",
-    re.S | re.M,
-)
-CITATION = re.compile(r"bench/results/[\w.-]+\.(?:json|npz)")
-
-
-class DocError(Exception):
-    """A doc that cannot be generated: the message names the file and the region."""
-
-
-@dataclass(frozen=True)
-class Region:
-    doc: Path
-    name: str
-    files: tuple[str, ...]
-    indent: str
-    """The opening marker's indentation (a region inside a list item), given to every line."""
-    body: str
-    start: int
-    end: int
-
-
-def documents(root: Path = ROOT) -> list[Path]:
-    """README.md and every docs/*.md, in a fixed order."""
-    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
-
-
-def regions(doc: Path) -> Iterator[Region]:
-    text = doc.read_text()
-    for match in REGION.finditer(text):
-        files = tuple(f.strip() for f in match["files"].split(","))
-        yield Region(
-            doc, match["name"], files, match["indent"], match["body"],
-            match.start("body"), match.end("body"),
-        )  # fmt: skip
-
-
-def load(root: Path, name: str) -> Any:
-    path = root / name
-    if not path.is_file():
-        raise DocError(f"missing data file {name}")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise DocError(f"{name} is not JSON: {error}") from error
-
-
-def render(region: Region, root: Path = ROOT) -> str:
-    """What the region should hold, from its data files."""
-    renderer = RENDERERS.get(region.name)
-    if renderer is None:
-        raise DocError(f"no renderer named {region.name!r} in scripts/doc_tables.py")
-    data = [load(root, name) for name in region.files]
-    try:
-        body = renderer(*data)
-    except (KeyError, IndexError, TypeError) as error:
-        raise DocError(f"{region.name} cannot read {', '.join(region.files)}: {error!r}") from error
-    except ImportError as error:
-        raise DocError(
-            f"{region.name} needs {error.name} (run with the project's .venv)"
-        ) from error
-    lines = body.rstrip("\n").split("\n")
-    return "".join(f"{region.indent}{line}".rstrip() + "\n" for line in lines)
-
-
-def missing_citations(doc: Path, root: Path = ROOT) -> list[str]:
-    """Data files the doc names that are not in the repository."""
-    cited = sorted(set(CITATION.findall(doc.read_text())))
-    return [name for name in cited if not (root / name).is_file()]
-
-
-def stale(root: Path = ROOT) -> tuple[list[tuple[Region, str]], list[str]]:
-    """(regions whose text differs from their data, with the text they should hold;
-    problems: missing files, unknown renderers)."""
-    differing: list[tuple[Region, str]] = []
-    problems: list[str] = []
-    for doc in documents(root):
-        where = doc.relative_to(root)
-        problems += [
-            f"{where}: cites {name}, which does not exist" for name in missing_citations(doc, root)
-        ]
-        for region in regions(doc):
-            try:
-                wanted = render(region, root)
-            except DocError as error:
-                problems.append(f"{where}: {region.name}: {error}")
-                continue
-            if wanted != region.body:
-                differing.append((region, wanted))
-    return differing, problems
-
-
-def write(differing: list[tuple[Region, str]]) -> None:
-    by_doc: dict[Path, list[tuple[Region, str]]] = {}
-    for region, wanted in differing:
-        by_doc.setdefault(region.doc, []).append((region, wanted))
-    for doc, changes in by_doc.items():
-        text = doc.read_text()
-        for region, wanted in sorted(changes, key=lambda change: -change[0].start):
-            text = text[: region.start] + wanted + text[region.end :]
-        doc.write_text(text)
-
-
-def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="exit 1 if any region is stale")
-    mode.add_argument("--write", action="store_true", help="rewrite stale regions")
-    args = parser.parse_args(argv)
-    differing, problems = stale(root)
-    for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
-    if args.write:
-        write(differing)
-        for region, _ in differing:
-            print(f"wrote {region.doc.relative_to(root)}: {region.name}")
-        return 2 if problems else 0
-    for region, _ in differing:
-        print(
-            f"stale: {region.doc.relative_to(root)}: {region.name} "
-            f"(from {', '.join(region.files)}); run python scripts/docs.py --write",
-            file=sys.stderr,
-        )
-    return 2 if problems else 1 if differing else 0
-
+from bounded.docgen.command import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(root=Path(__file__).parents[1]))

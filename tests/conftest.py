@@ -93,7 +93,7 @@ EXTERNAL = frozenset({"nethack", "minihack", "babyai", "crafter", "textworld", "
 make and to step, played in the full suite only (`external`)."""
 
 QUICK_FUZZ = {"FUZZ_GAMES": "4"}
-"""The reply fuzzers' example counts in the quick tier (tests/contracts/test_fuzz_replies.py)."""
+"""The reply fuzzers' example counts in the quick tier (tests/contracts/replies/test_fuzz.py)."""
 
 TESTS = Path(__file__).parent
 

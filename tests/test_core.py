@@ -1,55 +1,10 @@
-"""The vocabulary's one fallback rule, and the base classes' defaults."""
+"""The vocabulary's records."""
 
 from __future__ import annotations
 
 import pytest
 
-from bounded.core import NOOP_ACTION, Action, ContractBase, ModelBase, Observation, fallback_actions
-
-OBS = Observation(kind="turn", legal=[Action(id="first"), Action(id="second")])
-GAME = Action(id="esc")
-
-
-@pytest.mark.parametrize(
-    ("policy", "default", "executed"),
-    [
-        ("no-op", GAME, NOOP_ACTION.id),
-        ("no-op", None, NOOP_ACTION.id),
-        ("first-legal", GAME, "first"),
-        ("first-legal", None, "first"),
-        ("game-default", GAME, "esc"),
-        ("game-default", None, "first"),
-    ],
-)
-def test_one_rule_decides_every_fallback(policy, default, executed) -> None:
-    assert [a.id for a in fallback_actions(OBS, policy, default)] == [executed]
-
-
-def test_first_legal_with_nothing_legal_falls_back_to_the_games_default() -> None:
-    assert fallback_actions(Observation(kind="turn"), "first-legal", GAME) == [GAME]
-
-
-def test_the_bases_give_every_optional_hook_a_default() -> None:
-    contract = ContractBase()
-    assert contract.fallback_policy() == "game-default"
-    assert contract.env_options("bounded/Warehouse-v0", {"horizon": 3}) == {"horizon": 3}
-    assert contract.paper_temperature is None and contract.memory_snapshot() is None
-    assert (ModelBase.context_window, ModelBase.run_deadline_s) == (None, None)
-
-
-def test_the_runner_calls_every_hook_and_probes_none() -> None:
-    """Every hook the runner calls is declared on the protocols above, so it reads none of
-    them with `getattr` (a plugin without a hook gets the base classes' default)."""
-    from pathlib import Path
-
-    runner = Path(__file__).parents[1] / "src" / "bounded" / "runner"
-    probes = [
-        f"{path.name}:{number}"
-        for path in sorted(runner.rglob("*.py"))
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if any(f"getattr({name}" in line for name in ("contract", "env", "model", "self.contract"))
-    ]
-    assert probes == []
+from bounded.core import Observation
 
 
 def test_an_observations_history_text_must_end_its_text() -> None:

@@ -17,19 +17,22 @@ PACKAGE = SOURCE / "bounded"
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "version": set(),
-    "registry": {"core"},
-    "validation": {"core"},
-    "env_records": {"core", "registry"},
-    "testing": {"core"},
-    "stores": {"core"},
-    "models": {"core", "registry"},
-    "contracts": {"core", "registry", "env_records", "stores", "validation"},
+    # the protocols the parts implement, over the records they speak in
+    "protocols": {"core"},
+    "registry": {"core", "protocols"},
+    "validation": {"core", "protocols"},
+    "env_records": {"core", "protocols", "registry"},
+    "testing": {"core", "protocols"},
+    "stores": {"core", "protocols"},
+    "models": {"core", "protocols", "registry"},
+    "contracts": {"core", "protocols", "registry", "env_records", "stores", "validation"},
     # an environment's expert plays by the observation: envs import no model
-    "envs": {"core", "registry", "env_records", "stores", "validation"},
+    "envs": {"core", "protocols", "registry", "env_records", "stores", "validation"},
     # the archive stores runs of any environment and builds none
-    "archive": {"core", "env_records"},
+    "archive": {"core", "protocols", "env_records"},
     "runner": {
         "core",
+        "protocols",
         "version",
         "registry",
         "env_records",
@@ -42,6 +45,7 @@ ALLOWED: dict[str, set[str]] = {
     # sweeps may read the analysis: an experiment file carries the cost columns' prices
     "sweeps": {
         "core",
+        "protocols",
         "version",
         "registry",
         "env_records",
@@ -55,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "jobs": {
         "core",
+        "protocols",
         "registry",
         "env_records",
         "stores",
@@ -64,14 +69,24 @@ ALLOWED: dict[str, set[str]] = {
         "archive",
         "runner",
     },
-    "agent": {"core", "contracts", "envs", "runner"},
-    "importers": {"core", "archive", "version"},
-    "analysis": {"core", "registry", "env_records", "archive", "stores"},
+    "agent": {"core", "protocols", "contracts", "envs", "runner"},
+    "importers": {"core", "protocols", "archive", "version"},
+    "analysis": {"core", "protocols", "registry", "env_records", "archive", "stores"},
     # `bounded view` follows a sweep being written: its progress reads the sweep's stored
     # plan (`sweeps.board`)
-    "report": {"core", "registry", "env_records", "archive", "analysis", "sweeps", "version"},
+    "report": {
+        "core",
+        "protocols",
+        "registry",
+        "env_records",
+        "archive",
+        "analysis",
+        "sweeps",
+        "version",
+    },
     "attribution": {
         "core",
+        "protocols",
         "registry",
         "env_records",
         "stores",
@@ -82,8 +97,11 @@ ALLOWED: dict[str, set[str]] = {
         "runner",
         "analysis",
     },
+    # the docs' tables: reads committed data through the analysis; nothing imports it
+    "docgen": {"analysis"},
     "inspect_tasks": {
         "core",
+        "protocols",
         "registry",
         "env_records",
         "stores",
@@ -236,6 +254,11 @@ def test_every_package_has_a_place_in_the_layers():
 def test_the_layers_the_readme_names_are_kept(package, forbidden):
     assert forbidden not in ALLOWED[package]
     assert forbidden not in package_graph().get(package, set())
+
+
+def test_nothing_in_bounded_imports_the_doc_renderers():
+    importers = {source for source, targets in package_graph().items() if "docgen" in targets}
+    assert importers == set()
 
 
 def test_the_workbench_environment_imports_no_runner_or_contract():

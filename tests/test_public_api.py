@@ -37,7 +37,8 @@ def test_every_public_name_imports() -> None:
 
 
 def test_internals_stay_in_their_modules() -> None:
-    from bounded.core import FORMAT_VERSION, ContractWrapper
+    from bounded.contracts.base import ContractWrapper
+    from bounded.core import FORMAT_VERSION
 
     assert ContractWrapper and FORMAT_VERSION
     for internal in ("ContractWrapper", "FORMAT_VERSION", "Segment"):

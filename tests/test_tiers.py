@@ -63,7 +63,7 @@ def test_a_tests_place_or_name_gives_its_tier(where: str, name: str, tier: str) 
         ("envs/test_conformance.py", "test_check_bounded_env_passes[spire]"),
         ("cli/test_help.py", "test_each_help_page_names_values_in_words[textworld-games]"),
         ("test_docs.py", "test_every_exception_names_an_example"),
-        ("contracts/test_fuzz_replies.py", "test_parse_survives_any_reply_on_warehouse[state]"),
+        ("contracts/replies/test_fuzz.py", "test_parse_survives_any_reply_on_warehouse[state]"),
     ],
 )
 def test_a_quick_test_gets_no_tier(where: str, name: str) -> None:

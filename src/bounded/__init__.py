@@ -4,8 +4,8 @@ The public API is `__all__` (docs/extending.md lists it by purpose): running a g
 (`GameSpec`, `play`, `Archive`, ...), running an experiment file (`load_experiment`,
 `run_sweep`), the records, the protocols and base classes a plugin implements, and the
 `register_*` functions. Everything else is internal: modules whose name starts with an
-underscore, and names not exported by a package's `__init__` (`FORMAT_VERSION` and
-`ContractWrapper` live in `bounded.core`).
+underscore, and names not exported by a package's `__init__` (`FORMAT_VERSION` lives in
+`bounded.core`, `ContractWrapper` in `bounded.contracts.base`).
 
 The names are loaded when first used, so that `import bounded` stays cheap; importing it
 registers our environments with Gymnasium (`gymnasium.make("bounded/Spire-v0")`).
@@ -24,21 +24,15 @@ importlib.import_module("bounded.envs")  # registers our environments with Gymna
 if TYPE_CHECKING:
     from bounded.archive import Archive
     from bounded.contracts import Preset, make_contract, register_contract, register_preset
+    from bounded.contracts.base import ContractBase
     from bounded.core import (
         Action,
         BoundedError,
         Completion,
         ConfigError,
-        Contract,
-        ContractBase,
         Decision,
         DecisionRecord,
-        Env,
-        EpisodeContext,
-        Expert,
         IllegalActionError,
-        Model,
-        ModelBase,
         Observation,
         Outcome,
         Prompt,
@@ -56,22 +50,25 @@ if TYPE_CHECKING:
     from bounded.envs import TextEnv, make, register_env
     from bounded.envs.base import Choices
     from bounded.models import make_model, register_model
+    from bounded.protocols import Contract, Env, EpisodeContext, Expert, Model, ModelBase
     from bounded.runner import GameSpec, play, run_episode
     from bounded.sweeps.experiment import Experiment, load_experiment
     from bounded.sweeps.sweep import SweepSummary, run_sweep
 
 _CORE = (
-    "Action", "BoundedError", "Completion", "ConfigError", "Contract", "ContractBase",
-    "Decision", "DecisionRecord", "Env", "EpisodeContext", "Expert", "IllegalActionError",
-    "Model", "ModelBase", "Observation", "Outcome", "Prompt", "RunRecord", "StepResult",
+    "Action", "BoundedError", "Completion", "ConfigError", "Decision", "DecisionRecord",
+    "IllegalActionError", "Observation", "Outcome", "Prompt", "RunRecord", "StepResult",
 )  # fmt: skip
+_PROTOCOLS = ("Contract", "Env", "EpisodeContext", "Expert", "Model", "ModelBase")
 _RECORDS = ("BalrogTasks", "BankGame", "BankPlan", "BankRecipe", "EnvRecord", "TaskOption")
 
 _WHERE: dict[str, str] = {
     **dict.fromkeys(_CORE, "bounded.core"),
+    **dict.fromkeys(_PROTOCOLS, "bounded.protocols"),
     **dict.fromkeys(_RECORDS, "bounded.env_records"),
     "Archive": "bounded.archive",
     "Choices": "bounded.envs.base",
+    "ContractBase": "bounded.contracts.base",
     "Experiment": "bounded.sweeps.experiment",
     "GameSpec": "bounded.runner",
     "Preset": "bounded.contracts",

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from bounded.contracts.journaled_state import JournaledStateContract, PatchJournal, replay_patches
 from bounded.contracts.state import JournalEntry
-from bounded.core import JSON, Model, ReplyMode, RunRecord
+from bounded.core import JSON, RunRecord
 from bounded.envs.tools import (
     Tool,
     ToolEnv,
@@ -42,6 +42,7 @@ from bounded.envs.tools import (
     schema_from_signature,
     tool,
 )
+from bounded.protocols import Model, ReplyMode
 
 # -- the agent ------------------------------------------------------------------
 

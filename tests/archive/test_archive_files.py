@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from bounded.archive.sqlite import APPLICATION_ID, LOCK_TIMEOUT_ENV, lock_timeou
 from bounded.core import Completion, DecisionRecord, RunRecord, Segment
 
 ROOT = os.geteuid() == 0
+FORMAT2 = Path(__file__).parents[1] / "data" / "archive_format2.sqlite"
 
 
 def sha256(path: Path) -> str:
@@ -197,16 +199,20 @@ def test_a_read_only_file_in_a_read_only_directory_is_listed(tmp_path):
         folder.chmod(0o755)
 
 
-def test_an_older_archive_lacking_later_columns_is_read_read_only(tmp_path):
-    path = archive_with_a_run(tmp_path / "old.sqlite")
+def test_an_older_archive_lacking_later_columns_gains_them_as_a_read_only_open_converts_it(
+    tmp_path,
+):
+    path = tmp_path / "old.sqlite"
+    shutil.copyfile(FORMAT2, path)
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE runs DROP COLUMN usage")
         db.execute("ALTER TABLE decisions DROP COLUMN model")
         db.execute("UPDATE runs SET env_id = 'warehouse'")
     with Archive(path, read_only=True) as archive:
-        [run] = archive.runs()
-        assert run.usage == {} and run.env_id == "bounded/Warehouse-v0"
-        assert archive.decisions("r1")[0].model == ""
+        runs = archive.runs()
+        assert {run.env_id for run in runs} == {"bounded/Warehouse-v0"}
+        assert all(run.usage == {} for run in runs)
+        assert archive.decisions(runs[0].run_id)[0].model == ""
 
 
 # -- locks -----------------------------------------------------------------------------

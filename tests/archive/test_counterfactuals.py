@@ -1,11 +1,15 @@
-"""The counterfactuals table: created with the archive's schema (older archives gain it
-when opened for writing), rows round-trip, and deleting a run deletes its rows."""
+"""The counterfactuals table: created with the archive's schema (an older archive gains it
+as it is converted), rows round-trip, and deleting a run deletes its rows."""
 
+import shutil
 import sqlite3
+from pathlib import Path
 
 from bounded.archive import Archive
 from bounded.archive.counterfactuals import Counterfactual, add_counterfactual, counterfactuals
 from bounded.core import Action, Completion, DecisionRecord, RunRecord
+
+FORMAT2 = Path(__file__).parents[1] / "data" / "archive_format2.sqlite"
 
 
 def archive_with_a_decision(path):
@@ -48,14 +52,16 @@ def test_deleting_a_run_deletes_its_counterfactuals(tmp_path):
         assert counterfactuals(archive) == []
 
 
-def test_an_archive_from_before_the_table_reads_none_and_gains_it(tmp_path):
+def test_an_older_archive_from_before_the_table_reads_none_and_gains_it(tmp_path):
     path = tmp_path / "old.sqlite"
-    archive_with_a_decision(path).close()
+    shutil.copyfile(FORMAT2, path)
     db = sqlite3.connect(path)
     db.execute("DROP TABLE counterfactuals")
+    db.commit()
     db.close()
     with Archive(path, read_only=True) as archive:
         assert counterfactuals(archive) == []
+        run_id = archive.runs()[0].run_id
     with Archive(path) as archive:
-        add_counterfactual(archive, a_row())
+        add_counterfactual(archive, a_row().model_copy(update={"run_id": run_id}))
         assert len(counterfactuals(archive)) == 1

@@ -53,7 +53,10 @@ def play(archive: Archive, run_id: str, n: int, prompt=transcript) -> None:
 def prompt_bytes(path, run_id: str) -> list[int]:
     db = sqlite3.connect(path)
     try:
-        query = "SELECT length(prompt) FROM decisions WHERE run_id = ? ORDER BY idx"
+        query = (
+            "SELECT length(d.prompt) FROM decisions d JOIN runs r ON r.id = d.run "
+            "WHERE r.run_id = ? ORDER BY d.idx"
+        )
         return [row[0] for row in db.execute(query, (run_id,))]
     finally:
         db.close()
@@ -62,6 +65,13 @@ def prompt_bytes(path, run_id: str) -> list[int]:
 def test_encoding_round_trips():
     assert decode(encode(3, [(1, 2), (4, 2**40)])) == (3, [(1, 2), (4, 2**40)])
     assert decode(None) == (0, [])
+
+
+def test_a_prompt_takes_the_narrowest_integers_that_hold_its_ids():
+    assert len(encode(0, [(1, 2)])) == 1 + 3 * 2
+    assert len(encode(0, [(1, 2**16)])) == 1 + 3 * 4
+    assert len(encode(0, [(1, 2**32)])) == 1 + 3 * 8
+    assert decode(encode(0, [(1, 2**16)])) == (0, [(1, 2**16)])
 
 
 @pytest.mark.parametrize("prompt", [transcript, windowed])

@@ -1,16 +1,21 @@
+import json
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from bounded.archive import Archive, ArchiveError
-from bounded.core import (
-    FORMAT_VERSION,
-    Action,
-    Completion,
-    DecisionRecord,
-    RunRecord,
-    Segment,
-)
+from bounded.core import FORMAT_VERSION, Action, Completion, DecisionRecord, RunRecord, Segment
+
+FORMAT2 = Path(__file__).parents[1] / "data" / "archive_format2.sqlite"
+
+
+def copy_of_format2(tmp_path: Path) -> Path:
+    """An archive of format 2, written by the code of that format."""
+    path = tmp_path / "old.sqlite"
+    shutil.copyfile(FORMAT2, path)
+    return path
 
 
 def run_record(**kw):
@@ -90,21 +95,22 @@ def test_a_file_that_is_not_an_archive_is_a_clear_error_and_untouched(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_an_archive_from_before_the_postrun_column_gains_it_and_keeps_its_runs(tmp_path):
-    path = tmp_path / "old.sqlite"
+@pytest.mark.parametrize("column", ["postrun", "spec", "code_revision"])
+def test_an_older_archive_without_a_later_column_gains_it_and_keeps_its_runs(tmp_path, column):
+    path = copy_of_format2(tmp_path)
+    with sqlite3.connect(path) as db:
+        kept = {
+            row[0]: json.loads(row[1]) for row in db.execute("SELECT run_id, outcome FROM runs")
+        }
+        db.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     with Archive(path) as archive:
-        archive.save_run(run_record(status="completed", outcome={"accuracy": 0.5}))
-        archive.add_decision(decision(0))
-    db = sqlite3.connect(path)
-    db.execute("ALTER TABLE runs DROP COLUMN postrun")
-    db.commit()
-    db.close()
-    with Archive(path) as archive:
-        [run] = archive.runs()
-        assert run.postrun == {} and run.outcome == {"accuracy": 0.5}
-        assert archive.decisions("r1") == [decision(0)]
-        archive.save_run(run.model_copy(update={"postrun": {"note": "learned"}}))
-        assert archive.run("r1").postrun == {"note": "learned"}
+        runs = archive.runs()
+        assert {run.run_id: run.outcome for run in runs} == kept
+        default = RunRecord.model_fields[column].get_default(call_default_factory=True)
+        assert all(getattr(run, column) == default for run in runs)
+        value = {"note": "learned"} if isinstance(default, dict) else "v1.0-3-gabc1234-dirty"
+        archive.save_run(runs[0].model_copy(update={column: value}))
+        assert getattr(archive.run(runs[0].run_id), column) == value
 
 
 def test_a_newer_format_is_refused(tmp_path):
@@ -122,47 +128,14 @@ def test_wal_mode(tmp_path):
 
 
 def test_short_environment_names_of_older_archives_become_canonical_ids(tmp_path):
-    path = tmp_path / "old.sqlite"
+    path = copy_of_format2(tmp_path)
+    with sqlite3.connect(path) as db:
+        first, second = [row[0] for row in db.execute("SELECT run_id FROM runs LIMIT 2")]
+        db.execute("UPDATE runs SET env_id = 'craft' WHERE run_id = ?", (first,))
+        db.execute("UPDATE runs SET env_id = 'mine/Echo-v0' WHERE run_id = ?", (second,))
     with Archive(path) as archive:
-        archive.save_run(run_record(env_id="craft"))
-        archive.save_run(run_record(env_id="mine/Echo-v0").model_copy(update={"run_id": "r2"}))
-    with Archive(path) as archive:
-        assert {r.run_id: r.env_id for r in archive.runs()} == {
-            "r1": "bounded/Craft-v0",
-            "r2": "mine/Echo-v0",
-        }
-
-
-def test_an_archive_without_the_spec_column_gains_it(tmp_path):
-    path = tmp_path / "old.sqlite"
-    with Archive(path) as archive:
-        archive.save_run(run_record())
-    db = sqlite3.connect(path)
-    db.execute("ALTER TABLE runs DROP COLUMN spec")
-    db.commit()
-    db.close()
-    with Archive(path) as archive:
-        [run] = archive.runs()
-        assert run.spec == {}
-        archive.save_run(run.model_copy(update={"spec": {"env": "warehouse"}}))
-        assert archive.run("r1").spec == {"env": "warehouse"}
-
-
-def test_an_archive_without_the_code_revision_column_gains_it_and_keeps_its_runs(tmp_path):
-    path = tmp_path / "old.sqlite"
-    with Archive(path) as archive:
-        archive.save_run(run_record(status="completed"))
-    db = sqlite3.connect(path)
-    db.execute("ALTER TABLE runs DROP COLUMN code_revision")
-    db.commit()
-    db.close()
-    with Archive(path, read_only=True) as archive:  # read as a migration would, unchanged
-        assert archive.run("r1").code_revision == ""
-    with Archive(path) as archive:
-        [run] = archive.runs()
-        assert run.code_revision == "" and run.status == "completed"
-        archive.save_run(run.model_copy(update={"code_revision": "v1.0-3-gabc1234-dirty"}))
-        assert archive.run("r1").code_revision == "v1.0-3-gabc1234-dirty"
+        env_ids = {r.run_id: r.env_id for r in archive.runs()}
+    assert (env_ids[first], env_ids[second]) == ("bounded/Craft-v0", "mine/Echo-v0")
 
 
 @pytest.mark.parametrize(("setting", "level"), [("", 1), ("normal", 1), ("FULL", 2)])

@@ -2,7 +2,6 @@
 
 import hashlib
 import logging
-import sqlite3
 import subprocess
 import sys
 
@@ -125,11 +124,3 @@ def test_a_run_closed_outside_the_normal_path_counts_what_is_stored(tmp_path):
         closed = ArchiveSink(archive).end(run_record(status="failed", decisions=2, model_calls=2))
         assert (closed.decisions, closed.model_calls) == (1, 1)
         assert archive.run("r1") == closed
-
-
-def test_an_archive_without_checkpoints_is_read_as_it_is(tmp_path):
-    path = broken_archive(tmp_path / "old.sqlite")
-    with sqlite3.connect(path) as db:
-        db.execute("DROP TABLE checkpoints")
-    with Archive(path, read_only=True) as archive:
-        assert archive.run("r1").decisions == 39

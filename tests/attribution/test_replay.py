@@ -64,7 +64,9 @@ def test_a_divergent_time_is_refused(warehouse_archive):
 
 def test_a_recorded_action_the_replay_does_not_allow_is_refused(warehouse_archive):
     path, run_id = warehouse_archive
-    tamper(path, """UPDATE decisions SET actions = '[{"id": "wait", "args": {}}]' WHERE idx = 6""")
+    tamper(path, "INSERT INTO shared (hash, json) VALUES (x'00', ?)", ('{"id":"wait"}',))
+    wait = "(SELECT id FROM shared WHERE hash = x'00')"  # the stored action `wait`
+    tamper(path, f"UPDATE decisions SET actions = json_array(json_array({wait})) WHERE idx = 6")
     one_line_refusal(path, run_id, "divergence at decision 6: recorded action 'wait' is not legal")
 
 

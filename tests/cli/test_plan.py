@@ -165,3 +165,27 @@ def test_plan_mistakes_are_one_line_and_exit_2(tmp_path, agenticsts):
         assert shown.returncode == 2, (args, shown.stdout, shown.stderr)
         assert shown.stderr.count("\n") == 1 and message in shown.stderr, shown.stderr
     assert not (tmp_path / "p.sqlite").exists()
+
+
+def test_a_command_builds_the_files_plan_once(tmp_path, monkeypatch, capsys):
+    """`bounded plan` and `bounded sweep --dry-run --compare` expand the file once and hand
+    the plan to the survey, the comparison and its cost."""
+    from bounded.cli import main
+    from bounded.sweeps.stages import Stages
+
+    built = []
+    expand = Stages.stages
+
+    def counted(self, archive_path=None):
+        built.append(archive_path)
+        return expand(self, archive_path)
+
+    monkeypatch.setattr(Stages, "stages", counted)
+    path = player_file(tmp_path, games=2)
+    main(["plan", str(path), "--compare", "expert", "slip", "--effect", "0.2"])
+    assert built == [tmp_path / "p.sqlite"]
+    built.clear()
+    capsys.readouterr()
+    main(["sweep", str(path), "--dry-run", "--compare", "expert", "slip", "--effect", "0.2"])
+    assert built == [tmp_path / "p.sqlite"]
+    assert "players: 4 planned, 4 to play" in capsys.readouterr().out

@@ -11,7 +11,7 @@ import bounded
 from bounded.archive import Archive
 from bounded.contracts import PRESETS, make_contract
 from bounded.contracts.balrog import INVALID_FEEDBACK
-from bounded.contracts.replies import BALROG_NAIVE_NOTE, ROBUST_COT_MISSING
+from bounded.contracts.replies.rules import BALROG_NAIVE_NOTE, ROBUST_COT_MISSING
 from bounded.core import Action, Completion, Observation, RunRecord, StepResult
 from bounded.models.scripted import ScriptedModel, schema_filler
 from bounded.runner import GameSpec

@@ -11,7 +11,7 @@ import pytest
 from bounded.archive import Archive
 from bounded.contracts import make_contract
 from bounded.contracts.balrog_presets import BALROG_PRESETS, STRICT_NOTE
-from bounded.contracts.replies import (
+from bounded.contracts.replies.rules import (
     BALROG_COT_NOTE,
     BALROG_NAIVE_NOTE,
     BALROG_ROBUST_COT_NOTE,

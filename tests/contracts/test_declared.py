@@ -9,7 +9,8 @@ import pytest
 
 from bounded.contracts import make_contract
 from bounded.contracts._declared import declares
-from bounded.core import ConfigError, ContractBase
+from bounded.contracts.base import ContractBase
+from bounded.core import ConfigError
 
 PLUGIN = Path(__file__).parents[1] / "data" / "echo-plugin"
 

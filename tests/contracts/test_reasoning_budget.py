@@ -11,16 +11,10 @@ from pathlib import Path
 import pytest
 
 from bounded.contracts import make_contract
-from bounded.contracts._reply import REASONING_MAX_CHARS
-from bounded.core import (
-    EMBEDDED_REASONING_CHARS,
-    Action,
-    Completion,
-    ConfigError,
-    Observation,
-    StepResult,
-    reasoning_chars_in_force,
-)
+from bounded.contracts.replies.policy import reasoning_chars_in_force
+from bounded.contracts.replies.reading import REASONING_MAX_CHARS
+from bounded.core import Action, Completion, ConfigError, Observation, StepResult
+from bounded.protocols import EMBEDDED_REASONING_CHARS
 from bounded.testing import episode
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -284,7 +284,7 @@ def test_summary_plays_craft_with_the_embedded_model() -> None:
     assert first.info["decisions"]
 
 
-# -- issue 51's replies, read as CoS's extractor reads them (tests/contracts/test_cos_reply.py) --
+# -- issue 51's replies, read as CoS's extractor reads them (tests/contracts/replies/test_cos.py) --
 
 ISSUE_REPLIES = [
     "Analysis: last step we did <BUILD PYLON>.\nSuggestions: keep producing with <TRAIN PROBE> "

@@ -100,8 +100,9 @@ def test_each_prompt_starts_with_the_whole_previous_one():
 
 
 def test_the_fallback_is_the_first_legal_action_unless_no_op_is_asked() -> None:
+    from bounded.contracts.replies.policy import fallback_actions
     from bounded.contracts.transcript import TranscriptContract
-    from bounded.core import Action, Observation, fallback_actions
+    from bounded.core import Action, Observation
 
     obs = Observation(kind="stream", state={}, legal=[Action(id="report"), Action(id="x")])
     default = TranscriptContract().fallback_policy()

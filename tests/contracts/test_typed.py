@@ -18,7 +18,6 @@ from bounded.core import (
     Completion,
     ConfigError,
     Decision,
-    EpisodeContext,
     Observation,
     Outcome,
     StepResult,
@@ -28,6 +27,7 @@ from bounded.envs import make
 from bounded.envs.spire import SpireEnv
 from bounded.envs.warehouse import WarehouseEnv
 from bounded.models.scripted import ScriptedModel
+from bounded.protocols import EpisodeContext
 from bounded.runner import run_episode
 from bounded.runner.episode import EpisodeRunner
 from bounded.stores.case_notes import CaseNote

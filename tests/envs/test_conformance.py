@@ -18,11 +18,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import bounded.envs  # noqa: F401 (registers the Gymnasium ids, until `import bounded` does)
-from bounded.core import JSON, Action, Env, Observation, Outcome
+from bounded.core import JSON, Action, Observation, Outcome
 from bounded.env_records import ENV_RECORDS, EnvRecord
 from bounded.envs import canonical_env_id, make, resolve_env_id
 from bounded.envs.checker import ConformanceError, check_bounded_env, trajectory_digest
 from bounded.envs.warehouse import WarehouseEnv
+from bounded.protocols import Env
 
 
 def conformance_cases() -> list[Any]:

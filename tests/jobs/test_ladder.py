@@ -3,10 +3,11 @@
 import pytest
 
 from bounded.contracts.transcript import TranscriptContract
-from bounded.core import EpisodeContext, Outcome
+from bounded.core import Outcome
 from bounded.envs.warehouse import WarehouseEnv
 from bounded.jobs.ladder import WithoutPostrun, next_level, run_ladder, won
 from bounded.models.scripted import ScriptedModel
+from bounded.protocols import EpisodeContext
 from bounded.runner import GameSpec
 
 SPEC = GameSpec(env="warehouse", contract="transcript", model="scripted", seed=0)

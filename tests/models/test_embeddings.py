@@ -7,8 +7,8 @@ import pytest
 
 import bounded
 from bounded.archive import Archive
-from bounded.core import Embedder
 from bounded.models.openai_compat import EndpointError, OpenAICompatModel
+from bounded.protocols import Embedder
 
 
 def test_embed_asks_the_endpoint_and_returns_its_vectors_in_order(fault_server):

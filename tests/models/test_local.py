@@ -5,9 +5,9 @@ from llama_cpp import LlamaGrammar
 from llama_cpp.llama_grammar import json_schema_to_gbnf
 
 from bounded.contracts import make_contract
-from bounded.contracts._reply import decision_schema, parse_decision
-from bounded.contracts.replies import TEXT_RULES, parse_decision_tag
-from bounded.core import EMBEDDED_REASONING_CHARS, Action, ConfigError, Observation
+from bounded.contracts.replies.reading import decision_schema, parse_decision
+from bounded.contracts.replies.rules import TEXT_RULES, parse_decision_tag
+from bounded.core import Action, ConfigError, Observation
 from bounded.envs import make
 from bounded.models import local, make_model
 from bounded.models.local import (
@@ -18,6 +18,7 @@ from bounded.models.local import (
     sha256_of,
     verify,
 )
+from bounded.protocols import EMBEDDED_REASONING_CHARS
 from bounded.runner import run_episode
 from bounded.testing import episode
 

@@ -6,7 +6,8 @@ import math
 import pytest
 
 from bounded.contracts import make_contract
-from bounded.core import Action, Embedder, Observation
+from bounded.core import Action, Observation
+from bounded.protocols import Embedder
 from bounded.testing import episode
 
 pytestmark = pytest.mark.model

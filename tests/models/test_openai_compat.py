@@ -9,7 +9,7 @@ import openai
 import pytest
 
 from bounded.contracts import make_contract
-from bounded.contracts._reply import parse_decision
+from bounded.contracts.replies.reading import parse_decision
 from bounded.core import Action, ConfigError, Observation, approx_tokens
 from bounded.models import make_model
 from bounded.models._http import tls_context

@@ -10,11 +10,12 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.contracts._reply import decision_schema
-from bounded.contracts.replies import TEXT_RULES, parse_reply
-from bounded.core import ANY_JSON_OBJECT, Action, Observation
+from bounded.contracts.replies.reading import decision_schema
+from bounded.contracts.replies.rules import TEXT_RULES, parse_reply
+from bounded.core import Action, Observation
 from bounded.envs import make
 from bounded.models.scripted import ScriptedModel, action_ids, as_text, schema_filler
+from bounded.protocols import ANY_JSON_OBJECT
 from bounded.runner import run_episode
 
 OBS = Observation(

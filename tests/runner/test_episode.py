@@ -4,15 +4,8 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract, register_contract
-from bounded.core import (
-    Action,
-    ContractBase,
-    ContractWrapper,
-    Decision,
-    Observation,
-    Outcome,
-    Prompt,
-)
+from bounded.contracts.base import ContractBase, ContractWrapper
+from bounded.core import Action, Decision, Observation, Outcome, Prompt
 from bounded.envs import TextEnv, make, register_env
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
@@ -268,12 +261,12 @@ def test_tiers_of_one_model_share_its_clock():
 
 def test_a_wrapped_contracts_memory_logs_are_checkpointed_as_its_own(tmp_path):
     wrapped = ContractWrapper(make_contract("state"))
-    assert wrapped.memory_logs() == ("journal",)
+    assert wrapped.memory.memory_logs() == ("journal",)
     seen = []
 
     def stop(record, obs):
         if record.index == 9:
-            seen.append(wrapped.memory_snapshot()["journal"]["items"][:])
+            seen.append(wrapped.memory.memory_snapshot()["journal"]["items"][:])
             raise KeyboardInterrupt
 
     with Archive(tmp_path / "a.sqlite") as archive:
@@ -289,7 +282,7 @@ def test_a_wrapped_contracts_memory_logs_are_checkpointed_as_its_own(tmp_path):
 
 
 class Counter(TextEnv):
-    """A plugin game with only `bounded.core.Env`'s required members: count to three."""
+    """A plugin game with only `bounded.protocols.Env`'s required members: count to three."""
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -312,7 +305,7 @@ class Counter(TextEnv):
 
 
 class Plain(ContractBase):
-    """A plugin contract with only `bounded.core.Contract`'s required hooks."""
+    """A plugin contract with only `bounded.protocols.Contract`'s required hooks."""
 
     name = "plain"
 

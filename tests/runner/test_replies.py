@@ -88,7 +88,7 @@ def test_the_ledger_takes_what_the_parse_decoded_and_decodes_only_where_it_is_no
 
 
 def test_a_play_decodes_each_reply_once(monkeypatch):
-    import bounded.contracts._reply as reply_module
+    import bounded.contracts.replies.reading as reply_module
 
     calls = []
     original = reply_module.decode_reply

@@ -12,10 +12,11 @@ import pytest
 from bounded.archive import Archive
 from bounded.archive.progress import checkpoints
 from bounded.cli import main
-from bounded.core import ContractBase, Decision, Prompt
+from bounded.contracts.base import ContractBase
+from bounded.core import Decision, Prompt
 from bounded.runner.build import play
-from bounded.runner.episode import ResumeError
 from bounded.runner.resume import close_stale, health, resume_run
+from bounded.runner.resumption import ResumeError
 from bounded.runner.spec import GameSpec
 
 CONTRACTS = ("state", "transcript", "summary", "episodic", "typed", "rag", "reflexion", "paged")

@@ -14,7 +14,8 @@ from bounded.cli.run import run
 from bounded.core import DEFAULT_MAX_TOKENS
 from bounded.inspect_tasks.tasks import seed_list, spire, warehouse
 from bounded.runner.spec import DEFAULT_SEED, GameSpec, seed_range
-from bounded.sweeps.experiment import SPEC_SETTINGS, CellSettings, parse_experiment
+from bounded.sweeps.experiment import parse_experiment
+from bounded.sweeps.experiment_file import SPEC_SETTINGS, CellSettings
 
 SOURCE = Path(__file__).parents[2] / "src" / "bounded"
 

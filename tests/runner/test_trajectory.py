@@ -10,7 +10,8 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.core import ContractWrapper, DecisionRecord
+from bounded.contracts.base import ContractWrapper
+from bounded.core import DecisionRecord
 from bounded.envs import make
 from bounded.models import make_model
 from bounded.runner.episode import EpisodeRunner

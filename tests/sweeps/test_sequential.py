@@ -163,3 +163,20 @@ def test_mistakes_are_refused_in_one_line_and_leave_the_archive_as_it_was(tmp_pa
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "--level must lie strictly between 0 and 1" in bad.stderr
     assert not (tmp_path / "p.sqlite").exists()
+
+
+def test_every_look_plays_from_the_plan_built_once(tmp_path, monkeypatch):
+    from bounded.sweeps.stages import Stages
+
+    built = []
+    expand = Stages.stages
+
+    def counted(self, archive_path=None):
+        built.append(archive_path)
+        return expand(self, archive_path)
+
+    monkeypatch.setattr(Stages, "stages", counted)
+    experiment = load_experiment(player_file(tmp_path, games=4, slip=0.0))
+    summary = run_until_decided(experiment, Stopping(a="expert", b="random", block=2))
+    assert len(summary.record.looks) == 2 and len(summary.sweeps) == 2
+    assert built == [experiment.archive]

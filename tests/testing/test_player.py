@@ -5,7 +5,7 @@ import pytest
 
 import bounded
 from bounded.archive import Archive
-from bounded.contracts.replies import parse_reply
+from bounded.contracts.replies.rules import parse_reply
 from bounded.core import Action, Observation
 from bounded.testing.endpoint import Endpoint
 from bounded.testing.player import Chooser, instance, listed_actions, play

@@ -44,12 +44,14 @@ def decision_tallies(archive: Archive) -> dict[str, DecisionTally]:
             parse_errors=int(row["parse_errors"] or 0),
         )
         for row in archive.execute(
-            "SELECT run_id, COUNT(*) AS decisions, SUM(fallback) AS fallbacks, "
-            "SUM(parse_error IS NOT NULL) AS parse_errors FROM decisions GROUP BY run_id"
+            "SELECT r.run_id, COUNT(*) AS decisions, SUM(d.fallback) AS fallbacks, "
+            "SUM(d.parse_error IS NOT NULL) AS parse_errors "
+            "FROM decisions d JOIN runs r ON r.id = d.run GROUP BY d.run"
         )
     }
     rows = archive.execute(
-        "SELECT run_id, info FROM decisions WHERE info LIKE ?", (f'%"{INVALID_KEY}"%',)
+        "SELECT r.run_id, d.info FROM decisions d JOIN runs r ON r.id = d.run WHERE d.info LIKE ?",
+        (f'%"{INVALID_KEY}"%',),
     )
     for row in rows:
         tally = tallies.get(str(row["run_id"]))

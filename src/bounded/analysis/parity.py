@@ -11,7 +11,7 @@ between cells playing one block is:
   sent, the text rule and grammar, the temperature, the token limit, `max_decisions`, the
   reasoning budget, the fallback policy, the budgets of a contract's own calls, the code
   that played the game; except the keys the contract declares as its memory under test
-  (`Contract.memory_settings`). A setting a cell does not have (a format a model-free cell
+  (`MemoryHooks.memory_settings`). A setting a cell does not have (a format a model-free cell
   never sends, a key of another contract's configuration) differs from no value;
 - the seeds (the units), and the environment options that are not the block's;
 - the acting rate (`bounded.runner.tally`): the share of decisions on which the agent's

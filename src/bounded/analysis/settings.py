@@ -9,7 +9,7 @@ and the format sent, the temperature and token limit in force, the decision budg
 the game's seed as its sampling seed (`sampling_seed`), and the code that played it
 (`code_revision`, where a run records it). What the contract's configuration sets: every
 key (nested keys joined by `.`: `contract_config.description_temperature`), except the
-keys the contract declares as its memory under test (`Contract.memory_settings`, recorded
+keys the contract declares as its memory under test (`MemoryHooks.memory_settings`, recorded
 with each game), which are what a comparison of memories varies. The reply mode is
 compared as `reply` (the mode played and the format sent); the other reply settings a
 configuration holds (`text_rule`, `text_grammar`) as its keys.
@@ -113,7 +113,7 @@ def _known(settings: Mapping[str, Any]) -> dict[str, str]:
 
 def memory_keys(recorded: Any) -> tuple[str, ...]:
     """The configuration keys a game records as its contract's memory under test
-    (`memory_settings`: the runner records the contract's `Contract.memory_settings` with
+    (`memory_settings`: the runner records the contract's `MemoryHooks.memory_settings` with
     the run, a sweep's dry run with each planned game); none for a run of an older bounded,
     whose every key is then compared."""
     if isinstance(recorded, list | tuple):

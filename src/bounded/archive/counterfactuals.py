@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Action, BoundedError, Completion, Prompt, Segment
+from bounded.core import JSON, Action, Completion, Prompt, Segment
 
 if TYPE_CHECKING:
     from bounded.archive.sqlite import Archive
@@ -116,15 +116,10 @@ def add_counterfactual(archive: Archive, row: Counterfactual) -> None:
 def counterfactuals(archive: Archive, run_id: str | None = None) -> list[Counterfactual]:
     """The archive's counterfactuals (of one run, or all), in decision order."""
     where, params = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
-    try:
-        rows = archive.execute(
-            f"SELECT * FROM counterfactuals {where} ORDER BY run_id, idx, layer, variant, model",
-            params,
-        )
-    except BoundedError as exc:  # an older archive opened read-only: no table yet
-        if "no such table" in str(exc):
-            return []
-        raise
+    rows = archive.execute(
+        f"SELECT * FROM counterfactuals {where} ORDER BY run_id, idx, layer, variant, model",
+        params,
+    )
     return [_from_row(row) for row in rows]
 
 

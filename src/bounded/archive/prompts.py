@@ -4,10 +4,11 @@ one before it in its game, so a decision costs the archive what it adds.
 - `texts (id, hash, text)`: each distinct text once (its SHA-256 `hash` is its identity,
   `id` the integer other rows use);
 - `labels (id, layer, role)`: each (layer, role) pair a segment has had;
-- `decisions.prompt`: little-endian 64-bit integers `[keep, label, text, label, text, ...]`:
-  the first `keep` segments of the prompt of the decision before (index - 1, same run),
-  then these segments. `keep = 0` is a key: a prompt complete in itself. A NULL prompt is
-  an empty key (a decision with no prompt);
+- `decisions.prompt`: the integers `[keep, label, text, label, text, ...]`, one byte naming
+  their width (2, 4 or 8 bytes: the narrowest that holds the largest) then each
+  little-endian: the first `keep` segments of the prompt of the decision before (index - 1,
+  same run), then these segments. `keep = 0` is a key: a prompt complete in itself. A NULL
+  prompt is an empty key (a decision with no prompt);
 - `decisions.prompt_base`: the index of the key this decision's chain starts from (its own
   index for a key): a reader of any decision reads the rows from there.
 
@@ -68,22 +69,30 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+WIDTHS = {array(code).itemsize: code for code in ("H", "I", "L", "Q")}
+"""Unsigned array type codes by their width in bytes (2, 4 and 8 on every platform
+CPython supports)."""
+
+
 def encode(keep: int, ids: Iterable[tuple[int, int]]) -> bytes:
-    values = array("q", [keep])
+    flat = [keep]
     for label, text in ids:
-        values.append(label)
-        values.append(text)
-    if values.itemsize != 8:  # pragma: no cover - "q" is 8 bytes on every platform CPython supports
-        raise BoundedError("array('q') is not 64-bit here")
-    return values.tobytes() if _little_endian() else _swapped(values)
+        flat.append(label)
+        flat.append(text)
+    top = max(flat)
+    width = next(w for w in (2, 4, 8) if top < 1 << (8 * w))
+    values = array(WIDTHS[width], flat)
+    return bytes([width]) + (values.tobytes() if _little_endian() else _swapped(values))
 
 
 def decode(blob: bytes | None) -> tuple[int, Ids]:
     """`(keep, ids)` of a stored prompt (NULL: an empty key)."""
     if not blob:
         return 0, []
-    values = array("q")
-    values.frombytes(blob)
+    if blob[0] not in WIDTHS:
+        raise BrokenPrompt(f"a stored prompt names integers {blob[0]} bytes wide")
+    values = array(WIDTHS[blob[0]])
+    values.frombytes(blob[1:])
     if not _little_endian():  # pragma: no cover - big-endian hosts
         values.byteswap()
     pairs = iter(values[1:])
@@ -149,20 +158,21 @@ class PromptWriter:
     connection)."""
 
     def __init__(self) -> None:
-        self._chains: OrderedDict[str, Chain] = OrderedDict()
+        self._chains: OrderedDict[int, Chain] = OrderedDict()
 
     def write(
-        self, db: sqlite3.Connection, run_id: str, index: int, segments: Sequence[Segment]
+        self, db: sqlite3.Connection, run: int, index: int, segments: Sequence[Segment]
     ) -> tuple[int, bytes]:
-        """`(prompt_base, prompt)` for this decision's row, its new texts and labels
-        written, inside the caller's transaction (before the row itself is written)."""
+        """`(prompt_base, prompt)` for this decision's row (`run`: its run's integer key),
+        its new texts and labels written, inside the caller's transaction (before the row
+        itself is written)."""
         around = dict(
             db.execute(
-                "SELECT idx, prompt_base FROM decisions WHERE run_id = ? AND idx IN (?, ?)",
-                (run_id, index - 1, index + 1),
+                "SELECT idx, prompt_base FROM decisions WHERE run = ? AND idx IN (?, ?)",
+                (run, index - 1, index + 1),
             ).fetchall()
         )
-        chain = self._chains.get(run_id)
+        chain = self._chains.get(run)
         if chain is not None and (chain.index != index - 1 or around.get(index - 1) != chain.base):
             chain = None  # not stored as remembered: a rolled-back write, another writer
         texts = [(s.layer, s.role, s.text) for s in segments]
@@ -178,19 +188,19 @@ class PromptWriter:
         base, blob, keep = next_link(chain, index, ids)
         kept = after_link(chain, index, base, keep, ids)
         kept.texts = texts
-        self._remember(run_id, kept)
+        self._remember(run, kept)
         if index + 1 in around:
-            _rekey_successor(db, run_id, index)
+            _rekey_successor(db, run, index)
         return base, blob
 
-    def _remember(self, run_id: str, chain: Chain) -> None:
-        self._chains[run_id] = chain
-        self._chains.move_to_end(run_id)
+    def _remember(self, run: int, chain: Chain) -> None:
+        self._chains[run] = chain
+        self._chains.move_to_end(run)
         while len(self._chains) > MAX_GAMES_REMEMBERED:
             self._chains.popitem(last=False)
 
-    def forget(self, run_id: str) -> None:
-        self._chains.pop(run_id, None)
+    def forget(self, run: int) -> None:
+        self._chains.pop(run, None)
 
 
 def _text_id(db: sqlite3.Connection, text: str) -> int:
@@ -211,35 +221,34 @@ def _label_id(db: sqlite3.Connection, layer: str, role: str) -> int:
     return int(cursor.lastrowid or 0)
 
 
-def _rekey_successor(db: sqlite3.Connection, run_id: str, index: int) -> None:
+def _rekey_successor(db: sqlite3.Connection, run: int, index: int) -> None:
     """A decision rewritten under a stored successor: the successor becomes a key first, so
     that it no longer builds on what is replaced."""
     row = db.execute(
-        "SELECT prompt FROM decisions WHERE run_id = ? AND idx = ?", (run_id, index + 1)
+        "SELECT prompt FROM decisions WHERE run = ? AND idx = ?", (run, index + 1)
     ).fetchone()
     if row is None or decode(row[0])[0] == 0:
         return
-    [(_, ids)] = list(chain_ids(db, run_id, index + 1, index + 2))
+    [(_, ids)] = list(chain_ids(db, run, index + 1, index + 2))
     db.execute(
-        "UPDATE decisions SET prompt_base = idx, prompt = ? WHERE run_id = ? AND idx = ?",
-        (encode(0, ids), run_id, index + 1),
+        "UPDATE decisions SET prompt_base = idx, prompt = ? WHERE run = ? AND idx = ?",
+        (encode(0, ids), run, index + 1),
     )
 
 
-def chain_ids(
-    db: sqlite3.Connection, run_id: str, start: int, end: int
-) -> Iterator[tuple[int, Ids]]:
-    """`(index, ids)` of each stored decision with an index in [start, end), in order."""
+def chain_ids(db: sqlite3.Connection, run: int, start: int, end: int) -> Iterator[tuple[int, Ids]]:
+    """`(index, ids)` of each stored decision of the run keyed `run` with an index in
+    [start, end), in order."""
     first = db.execute(
-        "SELECT prompt_base FROM decisions WHERE run_id = ? AND idx >= ? AND idx < ? "
+        "SELECT prompt_base FROM decisions WHERE run = ? AND idx >= ? AND idx < ? "
         "ORDER BY idx LIMIT 1",
-        (run_id, start, end),
+        (run, start, end),
     ).fetchone()
     if first is None:
         return
     rows = db.execute(
-        "SELECT idx, prompt FROM decisions WHERE run_id = ? AND idx >= ? AND idx < ? ORDER BY idx",
-        (run_id, min(first[0], start), end),
+        "SELECT idx, prompt FROM decisions WHERE run = ? AND idx >= ? AND idx < ? ORDER BY idx",
+        (run, min(first[0], start), end),
     )
     previous: tuple[int, Ids] | None = None
     for index, blob in rows:
@@ -247,7 +256,8 @@ def chain_ids(
         if keep:
             if previous is None or previous[0] != index - 1 or len(previous[1]) < keep:
                 raise BrokenPrompt(
-                    f"the prompt of decision {index} of run {run_id[:12]} builds on a missing one"
+                    f"the prompt of decision {index} of run {run_name(db, run)} builds on "
+                    "a missing one"
                 )
             ids = previous[1][:keep] + ids
         previous = (index, ids)
@@ -255,11 +265,18 @@ def chain_ids(
             yield index, ids
 
 
+def run_name(db: sqlite3.Connection, run: int) -> str:
+    """The short id (12 characters) of the run keyed `run`."""
+    row = db.execute("SELECT run_id FROM runs WHERE id = ?", (run,)).fetchone()
+    return str(row[0])[:12] if row else f"#{run}"
+
+
 def read_prompts(
-    db: sqlite3.Connection, run_id: str, start: int, end: int
+    db: sqlite3.Connection, run: int, start: int, end: int
 ) -> dict[int, list[Segment]]:
-    """The prompt segments of a run's decisions with indices in [start, end)."""
-    by_index = dict(chain_ids(db, run_id, start, end))
+    """The prompt segments of the decisions of the run keyed `run` with indices in
+    [start, end)."""
+    by_index = dict(chain_ids(db, run, start, end))
     labels = {row[0]: (row[1], row[2]) for row in db.execute("SELECT id, layer, role FROM labels")}
     wanted = sorted({text for ids in by_index.values() for _, text in ids})
     texts: dict[int, str] = {}

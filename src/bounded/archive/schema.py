@@ -1,11 +1,17 @@
-"""The archive's tables (format 2; prompts' tables: `bounded.archive.prompts`)."""
+"""The archive's tables (format 3; prompts' tables: `bounded.archive.prompts`; what
+decisions repeat: `bounded.archive.shared`).
+
+Runs and decisions are keyed by integers (`runs.id`, `decisions.id`); a decision refers to
+its run by `decisions.run`, and the run's 64-hex id is a unique column of `runs` only. The
+tables that hold a few rows per run (checkpoints, counterfactuals) keep the 64-hex id."""
 
 from __future__ import annotations
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL UNIQUE,
     format_version INTEGER NOT NULL,
     experiment TEXT NOT NULL DEFAULT '',
     cell TEXT NOT NULL DEFAULT '',
@@ -41,7 +47,8 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs (experiment, cell, seed);
 CREATE INDEX IF NOT EXISTS runs_by_tag ON runs (tag, started_at);
 CREATE TABLE IF NOT EXISTS decisions (
-    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    id INTEGER PRIMARY KEY,
+    run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     idx INTEGER NOT NULL,
     format_version INTEGER NOT NULL,
     t REAL NOT NULL,
@@ -61,7 +68,7 @@ CREATE TABLE IF NOT EXISTS decisions (
     extra_completions TEXT NOT NULL,
     prompt_base INTEGER NOT NULL DEFAULT 0,
     prompt BLOB,
-    PRIMARY KEY (run_id, idx)
+    UNIQUE (run, idx)
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     hash TEXT PRIMARY KEY,
@@ -115,7 +122,7 @@ CREATE TABLE IF NOT EXISTS counterfactuals (
     counterfactual_agrees INTEGER NOT NULL,
     created_at REAL NOT NULL,
     PRIMARY KEY (run_id, idx, layer, variant, model, settings_hash),
-    FOREIGN KEY (run_id, idx) REFERENCES decisions (run_id, idx) ON DELETE CASCADE
+    FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
 );
 """
 """Attribution's re-asked decisions (`bounded.archive.counterfactuals` writes and reads
@@ -132,18 +139,3 @@ _RUN_JSON_FIELDS = (
     "inputs",
     "usage",
 )
-
-ADDED_COLUMNS = {
-    "runs": {
-        "postrun": "TEXT NOT NULL DEFAULT '{}'",
-        "spec": "TEXT NOT NULL DEFAULT '{}'",
-        "identity": "TEXT NOT NULL DEFAULT ''",
-        "inputs": "TEXT NOT NULL DEFAULT '{}'",
-        "usage": "TEXT NOT NULL DEFAULT '{}'",
-        "code_revision": "TEXT NOT NULL DEFAULT ''",
-    },
-    "decisions": {"model": "TEXT NOT NULL DEFAULT ''"},
-    "checkpoints": {"logs": "TEXT NOT NULL DEFAULT '{}'"},
-}
-"""Columns added after format 1 first shipped, per table: an older archive gains them on
-open."""

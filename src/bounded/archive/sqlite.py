@@ -4,7 +4,10 @@ An archive is recognised before anything is written to it: new archives carry SQ
 `application_id` (`APPLICATION_ID`), and an existing file is used only when it is empty,
 carries that id, or is an older bounded archive (a `meta` table with `format_version`).
 Any other file, SQLite or not, is refused with a one-line `ArchiveError` and left
-byte-identical. Read-only opens (`Archive(path, read_only=True)`) go through SQLite's
+byte-identical. An archive of an older format is converted to this one the first time any
+command opens it, to write or to read (`bounded.archive.migrate`; a read-only open of one
+needs write access to convert it, once); one of a newer format is refused. Read-only
+opens (`Archive(path, read_only=True)`) go through SQLite's
 `mode=ro` URI and write nothing; when the directory does not let SQLite create the
 write-ahead log's files, the archive is read as an immutable snapshot of its main file
 (`immutable=1`: decisions still in an un-checkpointed `-wal` file are then not seen).
@@ -33,7 +36,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
-from bounded.archive.migrate import migrate, segment_layers, segment_rows, stored_format
+from bounded.archive.migrate import migrate, stored_format
 from bounded.archive.opening import (
     APPLICATION_ID,
     LOCK_TIMEOUT_ENV,
@@ -46,30 +49,20 @@ from bounded.archive.opening import (
     sync_mode,
 )
 from bounded.archive.prompts import PROMPT_SCHEMA, PromptWriter, read_prompts, stored_layers
-from bounded.archive.schema import (
-    _RUN_JSON_FIELDS,
-    ADDED_COLUMNS,
-    COUNTERFACTUAL_SCHEMA,
-    SCHEMA,
-)
+from bounded.archive.schema import _RUN_JSON_FIELDS, COUNTERFACTUAL_SCHEMA, SCHEMA
+from bounded.archive.shared import SHARED_SCHEMA, Shared, compact
 from bounded.archive.totals import corrected_runs
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
-    Action,
-    Completion,
     DecisionRecord,
     RunRecord,
     Segment,
 )
-from bounded.env_records import BUILTIN_RECORDS
 
 LOG = logging.getLogger("bounded.archive")
 """What an archive repairs as it opens is told here, never printed (with no logging set up,
 as under the CLI, Python writes a warning to stderr)."""
-
-SHORT_NAMES: dict[str, str] = {record.name: record.env_id for record in BUILTIN_RECORDS}
-"""The short names older versions archived runs under -> their Gymnasium ids."""
 
 DEFAULT_ARCHIVE = Path("runs/bounded.sqlite")
 MIN_PREFIX = 8
@@ -116,9 +109,8 @@ class Archive:
         was opened read-only (`bounded.archive.totals`): read so, never written."""
         self.repaired: list[str] = []
         """The run ids whose rows were repaired so when it was opened for writing."""
-        self.format = FORMAT_VERSION
-        """The archive's format (an older one opened read-only is read as it is)."""
         self._prompts = PromptWriter()
+        self._shared = Shared()
         try:
             kind = identify(self.path, self.timeout)
             if read_only:
@@ -171,12 +163,10 @@ class Archive:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={sync_mode()}")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA + PROMPT_SCHEMA + COUNTERFACTUAL_SCHEMA)
+        self._db.executescript(SCHEMA + PROMPT_SCHEMA + SHARED_SCHEMA + COUNTERFACTUAL_SCHEMA)
         self._check_version()
         if migrate(self._db):
             LOG.warning("bounded: archive %s converted to format %d", self.path, FORMAT_VERSION)
-        self._add_missing_columns()
-        self._canonical_env_ids()
 
     def _open_read_only(self, kind: Kind) -> None:
         if kind == "new":
@@ -186,7 +176,21 @@ class Archive:
             raise ArchiveError(f"{self.path} is an empty SQLite database, not a bounded archive")
         self._db, self.immutable = connect_read_only(self.path, self.timeout)
         self._check_version()
-        self.format = stored_format(self._db) or FORMAT_VERSION
+        older = stored_format(self._db)
+        if older is not None and older < FORMAT_VERSION:
+            self._db.close()
+            self._convert(older)
+            self._db, self.immutable = connect_read_only(self.path, self.timeout)
+
+    def _convert(self, older: int) -> None:
+        """Convert an older archive opened to read (once: it is then of this format)."""
+        try:
+            Archive(self.path, timeout=self.timeout).close()
+        except ArchiveError as exc:
+            raise ArchiveError(
+                f"archive {self.path} has format {older}, older than this version reads "
+                f"({FORMAT_VERSION}), and converting it failed: {exc}"
+            ) from exc
 
     def _problem(self, doing: str, exc: sqlite3.DatabaseError) -> str:
         """One line for an SQLite failure; a lock names how long was waited and how to
@@ -223,27 +227,6 @@ class Archive:
                 f"({FORMAT_VERSION}): upgrade bounded"
             )
 
-    def _add_missing_columns(self) -> None:
-        for table, columns in ADDED_COLUMNS.items():
-            present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            with self._db:
-                for column, declaration in columns.items():
-                    if column not in present:
-                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-
-    def _canonical_env_ids(self) -> None:
-        """Older `bounded run` wrote short names (`craft`) where sweeps wrote Gymnasium ids
-        (`bounded/Craft-v0`): one environment is one id, so short names are rewritten."""
-        marks = ", ".join("?" for _ in SHORT_NAMES)
-        query = f"SELECT 1 FROM runs WHERE env_id IN ({marks}) LIMIT 1"
-        if self._db.execute(query, tuple(SHORT_NAMES)).fetchone() is None:
-            return
-        with self._db:
-            self._db.executemany(
-                "UPDATE runs SET env_id = ? WHERE env_id = ?",
-                [(env_id, short) for short, env_id in SHORT_NAMES.items()],
-            )
-
     def close(self) -> None:
         self._db.close()
 
@@ -259,10 +242,16 @@ class Archive:
         what it reads first (a lease, a completed game) cannot change before it commits."""
         if self.read_only:
             raise ArchiveError(f"archive {self.path} is open read-only")
-        with _WRITERS, self._guard("cannot write archive"), self._db:
-            if immediate:
-                self._db.execute("BEGIN IMMEDIATE")
-            yield self._db
+        with _WRITERS:
+            try:
+                with self._guard("cannot write archive"), self._db:
+                    if immediate:
+                        self._db.execute("BEGIN IMMEDIATE")
+                    yield self._db
+            except BaseException:
+                self._shared.forget_unsaved()
+                raise
+            self._shared.saved()
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction that holds the write lock from its start (for the runner's
@@ -350,19 +339,23 @@ class Archive:
 
     @staticmethod
     def _run_from_row(row: sqlite3.Row) -> RunRecord:
-        """A run row as a record (an older archive opened read-only may lack columns added
-        since, and hold short environment names: both are read as a migration would)."""
         data = dict(row)
+        del data["id"]
         for field in _RUN_JSON_FIELDS:
-            if field in data:
-                data[field] = json.loads(data[field])
-        data["env_id"] = SHORT_NAMES.get(data["env_id"], data["env_id"])
+            data[field] = json.loads(data[field])
         return RunRecord.model_validate(data)
+
+    def _run_key(self, run_id: str) -> int | None:
+        """The integer key of the run with this (full) id; None when there is none."""
+        row = self._db.execute("SELECT id FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else int(row[0])
 
     def delete_run(self, run_id: str) -> None:
         with self._transaction() as db:
+            run = self._run_key(run_id)
             db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
-        self._prompts.forget(run_id)
+        if run is not None:
+            self._prompts.forget(run)
 
     # -- decisions ----------------------------------------------------------
 
@@ -380,7 +373,9 @@ class Archive:
         try:
             self._insert_decision(db, record)
         except (UnicodeEncodeError, PydanticSerializationError):
-            self._prompts.forget(record.run_id)
+            run = self._run_key(record.run_id)
+            if run is not None:
+                self._prompts.forget(run)
             self._insert_decision(db, self._storable_record(record))
 
     @staticmethod
@@ -390,26 +385,32 @@ class Archive:
         return DecisionRecord.model_validate(clean)
 
     def _insert_decision(self, db: sqlite3.Connection, record: DecisionRecord) -> None:
-        base, prompt = self._prompts.write(db, record.run_id, record.index, record.segments)
+        run = self._run_key(record.run_id)
+        if run is None:
+            raise ArchiveError(
+                f"decision {record.index} of run {record.run_id[:12]}: no such run in {self.path}"
+            )
+        base, prompt = self._prompts.write(db, run, record.index, record.segments)
+        shared = self._shared
         row = {
-            "run_id": record.run_id,
+            "run": run,
             "idx": record.index,
             "format_version": record.format_version,
             "t": record.t,
             "kind": record.kind,
-            "tokens_by_layer": json.dumps(record.tokens_by_layer),  # keeps layer order
+            "tokens_by_layer": shared.layers_column(db, record.tokens_by_layer),
             "prompt_tokens": record.prompt_tokens,
-            "completion": record.completion.model_dump_json() if record.completion else None,
-            "actions": _dumps([a.model_dump(by_alias=True) for a in record.actions]),
+            "completion": shared.completion_column(db, record.completion),
+            "actions": shared.pack_actions(db, record.actions),
             "model": record.model,
             "reasoning": record.reasoning,
-            "state_patch": None if record.state_patch is None else _dumps(record.state_patch),
+            "state_patch": None if record.state_patch is None else compact(record.state_patch),
             "parse_error": record.parse_error,
             "fallback": int(record.fallback),
             "reward": record.reward,
             "latency_s": record.latency_s,
-            "info": _dumps(record.info),
-            "extra_completions": _dumps([c.model_dump() for c in record.extra_completions]),
+            "info": compact(record.info),
+            "extra_completions": shared.extra_column(db, record.extra_completions),
             "prompt_base": base,
             "prompt": prompt,
         }
@@ -425,12 +426,17 @@ class Archive:
         """A run's decisions in order (`run_id`: its id or a unique prefix, as `run`);
         `start`, `end`: only those whose index is in [start, end) (a reader streams a long
         game a range at a time)."""
-        span = (self.full_id(run_id), start, end if end is not None else INDEX_END)
+        full_id = self.full_id(run_id)
+        with self._guard("cannot read archive"):
+            run = self._run_key(full_id)
+        if run is None:
+            return []
+        span = (run, start, end if end is not None else INDEX_END)
         rows = self._query(
-            "SELECT * FROM decisions WHERE run_id = ? AND idx >= ? AND idx < ? ORDER BY idx", span
+            "SELECT * FROM decisions WHERE run = ? AND idx >= ? AND idx < ? ORDER BY idx", span
         )
         segments = self._segments(*span) if with_segments else {}
-        return [self._decision_from_row(row, segments.get(row["idx"], [])) for row in rows]
+        return self._decisions_from_rows(full_id, rows, segments)
 
     def iter_decisions(
         self, run_id: str, *, with_segments: bool = True, chunk: int | None = None
@@ -438,50 +444,63 @@ class Archive:
         """A run's decisions in order, read `chunk` (default `DECISIONS_PER_READ`) at a time:
         memory bounded by the chunk, not the game."""
         full_id, start = self.full_id(run_id), 0
+        with self._guard("cannot read archive"):
+            run = self._run_key(full_id)
+        if run is None:
+            return
         chunk = chunk or DECISIONS_PER_READ
         while True:
             rows = self._query(
-                "SELECT * FROM decisions WHERE run_id = ? AND idx >= ? ORDER BY idx LIMIT ?",
-                (full_id, start, chunk),
+                "SELECT * FROM decisions WHERE run = ? AND idx >= ? ORDER BY idx LIMIT ?",
+                (run, start, chunk),
             )
             if not rows:
                 return
             end = rows[-1]["idx"] + 1
-            segments = self._segments(full_id, start, end) if with_segments else {}
-            for row in rows:
-                yield self._decision_from_row(row, segments.get(row["idx"], []))
+            segments = self._segments(run, start, end) if with_segments else {}
+            yield from self._decisions_from_rows(full_id, rows, segments)
             start = end
 
-    def _segments(self, run_id: str, start: int, end: int) -> dict[int, list[Segment]]:
-        read = segment_rows if self.format < FORMAT_VERSION else read_prompts
+    def _segments(self, run: int, start: int, end: int) -> dict[int, list[Segment]]:
         with self._guard("cannot read archive"):
-            return read(self._db, run_id, start, end)
+            return read_prompts(self._db, run, start, end)
 
     def runs_with_decisions(self) -> set[str]:
         """The ids of the runs that have stored decisions."""
-        return {row[0] for row in self._query("SELECT DISTINCT run_id FROM decisions")}
+        rows = self._query(
+            "SELECT run_id FROM runs WHERE EXISTS (SELECT 1 FROM decisions WHERE run = runs.id)"
+        )
+        return {row[0] for row in rows}
 
     def layers(self) -> set[str]:
         """Every layer a stored prompt segment has."""
-        read = segment_layers if self.format < FORMAT_VERSION else stored_layers
         with self._guard("cannot read archive"):
-            return read(self._db)
+            return stored_layers(self._db)
 
-    @staticmethod
-    def _decision_from_row(row: sqlite3.Row, segments: list[Segment]) -> DecisionRecord:
-        completion = row["completion"]
+    def _decisions_from_rows(
+        self, run_id: str, rows: list[sqlite3.Row], segments: dict[int, list[Segment]]
+    ) -> list[DecisionRecord]:
+        with self._guard("cannot read archive"):
+            return [
+                self._decision_from_row(run_id, row, segments.get(row["idx"], [])) for row in rows
+            ]
+
+    def _decision_from_row(
+        self, run_id: str, row: sqlite3.Row, segments: list[Segment]
+    ) -> DecisionRecord:
+        db, shared = self._db, self._shared
         return DecisionRecord(
             format_version=row["format_version"],
-            run_id=row["run_id"],
+            run_id=run_id,
             index=row["idx"],
             t=row["t"],
             kind=row["kind"],
             segments=segments,
-            tokens_by_layer=json.loads(row["tokens_by_layer"]),
+            tokens_by_layer=shared.layers_of(db, row["tokens_by_layer"]),
             prompt_tokens=row["prompt_tokens"],
-            completion=Completion.model_validate_json(completion) if completion else None,
-            actions=[Action.model_validate(a) for a in json.loads(row["actions"])],
-            model=dict(row).get("model", ""),  # an older archive opened read-only lacks it
+            completion=shared.completion_of(db, row["completion"]),
+            actions=shared.unpack_actions(db, row["actions"]),
+            model=row["model"],
             reasoning=row["reasoning"],
             state_patch=json.loads(row["state_patch"]) if row["state_patch"] else None,
             parse_error=row["parse_error"],
@@ -489,9 +508,7 @@ class Archive:
             reward=row["reward"],
             latency_s=row["latency_s"],
             info=json.loads(row["info"]),
-            extra_completions=[
-                Completion.model_validate(c) for c in json.loads(row["extra_completions"])
-            ],
+            extra_completions=shared.extra_of(db, row["extra_completions"]),
         )
 
     # -- store snapshots ----------------------------------------------------

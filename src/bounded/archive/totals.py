@@ -15,10 +15,10 @@ from their stored decisions, and the archive repairs them when it is opened.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 
+from bounded.archive.shared import Shared
 from bounded.core import JSON, Completion, DecisionRecord, RunRecord
 
 USAGE_FIELDS = (
@@ -135,16 +135,13 @@ def recounted(run: RunRecord, decisions: Iterable[StoredDecision]) -> RunRecord:
 def stored_decisions(db: sqlite3.Connection, run_id: str) -> list[StoredDecision]:
     """The stored decisions of a run, as `recounted` reads them."""
     rows = db.execute(
-        "SELECT prompt_tokens, completion, extra_completions FROM decisions "
-        "WHERE run_id = ? ORDER BY idx",
+        "SELECT d.prompt_tokens, d.completion, d.extra_completions FROM decisions d "
+        "JOIN runs r ON r.id = d.run WHERE r.run_id = ? ORDER BY d.idx",
         (run_id,),
     ).fetchall()
+    shared = Shared()
     return [
-        (
-            prompt_tokens,
-            Completion.model_validate_json(own) if own else None,
-            [Completion.model_validate(call) for call in json.loads(extra)],
-        )
+        (prompt_tokens, shared.completion_of(db, own), shared.extra_of(db, extra))
         for prompt_tokens, own, extra in rows
     ]
 
@@ -154,8 +151,8 @@ def mismatched_runs(db: sqlite3.Connection) -> list[str]:
     imported runs have neither) whose row counts other decisions than are stored."""
     rows = db.execute(
         "SELECT r.run_id FROM runs r "
-        "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM decisions GROUP BY run_id) d "
-        "ON d.run_id = r.run_id "
+        "LEFT JOIN (SELECT run, COUNT(*) AS n FROM decisions GROUP BY run) d "
+        "ON d.run = r.id "
         "WHERE r.decisions != COALESCE(d.n, 0) "
         "AND (d.n IS NOT NULL OR r.run_id IN (SELECT run_id FROM checkpoints)) "
         "ORDER BY r.run_id"
@@ -167,15 +164,9 @@ def corrected_runs(
     db: sqlite3.Connection, read_run: Callable[[sqlite3.Row], RunRecord]
 ) -> list[RunRecord]:
     """The mismatched runs (`mismatched_runs`) with their totals recounted from what is
-    stored; none in an archive older than checkpoints."""
-    try:
-        wrong = mismatched_runs(db)
-    except sqlite3.OperationalError as exc:
-        if "no such table" in str(exc):
-            return []
-        raise
+    stored."""
     corrected = []
-    for run_id in wrong:
+    for run_id in mismatched_runs(db):
         row = db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         corrected.append(recounted(read_run(row), stored_decisions(db, run_id)))
     return corrected

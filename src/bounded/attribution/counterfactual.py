@@ -29,21 +29,18 @@ from bounded.archive.counterfactuals import (
     done_keys,
 )
 from bounded.attribution.replay import ReplayedDecision, expert_for, replay, spec_of
+from bounded.contracts.replies.policy import fallback_actions, reply_constraint
 from bounded.core import (
     JSON,
     Action,
     ConfigError,
-    Contract,
     DecisionRecord,
-    EpisodeContext,
-    Model,
     Observation,
     RunRecord,
     approx_tokens,
-    fallback_actions,
-    reply_constraint,
     stable_hash,
 )
+from bounded.protocols import Contract, EpisodeContext, Model
 from bounded.registry import did_you_mean
 from bounded.runner.build import build_contract, build_env, build_model
 from bounded.runner.replies import reply_hints
@@ -291,7 +288,7 @@ class Asker:
         self.contract: Contract = build_contract(game)
         played = run.model_params.get("reply", {}).get("mode")
         if played:  # the mode the run played (a refused format may have moved it)
-            self.contract.use_reply_mode(played)
+            self.contract.replies.use_reply_mode(played)
         _, env = build_env(game)
         self.default = env.default_action()
         try:
@@ -325,7 +322,7 @@ class Asker:
         """The schema the archived decision's deciding call was answered under: the
         contract's `counterfactual_schema(obs, segments)` (its reply schema, unless it asks
         again within a decision under another schema)."""
-        return self.contract.counterfactual_schema(obs, record.segments)
+        return self.contract.replies.counterfactual_schema(obs, record.segments)
 
     def ask(self, task: Reask, state: ReplayedDecision) -> Counterfactual:
         obs = state.obs
@@ -334,7 +331,7 @@ class Asker:
         completion = model.complete(
             prompt.messages(),
             constraint=reply_constraint(
-                self.contract.reply_mode, lambda: self.schema_for(obs, task.record)
+                self.contract.replies.reply_mode, lambda: self.schema_for(obs, task.record)
             ),
             max_tokens=int(task.settings["max_tokens"]),
             temperature=float(task.settings["temperature"]),
@@ -344,7 +341,7 @@ class Asker:
         decision = self.contract.parse(completion, obs)
         actions, fallback = decision.actions, False
         if not actions:
-            policy = self.contract.fallback_policy()
+            policy = self.contract.replies.fallback_policy()
             actions, fallback = fallback_actions(obs, policy, self.default), True
         original = task.record.actions
         expert = action_key(state.expert_actions)

@@ -25,13 +25,12 @@ from bounded.core import (
     Action,
     BoundedError,
     DecisionRecord,
-    Env,
-    Expert,
     IllegalActionError,
     Observation,
     RunRecord,
 )
 from bounded.env_records import env_record
+from bounded.protocols import Env, Expert
 from bounded.registry import Registry, load_target
 from bounded.runner import GameSpec
 from bounded.runner.build import build_env

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from bounded.analysis.plan import PlanAsked, PowerPlan
     from bounded.runner.spec import GameSpec
     from bounded.sweeps.experiment import Experiment
+    from bounded.sweeps.stages import Plan
 
 CompareOption = Annotated[
     tuple[str, str],
@@ -161,11 +162,12 @@ class Planned(NamedTuple):
     keys: set[tuple[str, int]]
 
 
-def planned_games(experiment: Experiment, path: Path, names: tuple[str, str]) -> dict[str, Planned]:
-    """Each named treatment's (or cell's) planned games; a name neither is refused."""
+def planned_games(experiment: Experiment, plan: Plan, names: tuple[str, str]) -> dict[str, Planned]:
+    """Each named treatment's (or cell's) games in the file's `plan`; a name neither is
+    refused."""
     from bounded.analysis.design import design_of_plan
 
-    specs = experiment.stages(path).cells
+    specs = plan.cells
     design = design_of_plan(spec.model_dump() for spec in specs)
     cells = list(dict.fromkeys(spec.cell for spec in specs))
     treatments = list(dict.fromkeys(game.treatment for game in design.games))
@@ -199,13 +201,16 @@ def print_experiment_plan(
     prices: list[str],
     *,
     as_json: bool = False,
+    plan: Plan | None = None,
 ) -> PowerPlan:
     """A plan for two treatments (or cells) of an experiment file, on the blocks they share,
-    from its archive's earlier games."""
+    from its archive's earlier games; `plan`: the file's plan as the command built it
+    (default: built here)."""
     from bounded.analysis.plan import plan_comparison, treatment_games
 
     path = Path(archive or experiment.archive)
-    planned = planned_games(experiment, path, (asked.a, asked.b))
+    plan = plan if plan is not None else experiment.stages(path)
+    planned = planned_games(experiment, plan, (asked.a, asked.b))
     common = planned[asked.a].keys & planned[asked.b].keys
     blocks = sorted({block for block, _ in common})
     per_block = [sum(1 for key in common if key[0] == block) for block in blocks]
@@ -225,7 +230,7 @@ def print_experiment_plan(
         )
         for line in plan_lines(found, text):
             plain(line)
-        for line in cost_lines(experiment, path, found, planned, mine, prices):
+        for line in cost_lines(experiment, path, plan, found, planned, mine, prices):
             plain(line)
     return found
 
@@ -284,6 +289,7 @@ def _unit(metric: str) -> Callable[[float], str]:
 def cost_lines(
     experiment: Experiment,
     path: Path,
+    plan: Plan,
     found: PowerPlan,
     planned: dict[str, Planned],
     held: dict[str, list[CompletedGame]],
@@ -297,7 +303,6 @@ def cost_lines(
     from bounded.sweeps.survey import cell_name, has_runs_table
 
     costs = SweepPrices.of(experiment.spec.prices, prices)
-    plan = experiment.stages(path)
     archived = []
     if has_runs_table(path):
         with Archive(path, read_only=True) as store:

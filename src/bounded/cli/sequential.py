@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from bounded.analysis.anytime import SequentialRecord
     from bounded.sweeps.experiment import Experiment
     from bounded.sweeps.sequential import Stopping
+    from bounded.sweeps.stages import Plan
 
 BUDGET_REACHED = 3
 """The exit status when `--budget` stopped it (as `bounded sweep`'s)."""
@@ -44,7 +45,12 @@ def _of_blocks(record: SequentialRecord) -> str:
 
 
 def sweep_until_decided(
-    experiment: Experiment, stopping: Stopping, *, archive: Path | None, **options: Any
+    experiment: Experiment,
+    stopping: Stopping,
+    *,
+    archive: Path | None,
+    plan: Plan,
+    **options: Any,
 ) -> None:
     """Play until decided; print each look and the stop; exit 3 on the budget, 1 when
     games failed, 2 when the sweep was refused."""
@@ -56,7 +62,7 @@ def sweep_until_decided(
 
     try:
         summary = run_until_decided(
-            experiment, stopping, archive_path=archive,
+            experiment, stopping, archive_path=archive, plan=plan,
             events=SweepProgress(Console(stderr=True), archive=Path(archive or experiment.archive)),
             on_look=lambda record: plain(look_line(record)), **options,
         )  # fmt: skip

@@ -9,7 +9,8 @@ import typer
 from rich.table import Table
 
 from bounded.cli._output import console
-from bounded.core import Action, ConfigError, Expert, Observation
+from bounded.core import Action, ConfigError, Observation
+from bounded.protocols import Expert
 
 PLAYERS = ("expert", "random")
 

@@ -18,6 +18,7 @@ from bounded.core import ConfigError, Interrupted
 if TYPE_CHECKING:
     from bounded.sweeps.estimate import CellEstimate, SweepPrices
     from bounded.sweeps.experiment import Experiment
+    from bounded.sweeps.stages import Plan
     from bounded.sweeps.survey import SweepPlan
 
 BUDGET_REACHED = 3
@@ -116,10 +117,12 @@ def sweep(
 
     archive = given_archive(archive, archive_option)
     experiment = load_experiment(file)
+    plan = experiment.stages(Path(archive or experiment.archive))  # once per command
     if dry_run:
-        print_dry_run(experiment, archive, price or [], list_games=list_games)
+        print_dry_run(experiment, archive, price or [], plan, list_games=list_games)
         if compare is not None:
-            dry_run_plan(experiment, archive, price or [], compare, effect, power, level, metric)
+            asked = (compare, effect, power, level, metric)
+            dry_run_plan(experiment, archive, price or [], plan, *asked)
         return
     if until_decided is not None:
         from bounded.cli.sequential import sweep_until_decided
@@ -130,13 +133,13 @@ def sweep(
             max_games=max_games, score_range=parse_range(score_range),
         )  # fmt: skip
         sweep_until_decided(
-            experiment, stopping, archive=archive, executor=executor, workers=workers,
+            experiment, stopping, archive=archive, plan=plan, executor=executor, workers=workers,
             address=address, budget=budget, prices=price or [], concurrency=concurrency,
         )  # fmt: skip
         return
     try:
         summary = run_sweep(
-            experiment, archive_path=archive, executor=executor, workers=workers,
+            experiment, archive_path=archive, plan=plan, executor=executor, workers=workers,
             address=address, budget=budget, prices=price or [], concurrency=concurrency,
             events=SweepProgress(Console(stderr=True), archive=Path(archive or experiment.archive)),
             max_failures=max_failures,
@@ -204,6 +207,7 @@ def dry_run_plan(
     experiment: Experiment,
     archive: Path | None,
     prices: list[str],
+    plan: Plan,
     compare: tuple[str, str],
     effect: float | None,
     power: float,
@@ -217,7 +221,7 @@ def dry_run_plan(
     asked = PlanAsked(
         a=compare[0], b=compare[1], metric=metric, effect=effect, power=power, alpha=level
     )
-    print_experiment_plan(experiment, asked, archive, prices)
+    print_experiment_plan(experiment, asked, archive, prices, plan=plan)
 
 
 def spend_line(spent: float, unpriced: list[str], currency: str) -> str:
@@ -244,7 +248,12 @@ def sweep_command(
 
 
 def print_dry_run(
-    experiment: Experiment, archive: Path | None, prices: list[str], *, list_games: bool = False
+    experiment: Experiment,
+    archive: Path | None,
+    prices: list[str],
+    plan: Plan,
+    *,
+    list_games: bool = False,
 ) -> None:
     """The summary first (every phase's state, the estimate of the games still to play,
     parity, the endpoints), the games themselves when asked (`list_games`), then one line
@@ -253,8 +262,7 @@ def print_dry_run(
     from bounded.sweeps.sweep import dry_run
 
     costs = SweepPrices.of(experiment.spec.prices, prices, experiment.spec.currency)
-    state = dry_run(experiment, archive)
-    plan = state.plan
+    state = dry_run(experiment, archive, plan)
     plain(f"{experiment.name}: {len(plan.games)} planned, {len(state.pending)} to play")
     for resume in state.phases:
         plain(f"  {resume.describe(plan.phase(resume.phase))}")

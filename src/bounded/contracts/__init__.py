@@ -15,10 +15,12 @@ from pydantic import ValidationError
 
 from bounded.contracts._declared import check_undeclared, split_undeclared
 from bounded.contracts.balrog_presets import BALROG_PRESETS
+from bounded.contracts.base import as_contract
 from bounded.contracts.episodic.presets import EPISODIC_PRESETS
 from bounded.contracts.memory_presets import MEMORY_PRESETS
 from bounded.contracts.typed.presets import TYPED_PRESETS
-from bounded.core import ConfigError, Contract, first_validation_error
+from bounded.core import ConfigError, first_validation_error
+from bounded.protocols import Contract
 from bounded.registry import Registry, did_you_mean
 
 
@@ -90,7 +92,7 @@ def make_contract(name: str, config: dict[str, Any] | None = None) -> Contract:
     settings.update(config or {})
     undeclared = split_undeclared(cls, settings)  # [defaults]' reply reaches every contract
     try:
-        contract: Contract = cls(**settings)
+        contract = as_contract(cls(**settings))
     except (TypeError, ValueError) as exc:
         first = (
             first_validation_error(exc)

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bounded.core import Model, TokenCounter, approx_tokens
+from bounded.core import TokenCounter, approx_tokens
+from bounded.protocols import Model
 
 ExactCount = Callable[[list[dict[str, str]]], tuple[list[int], Any]]
 """A model's `prompt_tokens`: the messages as it tokenizes them with its chat template."""

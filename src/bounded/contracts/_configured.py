@@ -5,7 +5,7 @@ written once here rather than in every contract. A configuration that inherits
 `ReplySettings` gives the contract its reply mode (`reply`) and the modes it may fall back
 to (`reply_fallback`); switching mode rewrites the configuration, so the mode played is the
 one the run records and hashes. The reply settings are read here, once for every contract
-(`bounded.contracts.reply_settings`): the reasoning budget in force (`reasoning_chars`),
+(`bounded.contracts.replies.settings`): the reasoning budget in force (`reasoning_chars`),
 the decision's reply schema (`decision_reply_schema`), the reply's instruction and parse
 in the mode in force (`reply_instruction`, `read_reply`) and the fallback policy."""
 
@@ -15,22 +15,13 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from bounded.contracts._reply import decision_schema
-from bounded.contracts.replies import instruction, parse_reply
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings, ReplySettings
-from bounded.core import (
-    JSON,
-    Completion,
-    ConfigError,
-    ContractBase,
-    Decision,
-    FallbackPolicy,
-    Model,
-    Observation,
-    ReplyMode,
-    TextRule,
-    reasoning_chars_in_force,
-)
+from bounded.contracts.base import ContractBase
+from bounded.contracts.replies.policy import reasoning_chars_in_force
+from bounded.contracts.replies.reading import decision_schema
+from bounded.contracts.replies.rules import instruction, parse_reply
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings, ReplySettings
+from bounded.core import JSON, Completion, ConfigError, Decision, Observation
+from bounded.protocols import FallbackPolicy, Model, ReplyMode, TextRule
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from bounded.core import ConfigError, Contract
+from bounded.core import ConfigError
+from bounded.protocols import Contract
 
 SHARED = ("reply", "reply_fallback", "reasoning_chars")
 """The settings experiment files and the command line set for every contract at once."""
@@ -50,7 +51,7 @@ def check_undeclared(contract: Contract, undeclared: dict[str, Any], name: str) 
     """Refuse, in one line, an undeclared shared setting that asks for what the contract
     does not do (see the module's docstring)."""
     reply = undeclared.get("reply")
-    plays = getattr(contract, "reply_mode", "constrained")  # a Contract without the base
+    plays = contract.replies.reply_mode
     if reply is not None and reply != plays:
         raise ConfigError(
             f"contract {name!r} takes no reply setting and plays {plays!r}: "

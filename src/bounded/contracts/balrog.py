@@ -50,27 +50,24 @@ from pydantic import Field
 from bounded.contracts._budget import ExactCount, prompt_budget
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_legal
-from bounded.contracts._reply import scrub
 from bounded.contracts.balrog_presets import BALROG_HISTORY
-from bounded.contracts.replies import balrog_candidate, instruction, parse_reply
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.replies.reading import scrub
+from bounded.contracts.replies.rules import balrog_candidate, instruction, parse_reply
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     INVALID_KEY,
     JSON,
     Completion,
     Decision,
-    EpisodeContext,
-    FallbackPolicy,
-    Model,
     Observation,
     Prompt,
-    ReplyMode,
     StepResult,
     TokenCounter,
     approx_tokens,
     stable_hash,
 )
 from bounded.env_records import env_record
+from bounded.protocols import EpisodeContext, FallbackPolicy, Model, ReplyMode
 
 BalrogRule = Literal["balrog-naive", "balrog-cot", "balrog-robust", "balrog-robust-cot"]
 
@@ -126,7 +123,7 @@ class BalrogConfig(ReasoningSettings, FallbackSettings):
     on such a model."""
     sampling_seed: Literal["none", "game"] = "none"
     """What each request sends as its sampling `seed`: `none` (BALROG's clients send none)
-    or `game`, the game's seed (`ContractBase.sends_game_seed`)."""
+    or `game`, the game's seed (`SetupHooks.sends_game_seed`)."""
     balrog_presentation: bool = True
     """Play an environment that offers BALROG's presentation (`BalrogTasks.presentation`)
     at it, unless the game's own options set those options; False: the environment's own
@@ -140,7 +137,7 @@ class BalrogContract(ConfiguredContract[BalrogConfig]):
     memory_settings = (
         "text_rule", "reasoning", "max_text_history", "max_cot_history", "reply_note"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = BalrogConfig.model_validate(settings)

@@ -17,7 +17,11 @@ from __future__ import annotations
 
 import re
 
-from bounded.contracts._reply import action_with_args_schema, closed_object, resolve_action
+from bounded.contracts.replies.reading import (
+    action_with_args_schema,
+    closed_object,
+    resolve_action,
+)
 from bounded.core import JSON, Action, Observation
 
 ROLE = """\
@@ -68,7 +72,8 @@ Decisions:
 1: <ACTION_TO_BE_EXECUTED_SECOND>"""
 """The closing instruction of a `text` reply: the paper's free text with decisions tagged, in
 the numbered form CoS's reference prompt asks for and its extractor reads
-(`StarCraftIIPrompt_V3` and `utils/action_extractor.py` at 5e9b425; `cos_reply`)."""
+(`StarCraftIIPrompt_V3` and `utils/action_extractor.py` at 5e9b425;
+`bounded.contracts.replies.cos`)."""
 
 ANALYSIS_PARTS = (
     "game_overview",

@@ -12,20 +12,10 @@ import random
 from typing import Any, Protocol, cast, runtime_checkable
 
 from bounded.contracts._features import flatten_state
+from bounded.contracts.base import ContractBase
 from bounded.contracts.episodic.bank import BankEntry
-from bounded.core import (
-    JSON,
-    Action,
-    Completion,
-    ContractBase,
-    Decision,
-    Env,
-    EpisodeContext,
-    Expert,
-    Observation,
-    Prompt,
-    StepResult,
-)
+from bounded.core import JSON, Action, Completion, Decision, Observation, Prompt, StepResult
+from bounded.protocols import Env, EpisodeContext, Expert
 
 
 class ExpertContract(ContractBase):
@@ -33,7 +23,7 @@ class ExpertContract(ContractBase):
 
     name = "expert"
     memory_settings = ("strategy",)
-    """What the expert plays is what is compared (`ContractBase.memory_settings`)."""
+    """What the expert plays is what is compared (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, expert: Expert, *, strategy: str = "", record: bool = False) -> None:
         self.expert = expert
@@ -85,7 +75,7 @@ class PlayerContract(ExpertContract):
 
     name = "player"
     memory_settings = ("slip",)
-    """The player's skill is what is compared (`ContractBase.memory_settings`)."""
+    """The player's skill is what is compared (`MemoryHooks.memory_settings`)."""
 
     def __init__(
         self, *, expert: str | None = None, slip: float = 0.0, reads_env: bool | None = None

@@ -8,15 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bounded.contracts.state import JournalEntry, StateContract, replay_journal
-from bounded.core import (
-    FORMAT_VERSION,
-    JSON,
-    ConfigError,
-    Decision,
-    EpisodeContext,
-    Observation,
-    StepResult,
-)
+from bounded.core import FORMAT_VERSION, JSON, ConfigError, Decision, Observation, StepResult
+from bounded.protocols import EpisodeContext
 
 
 class PatchJournal:

@@ -51,25 +51,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation
-from bounded.contracts._reply import scrub
 from bounded.contracts._search import BM25Index
-from bounded.contracts.replies import instruction
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.replies.policy import reply_constraint
+from bounded.contracts.replies.reading import scrub
+from bounded.contracts.replies.rules import instruction
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
     Decision,
-    EpisodeContext,
-    Model,
     Observation,
     Prompt,
     Segment,
     StepResult,
     TokenCounter,
     approx_tokens,
-    reply_constraint,
     stable_hash,
 )
+from bounded.protocols import EpisodeContext, Model
 
 MEMORY_RULES = """\
 Memory: the queue above holds only your latest turns; older ones are moved to an archive.
@@ -142,7 +141,7 @@ class PagedContract(ConfiguredContract[PagedConfig]):
         "core", "search", "core_chars", "queue_tokens", "flush_to", "search_k", "result_chars",
         "op_chars", "max_ops"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = PagedConfig.model_validate(settings)

@@ -12,7 +12,7 @@ time per decision) grows with the game by design (bench/memory_scaling.py).
 
 Similarity (`similarity`): `bm25` ranks chunks by BM25 on their text
 (`bounded.contracts._search`); `embedding` by cosine of embeddings, which needs a model
-that embeds (`bounded.core.Embedder`: the embedded model through llama.cpp's embedding
+that embeds (`bounded.protocols.Embedder`: the embedded model through llama.cpp's embedding
 mode, or an OpenAI-compatible `/v1/embeddings` endpoint); `hybrid` adds the two (BM25
 divided by its best score, weighted `hybrid_weight`); `auto` (the default) is `hybrid`
 where the model embeds and `bm25` where it does not. Both indexes are incremental: a chunk
@@ -36,24 +36,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation
-from bounded.contracts._reply import scrub
 from bounded.contracts._search import BM25Index, VectorIndex, hybrid, top
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.replies.reading import scrub
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Action,
     Completion,
     ConfigError,
     Decision,
-    Embedder,
-    EpisodeContext,
-    Model,
     Observation,
     Prompt,
     StepResult,
     TokenCounter,
     approx_tokens,
 )
+from bounded.protocols import Embedder, EpisodeContext, Model
 
 Similarity = Literal["auto", "bm25", "embedding", "hybrid"]
 
@@ -118,7 +116,7 @@ class RagContract(ConfiguredContract[RagConfig]):
     memory_settings = (
         "top_k", "retrieved_tokens", "chunk_chars", "similarity", "hybrid_weight", "cross_game"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = RagConfig.model_validate(settings)

@@ -36,27 +36,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import render_observation
-from bounded.contracts._reply import (
-    closed_object,
-    extract_json_object,
-    scrub,
-)
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.base import StoreLayers
+from bounded.contracts.replies.reading import closed_object, extract_json_object, scrub
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
     ConfigError,
     Decision,
     DecisionRecord,
-    EpisodeContext,
-    Model,
     Observation,
     Outcome,
     Prompt,
     StepResult,
-    StoreLayers,
     stable_hash,
 )
+from bounded.protocols import EpisodeContext, Model
 from bounded.stores.directory import REFLECTIONS_FILE, canonical_bytes
 from bounded.stores.snapshot import hash_files, manifest_hash, sha256, verify_snapshot
 
@@ -128,7 +123,7 @@ class ReflexionContract(ConfiguredContract[ReflexionConfig]):
     memory_settings = (
         "mode", "reflections", "window", "reflection_chars", "trail", "trail_chars"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers:

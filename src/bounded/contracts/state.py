@@ -35,28 +35,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation
-from bounded.contracts._reply import (
-    MAX_JSON_DEPTH,
-    clip,
-    json_depth,
-)
 from bounded.contracts.perturbation import Perturbation, corrupt_value
-from bounded.contracts.replies import TextRule
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
-from bounded.core import (
-    JSON,
-    REASONING_BY_MODEL,
-    Completion,
-    Decision,
-    EpisodeContext,
-    FallbackPolicy,
-    Observation,
-    Prompt,
-    ReplyMode,
-    StepResult,
-    reasoning_chars_in_force,
-    stable_hash,
-)
+from bounded.contracts.replies.policy import REASONING_BY_MODEL, reasoning_chars_in_force
+from bounded.contracts.replies.reading import MAX_JSON_DEPTH, clip, json_depth
+from bounded.contracts.replies.rules import TextRule
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
+from bounded.core import JSON, Completion, Decision, Observation, Prompt, StepResult, stable_hash
+from bounded.protocols import EpisodeContext, FallbackPolicy, ReplyMode
 from bounded.validation import validate, validator
 
 APPEND = "$append"
@@ -242,7 +227,7 @@ class StateContract(ConfiguredContract[StateConfig]):
     memory_settings = (
         "state_schema", "initial_state", "max_state_chars", "max_patch_depth", "state_shape"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
     journal_kept: int | None = JOURNAL_KEPT
 
     def __init__(self, **settings: object) -> None:

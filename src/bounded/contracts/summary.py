@@ -6,7 +6,7 @@ window. Every `interval` (K) decisions one model call sees the last K summaries 
 the queues of executed and failed actions, and answers with an analysis,
 suggestions and `decisions` actions from the action dictionary written in
 `<ACTION NAME>` form (a `text` reply: numbered after `Decisions:`, read by CoS's reference
-rule, `bounded.contracts.cos_reply`). Those decisions replace the action queue, which is then
+rule, `bounded.contracts.replies.cos`). Those decisions replace the action queue, which is then
 executed one action per decision; a queued action that is not executable when its
 turn comes is moved to the failed queue. With the queue empty between calls the
 environment's empty action is executed, or (on an environment without one) the model
@@ -28,10 +28,17 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from bounded.contracts import cos_prompt, cos_reply
+from bounded.contracts import cos_prompt
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
-from bounded.contracts._reply import (
+from bounded.contracts.cos_prompt import (
+    decision_item_schema,
+    decisions_from_text,
+    resolve_decision,
+    tag,
+)
+from bounded.contracts.replies import cos
+from bounded.contracts.replies.reading import (
     INVALID_KEY,
     NotLegalError,
     clip,
@@ -40,26 +47,19 @@ from bounded.contracts._reply import (
     resolve_action,
     scrub,
 )
-from bounded.contracts.cos_prompt import (
-    decision_item_schema,
-    decisions_from_text,
-    resolve_decision,
-    tag,
-)
-from bounded.contracts.reply_settings import ReplySettings
+from bounded.contracts.replies.settings import ReplySettings
 from bounded.contracts.step_protocol import PAPER_TEMPERATURE, with_step
 from bounded.core import (
     JSON,
     Action,
     Completion,
     Decision,
-    EpisodeContext,
     Observation,
     Prompt,
-    ReplyMode,
     StepResult,
     stable_hash,
 )
+from bounded.protocols import EpisodeContext, ReplyMode
 
 ROLE = """\
 You play by Chain of Summarization. Every few decisions you read the summaries of the
@@ -87,7 +87,7 @@ fill a field up to its cap, so a long cap leaves no tokens for the decisions."""
 
 class SummaryConfig(ReplySettings):
     """Settings of the Chain-of-Summarization baseline. A `text` reply is read as CoS's
-    reference code reads it (`bounded.contracts.cos_reply`): the numbered `N: <ACTION NAME>`
+    reference code reads it (`bounded.contracts.replies.cos`): the numbered `N: <ACTION NAME>`
     decisions after `Decisions:`, names upper-cased, a near miss read as the nearest legal
     action."""
 
@@ -155,7 +155,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
     memory_settings = (
         "interval", "decisions", "executed_limit", "failed_limit", "summary_chars"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
     text_rule = "action-tags"
 
     def __init__(self, **settings: object) -> None:
@@ -315,16 +315,16 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         return decision
 
     def _text_decision(self, text: str, replaced: int, obs: Observation) -> Decision:
-        """A free-text reply read by CoS's rule (`bounded.contracts.cos_reply`): the numbered
+        """A free-text reply read by CoS's rule (`bounded.contracts.replies.cos`): the numbered
         decisions after `Decisions:`, upper-cased, near misses read as the nearest legal
         action; the first `decisions` of them are queued (the rest recorded as dropped),
         and the prose before `Decisions:` is the analysis."""
-        reading = cos_reply.read_decisions(text, obs, keep=self.config.decisions)
+        reading = cos.read_decisions(text, obs, keep=self.config.decisions)
         actions = reading.actions
-        reply: JSON = {"analysis": cos_reply.analysis_before_decisions(text)}
+        reply: JSON = {"analysis": cos.analysis_before_decisions(text)}
         decision = self._queue_and_pop(actions, reading.problem, obs, reply)
         decision.extra["rejected"] = reading.errors
-        cos_reply.note_reading(decision.extra, reading)
+        cos.note_reading(decision.extra, reading)
         if reading.invalid:
             decision.extra[INVALID_KEY] = reading.invalid
         note_scrubbed(decision, replaced)

@@ -15,19 +15,14 @@ from pydantic import ConfigDict, Field
 from bounded.contracts._budget import ExactCount, prompt_budget
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._render import compact_json, render_observation
-from bounded.contracts._reply import (
-    decode_reply,
-    resent_reply,
-    scrub,
-)
 from bounded.contracts.perturbation import Perturbation, corrupt_text
-from bounded.contracts.replies import TextRule, balrog_candidate
-from bounded.contracts.reply_settings import FallbackSettings, ReasoningSettings
+from bounded.contracts.replies.reading import decode_reply, resent_reply, scrub
+from bounded.contracts.replies.rules import TextRule, balrog_candidate
+from bounded.contracts.replies.settings import FallbackSettings, ReasoningSettings
 from bounded.core import (
     JSON,
     Completion,
     Decision,
-    EpisodeContext,
     Observation,
     Prompt,
     StepResult,
@@ -35,6 +30,7 @@ from bounded.core import (
     approx_tokens,
     stable_hash,
 )
+from bounded.protocols import EpisodeContext
 
 
 class TranscriptConfig(ReasoningSettings, FallbackSettings):
@@ -43,7 +39,7 @@ class TranscriptConfig(ReasoningSettings, FallbackSettings):
     model_config = ConfigDict(extra="forbid")
 
     text_rule: TextRule = "json-block"
-    """How a `text` reply is read (`bounded.contracts.replies`): `json-block` (reasoning,
+    """How a `text` reply is read (`bounded.contracts.replies.rules`): `json-block` (reasoning,
     then the reply object), or one of BALROG's agents' rules (`balrog-naive`, ...; the
     `balrog-*` presets play them in the `balrog` contract, with BALROG's own history)."""
     max_prompt_tokens: int | None = Field(default=None, ge=64)
@@ -100,7 +96,7 @@ class TranscriptContract(ConfiguredContract[TranscriptConfig]):
     memory_settings = (
         "max_prompt_tokens", "max_turns", "reasoning_turns"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = TranscriptConfig.model_validate(settings)

@@ -24,7 +24,7 @@ from typing import Any
 import gymnasium
 from pydantic import ValidationError
 
-from bounded.core import ConfigError, Env, first_validation_error
+from bounded.core import ConfigError, first_validation_error
 from bounded.env_records import (
     BUILTIN_RECORDS,
     ENV_RECORDS,
@@ -33,6 +33,7 @@ from bounded.env_records import (
     register_record,
 )
 from bounded.envs.base import TextEnv
+from bounded.protocols import Env
 from bounded.registry import did_you_mean, missing_extra
 
 
@@ -104,7 +105,12 @@ def canonical_env_id(name: str) -> str:
 
 def make(name: str, **kwargs: Any) -> Env:
     """Build an environment by short name, id or import path, without Gymnasium's wrappers."""
-    env_id = resolve_env_id(name)
+    return make_resolved(resolve_env_id(name), name, **kwargs)
+
+
+def make_resolved(env_id: str, name: str, **kwargs: Any) -> Env:
+    """Build the environment of `env_id`, the id `resolve_env_id(name)` gave (a builder
+    that resolved the name once already), without Gymnasium's wrappers."""
     try:
         env = gymnasium.make(env_id, **kwargs).unwrapped
     except ModuleNotFoundError as exc:
@@ -140,6 +146,7 @@ __all__ = [
     "env_names",
     "env_record",
     "make",
+    "make_resolved",
     "register_env",
     "resolve_env_id",
 ]

@@ -292,7 +292,7 @@ class LegalActionSpace(gymnasium.spaces.Space[Action]):
 
 
 class TextEnv(gymnasium.Env[Observation, Action]):
-    """Defaults for the optional members of `bounded.core.Env`, and the spaces' set-up."""
+    """Defaults for the optional members of `bounded.protocols.Env`, and the spaces' set-up."""
 
     instructions: str = ""
     version: str = "0"

@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from bounded.core import JSON, Action, Env, IllegalActionError, Observation, Outcome, stable_hash
+from bounded.core import JSON, Action, IllegalActionError, Observation, Outcome, stable_hash
 from bounded.envs.base import MAX_DRAW, draw_action
+from bounded.protocols import Env
 
 EnvFactory = Callable[[], Env]
 

@@ -20,7 +20,8 @@ from inspect_ai.model import (
 from inspect_ai.model import Model as InspectApiModel
 from inspect_ai.util import JSONSchema
 
-from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ModelBase, approx_tokens
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, approx_tokens
+from bounded.protocols import ModelBase
 
 SchemaForm = Literal["json_schema", "json_object", "none"]
 """How the contract's reply schema reaches the provider: inspect's `ResponseSchema`

@@ -12,9 +12,10 @@ from typing import Any
 
 from bounded.contracts.episodic.bank import BankEntry, EpisodicBank, GameInfo
 from bounded.contracts.expert import ExpertContract
-from bounded.core import JSON, ConfigError, Env, Expert, victory_of
+from bounded.core import JSON, ConfigError, victory_of
 from bounded.env_records import BankGame, BankPlan, BankRecipe, env_record
 from bounded.models.none import NoModel
+from bounded.protocols import Env, Expert
 from bounded.registry import load_target
 from bounded.runner.build import build_game, play, run_game
 from bounded.runner.episode import run_episode

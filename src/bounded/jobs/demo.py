@@ -17,8 +17,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bounded.core import DecisionRecord, Model, Observation, RunRecord
+from bounded.core import DecisionRecord, Observation, RunRecord
 from bounded.envs.spire import REPLY_TOKENS
+from bounded.protocols import Model
 from bounded.runner.build import build_model, play
 from bounded.runner.spec import GameSpec, make_spec
 

@@ -29,8 +29,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from bounded.core import DecisionRecord, Model, Observation, RunRecord
+from bounded.core import DecisionRecord, Observation, RunRecord
 from bounded.jobs.demo import SPIRE_REPLY_TOKENS, demo_model
+from bounded.protocols import Model
 from bounded.runner.build import play
 from bounded.runner.spec import GameSpec
 

@@ -15,8 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bounded.core import JSON, Contract, ContractWrapper, DecisionRecord, Model, Outcome
+from bounded.contracts.base import ContractWrapper
+from bounded.core import JSON, DecisionRecord, Outcome
 from bounded.core import victory_of as won
+from bounded.protocols import Contract, Model
 from bounded.runner.build import build_contract, build_model, play
 from bounded.runner.spec import GameSpec
 

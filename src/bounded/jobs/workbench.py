@@ -14,9 +14,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from bounded.contracts.journaled_state import JournaledStateContract
-from bounded.core import JSON, Contract, Model
+from bounded.core import JSON
 from bounded.envs.workbench import REPLY_TOKENS
 from bounded.envs.workbench.tasks import select_tasks
+from bounded.protocols import Contract, Model
 from bounded.runner.build import play
 from bounded.runner.spec import GameSpec
 

@@ -23,7 +23,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bounded.core import ConfigError, Model
+from bounded.core import ConfigError
+from bounded.protocols import Model
 from bounded.registry import Registry, is_import_path, missing_extra
 
 
@@ -152,7 +153,7 @@ def make_model(spec: str, *, base_url: str | None = None, **options: Any) -> Mod
         raise ConfigError(f"bad options for model {spec!r}: {exc}") from exc
     if not isinstance(model, Model):
         raise ConfigError(
-            f"model {spec!r} does not implement bounded.core.Model (id, context_window, "
+            f"model {spec!r} does not implement bounded.protocols.Model (id, context_window, "
             f"run_deadline_s, complete, count_tokens; bounded.ModelBase gives the optional "
             f"members their defaults): {model!r}"
         )

@@ -4,7 +4,7 @@ A constrained decision is decoded under a grammar built from the reply's JSON sc
 (llama-cpp-python's `json_schema_to_gbnf`, which raises on a schema it cannot convert,
 instead of `response_format`, which silently falls back to generic JSON), so the reply
 always parses and names a legal action. In the `json` reply mode the constraint is any
-JSON object (`bounded.core.ANY_JSON_OBJECT`), decoded under that object's grammar; in the
+JSON object (`bounded.protocols.ANY_JSON_OBJECT`), decoded under that object's grammar; in the
 `text` mode there is no constraint and, by default (`text_grammar = "none"`), no grammar:
 the model writes free text. With `text_grammar = "frame"` (a model option, so part of the
 game's identity) a text reply is decoded under a grammar of only the frame its text rule
@@ -39,17 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bounded.core import (
-    ANY_JSON_OBJECT,
-    DEFAULT_MAX_TOKENS,
-    EMBEDDED_REASONING_CHARS,
-    JSON,
-    Completion,
-    ConfigError,
-    Embeddings,
-    ModelBase,
-    TextRule,
-)
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ConfigError, Embeddings
+from bounded.protocols import ANY_JSON_OBJECT, EMBEDDED_REASONING_CHARS, ModelBase, TextRule
 from bounded.registry import MissingExtra
 
 

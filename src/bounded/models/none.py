@@ -4,7 +4,8 @@ Asking it anything is a bug in the game's setup, said in one line."""
 
 from __future__ import annotations
 
-from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ConfigError, ModelBase
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, ConfigError
+from bounded.protocols import ModelBase
 
 
 class NoModel(ModelBase):

@@ -29,7 +29,7 @@ proves the server refuses it (a 400 or 422 naming `response_format` or `json_sch
 a validation error of any status naming both) switches this call and the rest of the run
 to the other form (and says so in one line on the `bounded` logger); any other 5xx, a 429
 or a timeout leaves the choice open. The `json` reply mode's constraint (any JSON object,
-`bounded.core.ANY_JSON_OBJECT`) is sent as `{"type": "json_object"}`; the `text` mode sends
+`bounded.protocols.ANY_JSON_OBJECT`) is sent as `{"type": "json_object"}`; the `text` mode sends
 no response format. A server that refuses the format a call needs (both forms of a schema,
 or `json_object`) raises `ResponseFormatRefused`, which the runner turns into the next reply
 mode the contract allows, before the game is played, or a one-line stop; what each call

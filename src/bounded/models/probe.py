@@ -17,13 +17,14 @@ from typing import Any
 
 import openai
 
-from bounded.core import JSON, ReplyMode
+from bounded.core import JSON
 from bounded.models.openai_compat import (
     JSON_OBJECT,
     OpenAICompatModel,
     one_line,
     refuses_format,
 )
+from bounded.protocols import ReplyMode
 
 PROBE_SCHEMA: JSON = {
     "type": "object",

@@ -18,14 +18,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bounded.core import (
-    DEFAULT_MAX_TOKENS,
-    JSON,
-    Completion,
-    ModelBase,
-    TextRule,
-    approx_tokens,
-)
+from bounded.core import DEFAULT_MAX_TOKENS, JSON, Completion, approx_tokens
+from bounded.protocols import ModelBase, TextRule
 
 Reply = str | JSON
 
@@ -124,7 +118,7 @@ def action_ids(reply: JSON) -> list[str]:
 
 
 def as_text(reply: JSON, rule: TextRule | None) -> str:
-    """A reply object written in the form `rule` reads (`bounded.contracts.replies`), as a
+    """A reply object written in the form `rule` reads (`bounded.contracts.replies.rules`), as a
     model following the prompt's instruction would; JSON where no rule is given."""
     body = json.dumps(reply)
     prose = str(reply.get("reasoning") or reply.get("analysis") or "")

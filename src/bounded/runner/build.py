@@ -19,13 +19,16 @@ from typing import Any
 from bounded.archive.sink import GameSink
 from bounded.archive.sqlite import Archive
 from bounded.contracts import make_contract
+from bounded.contracts.base import as_contract
 from bounded.contracts.expert import ExpertContract
-from bounded.core import Contract, DecisionRecord, Env, Expert, Model, Observation, RunRecord
-from bounded.envs import make, resolve_env_id
+from bounded.core import DecisionRecord, Observation, RunRecord
+from bounded.envs import make_resolved, resolve_env_id
 from bounded.models import make_model
 from bounded.models.none import NoModel
-from bounded.runner.episode import EpisodeRunner, Resumption, run_episode
-from bounded.runner.identity import game_inputs, identity_hash
+from bounded.protocols import Contract, Env, Expert, Model
+from bounded.runner.episode import EpisodeRunner, run_episode
+from bounded.runner.identity import game_inputs
+from bounded.runner.resumption import Resumption
 from bounded.runner.spec import GameSpec
 from bounded.runner.trajectory import KEPT_DECISIONS
 
@@ -49,26 +52,28 @@ class Game:
     """The model of each decision kind that has its own (`GameSpec.models`)."""
 
 
-def build_env(spec: GameSpec) -> tuple[str, Env]:
-    """The canonical id and a fresh environment of the spec."""
-    env_id = resolve_env_id(spec.env)
-    return env_id, make(spec.env, **spec.env_options)
+def build_env(spec: GameSpec, env_id: str | None = None) -> tuple[str, Env]:
+    """The canonical id and a fresh environment of the spec (`env_id`: the id resolved
+    already)."""
+    env_id = env_id or resolve_env_id(spec.env)
+    return env_id, make_resolved(env_id, spec.env, **spec.env_options)
 
 
-def contract_spec(spec: GameSpec, contract: Contract) -> GameSpec:
+def contract_spec(spec: GameSpec, contract: Contract, env_id: str | None = None) -> GameSpec:
     """The spec with the settings the contract plays at filled in: its `env_options` hook
     (EpicStar's and CoS's one-action step) completes the spec's environment options or
     refuses them, before anything is built; its `paper_temperature` sets the temperature of
     a spec that sets none, its `paper_max_tokens` (BALROG's 8,192) the reply limit of a spec
-    that sets none."""
+    that sets none. `env_id`: the spec's environment's id, resolved already."""
     update: dict[str, Any] = {}
-    options = contract.env_options(resolve_env_id(spec.env), dict(spec.env_options))
+    env_id = env_id or resolve_env_id(spec.env)
+    options = contract.setup.env_options(env_id, dict(spec.env_options))
     if options != spec.env_options:
         update["env_options"] = options
-    temperature = contract.paper_temperature
+    temperature = contract.setup.paper_temperature
     if temperature is not None and spec.temperature is None:
         update["temperature"] = float(temperature)
-    max_tokens = contract.paper_max_tokens
+    max_tokens = contract.setup.paper_max_tokens
     if max_tokens is not None and "max_tokens" not in spec.model_fields_set:
         update["max_tokens"] = int(max_tokens)
     return spec.model_copy(update=update) if update else spec
@@ -106,7 +111,8 @@ def inspect_spec(spec: GameSpec, contract: Contract | None = None) -> Checked:
     """Build the environment and the contract (not the model; `contract` if built
     already), so that a misspelt name or a bad setting is refused before any game starts."""
     contract = contract if contract is not None else build_contract(spec)
-    _, env = build_env(contract_spec(spec, contract))
+    env_id = resolve_env_id(spec.env)
+    _, env = build_env(contract_spec(spec, contract, env_id), env_id)
     try:
         return Checked(inputs=game_inputs(env, contract), empty_action=env.empty_action)
     finally:
@@ -127,9 +133,10 @@ def build_game(
 ) -> Game:
     """Build everything the spec names; a `model`, `contract` or tier `models` given are used
     as they are."""
-    memory = contract if contract is not None else build_contract(spec)
-    spec = contract_spec(spec, memory)
-    env_id, env = build_env(spec)
+    memory = as_contract(contract) if contract is not None else build_contract(spec)
+    env_id = resolve_env_id(spec.env)
+    spec = contract_spec(spec, memory, env_id)
+    _, env = build_env(spec, env_id)
     llm = model if model is not None else build_model(spec)
     tiers = dict(models) if models is not None else build_tiers(spec, llm)
     return Game(spec=spec, env_id=env_id, env=env, contract=memory, model=llm, models=tiers)
@@ -139,7 +146,7 @@ def reply_limit(spec: GameSpec, contract: Contract, model: Model) -> int:
     """The reply token limit of each call: the spec's, unless the contract caps it for this
     model (`max_reply_tokens`: BALROG's 8,192 on a model whose context window holds less
     beside the prompt). The spec keeps the limit asked for, the game's identity."""
-    limit = contract.max_reply_tokens(model)
+    limit = contract.replies.max_reply_tokens(model)
     return min(spec.max_tokens, int(limit)) if limit is not None else spec.max_tokens
 
 
@@ -150,12 +157,11 @@ def runner_for(
     observer: Observer | None = None,
     keep_decisions: int | None = KEPT_DECISIONS,
 ) -> EpisodeRunner:
-    """The game's runner; its run row carries the game's identity (`bounded.runner.identity`),
+    """The game's runner; its run row carries the game's identity (`bounded.runner.record`),
     read from the built game before it starts. `keep_decisions`: the records its
     `trajectory` holds in memory (None: every one; `bounded.runner.trajectory`)."""
     spec = game.spec
-    max_tokens = reply_limit(spec, game.contract, game.model)
-    runner = EpisodeRunner(
+    return EpisodeRunner(
         game.env,
         game.contract,
         game.model,
@@ -164,24 +170,15 @@ def runner_for(
         env_id=game.env_id,
         tag=spec.run_tag,
         archive=archive,
-        max_tokens=max_tokens,
+        max_tokens=reply_limit(spec, game.contract, game.model),
         temperature=spec.temperature if spec.temperature is not None else 0.0,
         max_decisions=spec.max_decisions,
         experiment=spec.experiment,
         cell=spec.cell,
-        spec=spec.model_dump(mode="json"),
+        spec=spec,
         observer=observer,
         keep_decisions=keep_decisions,
     )
-    if max_tokens != spec.max_tokens:
-        runner.run.model_params["max_tokens_cap"] = {
-            "asked": spec.max_tokens,
-            "capped_to": max_tokens,
-            "context_window": game.model.context_window,
-        }
-    runner.run.inputs = game_inputs(game.env, game.contract)
-    runner.run.identity = identity_hash(spec, runner.run.inputs)
-    return runner
 
 
 def run_game(

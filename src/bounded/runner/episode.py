@@ -1,6 +1,6 @@
 """The episode loop: observe, propose or assemble, complete, parse, step, commit, record.
 
-Every hook called here is declared on `bounded.core.Contract` (`ContractBase` gives the
+Every hook called here is declared on `bounded.protocols.Contract` (`ContractBase` gives the
 optional ones their defaults). A contract may answer a decision without a model call
 through `propose(obs)` (a replayed or queued action). Every model call, the decision's
 own and those a contract makes itself through `EpisodeContext.model` (summaries,
@@ -17,12 +17,14 @@ answered at all, and a run past a model's budget of model time (`run_deadline_s`
 `openai:` model takes from its retry policy) end the run `failed`, so it never counts as a
 game.
 
-A run's rows go to one `GameSink` (`bounded.archive.sink`; an `Archive` given is written
-through its `ArchiveSink`): its start, then each decision with the run row that counts it
-and a checkpoint (the owner process, the contract's `memory_snapshot()`, the runner's
-counters: `bounded.archive.progress`), then its end; `execute(resume=...)` continues such a
-run after a kill by replaying the recorded actions from the seed and restoring the
-snapshot (`bounded.runner.resume`).
+The run's row as it starts (its settings, inputs and identity) is made once per runner
+by `bounded.runner.record.started_run`. A run's rows go to one `GameSink`
+(`bounded.archive.sink`; an `Archive` given is written through its `ArchiveSink`): its
+start, then each decision with the run row that counts it and a checkpoint (the owner
+process, the contract's `memory_snapshot()`, the runner's counters:
+`bounded.archive.progress`), then its end; `execute(resume=...)` continues such a run
+after a kill by replaying the recorded actions from the seed and restoring the snapshot
+(`bounded.runner.resume`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,8 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 from bounded.archive.progress import Checkpoint, this_owner
@@ -45,35 +46,32 @@ from bounded.archive.totals import (
     stored_decision,
     token_mismatch,
 )
+from bounded.contracts.base import as_contract
 from bounded.contracts.expert import EnvReader
+from bounded.contracts.replies.policy import (
+    fallback_actions,
+    reply_constraint,
+)
 from bounded.core import (
     DEFAULT_MAX_TOKENS,
     JSON,
     Action,
-    BoundedError,
     Completion,
-    Contract,
     Decision,
     DecisionRecord,
-    Env,
-    EpisodeContext,
     IllegalActionError,
-    Model,
     Observation,
-    Outcome,
     Prompt,
     ResponseFormatRefused,
     RunRecord,
     StepResult,
-    fallback_actions,
-    reasoning_chars_in_force,
-    reply_constraint,
-    stable_hash,
 )
 from bounded.envs import canonical_env_id
-from bounded.runner.identity import changed_inputs, identity_hash
+from bounded.protocols import Contract, Env, EpisodeContext, Model
 from bounded.runner.meter import ClockedModel, ModelUnavailableError, PromptCounter
+from bounded.runner.record import configure, outcome_dict, started_run
 from bounded.runner.replies import ReplyLedger, no_mode_left, reply_hints
+from bounded.runner.resumption import ResumeError, Resumption, check_inputs, check_stores
 from bounded.runner.spec import GameSpec
 from bounded.runner.tally import ActionTally
 from bounded.runner.trajectory import KEPT_DECISIONS, Trajectory
@@ -84,52 +82,6 @@ TOKEN_CHECK_CALLS = 3
 counts are too few to judge a server by)."""
 
 LOG = logging.getLogger("bounded")
-
-
-def reasoning_in_force(config: JSON, model: Model) -> JSON:
-    """The reasoning budget a contract's config puts in force with this model, as the run
-    records it in `model_params`: `{"reasoning_chars": N}` (None: no cap; "off": no
-    reasoning asked for), or {} for a contract without the setting."""
-    if "reasoning_chars" not in config:
-        return {}
-    if config.get("reasoning") is False:
-        return {"reasoning_chars": "off"}
-    return {"reasoning_chars": reasoning_chars_in_force(config["reasoning_chars"], model)}
-
-
-def contract_settings(contract: Contract) -> JSON:
-    """What the parity report reads of the contract beside its configuration: its fallback
-    policy and the configuration keys that are its memory under test."""
-    return {
-        "fallback": contract.fallback_policy(),
-        "memory_settings": list(contract.memory_settings),
-    }
-
-
-class ResumeError(BoundedError):
-    """A run that cannot be continued (no snapshot, a diverging replay, changed stores)."""
-
-
-@dataclass
-class Resumption:
-    """An archived run to continue: its row, its decisions and its checkpoint."""
-
-    run: RunRecord
-    decisions: list[DecisionRecord]
-    checkpoint: Checkpoint
-
-
-def package_version() -> str:
-    from bounded.version import __version__
-
-    return __version__
-
-
-def code_revision() -> str:
-    """Which code plays the run (`bounded.version.code_revision`)."""
-    from bounded.version import code_revision as revision
-
-    return revision()
 
 
 def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str) -> EpisodeContext:
@@ -147,22 +99,6 @@ def episode_context(env: Env, env_id: str, seed: int, model: Model, run_id: str)
         empty_action=env.empty_action,
         presentation=env.presentation,
     )
-
-
-DECISION_LIMIT = "decision-limit"
-"""`ended_by` of a game the runner cut at its `max_decisions` while the game still ran."""
-
-
-def outcome_dict(env: Env, outcome: Outcome, tally: ActionTally, cut: bool = False) -> JSON:
-    """A run's archived outcome: the environment's metrics, the runner's count of the
-    actions given and of the effective ones (`bounded.runner.tally`), and its `Outcome`
-    verdict; a game `cut` at the decision limit that its environment still calls running
-    ended by `DECISION_LIMIT`."""
-    verdict = outcome.model_dump(include={"victory", "score", "progress"})
-    found = {**env.metrics(), **tally.outcome(), **verdict}
-    if cut and found.get("ended_by", "running") in ("", "running"):
-        found["ended_by"] = DECISION_LIMIT
-    return found
 
 
 class EpisodeRunner:
@@ -184,10 +120,11 @@ class EpisodeRunner:
         models: Mapping[str, Model] | None = None,
         experiment: str = "",
         cell: str = "",
-        spec: JSON | None = None,
+        spec: GameSpec | None = None,
         observer: Callable[[DecisionRecord, Observation], None] | None = None,
         keep_decisions: int | Literal["auto"] | None = "auto",
     ) -> None:
+        contract = as_contract(contract)  # a clear error for a contract missing a member
         self.env, self.contract = env, contract
         self._default = env.default_action()
         meters = {id(model): ClockedModel(model)}  # one meter and one clock per model object
@@ -202,8 +139,8 @@ class EpisodeRunner:
         self.sink = sink_for(archive)
         """Where the run's rows go as it is played (None: nowhere)."""
         self.seed = seed
-        self.sampling_seed = seed if contract.sends_game_seed else None
-        """The `seed` each model request carries (`ContractBase.sends_game_seed`)."""
+        self.sampling_seed = seed if contract.setup.sends_game_seed else None
+        """The `seed` each model request carries (`SetupHooks.sends_game_seed`)."""
         self.max_tokens, self.temperature = max_tokens, temperature
         self.max_decisions = max_decisions
         reader = self._archived if isinstance(self.sink, ArchiveSink) else None
@@ -216,33 +153,14 @@ class EpisodeRunner:
         (`bounded.runner.trajectory`)."""
         self._token_warned = False
         self.tally = ActionTally(env.empty_action)
-        config = contract.config_dict()
-        self.run = RunRecord(
-            run_id=uuid.uuid4().hex,
-            env_id=env_id,
-            env_version=str(env.version),
-            contract=contract.name,
-            contract_config=config,
-            contract_config_hash=stable_hash(config),
-            model=model.id,
-            model_params={
-                "max_tokens": max_tokens,
-                "temperature": temperature,
-                "models": {kind: tier.id for kind, tier in self.tiers.items()},
-                "sampling_seed": self.sampling_seed,
-                **reasoning_in_force(config, model),
-                **contract_settings(contract),
-            },
-            seed=seed,
-            tag=tag,
-            experiment=experiment,
-            cell=cell,
-            started_at=time.time(),
-            package_version=package_version(),
-            code_revision=code_revision(),
-            spec=spec or {},
-        )
-        mode = contract.reply_mode
+        self.spec = spec
+        """The game's spec (None: a game played from built objects, which has no identity)."""
+        self.run = started_run(
+            env, contract, model, self.tiers, env_id=env_id, seed=seed, max_tokens=max_tokens,
+            temperature=temperature, sampling_seed=self.sampling_seed, spec=spec, tag=tag,
+            experiment=experiment, cell=cell,
+        )  # fmt: skip
+        mode = contract.replies.reply_mode
         self.replies = ReplyLedger(asked=mode, mode=mode)
         """The run's reply mode and how its replies came back (`model_params["reply"]`)."""
         self.run.model_params["reply"] = self.replies.record()
@@ -257,7 +175,7 @@ class EpisodeRunner:
         started = time.perf_counter()
         earlier_s = 0.0
         if resume is not None:
-            self._check_inputs(resume.run)
+            check_inputs(resume.run, self.run.inputs)
             earlier_s = resume.run.wall_s
             self.run = recounted(
                 resume.run.model_copy(update={"status": "running", "error": None}),
@@ -293,7 +211,7 @@ class EpisodeRunner:
             self.run.wall_s = earlier_s + time.perf_counter() - started
             if self.run.status == "completed":
                 self.run.outcome = outcome_dict(self.env, self.env.outcome(), self.tally, cut)
-            self.run.store_hashes = self.contract.store_hashes()
+            self.run.store_hashes = self.contract.memory.store_hashes()
             self._save_end()
         return self.run
 
@@ -301,7 +219,7 @@ class EpisodeRunner:
         """Count the postrun's calls and keep, beside its record, what each cost (so the
         run's totals can be recomputed from the archive)."""
         count_calls(self.run, calls)
-        self.run.postrun = self.contract.postrun_record
+        self.run.postrun = self.contract.memory.postrun_record
         if calls:
             self.run.postrun = {**self.run.postrun, "metered": metered(calls)}
 
@@ -326,32 +244,10 @@ class EpisodeRunner:
                     f"contract {self.contract.name!r} saved no memory snapshot (it has no "
                     "memory_snapshot hook)"
                 )
-            self.contract.restore_memory(point.memory)
-            self._check_stores(point)
+            self.contract.memory.restore_memory(point.memory)
+            check_stores(point, self.contract.memory.store_hashes())
         self._restore_counters(point.runner)
         return obs, done
-
-    def _check_inputs(self, then: RunRecord) -> None:
-        """Refuse to resume a run under inputs other than those it was played with (a new
-        content version of the environment, another contract configuration): its first
-        decisions and the rest would be two games. Store hashes are the checkpoint's to
-        check (`_check_stores`); a run of an older bounded records no inputs."""
-        changed = changed_inputs(then.inputs, self.run.inputs, stores=False)
-        if then.inputs and changed:
-            raise ResumeError(
-                f"run {then.run_id[:12]} was played with other inputs ({', '.join(changed)} "
-                "changed since): replay it from the start instead"
-            )
-
-    def _check_stores(self, point: Checkpoint) -> None:
-        """Refuse a resume whose contract reads stores other than those it had then."""
-        now, then = self.contract.store_hashes(), point.store_hashes
-        changed = sorted(key for key in {*now, *then} if now.get(key) != then.get(key))
-        if changed:
-            raise ResumeError(
-                f"the contract's stores changed since decision {point.decisions} "
-                f"({', '.join(changed)}): another run, or postrun learning, wrote them"
-            )
 
     def _counters(self) -> JSON:
         meters = [[m.answered, m.failed, m.spent_s, m.last_error] for m in self._meters]
@@ -369,10 +265,10 @@ class EpisodeRunner:
             run_id=self.run.run_id,
             owner=self._owner,
             decisions=self.run.decisions,
-            memory=self.contract.memory_snapshot(),
+            memory=self.contract.memory.memory_snapshot(),
             runner=self._counters(),
-            store_hashes=self.contract.store_hashes(),
-            logs=self.contract.memory_logs(),
+            store_hashes=self.contract.memory.store_hashes(),
+            logs=self.contract.memory.memory_logs(),
         )
 
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
@@ -380,7 +276,7 @@ class EpisodeRunner:
         prompt, completion, decision = self._consult(obs)
         actions, fallback = decision.actions, False
         if not actions:
-            policy = self.contract.fallback_policy()
+            policy = self.contract.replies.fallback_policy()
             actions, fallback = fallback_actions(obs, policy, self._default), True
         try:
             next_obs, reward, terminated, truncated, info = self.env.step(actions)
@@ -409,7 +305,7 @@ class EpisodeRunner:
         while True:
             prompt = self.contract.assemble(obs)
             constraint = reply_constraint(
-                self.contract.reply_mode, lambda: self.contract.reply_schema(obs)
+                self.contract.replies.reply_mode, lambda: self.contract.reply_schema(obs)
             )
             try:
                 completion = self._ask(obs, prompt, constraint)
@@ -449,28 +345,17 @@ class EpisodeRunner:
         """The endpoint refused the reply mode's response format. Before any reply was read,
         the run moves to the contract's next allowed mode (its identity follows: the mode is
         in the contract's configuration), or stops; after, the refusal is a model error."""
-        allowed = self.contract.reply_modes()
+        allowed = self.contract.replies.reply_modes()
         if self.replies.replies or self.trajectory:
             raise ModelUnavailableError(f"the endpoint stopped taking its format: {exc}") from exc
-        later = allowed[allowed.index(self.contract.reply_mode) + 1 :]
+        later = allowed[allowed.index(self.contract.replies.reply_mode) + 1 :]
         self.replies.refuse(str(exc), later[0] if later else None)
         if not later:
             raise no_mode_left(self.replies.refused, allowed) from exc
-        self.contract.use_reply_mode(later[0])
-        self._reidentify()
-        LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])
-
-    def _reidentify(self) -> None:
-        """The run's recorded configuration and identity after a change of reply mode."""
-        config = self.contract.config_dict()
-        self.run.contract_config = config
-        self.run.contract_config_hash = stable_hash(config)
+        self.contract.replies.use_reply_mode(later[0])
+        configure(self.run, self.contract, self.spec)
         self.run.model_params["reply"] = self.replies.record()
-        if self.run.inputs:
-            self.run.inputs = {**self.run.inputs, "contract_config_hash": stable_hash(config)}
-        if self.run.identity and self.run.spec:
-            spec = GameSpec.model_validate(self.run.spec)
-            self.run.identity = identity_hash(spec, self.run.inputs)
+        LOG.warning("%s; playing in %r mode (reply_fallback)", exc, later[0])
 
     def _archived(self, start: int, end: int) -> list[DecisionRecord]:
         """The run's archived decisions with an index in [start, end)."""

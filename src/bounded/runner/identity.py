@@ -3,7 +3,7 @@
 Two archived games are the same game only if their specs agree field by field and the
 game's **inputs** agree: the environment's content version, the hash of the contract's
 resolved configuration (a preset's settings included) and the hash of every store the
-contract reads (`Contract.store_hashes()` as built, before the game: a typed contract's
+contract reads (`MemoryHooks.store_hashes()` as built, before the game: a typed contract's
 store directory, an episodic bank). `GameSpec.model_options["retry"]` is left out: how a
 failed call is retried changes no game. The canonical hash of both (`identity_hash`) is
 archived with every run (`RunRecord.identity`, with `RunRecord.inputs`).
@@ -24,7 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bounded.core import JSON, Contract, Env, RunRecord, stable_hash
+from bounded.core import JSON, RunRecord, stable_hash
+from bounded.protocols import Contract, Env
 from bounded.runner.spec import GameSpec
 
 NOT_IDENTITY = ("model_options.retry",)
@@ -45,7 +46,7 @@ def game_inputs(env: Env, contract: Contract) -> dict[str, str]:
         "env_version": str(env.version),
         "contract_config_hash": stable_hash(contract.config_dict()),
     }
-    inputs.update({f"{STORE_PREFIX}{k}": v for k, v in contract.store_hashes().items()})
+    inputs.update({f"{STORE_PREFIX}{k}": v for k, v in contract.memory.store_hashes().items()})
     return inputs
 
 

@@ -21,17 +21,15 @@ from bounded.core import (
     BoundedError,
     Completion,
     Embeddings,
-    Model,
     Prompt,
-    ReplyReader,
-    TextRule,
     TokenCounter,
 )
+from bounded.protocols import Model, ReplyReader, TextRule
 
 
 def reads_reply_schema(model: object) -> bool:
     """Whether a model is told the reply's schema and text rule in the `json` and `text`
-    reply modes (`bounded.core.ReplyReader`)."""
+    reply modes (`bounded.protocols.ReplyReader`)."""
     return isinstance(model, ReplyReader) and model.reads_reply_schema is True
 
 

@@ -1,6 +1,6 @@
 """The reply mode a run plays in, what it sent, and whether the endpoint honoured it.
 
-A contract asks for its replies in one mode (`bounded.core.ReplyMode`), the model sends the
+A contract asks for its replies in one mode (`bounded.protocols.ReplyMode`), the model sends the
 response format that mode needs, and an endpoint may refuse it (a server without strict
 JSON schemas) or take it and not keep to it. `ReplyLedger` keeps, per run, in
 `model_params["reply"]`:
@@ -27,16 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bounded.contracts._reply import decode_reply, keeps_schema
-from bounded.core import (
-    JSON,
-    BoundedError,
-    Completion,
-    Contract,
-    Decision,
-    Observation,
-    ReplyMode,
-)
+from bounded.contracts.replies.reading import decode_reply, keeps_schema
+from bounded.core import JSON, BoundedError, Completion, Decision, Observation
+from bounded.protocols import Contract, ReplyMode
 from bounded.runner.meter import reads_reply_schema
 
 CUT_REASON = "length"
@@ -132,10 +125,10 @@ def reply_hints(
     """What a model that reads them (`reads_reply_schema`) is told of a decision's reply
     in the `json` and `text` modes: its schema (`schema()`, default the contract's reply
     schema) and its text rule; {} for any other model, and in `constrained` mode."""
-    if contract.reply_mode == "constrained" or not reads_reply_schema(model):
+    if contract.replies.reply_mode == "constrained" or not reads_reply_schema(model):
         return {}
     reply_schema = schema() if schema is not None else contract.reply_schema(obs)
-    return {"reply_schema": reply_schema, "text_rule": contract.text_rule_for(obs)}
+    return {"reply_schema": reply_schema, "text_rule": contract.replies.text_rule_for(obs)}
 
 
 def no_mode_left(refused: list[str], allowed: list[ReplyMode]) -> ReplyFormatError:

@@ -28,9 +28,10 @@ from bounded.archive.progress import (
     write_checkpoint,
 )
 from bounded.archive.sink import ArchiveSink
-from bounded.core import ConfigError, Model, RunRecord
-from bounded.runner.episode import ResumeError, Resumption
+from bounded.core import ConfigError, RunRecord
+from bounded.protocols import Model
 from bounded.runner.identity import differences
+from bounded.runner.resumption import ResumeError, Resumption
 from bounded.runner.spec import GameKey, GameSpec, run_key
 
 

@@ -43,7 +43,8 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from bounded.archive.progress import Lease
-from bounded.core import ConfigError, Env
+from bounded.core import ConfigError
+from bounded.protocols import Env
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
 from bounded.runner.spec import GameKey, GameSpec
 from bounded.sweeps.executors import (

@@ -26,9 +26,10 @@ from pydantic import BaseModel
 from bounded.archive import Archive
 from bounded.archive.progress import Lease
 from bounded.archive.sink import ArchiveSink, GameSink
-from bounded.core import BoundedError, ConfigError, Env, RunRecord
-from bounded.runner.episode import Resumption
+from bounded.core import BoundedError, ConfigError, RunRecord
+from bounded.protocols import Env
 from bounded.runner.plugins import Registrations, registrations, restore_registrations
+from bounded.runner.resumption import Resumption
 from bounded.runner.spec import GameKey, GameSpec
 from bounded.sweeps.ray_join import check_cluster, join
 from bounded.sweeps.ray_stream import ArchiveWriter, StreamSink

@@ -33,7 +33,7 @@ from bounded.archive import Archive
 from bounded.archive.progress import checkpoints
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.resume import resumable_games
-from bounded.runner.spec import run_key
+from bounded.runner.spec import GameSpec, run_key
 from bounded.stores.directory import clear_store, has_content
 from bounded.stores.snapshot import (
     content_files,
@@ -42,7 +42,8 @@ from bounded.stores.snapshot import (
     manifest_hash,
     remove_snapshot,
 )
-from bounded.sweeps.experiment import GameSpec, PhasePlan, Plan, store_use
+from bounded.sweeps.stages import PhasePlan, Plan
+from bounded.sweeps.store_use import store_use
 
 PHASE_KIND = "phase"
 """The `snapshots.kind` of a frozen phase's record."""

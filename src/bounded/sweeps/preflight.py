@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 import openai
 
-from bounded.core import JSON, BoundedError, Model, ReplyMode, stable_hash
+from bounded.core import JSON, BoundedError, stable_hash
 from bounded.models import make_model, split_spec
 from bounded.models.openai_compat import OpenAICompatModel, one_line
-from bounded.sweeps.experiment import GameSpec
+from bounded.protocols import Model, ReplyMode
+from bounded.runner.spec import GameSpec
 
 REACH_TIMEOUT_S = 10.0
 """Seconds one preflight request may take before the endpoint counts as unreachable."""

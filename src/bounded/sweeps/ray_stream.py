@@ -21,7 +21,7 @@ from bounded.archive import Archive
 from bounded.archive.progress import Checkpoint, Lease, LeaseLost
 from bounded.archive.sink import ArchiveSink
 from bounded.core import BoundedError, DecisionRecord, RunRecord
-from bounded.runner.episode import Resumption
+from bounded.runner.resumption import Resumption
 from bounded.runner.spec import GameKey, run_key
 
 

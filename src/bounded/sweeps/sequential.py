@@ -34,7 +34,9 @@ from bounded.analysis.games import CompletedGame, completed_games
 from bounded.archive import Archive
 from bounded.core import ConfigError
 from bounded.registry import did_you_mean
-from bounded.sweeps.experiment import Experiment, GameSpec
+from bounded.runner.spec import GameSpec
+from bounded.sweeps.experiment import Experiment
+from bounded.sweeps.stages import Plan
 from bounded.sweeps.sweep import SweepSummary, run_sweep
 
 DEFAULT_BLOCK = 10
@@ -109,11 +111,11 @@ class Planned(BaseModel):
         return list(dict.fromkeys(seed for _, seed in self.keys))
 
 
-def common_games(experiment: Experiment, archive_path: Path, stopping: Stopping) -> Planned:
-    """The (block, seed) the file plans for both A and B."""
+def common_games(experiment: Experiment, plan: Plan, stopping: Stopping) -> Planned:
+    """The (block, seed) the file's `plan` plays for both A and B."""
     from bounded.analysis.design import design_of_plan
 
-    specs = experiment.stages(archive_path).cells
+    specs = plan.cells
     design = design_of_plan(spec.model_dump() for spec in specs)
     cells = list(dict.fromkeys(spec.cell for spec in specs))
     games: dict[str, dict[tuple[str, int], str]] = {}
@@ -178,16 +180,19 @@ def run_until_decided(
     stopping: Stopping,
     *,
     archive_path: Path | None = None,
+    plan: Plan | None = None,
     budget: float | None = None,
     on_look: Callable[[SequentialRecord], None] | None = None,
     **sweep_options: Any,
 ) -> SequentialSummary:
     """Play A's and B's common (block, seed) in looks until the confidence sequence
-    excludes 0 (see the module's docstring); `sweep_options` go to each look's
-    `run_sweep`."""
+    excludes 0 (see the module's docstring); `plan`: the experiment's plan as the command
+    built it (default: built here), which every look plays from; `sweep_options` go to
+    each look's `run_sweep`."""
     stopping.check()
     path = Path(archive_path or experiment.archive)
-    planned = common_games(experiment, path, stopping)
+    plan = plan if plan is not None else experiment.stages(path)
+    planned = common_games(experiment, plan, stopping)
     seeds, blocks = planned.seeds(), len(planned.blocks())
     limit = min(len(seeds), math.ceil((stopping.max_games or len(seeds) * blocks) / blocks))
     lo, hi = stopping.bounds()
@@ -204,7 +209,9 @@ def run_until_decided(
         keys = [key for key in planned.keys if key[1] in chosen]
         left = None if budget is None else max(budget - spent, 0.0)
         only = look_games(planned, keys)
-        summary = run_sweep(experiment, archive_path=path, budget=left, only=only, **sweep_options)
+        summary = run_sweep(
+            experiment, archive_path=path, plan=plan, budget=left, only=only, **sweep_options
+        )
         sweeps.append(summary)
         spent += summary.spent
         diffs, missing = differences(archived_games(path, experiment.name), stopping, planned, keys)

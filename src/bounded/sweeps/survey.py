@@ -19,12 +19,13 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.parity import ParityReport, parity_of_plan
 from bounded.archive import Archive
-from bounded.core import JSON, ConfigError, Contract, ReplyMode, RunRecord
+from bounded.core import JSON, ConfigError, RunRecord
+from bounded.protocols import Contract, ReplyMode
 from bounded.runner.identity import changed_cells
 from bounded.runner.resume import resumable_games
-from bounded.runner.spec import GameKey, duplicates_of, run_key
+from bounded.runner.spec import GameKey, GameSpec, duplicates_of, run_key
 from bounded.sweeps.estimate import CellEstimate, estimate_cells
-from bounded.sweeps.experiment import Experiment, GameSpec, Plan, stable_key, store_use
+from bounded.sweeps.experiment import Experiment
 from bounded.sweeps.phases import (
     PhaseResume,
     resume_phase,
@@ -33,6 +34,8 @@ from bounded.sweeps.phases import (
     store_problems,
 )
 from bounded.sweeps.preflight import model_problems, preflight, unplayable_cells
+from bounded.sweeps.stages import Plan, stable_key
+from bounded.sweeps.store_use import store_use
 
 
 def pending_games(archive: Archive, plan: list[GameSpec]) -> tuple[list[GameSpec], list[RunRecord]]:
@@ -124,7 +127,7 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
         if contract is not None:
             played.update(played_contract(contract, empty))
         cells.setdefault(spec.run_tag, []).append(played)
-        bound = contract.action_rate_bound() if contract is not None else None
+        bound = contract.setup.action_rate_bound() if contract is not None else None
         if bound is not None and empty:
             where = (spec.run_tag, spec.env)
             bounds[where] = min(bound, bounds.get(where, 1.0))
@@ -137,13 +140,12 @@ def plan_parity(plan: Plan, settings: Settings) -> ParityReport:
 
 def played_contract(contract: Contract, empty_action: str | None) -> JSON:
     """What a planned game's contract settles beside its spec, as its run will record it."""
-    asks = getattr(contract, "asks_model", None)
     return {
         "contract_config": contract.config_dict(),
-        "fallback": contract.fallback_policy(),
-        "memory_settings": list(getattr(contract, "memory_settings", ())),
-        "sends_game_seed": getattr(contract, "sends_game_seed", True),
-        "asks_model": asks(empty_action) if asks is not None else True,
+        "fallback": contract.replies.fallback_policy(),
+        "memory_settings": list(contract.memory.memory_settings),
+        "sends_game_seed": contract.setup.sends_game_seed,
+        "asks_model": contract.setup.asks_model(empty_action),
     }
 
 
@@ -231,7 +233,7 @@ def survey(
         unbuilt, found.unbuilt = model_problems(checked)
         found.problems += unbuilt
     found.reply_modes = {
-        spec.cell: contract.reply_modes()
+        spec.cell: contract.replies.reply_modes()
         for spec in checked
         if (contract := settings.contracts.get(config_key(spec))) is not None
     }
@@ -297,11 +299,14 @@ def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
     return estimate_cells(state.pending, archived, lambda cell: cell_name(plan, cell))
 
 
-def dry_run(experiment: Experiment, archive_path: Path | None = None) -> SweepPlan:
+def dry_run(
+    experiment: Experiment, archive_path: Path | None = None, plan: Plan | None = None
+) -> SweepPlan:
     """What `bounded sweep` would do, what stops it and what it would cost, without playing
-    or writing anything (no archive, no lock file)."""
+    or writing anything (no archive, no lock file); `plan`: the experiment's plan as the
+    command built it (default: built here)."""
     path = Path(archive_path or experiment.archive)
-    plan = experiment.stages(path)
+    plan = plan if plan is not None else experiment.stages(path)
     with surveyed(path) as archive:
         state = survey(experiment, archive, plan)
         reached = [spec for spec in state.pending if spec.cell not in state.unbuilt]

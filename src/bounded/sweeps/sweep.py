@@ -47,7 +47,7 @@ from bounded.archive.progress import (
 )
 from bounded.archive.sqlite import ArchiveError
 from bounded.core import BoundedError, ConfigError, Interrupted
-from bounded.runner.spec import run_key
+from bounded.runner.spec import GameSpec, run_key
 from bounded.sweeps.board import SweepBoard, seeded, store_plan
 from bounded.sweeps.concurrency import check_concurrency, concurrent_executor
 from bounded.sweeps.estimate import (
@@ -56,11 +56,7 @@ from bounded.sweeps.estimate import (
     check_budget,
 )
 from bounded.sweeps.executors import Executor, GameResult, make_executor, play_in_archive
-from bounded.sweeps.experiment import (
-    Experiment,
-    GameSpec,
-    Plan,
-)
+from bounded.sweeps.experiment import Experiment
 from bounded.sweeps.phases import (
     PHASE_KIND,
     PhaseRecord,
@@ -71,6 +67,7 @@ from bounded.sweeps.phases import (
     resume_phase,
 )
 from bounded.sweeps.preflight import preflight
+from bounded.sweeps.stages import Plan
 from bounded.sweeps.survey import (
     SweepPlan,
     dry_run,
@@ -272,6 +269,7 @@ def run_sweep(
     experiment: Experiment,
     *,
     archive_path: Path | None = None,
+    plan: Plan | None = None,
     executor: str | Executor = "local",
     workers: int = 1,
     address: str | None = None,
@@ -282,18 +280,19 @@ def run_sweep(
     only: Callable[[GameSpec], bool] | None = None,
     max_failures: int | None = None,
 ) -> SweepSummary:
-    """Play the experiment's missing games (its phases first) and return what was done;
-    with `budget`, start games only while the spend stays within it
-    (`bounded.sweeps.estimate`; `prices`: `--price` specs over the file's `[prices]`);
-    `concurrency` (default: the file's, else 1) games in flight per worker, for remote
-    models (`bounded.sweeps.concurrency`); `only` plays only the cell games it accepts,
-    every planned game still checked (a sweep stopped when decided plays its blocks so,
-    `bounded.sweeps.sequential`); `events` hears each game start and end (a display);
-    games stop starting once `max_failures` (default `MAX_FAILURES`; 0: never) have failed
-    in a row. Before any game every model is built and every endpoint reached once
-    (`bounded.sweeps.preflight`)."""
+    """Play the experiment's missing games (its phases first) and return what was done.
+    `plan`: the experiment's plan as the command built it (`Experiment.stages` of the
+    archive's path; default: built here); with `budget`, start games only while the spend
+    stays within it (`bounded.sweeps.estimate`; `prices`: `--price` specs over the file's
+    `[prices]`); `concurrency` (default: the file's, else 1) games in flight per worker,
+    for remote models (`bounded.sweeps.concurrency`); `only` plays only the cell games it
+    accepts, every planned game still checked (a sweep stopped when decided plays its
+    blocks so, `bounded.sweeps.sequential`); `events` hears each game start and end (a
+    display); games stop starting once `max_failures` (default `MAX_FAILURES`; 0: never)
+    have failed in a row. Before any game every model is built and every endpoint reached
+    once (`bounded.sweeps.preflight`)."""
     path = Path(archive_path or experiment.archive)
-    plan = experiment.stages(path)
+    plan = plan if plan is not None else experiment.stages(path)
     check_plan(experiment, plan)
     costs = SweepPrices.of(experiment.spec.prices, prices or [], experiment.spec.currency)
     check_budget(budget, costs, game_models(plan.games))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bounded.core import EpisodeContext
+from bounded.protocols import EpisodeContext
 
 
 def episode(env_id: str = "test", seed: int = 0, **fields: Any) -> EpisodeContext:

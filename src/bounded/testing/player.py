@@ -3,8 +3,8 @@
 A request with a schema (`response_format` `json_schema`, or llama.cpp's `json_object` with a
 `schema`) is answered with the smallest instance of that schema, choosing at each `enum` and
 `anyOf` the first branch (`first`) or one drawn at random (`random`); the reply schemas name
-the legal actions in such choices (`bounded.contracts._reply.action_schema`), so the instance
-names a legal action with valid arguments.
+the legal actions in such choices (`bounded.contracts.replies.reading.action_schema`), so
+the instance names a legal action with valid arguments.
 
 A request without one (`json` or `text` reply mode) is read as the model reads it: the legal
 actions are the last `Legal actions:` list of its messages (every contract renders them so,

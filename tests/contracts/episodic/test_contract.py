@@ -43,7 +43,7 @@ def bank_of(*rows: tuple[float, JSON, str, int]) -> EpisodicBank:
 
 def contract_with(bank: EpisodicBank, model=None, **settings) -> EpisodicContract:
     """The contract on `bank`, replying `constrained`: these tests script JSON replies (the
-    text mode's exploration replies: tests/contracts/test_replies.py)."""
+    text mode's exploration replies: tests/contracts/replies/test_rules.py)."""
     contract = EpisodicContract(**{"reply": "constrained", **settings})
     contract.use_bank(bank)
     contract.reset(episode(empty_action=EMPTY, instructions="Win.", model=model, seed=0))

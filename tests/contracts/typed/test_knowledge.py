@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from bounded.contracts.typed import TypedContract, outcome_word
-from bounded.core import Action, Decision, EpisodeContext, Observation, Outcome, StepResult
+from bounded.core import Action, Decision, Observation, Outcome, StepResult
 from bounded.models.scripted import ScriptedModel
+from bounded.protocols import EpisodeContext
 from bounded.stores.knowledge import GameKnowledge
 from bounded.stores.rules import Rule, RulesBook
 from bounded.stores.situation import Situation

@@ -16,12 +16,13 @@ from gymnasium.utils.passive_env_checker import env_step_passive_checker
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bounded.core import Action, Expert, IllegalActionError, Observation, stable_hash
+from bounded.core import Action, IllegalActionError, Observation, stable_hash
 from bounded.envs import make
 from bounded.envs.spire import RandomPlayer, SpireEnv, SpireExpert
 from bounded.envs.spire.game import Run
 from bounded.envs.spire.mapgen import FLOORS, REST_ROW, TREASURE_ROW, generate
 from bounded.envs.spire.testing import HITTER, Table
+from bounded.protocols import Expert
 from bounded.runner.build import play_expert
 
 OBS_KINDS = {

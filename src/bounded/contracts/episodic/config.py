@@ -10,8 +10,9 @@ from pydantic import ConfigDict, Field
 
 from bounded.contracts.episodic.bank import DValue
 from bounded.contracts.episodic.gating import GatingStart
-from bounded.contracts.reply_settings import ReasoningSettings
-from bounded.core import JSON, ReplyMode
+from bounded.contracts.replies.settings import ReasoningSettings
+from bounded.core import JSON
+from bounded.protocols import ReplyMode
 
 BANK_DIR_VARIABLE = "BOUNDED_BANK_DIR"
 DEFAULT_BANK_DIR = "runs/banks"
@@ -48,7 +49,7 @@ DESCRIPTION_SCHEMA: JSON = {
 class EpisodicConfig(ReasoningSettings):
     """Settings of the episodic contract; defaults are the paper's where it gives them. A
     `text` reply is read as EpicStar's prompts (adapted from CoS's) ask: an exploration
-    call's decisions, read by CoS's reference rule (`bounded.contracts.cos_reply`: numbered
+    call's decisions, read by CoS's reference rule (`bounded.contracts.replies.cos`: numbered
     `N: <ACTION NAME>` items after `Decisions:`, near misses read as the nearest legal
     action), are its proposals; any other call's reply is reasoning, then a JSON block."""
 

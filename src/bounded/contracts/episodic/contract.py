@@ -54,19 +54,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bounded.contracts import cos_prompt, cos_reply
+from bounded.contracts import cos_prompt
 from bounded.contracts._configured import ConfiguredContract
 from bounded.contracts._features import flatten_state
 from bounded.contracts._render import render_observation
-from bounded.contracts._reply import (
-    action_schema,
-    decode_reply,
-    extract_json_object,
-    note_scrubbed,
-    reasoning_schema,
-    resolve_action,
-    scrub,
-)
 from bounded.contracts.episodic.bank import BankError, EpisodicBank, Retrieved
 from bounded.contracts.episodic.config import (
     ACT_TASK,
@@ -88,7 +79,17 @@ from bounded.contracts.episodic.memory import (
     render_changes,
     working_memory,
 )
-from bounded.contracts.replies import text_instruction
+from bounded.contracts.replies import cos
+from bounded.contracts.replies.reading import (
+    action_schema,
+    decode_reply,
+    extract_json_object,
+    note_scrubbed,
+    reasoning_schema,
+    resolve_action,
+    scrub,
+)
+from bounded.contracts.replies.rules import text_instruction
 from bounded.contracts.step_protocol import PAPER_TEMPERATURE, check_step, step_of, with_step
 from bounded.core import (
     INVALID_KEY,
@@ -97,14 +98,12 @@ from bounded.core import (
     Completion,
     ConfigError,
     Decision,
-    EpisodeContext,
-    Model,
     Observation,
     Prompt,
     StepResult,
-    TextRule,
     stable_hash,
 )
+from bounded.protocols import EpisodeContext, Model, TextRule
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +136,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         "queue_limit", "gating_start", "extract", "replay", "fusion", "fusion_ablation",
         "exploration_prompt", "diff_keys"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     def __init__(self, **settings: object) -> None:
         self.config = EpisodicConfig.model_validate(settings)
@@ -458,7 +457,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
             return decision
         text, replaced = scrub(completion.text)
         if self.reply_mode == "text":
-            reading = cos_reply.read_decisions(text, obs, keep=self.config.explore_actions)
+            reading = cos.read_decisions(text, obs, keep=self.config.explore_actions)
             proposed = reading.actions
             reasoning, error, decoded = text.strip(), reading.problem, 0
         else:
@@ -472,7 +471,7 @@ class EpisodicContract(ConfiguredContract[EpisodicConfig]):
         decision.parse_error = decision.parse_error or error
         decision.extra["explored"] = [a.id for a in proposed]
         if self.reply_mode == "text":  # CoS's reading: near misses, dropped, invalid
-            cos_reply.note_reading(decision.extra, reading)
+            cos.note_reading(decision.extra, reading)
             if reading.invalid:
                 decision.extra[INVALID_KEY] = reading.invalid
         note_scrubbed(decision, replaced + decoded)

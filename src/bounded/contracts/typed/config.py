@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bounded.contracts.replies import TextRule
-from bounded.contracts.reply_settings import ReasoningSettings
+from bounded.contracts.replies.rules import TextRule
+from bounded.contracts.replies.settings import ReasoningSettings
 from bounded.core import DEFAULT_MAX_TOKENS, ConfigError, first_validation_error
 from bounded.stores.budget import LayerBudget
 from bounded.stores.rules import RulesScope

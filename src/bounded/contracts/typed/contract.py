@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bounded.contracts._configured import ConfiguredContract
+from bounded.contracts.base import StoreLayers
 from bounded.contracts.typed.assembly import Assembler, Fight
 from bounded.contracts.typed.config import StoreLayer, TypedConfig, config_error, game_of
 from bounded.contracts.typed.learning import Digest, Learner, outcome_word
@@ -24,15 +25,12 @@ from bounded.core import (
     ConfigError,
     Decision,
     DecisionRecord,
-    EpisodeContext,
-    Knowledge,
-    Model,
     Observation,
     Outcome,
     Prompt,
     StepResult,
-    StoreLayers,
 )
+from bounded.protocols import EpisodeContext, Knowledge, Model
 from bounded.stores.budget import Truncation
 from bounded.stores.directory import StoreSet
 from bounded.stores.gate import GateVerdict
@@ -51,7 +49,7 @@ class TypedContract(ConfiguredContract[TypedConfig]):
     memory_settings = (
         "prompt", "order", "l2", "l3", "l4", "l5", "combat", "skill_seed", "postrun"
     )  # fmt: skip
-    """The configuration keys that are the memory under test (`ContractBase.memory_settings`)."""
+    """The configuration keys that are the memory under test (`MemoryHooks.memory_settings`)."""
 
     @classmethod
     def store_layers(cls, settings: JSON) -> StoreLayers:

@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from bounded.contracts._reply import closed_object, extract_json_object
+from bounded.contracts.replies.reading import closed_object, extract_json_object
 from bounded.contracts.typed.config import PostrunSettings
-from bounded.core import JSON, Completion, Decision, Model, Observation, Outcome
+from bounded.core import JSON, Completion, Decision, Observation, Outcome
+from bounded.protocols import Model
 from bounded.stores.budget import fit_block
 from bounded.stores.case_notes import CaseNote, keys_for
 from bounded.stores.directory import StoreSet

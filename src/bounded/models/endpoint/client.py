@@ -22,10 +22,8 @@ from bounded.core import (
     Completion,
     ConfigError,
     Embeddings,
-    ModelBase,
     ResponseFormatRefused,
     TokenCounter,
-    is_any_object,
 )
 from bounded.models.endpoint.formats import (
     JSON_OBJECT,
@@ -49,6 +47,7 @@ from bounded.models.endpoint.transport import (
     ending_by,
     environment_proxy,
 )
+from bounded.protocols import ModelBase, is_any_object
 
 LOG = logging.getLogger("bounded")
 

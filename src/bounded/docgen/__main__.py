@@ -1,0 +1,5 @@
+import sys
+
+from bounded.docgen.command import main
+
+sys.exit(main())
