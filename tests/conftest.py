@@ -28,6 +28,7 @@ import os
 import re
 import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A worker of `-n` sends its reports as UTF-8: a failure quoting a lone surrogate (the
+    reply fuzzers' subject) is written with it escaped, not a crashed worker."""
+    outcome = yield
+    if hasattr(item.config, "workerinput"):
+        sendable(outcome.get_result())
+
+
+def utf8(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def sendable(report: pytest.TestReport) -> None:
+    if report.longrepr is not None and str(report.longrepr) != utf8(str(report.longrepr)):
+        report.longrepr = utf8(str(report.longrepr))
+    report.sections = [(title, utf8(text)) for title, text in report.sections]
 
 
 def free_port() -> int:
