@@ -80,6 +80,9 @@ TINY: dict[str, Arguments] = {
     "sequential_example": lambda d, _: [
         "--replicates", "1", "--seeds", "10", "--calibration", "30", "--out", f"{d}/out.json",
     ],
+    "report_scale": lambda d, _: [
+        "--games", "4", "--game-decisions", "3", "--grow", "2", "--out", f"{d}/out.json",
+    ],
     "archive_scale": lambda d, _: [
         "--sizes", "30", "--game-decisions", "10", "--long", "20", "--before", str(ROOT / "src"),
         "--write-rounds", "1", "--write-decisions", "5", "--out", f"{d}/out.json",

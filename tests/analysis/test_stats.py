@@ -81,3 +81,21 @@ def test_percent_change():
     assert percent_change(14.6, 26.933333) == pytest.approx(84.47, abs=0.01)
     assert percent_change(50, 25) == -50.0
     assert percent_change(0, 10) is None
+
+
+def test_the_mean_interval_is_the_same_drawn_in_batches(monkeypatch):
+    """The resamples are drawn a batch at a time (bounded memory for a cell of thousands of
+    games), and the seeded interval is scipy's unbatched one."""
+    import numpy as np
+    from scipy import stats as scipy_stats
+
+    from bounded.analysis import stats as ours
+
+    values = np.random.default_rng(3).normal(size=101).tolist()
+    whole = scipy_stats.bootstrap(
+        (np.asarray(values),), np.mean, n_resamples=2000, method="percentile",
+        rng=np.random.default_rng(ours.BOOTSTRAP_SEED),
+    ).confidence_interval  # fmt: skip
+    monkeypatch.setattr(ours, "BOOTSTRAP_BATCH_VALUES", 101 * 7)  # 7 resamples a batch
+    batched = ours.bootstrap_mean_interval(values, resamples=2000)
+    assert batched == (float(whole.low), float(whole.high))

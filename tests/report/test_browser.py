@@ -97,6 +97,7 @@ def test_view_server_in_headless_chromium(browser_page, report_archive):
     try:
         page = browser_page
         page.goto(server.url)
+        page.wait_for_selector('#report-sections[data-loaded="true"]')  # fetched after the page
         assert page.locator("#cell-table-0 tbody tr").count() == 2
         second = page.locator("#run-select option").nth(1).get_attribute("value")
         page.select_option("#run-select", second)
@@ -236,3 +237,26 @@ def test_long_cell_names_take_at_most_two_lines(browser_page, two_env_archive, t
     box = page.locator("#plot-progression-crafter svg").bounding_box()
     assert box is not None and box["width"] > 200
     assert page.errors == []
+
+
+def test_the_view_lists_more_runs_when_asked(browser_page, report_archive, monkeypatch):
+    from bounded.report import build
+
+    monkeypatch.setattr(build, "VIEW_RUNS_PAGE", 2)
+    server = make_server(report_archive, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = browser_page
+        page.goto(server.url)
+        assert page.locator("#run-select option").count() == 2
+        page.click("#more-runs")
+        page.wait_for_function("document.querySelectorAll('#run-select option').length === 4")
+        assert page.locator("#more-runs").is_hidden()  # every run is listed
+        last = page.locator("#run-select option").nth(3).get_attribute("value")
+        page.select_option("#run-select", last)
+        page.wait_for_selector(f'#decision[data-run="{last}"] #decision-header')
+        assert page.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()

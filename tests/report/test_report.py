@@ -77,11 +77,18 @@ def test_view_server_serves_the_page_and_decisions(report_archive):
     thread.start()
     try:
         page = urllib.request.urlopen(server.url).read().decode()
-        assert 'id="cell-table-0"' in page and "const SERVED = true" in page
+        assert 'fetch("api/sections"' in page and "const SERVED = true" in page
+        sections = urllib.request.urlopen(f"{server.url}api/sections").read().decode()
+        assert 'id="cell-table-0"' in sections and "<html" not in sections
         runs = json.loads(re.search(r'id="runs-data">(.*?)</script>', page).group(1))
         url = f"{server.url}api/runs/{runs[0]['run_id']}/decisions"
         payload = json.loads(urllib.request.urlopen(url).read())
         assert [d["index"] for d in payload["decisions"]] == list(range(8))
+        page = json.loads(urllib.request.urlopen(f"{url}?start=2&end=5").read())
+        assert [d["index"] for d in page["decisions"]] == [2, 3, 4] and page["end"] == 8
+        for bad in ("start=-1", "start=0&end=x"):
+            with pytest.raises(urllib.error.HTTPError, match="400"):
+                urllib.request.urlopen(f"{url}?{bad}")
         with pytest.raises(urllib.error.HTTPError, match="404"):
             urllib.request.urlopen(f"{server.url}api/runs/nope/decisions")
     finally:
@@ -194,3 +201,62 @@ def test_a_report_of_one_experiment_holds_only_its_runs(report_archive, tmp_path
     page = build_report(report_archive, tmp_path / "r.html", ReportOptions(experiment="none"))
     shown = json.loads(re.search(r'id="runs-data">(.*?)</script>', page.read_text()).group(1))
     assert shown == []
+
+
+def test_the_view_lists_its_runs_a_page_at_a_time(report_archive, monkeypatch):
+    """The first page lists the first runs with decisions; the others come from
+    `api/runs?offset=N`, in the order the written report lists them."""
+    from bounded.report import build
+
+    monkeypatch.setattr(build, "VIEW_RUNS_PAGE", 3)
+    with Archive(report_archive, read_only=True) as archive:
+        every = [r.run_id for r in archive.runs()]
+    server = make_server(report_archive, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = urllib.request.urlopen(server.url).read().decode()
+        first = json.loads(re.search(r'id="runs-data">(.*?)</script>', page).group(1))
+        assert [r["run_id"] for r in first] == every[:3]
+        assert 'id="more-runs" type="button">' in page  # shown: there are more
+        rest = json.loads(urllib.request.urlopen(f"{server.url}api/runs?offset=3").read())
+        assert [r["run_id"] for r in rest["runs"]] == every[3:] and rest["more"] is False
+        with pytest.raises(urllib.error.HTTPError, match="400"):
+            urllib.request.urlopen(f"{server.url}api/runs?offset=-1")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_view_s_first_page_reads_no_run_list_and_no_decision(report_archive, monkeypatch):
+    """What makes the first page answer at once on any archive: it reads counts and one page
+    of runs by query, never every run, a decision, or the analysis."""
+    from bounded.report import build
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the first page read what grows with the archive")
+
+    with Archive(report_archive, read_only=True) as archive:
+        for name in ("runs", "decisions", "iter_decisions", "runs_with_decisions"):
+            monkeypatch.setattr(archive, name, refused)
+        monkeypatch.setattr(build, "analysis_context", refused)
+        monkeypatch.setattr(build, "progress_payload", refused)
+        page = build.render_page(archive, ReportOptions(), served=True)
+    assert "const SERVED = true" in page and 'id="report-sections"' in page
+
+
+def test_the_report_audits_the_newest_runs_within_its_decision_budget(report_archive, tmp_path):
+    """Eight decisions a run: a budget of 20 reads the newest two runs with decisions, whole,
+    and the page says so."""
+    with Archive(report_archive, read_only=True) as archive:
+        newest = [r.run_id for r in archive.runs() if r.decisions][-2:]
+    options = ReportOptions(audit_decisions=20)
+    page = build_report(report_archive, tmp_path / "r.html", options).read_text()
+    sample = re.search(r'id="audit-sample">(.*?)</p>', page).group(1)
+    assert sample.startswith("Audited: the newest 2 runs with decisions (16 decisions; at most")
+    from bounded.report.build import within_budget
+
+    with Archive(report_archive, read_only=True) as archive:
+        runs = [r for r in archive.runs() if r.decisions]
+    assert [r.run_id for r in within_budget(runs, options)] == newest
+    assert [r.run_id for r in within_budget(runs, ReportOptions(audit_decisions=1))] == newest[1:]

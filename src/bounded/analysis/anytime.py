@@ -25,7 +25,6 @@ stopped the first time it excludes 0, at level `alpha`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -187,10 +186,12 @@ class SequentialRecord(BaseModel):
 
 def sequential_records(archive: Archive) -> list[SequentialRecord]:
     """Every recorded sweep stopped when decided, oldest first."""
-    rows = archive.execute(
-        "SELECT content FROM snapshots WHERE kind = ? ORDER BY created_at", (SEQUENTIAL_KIND,)
-    )
-    return [SequentialRecord.model_validate(json.loads(row["content"])) for row in rows]
+    from bounded.archive.queries import snapshots_of_kind
+
+    return [
+        SequentialRecord.model_validate(content)
+        for content in snapshots_of_kind(archive, SEQUENTIAL_KIND)
+    ]
 
 
 def record_for(records: Sequence[SequentialRecord], a: str, b: str) -> SequentialRecord | None:

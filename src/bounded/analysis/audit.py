@@ -25,10 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from bounded.analysis.cost import CostModel, cached_by_layer
-from bounded.analysis.stats import linear_slope
 from bounded.archive import Archive
 from bounded.archive.totals import token_mismatch
 from bounded.core import DecisionRecord, RunRecord, approx_tokens, invalid_count
@@ -59,6 +58,58 @@ class AuditPoint(BaseModel):
     """The transcript counterfactual's call, its previous prompt cached (computed)."""
     measured_latency_s: float = 0.0
     """The model call's measured seconds (0 when no model was called)."""
+
+
+class LineSums:
+    """Least-squares sums of prompt tokens (in all, and per layer) against the decision
+    index, gathered a decision at a time: a fit over many runs without their points.
+    Integer sums, so the fit is exact (`slope`)."""
+
+    def __init__(self) -> None:
+        self.n = self.sx = self.sxx = 0
+        self.sy: dict[str | None, int] = {}
+        self.sxy: dict[str | None, int] = {}
+
+    def add(self, index: int, prompt: int, by_layer: dict[str, int]) -> None:
+        self.n += 1
+        self.sx += index
+        self.sxx += index * index
+        for key, tokens in ((None, prompt), *by_layer.items()):
+            self.sy[key] = self.sy.get(key, 0) + tokens
+            self.sxy[key] = self.sxy.get(key, 0) + index * tokens
+
+    def merge(self, other: LineSums) -> None:
+        self.n += other.n
+        self.sx += other.sx
+        self.sxx += other.sxx
+        for key, value in other.sy.items():
+            self.sy[key] = self.sy.get(key, 0) + value
+            self.sxy[key] = self.sxy.get(key, 0) + other.sxy[key]
+
+    def slope(self, layer: str | None = None) -> float:
+        """The fitted slope of a layer's tokens (None: the whole prompt's); 0 with fewer
+        than two distinct indices (as `linear_slope`)."""
+        spread = self.n * self.sxx - self.sx * self.sx
+        if self.n < 2 or spread == 0:
+            return 0.0
+        return (self.n * self.sxy.get(layer, 0) - self.sx * self.sy.get(layer, 0)) / spread
+
+    def intercept(self, layer: str | None = None) -> float:
+        """The fitted intercept (a single decision: its tokens; none: 0)."""
+        spread = self.n * self.sxx - self.sx * self.sx
+        if self.n == 0:
+            return 0.0
+        if self.n < 2 or spread == 0:
+            return self.sy.get(layer, 0) / self.n
+        sy, sxy = self.sy.get(layer, 0), self.sxy.get(layer, 0)
+        return (sy * self.sxx - self.sx * sxy) / spread
+
+    @classmethod
+    def of_points(cls, points: Iterable[AuditPoint]) -> LineSums:
+        sums = cls()
+        for p in points:
+            sums.add(p.index, p.prompt_tokens, p.by_layer)
+        return sums
 
 
 class RunAudit(BaseModel):
@@ -114,6 +165,11 @@ class RunAudit(BaseModel):
     fallbacks: int = 0
     """Decisions whose executed action was not the model's."""
     parse_errors: int = 0
+    _line: LineSums | None = PrivateAttr(default=None)
+    """The least-squares sums of its decisions (kept where its points are let go)."""
+
+    def line(self) -> LineSums:
+        return self._line if self._line is not None else LineSums.of_points(self.points)
 
 
 class ContractAudit(BaseModel):
@@ -205,52 +261,77 @@ def segment_tokens(record: DecisionRecord) -> list[tuple[str, int]]:
     ]
 
 
+class _RunFold:
+    """One run's audit gathered a decision at a time (`audit_run`): what it keeps of a
+    decision is its point, never the decision."""
+
+    def __init__(self, costs: CostModel) -> None:
+        self.costs = costs
+        self.points: list[AuditPoint] = []
+        self.layers: list[str] = []
+        self.line = LineSums()
+        self.shadow_line = LineSums()
+        self.previous: DecisionRecord | None = None
+        self.invalid_actions = self.fallbacks = self.parse_errors = self.reported = 0
+
+    def add(self, record: DecisionRecord) -> None:
+        prompt = sum(record.tokens_by_layer.values()) or record.prompt_tokens
+        shadow_before = self.points[-1].counterfactual_tokens if self.points else 0
+        if self.previous is None:
+            shadow = sum(record.tokens_by_layer.values())
+        else:
+            shadow = shadow_before + observation_tokens(record) + reply_tokens(self.previous)
+        self.layers.extend(layer for layer in record.tokens_by_layer if layer not in self.layers)
+        self.points.append(audit_point(record, prompt, shadow, shadow_before, self.costs))
+        self.line.add(record.index, prompt, record.tokens_by_layer)
+        self.shadow_line.add(record.index, shadow, {})
+        self.invalid_actions += invalid_count(record.info)
+        self.fallbacks += record.fallback
+        self.parse_errors += record.parse_error is not None
+        completion = record.completion
+        if completion and not completion.usage_estimated:
+            self.reported += completion.prompt_tokens
+        self.previous = record
+
+
 def audit_run(
-    run: RunRecord, decisions: Sequence[DecisionRecord], costs: CostModel | None = None
+    run: RunRecord, decisions: Iterable[DecisionRecord], costs: CostModel | None = None
 ) -> RunAudit:
+    """A run's audit, read from its decisions in one pass (an iterator of them streams:
+    only the run's points are kept)."""
     costs = costs or CostModel()
-    prompts = [sum(d.tokens_by_layer.values()) or d.prompt_tokens for d in decisions]
-    shadow = counterfactual(decisions)
-    indices = [float(d.index) for d in decisions]
-    slope, intercept = linear_slope(indices, prompts) if decisions else (0.0, 0.0)
-    shadow_slope, _ = linear_slope(indices, shadow) if decisions else (0.0, 0.0)
-    layers: list[str] = []
-    for d in decisions:
-        layers.extend(layer for layer in d.tokens_by_layer if layer not in layers)
-    points = [
-        audit_point(d, p, c, shadow[i - 1] if i else 0, costs)
-        for i, (d, p, c) in enumerate(zip(decisions, prompts, shadow, strict=True))
-    ]
+    fold = _RunFold(costs)
+    for record in decisions:
+        fold.add(record)
+    points = fold.points
+    prompts = [p.prompt_tokens for p in points]
     audit = RunAudit(
         run_id=run.run_id,
         contract=run.contract,
         tag=run.tag,
         env_id=run.env_id,
         model=run.model,
-        decisions=len(decisions),
-        slope=slope,
-        intercept=intercept,
+        decisions=len(points),
+        slope=fold.line.slope(),
+        intercept=fold.line.intercept(),
         first_prompt=prompts[0] if prompts else 0,
         last_prompt=prompts[-1] if prompts else 0,
         max_prompt=max(prompts, default=0),
         total_prompt=sum(prompts),
-        counterfactual_slope=shadow_slope,
-        counterfactual_last=shadow[-1] if shadow else 0,
-        counterfactual_total=sum(shadow),
-        layers=layers,
+        counterfactual_slope=fold.shadow_line.slope(),
+        counterfactual_last=points[-1].counterfactual_tokens if points else 0,
+        counterfactual_total=sum(p.counterfactual_tokens for p in points),
+        layers=fold.layers,
         points=points,
         reply_mode=str(run.model_params.get("reply", {}).get("mode", "")),
-        invalid_actions=sum(invalid_count(d.info) for d in decisions),
-        fallbacks=sum(d.fallback for d in decisions),
-        parse_errors=sum(d.parse_error is not None for d in decisions),
-        reported_prompt=sum(
-            d.completion.prompt_tokens
-            for d in decisions
-            if d.completion and not d.completion.usage_estimated
-        ),
+        invalid_actions=fold.invalid_actions,
+        fallbacks=fold.fallbacks,
+        parse_errors=fold.parse_errors,
+        reported_prompt=fold.reported,
         tokens_flag=token_mismatch(run),
     )
-    add_costs(audit, decisions, costs)
+    audit._line = fold.line
+    add_costs(audit, costs)
     return audit
 
 
@@ -268,14 +349,14 @@ def audit_point(
         counterfactual_tokens=shadow,
         cached_tokens=cached,
         completion_tokens=output,
-        cached_by_layer=cached_by_layer(segment_tokens(record), cached),
+        cached_by_layer=cached_by_layer(segment_tokens(record), cached) if cached else {},
         cost=costs.cost(model, prompt, cached, output) if completion else 0.0,
         counterfactual_cost=costs.cost(model, shadow, shadow_cached, output),
         measured_latency_s=completion.latency_s if completion else 0.0,
     )
 
 
-def add_costs(audit: RunAudit, decisions: Sequence[DecisionRecord], costs: CostModel) -> None:
+def add_costs(audit: RunAudit, costs: CostModel) -> None:
     """Totals under prefix caching: fresh tokens, cost, modelled latency, per layer."""
     points = audit.points
     audit.total_cached = sum(p.cached_tokens for p in points)
@@ -301,7 +382,7 @@ def add_costs(audit: RunAudit, decisions: Sequence[DecisionRecord], costs: CostM
     latency = costs.latency_of(audit.model)
     if latency is not None:
         audit.latency_s = latency.seconds(audit.total_fresh - outputs, outputs)
-    audit.measured_latency_s = sum(d.completion.latency_s for d in decisions if d.completion)
+    audit.measured_latency_s = sum(p.measured_latency_s for p in points)
 
 
 def total_of(costs: Iterable[float | None]) -> float | None:
@@ -315,13 +396,12 @@ def total_of(costs: Iterable[float | None]) -> float | None:
 
 
 def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> ContractAudit:
-    xs = [float(p.index) for r in runs for p in r.points]
-    ys = [float(p.prompt_tokens) for r in runs for p in r.points]
-    slope, _ = linear_slope(xs, ys) if xs else (0.0, 0.0)
-    layer_slopes = {}
-    for layer in dict.fromkeys(layer for r in runs for layer in r.layers):
-        layer_ys = [float(p.by_layer.get(layer, 0)) for r in runs for p in r.points]
-        layer_slopes[layer] = linear_slope(xs, layer_ys)[0]
+    line = LineSums()
+    for run in runs:
+        line.merge(run.line())
+    layers = dict.fromkeys(layer for r in runs for layer in r.layers)
+    layer_slopes = {layer: line.slope(layer) for layer in layers}
+    slope = line.slope()
     actual = sum(r.total_prompt for r in runs)
     shadow = sum(r.counterfactual_total for r in runs)
     cost = total_of(r.cost for r in runs)
@@ -356,14 +436,22 @@ def contract_audit(contract: str, tag: str, runs: Sequence[RunAudit]) -> Contrac
 
 
 def context_audit(
-    archive: Archive, runs: Iterable[RunRecord], costs: CostModel | None = None
+    archive: Archive,
+    runs: Iterable[RunRecord],
+    costs: CostModel | None = None,
+    *,
+    keep_points: bool = True,
 ) -> ContextAudit:
-    """Audit every run that has decisions in the archive (imported runs have none)."""
+    """Audit every run that has decisions in the archive (imported runs have none), each
+    read a chunk of decisions at a time. `keep_points=False` lets each run's points go once
+    it is audited (its totals, fits and costs stay): memory then holds no decision."""
     audits = []
     for run in runs:
-        decisions = archive.decisions(run.run_id, with_segments=True)
-        if decisions:
-            audits.append(audit_run(run, decisions, costs))
+        audit = audit_run(run, archive.iter_decisions(run.run_id), costs)
+        if audit.decisions:
+            if not keep_points:
+                audit.points = []
+            audits.append(audit)
     several = len({audit.env_id for audit in audits}) > 1
     groups: dict[tuple[str, str, str], list[RunAudit]] = {}
     for audit in audits:
@@ -381,6 +469,7 @@ __all__ = [
     "AuditPoint",
     "ContextAudit",
     "ContractAudit",
+    "LineSums",
     "RunAudit",
     "audit_point",
     "audit_run",

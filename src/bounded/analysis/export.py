@@ -156,8 +156,9 @@ def _chunks(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str
         yield chunk
 
 
-ROWS_PER_WRITE = 2000
-"""Decision rows an export holds before writing them."""
+ROWS_PER_WRITE = 500
+"""Decision rows an export holds before writing them (each a transcript's whole prompt at
+most: 500 rows peak at 293 MB RSS exporting 10,000 decisions to Parquet, 2,000 at 485 MB)."""
 
 
 def export_archive(

@@ -14,12 +14,12 @@ rests on them; it is not an estimate of the model's rate, which the games as pla
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from pydantic import BaseModel
 
 from bounded.archive import Archive
+from bounded.archive.queries import decision_counts, infos_naming
 from bounded.core import INVALID_KEY, invalid_count
 
 
@@ -38,25 +38,17 @@ class DecisionTally(BaseModel):
 def decision_tallies(archive: Archive) -> dict[str, DecisionTally]:
     """Run id -> its tally, for every run with recorded decisions."""
     tallies = {
-        str(row["run_id"]): DecisionTally(
-            decisions=int(row["decisions"]),
-            fallbacks=int(row["fallbacks"] or 0),
-            parse_errors=int(row["parse_errors"] or 0),
+        counts.run_id: DecisionTally(
+            decisions=counts.decisions,
+            fallbacks=counts.fallbacks,
+            parse_errors=counts.parse_errors,
         )
-        for row in archive.execute(
-            "SELECT r.run_id, COUNT(*) AS decisions, SUM(d.fallback) AS fallbacks, "
-            "SUM(d.parse_error IS NOT NULL) AS parse_errors "
-            "FROM decisions d JOIN runs r ON r.id = d.run GROUP BY d.run"
-        )
+        for counts in decision_counts(archive)
     }
-    rows = archive.execute(
-        "SELECT r.run_id, d.info FROM decisions d JOIN runs r ON r.id = d.run WHERE d.info LIKE ?",
-        (f'%"{INVALID_KEY}"%',),
-    )
-    for row in rows:
-        tally = tallies.get(str(row["run_id"]))
+    for run_id, info in infos_naming(archive, INVALID_KEY):
+        tally = tallies.get(run_id)
         if tally is not None:
-            tally.invalid_actions += invalid_count(json.loads(row["info"]))
+            tally.invalid_actions += invalid_count(info)
     return tallies
 
 

@@ -34,6 +34,13 @@ def clopper_pearson_interval(wins: int, games: int, confidence: float = CONFIDEN
     return _binomial_interval(wins, games, "exact", confidence)
 
 
+BOOTSTRAP_BATCH_VALUES = 2**20
+"""Resampled values a one-sample bootstrap holds at a time (8 MB): its resamples are drawn
+in batches of this many values over the sample's size, so a cell of 5,000 games does not
+hold 5,000 x 5,000 of them (200 MB) at once. The seeded generator draws the same resamples
+batched or not: the interval is the same."""
+
+
 def bootstrap_mean_interval(
     values: Sequence[float],
     *,
@@ -52,6 +59,7 @@ def bootstrap_mean_interval(
         (data,),
         np.mean,
         n_resamples=resamples,
+        batch=max(1, BOOTSTRAP_BATCH_VALUES // data.size),
         confidence_level=confidence,
         method="percentile",
         rng=np.random.default_rng(seed),

@@ -14,7 +14,7 @@ generation settings.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -129,8 +129,9 @@ class AttributionPlan:
 
     spec: AttributionSpec
     runs: list[RunRecord]
-    decisions: dict[str, list[DecisionRecord]]
-    """Run id -> every archived decision of the run (the replay needs them all)."""
+    decisions: dict[str, Iterable[DecisionRecord]]
+    """Run id -> every archived decision of the run, as the replay walks them (from the
+    archive: `StoredDecisions`)."""
     sampled: dict[str, list[int]]
     """Run id -> the sampled decision indices."""
     tasks: list[Reask]
@@ -210,17 +211,28 @@ def draw(pool: list[tuple[str, int]], spec: AttributionSpec) -> list[tuple[str, 
     return [pool[i] for i in picked]
 
 
+class StoredDecisions:
+    """A run's archived decisions without their prompts, read a chunk at a time each time
+    they are iterated (what a replay walks)."""
+
+    def __init__(self, archive: Archive, run_id: str) -> None:
+        self.archive, self.run_id = archive, run_id
+
+    def __iter__(self) -> Iterator[DecisionRecord]:
+        return self.archive.iter_decisions(self.run_id, with_segments=False)
+
+
 def plan_attribution(archive: Archive, spec: AttributionSpec) -> AttributionPlan:
-    """Sample the decisions and list the calls (nothing is asked yet)."""
+    """Sample the decisions and list the calls (nothing is asked yet). The runs are read a
+    chunk of decisions at a time; only the sampled decisions are kept."""
     unknown = sorted(set(spec.replacements) - set(spec.layers))
     if unknown:
         raise ConfigError(f"replacement for {', '.join(unknown)}, which is not a layer asked for")
     runs = select_runs(archive, spec)
-    decisions = {run.run_id: archive.decisions(run.run_id) for run in runs}
     pool = [
         (run.run_id, record.index)
         for run in runs
-        for record in decisions[run.run_id]
+        for record in archive.iter_decisions(run.run_id)
         if eligible(record, spec)
     ]
     sampled: dict[str, list[int]] = {}
@@ -231,13 +243,18 @@ def plan_attribution(archive: Archive, spec: AttributionSpec) -> AttributionPlan
         if run.run_id not in sampled:
             continue
         model, settings = settings_of(run, spec)
-        records = decisions[run.run_id]
-        for index in sampled[run.run_id]:
-            present = {segment.layer for segment in records[index].segments} | {CONTROL}
+        wanted = set(sampled[run.run_id])
+        for record in archive.iter_decisions(run.run_id):
+            if record.index not in wanted:
+                continue
+            present = {segment.layer for segment in record.segments} | {CONTROL}
             for layer in spec.layers:
                 if layer in present:
                     replacement = spec.replacements.get(layer)
-                    tasks.append(Reask(run, records[index], layer, replacement, model, settings))
+                    tasks.append(Reask(run, record, layer, replacement, model, settings))
+    decisions: dict[str, Iterable[DecisionRecord]] = {
+        run.run_id: StoredDecisions(archive, run.run_id) for run in runs
+    }
     return AttributionPlan(spec, runs, decisions, sampled, tasks, done_keys(archive))
 
 

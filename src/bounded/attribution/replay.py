@@ -15,7 +15,7 @@ played the recorded game's observations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +110,7 @@ def _as_list(chosen: Action | list[Action]) -> list[Action]:
     return [chosen] if isinstance(chosen, Action) else list(chosen)
 
 
-def _check_contiguous(run: RunRecord, records: Sequence[DecisionRecord]) -> None:
+def _check_contiguous(run: RunRecord, records: Iterable[DecisionRecord]) -> None:
     for position, record in enumerate(records):
         if record.index != position:
             raise ReplayError(
@@ -136,13 +136,15 @@ def _check_same(
 
 def replay(
     run: RunRecord,
-    records: Sequence[DecisionRecord],
+    records: Iterable[DecisionRecord],
     wanted: Iterable[int],
     *,
     env: Env | None = None,
 ) -> dict[int, ReplayedDecision]:
     """Replay the run up to the last wanted decision; each wanted decision with its
-    observation and the expert's actions there."""
+    observation and the expert's actions there. `records` is read twice, in order (a
+    list, or an archive's decisions streamed by `StoredDecisions`): the replay needs
+    their actions, not their prompts."""
     targets = set(wanted)
     if not targets:
         return {}
@@ -158,7 +160,7 @@ def replay(
 
 def _walk(
     run: RunRecord,
-    records: Sequence[DecisionRecord],
+    records: Iterable[DecisionRecord],
     targets: set[int],
     env: Env,
     expert: Expert,
@@ -167,7 +169,9 @@ def _walk(
     obs, _ = env.reset(seed=run.seed)
     default = env.default_action()
     last = max(targets)
-    for record in records[: last + 1]:
+    for record in records:
+        if record.index > last:  # indices are positions (`_check_contiguous`)
+            break
         _check_same(run, record, obs, default)
         expert_actions = _as_list(expert.act(obs))
         if record.index in targets:

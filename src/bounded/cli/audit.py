@@ -49,7 +49,8 @@ def audit(
     with Archive(archive, read_only=True) as store:
         runs = filtered_runs(store, archive, tag=tag, contract=contract)
         costs = archive_costs(store, runs, price or [], prices or [])
-        result = context_audit(store, runs, costs)
+        keep = as_json or plot is not None or rates  # the points: printed, drawn or fitted
+        result = context_audit(store, runs, costs, keep_points=keep)
     if plot is not None:
         from bounded.report.plots import context_plot
 

@@ -23,6 +23,7 @@ from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
+from bounded.archive.queries import decisions_end, run_overview, runs_with_decisions_page
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
@@ -67,6 +68,10 @@ class ReportOptions(TableOptions):
     `bounded view` loads every decision when it is opened."""
     audit_runs: int = 200
     """Runs read for the context audit (the newest with decisions)."""
+    audit_decisions: int = 200_000
+    """Decisions the context audit reads at most: of the `audit_runs` newest runs, the
+    newest whose decisions fit (at least one run), so that long games do not make the
+    page's audit grow with them."""
     title: str = ""
     """Page title (default: the archive's file name)."""
     experiment: str | None = None
@@ -224,6 +229,19 @@ def browsable_runs(archive: Archive, runs: Sequence[RunRecord], limit: int) -> l
     return [r for r in runs if r.run_id in with_decisions][-limit:]
 
 
+def within_budget(runs: Sequence[RunRecord], options: ReportOptions) -> list[RunRecord]:
+    """The newest of `runs` whose decisions add up to at most `options.audit_decisions`
+    (the newest one at least), in their order."""
+    kept: list[RunRecord] = []
+    total = 0
+    for run in reversed(runs):
+        total += run.decisions
+        if kept and total > options.audit_decisions:
+            break
+        kept.append(run)
+    return kept[::-1]
+
+
 def code_revisions(runs: Sequence[RunRecord]) -> list[str]:
     """The code revisions that played the runs, in order of first use (runs of a bounded
     that did not record one count as `unrecorded`)."""
@@ -262,32 +280,15 @@ def write_figures(
     return written
 
 
-def render_page(
-    archive: Archive, options: ReportOptions, *, served: bool, figures_dir: Path | None = None
-) -> str:
-    """The page; served pages fetch decisions from the server instead of embedding them,
-    and show the sweeps' progress, which they poll. With `figures_dir`, each figure is also
-    written there as SVG and PDF (`write_figures`)."""
-    runs = report_runs(archive, options)
-    options = priced(archive, runs, options)
-    tables = tables_of(runs, options, archive)
-    summary = summary_of(runs, options, decision_tallies(archive))
-    plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
-    audited = browsable_runs(archive, runs, options.audit_runs)
-    audit = context_audit(archive, audited, options.costs)
-    with ExitStack() as stack:
-        pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
-        figures = _figures(audit)
-        sets = env_plots(plotted, completed_games(runs))
-    if figures_dir is not None:
-        write_figures(figures_dir, figures, sets, pdfs)
-    browse = browsable_runs(archive, runs, len(runs) if served else options.max_runs)
-    per_run = max(1, options.max_decisions // max(1, len(browse)))
-    decisions = (
-        {}
-        if served
-        else {run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse}
-    )
+VIEW_DECISIONS_PAGE = 100
+"""Decisions the served page fetches at a time (`/api/runs/<run_id>/decisions?start=S&end=E`):
+a decision is loaded when it is opened, whatever the game's length."""
+VIEW_RUNS_PAGE = 500
+"""Runs the served page lists at first; the page asks for the next ones as needed
+(`/api/runs?offset=N`)."""
+
+
+def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("bounded.report", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -296,36 +297,152 @@ def render_page(
     environment.filters["num"] = lambda v, d=1: "—" if v is None or v != v else f"{v:,.{d}f}"
     environment.filters["parity_rows"] = parity_rows
     environment.filters["cost"] = cost_text
-    template = environment.get_template("report.html.j2")
-    return template.render(
-        title=options.title or archive.path.name,
-        archive=str(archive.path),
-        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        played_by=code_revisions(runs),
-        written_by=code_revision(),
-        tables=tables,
-        summary=sections(summary) if summary is not None else [],
-        summary_notes=notes(summary) if summary is not None else [],
-        parity_headers=PARITY_HEADERS,
-        figures=figures,
-        env_plots=sets,
-        plotted=plotted.title,
-        audit=audit,
-        counts={
-            "runs": len(runs),
-            "completed": sum(r.status == "completed" for r in runs),
-            "browsable": len(browse),
-            "decisions_per_run": per_run,
-        },
-        layer_colours=LAYER_COLOURS,
-        legend_layers=present_layers(archive),
-        other_colour=OTHER_LAYER_COLOUR,
-        runs_json=json_for_script([run_summary(r) for r in browse]),
-        decisions_json=json_for_script(decisions),
-        served=served,
-        progress=progress_payload(archive) if served else [],
-        attribution=attribution_section(archive),
+    return environment
+
+
+def analysis_context(
+    archive: Archive,
+    options: ReportOptions,
+    runs: Sequence[RunRecord],
+    figures_dir: Path | None = None,
+) -> dict[str, Any]:
+    """What the page's analysis sections show (summary, tables, plots, context audit,
+    attribution), read from the archive. With `figures_dir`, each figure is also written
+    there as SVG and PDF (`write_figures`)."""
+    options = priced(archive, runs, options)
+    tables = tables_of(runs, options, archive)
+    summary = summary_of(runs, options, decision_tallies(archive))
+    plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
+    audited = within_budget(browsable_runs(archive, runs, options.audit_runs), options)
+    audit = context_audit(archive, audited, options.costs)
+    with ExitStack() as stack:
+        pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
+        figures = _figures(audit)
+        sets = env_plots(plotted, completed_games(runs))
+    if figures_dir is not None:
+        write_figures(figures_dir, figures, sets, pdfs)
+    return {
+        "tables": tables,
+        "summary": sections(summary) if summary is not None else [],
+        "summary_notes": notes(summary) if summary is not None else [],
+        "parity_headers": PARITY_HEADERS,
+        "figures": figures,
+        "env_plots": sets,
+        "plotted": plotted.title,
+        "audit": audit,
+        "audit_limits": (options.audit_runs, options.audit_decisions),
+        "attribution": attribution_section(archive),
+    }
+
+
+def page_context(archive: Archive, options: ReportOptions) -> dict[str, Any]:
+    """What every page shows around its sections: title, provenance, the layers' legend."""
+    return {
+        "title": options.title or archive.path.name,
+        "archive": str(archive.path),
+        "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "written_by": code_revision(),
+        "layer_colours": LAYER_COLOURS,
+        "legend_layers": present_layers(archive),
+        "other_colour": OTHER_LAYER_COLOUR,
+    }
+
+
+def render_page(
+    archive: Archive, options: ReportOptions, *, served: bool, figures_dir: Path | None = None
+) -> str:
+    """The page. A written report holds its analysis sections and a bounded sample of
+    decisions (`ReportOptions.max_runs`, `max_decisions`); a served page (`bounded view`)
+    is the frame alone, read by index whatever the archive's size: its first runs, the
+    sections fetched from `/api/sections`, the sweeps' progress polled from
+    `/api/progress`, and each run's decisions fetched when it is opened. With
+    `figures_dir` (a written report), each figure is also written there as SVG and PDF."""
+    if served:
+        return served_page(archive, options)
+    runs = report_runs(archive, options)
+    analysis = analysis_context(archive, options, runs, figures_dir)
+    browse = browsable_runs(archive, runs, options.max_runs)
+    per_run = max(1, options.max_decisions // max(1, len(browse)))
+    decisions = {
+        run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse
+    }
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            **page_context(archive, options),
+            **analysis,
+            played_by=code_revisions(runs),
+            counts={
+                "runs": len(runs),
+                "completed": sum(r.status == "completed" for r in runs),
+                "browsable": len(browse),
+                "decisions_per_run": per_run,
+            },
+            runs_json=json_for_script([run_summary(r) for r in browse]),
+            decisions_json=json_for_script(decisions),
+            served=False,
+            decisions_page=VIEW_DECISIONS_PAGE,
+            progress=[],
+            more_runs=False,
+        )
     )
+
+
+def served_page(archive: Archive, options: ReportOptions) -> str:
+    """`bounded view`'s first page: aggregate counts and the first `VIEW_RUNS_PAGE` runs
+    with decisions, each read by index; nothing scales with the archive's decisions."""
+    overview = run_overview(archive, options.experiment)
+    browse = runs_with_decisions_page(archive, options.experiment, limit=VIEW_RUNS_PAGE + 1)
+    more = len(browse) > VIEW_RUNS_PAGE
+    browse = browse[:VIEW_RUNS_PAGE]
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            **page_context(archive, options),
+            played_by=overview.code_revisions,
+            counts={
+                "runs": overview.runs,
+                "completed": overview.completed,
+                "browsable": len(browse),
+                "decisions_per_run": 0,
+            },
+            runs_json=json_for_script([run_summary(r) for r in browse]),
+            decisions_json=json_for_script({}),
+            served=True,
+            decisions_page=VIEW_DECISIONS_PAGE,
+            progress=None,
+            more_runs=more,
+        )
+    )
+
+
+def served_sections(archive: Archive, options: ReportOptions) -> str:
+    """The analysis sections of a served page, as an HTML fragment (`/api/sections`)."""
+    runs = report_runs(archive, options)
+    analysis = analysis_context(archive, options, runs)
+    return _environment().get_template("sections.html.j2").render(**analysis)
+
+
+def served_decisions(
+    archive: Archive, run_id: str, start: int = 0, end: int | None = None
+) -> dict[str, Any]:
+    """A run's decisions with index in [start, end) for the viewer (`run_payload`), and
+    `end`: one past the run's last stored index (how far the viewer may step)."""
+    payload = run_payload(archive.decisions(run_id, start=start, end=end))
+    return {**payload, "end": decisions_end(archive, archive.full_id(run_id))}
+
+
+def served_runs(archive: Archive, options: ReportOptions, offset: int) -> dict[str, Any]:
+    """The next page of runs with decisions for a served page's run list (`/api/runs`)."""
+    page = runs_with_decisions_page(
+        archive, options.experiment, offset=offset, limit=VIEW_RUNS_PAGE + 1
+    )
+    return {
+        "runs": [run_summary(r) for r in page[:VIEW_RUNS_PAGE]],
+        "more": len(page) > VIEW_RUNS_PAGE,
+    }
 
 
 def build_report(
@@ -346,4 +463,14 @@ def build_report(
     return out
 
 
-__all__ = ["LAYER_COLOURS", "ReportOptions", "build_report", "render_page", "run_payload"]
+__all__ = [
+    "LAYER_COLOURS",
+    "VIEW_RUNS_PAGE",
+    "ReportOptions",
+    "build_report",
+    "render_page",
+    "run_payload",
+    "served_decisions",
+    "served_runs",
+    "served_sections",
+]

@@ -1,8 +1,12 @@
 """`bounded view`: the report served on 127.0.0.1, with decisions fetched run by run,
-so that an archive too large for one HTML file can still be browsed. The page's sweep
-progress (per cell: games completed of those planned, failures, games in flight, tokens,
-cost) polls `/TOKEN/api/progress`, which reads the archive anew each time, so the view of
-an archive a sweep is writing follows it (`bounded.sweeps.board`).
+so that an archive too large for one HTML file can still be browsed. The first page is the
+frame alone, read by index (the runs' counts and the first runs with decisions): the
+analysis sections come from `/TOKEN/api/sections`, further runs from
+`/TOKEN/api/runs?offset=N`, so the page answers at once whatever the archive's size.
+The page's sweep progress (per cell: games completed of those planned, failures, games in
+flight, tokens, cost) polls `/TOKEN/api/progress` from the moment the page opens, reading
+the archive anew each time, so the view of an archive a sweep is writing follows it
+(`bounded.sweeps.board`).
 
 The page shows prompts and replies, so the server answers only its own user: a request
 must name the server's own address in its `Host` header (a page on another site that
@@ -18,15 +22,28 @@ import json
 import secrets
 import socket
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from typing import TypeVar
+from urllib.parse import parse_qs, unquote, urlparse
 
 from bounded.archive import Archive
-from bounded.report.build import ReportOptions, progress_payload, render_page, run_payload
+from bounded.report.build import (
+    ReportOptions,
+    progress_payload,
+    render_page,
+    served_decisions,
+    served_runs,
+    served_sections,
+)
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+READERS = 4
+"""Threads that read the archive for the server's requests, each with its connection."""
+T = TypeVar("T")
 
 
 class ReportServer(ThreadingHTTPServer):
@@ -48,11 +65,27 @@ class ReportServer(ThreadingHTTPServer):
         self.options = options
         self.token = secrets.token_urlsafe(18)
         self._local = threading.local()
+        self._readers = ThreadPoolExecutor(READERS, thread_name_prefix="bounded-view")
         super().__init__((host, port), ReportHandler)
         self.hosts = own_names(host, allowed_hosts)
+        try:  # opened before the URL is given, so that the first page answers at once
+            self.read(lambda archive: None)  # (opening checks the runs' totals: 0.5 s at 1M)
+        except BaseException:
+            self.server_close()
+            raise
+
+    def read(self, work: Callable[[Archive], T]) -> T:
+        """`work` done on the archive by one of the server's `READERS` threads, each with
+        its connection opened once (SQLite connections stay in their thread, and
+        ThreadingHTTPServer answers each request on a thread of its own)."""
+        return self._readers.submit(lambda: work(self.archive())).result()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._readers.shutdown(wait=False)
 
     def archive(self) -> Archive:
-        """One connection per handler thread: SQLite connections stay in their thread."""
+        """This reader thread's connection to the archive (opened at its first use)."""
         if getattr(self._local, "archive", None) is None:
             self._local.archive = Archive(self.archive_path, read_only=True)
         archive: Archive = self._local.archive
@@ -76,6 +109,16 @@ class ReportServer(ThreadingHTTPServer):
 
     def allows_token(self, given: str) -> bool:
         return hmac.compare_digest(given.encode(), self.token.encode())
+
+
+def decision_span(query: str) -> tuple[int, int | None] | None:
+    """`start` and `end` of a decisions request (default: the whole run); None when either
+    is not a count."""
+    asked = parse_qs(query)
+    start, end = asked.get("start", ["0"])[0], asked.get("end", [None])[0]
+    if not start.isdigit() or (end is not None and not end.isdigit()):
+        return None
+    return int(start), None if end is None else int(end)
 
 
 def own_names(host: str, allowed: tuple[str, ...]) -> frozenset[str]:
@@ -110,18 +153,34 @@ class ReportHandler(BaseHTTPRequestHandler):
             return
         parts = parts[1:]
         if not parts:
-            page = render_page(self.server.archive(), self.server.options, served=True)
+            page = self.server.read(lambda a: render_page(a, self.server.options, served=True))
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", page.encode())
+        elif parts == ["api", "sections"]:
+            fragment = self.server.read(lambda a: served_sections(a, self.server.options))
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", fragment.encode())
+        elif parts == ["api", "runs"]:
+            offset = parse_qs(urlparse(self.path).query).get("offset", ["0"])[0]
+            if not offset.isdigit():
+                self._send(HTTPStatus.BAD_REQUEST, "application/json", b'{"error": "bad offset"}')
+                return
+            runs = self.server.read(lambda a: served_runs(a, self.server.options, int(offset)))
+            self._send(HTTPStatus.OK, "application/json", json.dumps(runs).encode())
         elif parts == ["api", "progress"]:
-            payload = {"experiments": progress_payload(self.server.archive())}
+            payload = {"experiments": self.server.read(progress_payload)}
             self._send(HTTPStatus.OK, "application/json", json.dumps(payload).encode())
         elif len(parts) == 4 and parts[:2] == ["api", "runs"] and parts[3] == "decisions":
-            archive = self.server.archive()
-            if archive.run(parts[2]) is None:
+            span = decision_span(urlparse(self.path).query)
+            if span is None:
+                self._send(HTTPStatus.BAD_REQUEST, "application/json", b'{"error": "bad range"}')
+                return
+            run_id = parts[2]
+            found = self.server.read(
+                lambda a: served_decisions(a, run_id, *span) if a.run(run_id) else None
+            )
+            if found is None:
                 self._send(HTTPStatus.NOT_FOUND, "application/json", b'{"error": "no such run"}')
                 return
-            payload = run_payload(archive.decisions(parts[2]))
-            self._send(HTTPStatus.OK, "application/json", json.dumps(payload).encode())
+            self._send(HTTPStatus.OK, "application/json", json.dumps(found).encode())
         else:
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from bounded.analysis.cost import CURRENCY, CostModel, Prices, cost_model
 from bounded.archive import Archive
+from bounded.archive.queries import meta_with_prefix, progress_runs, store_meta
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.spec import GameKey, GameSpec, run_key
 from bounded.sweeps.estimate import SweepPrices
@@ -169,20 +170,15 @@ def store_plan(archive: Archive, board: SweepBoard) -> None:
         "prices": {model: p.model_dump() for model, p in board.prices.table.items()},
         "currency": board.prices.currency,
     }
-    with archive.transaction() as db:
-        db.execute(
-            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (PLAN_KEY + board.experiment, json.dumps(value, sort_keys=True)),
-        )
+    store_meta(archive, PLAN_KEY + board.experiment, json.dumps(value, sort_keys=True))
 
 
 def stored_plans(archive: Archive) -> dict[str, SweepBoard]:
     """Experiment -> its board as planned, from the plans sweeps stored."""
-    rows = archive.execute("SELECT key, value FROM meta WHERE key LIKE ?", (PLAN_KEY + "%",))
     boards = {}
-    for row in rows:
-        experiment = str(row["key"])[len(PLAN_KEY) :]
-        value = json.loads(row["value"])
+    for key, stored in meta_with_prefix(archive, PLAN_KEY).items():
+        experiment = key[len(PLAN_KEY) :]
+        value = json.loads(stored)
         table = {m: Prices(**p) for m, p in value.get("prices", {}).items()}
         prices = SweepPrices(table, value.get("currency", CURRENCY))
         board = SweepBoard(experiment, prices)
@@ -236,7 +232,7 @@ def boards_from_archive(archive: Archive) -> list[SweepBoard]:
     completed, failed or in flight), in the order experiments first appear."""
     boards = stored_plans(archive)
     order: list[str] = []
-    for run in archive.runs():
+    for run in progress_runs(archive):  # the columns it counts, not every run's settings
         if not run.experiment:
             continue
         if run.experiment not in order:

@@ -24,13 +24,13 @@ learn from a store that missed it); the next sweep replays it on the same store.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from bounded.archive import Archive
 from bounded.archive.progress import checkpoints
+from bounded.archive.queries import snapshots_of_kind
 from bounded.core import ConfigError, RunRecord
 from bounded.runner.resume import resumable_games
 from bounded.runner.spec import GameSpec, run_key
@@ -105,12 +105,8 @@ class PhaseResume(BaseModel):
 
 def phase_record(archive: Archive, experiment: str, phase: str) -> PhaseRecord | None:
     """The latest record of a frozen phase, if any."""
-    rows = archive.execute(
-        "SELECT content FROM snapshots WHERE kind = ? ORDER BY created_at", (PHASE_KIND,)
-    )
     found = None
-    for row in rows:
-        data = json.loads(row["content"])
+    for data in snapshots_of_kind(archive, PHASE_KIND):
         if data.get("experiment") == experiment and data.get("phase") == phase:
             found = data
     return PhaseRecord.model_validate(found) if found is not None else None

@@ -9,7 +9,6 @@ plan (`bounded.runner.identity`), and, for a dry run or a budget, the estimates
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from bounded.analysis.parity import ParityReport, parity_of_plan
 from bounded.archive import Archive
+from bounded.archive.queries import holds_runs_table as has_runs_table
 from bounded.core import JSON, ConfigError, RunRecord
 from bounded.protocols import Contract, ReplyMode
 from bounded.runner.identity import changed_cells
@@ -274,22 +274,6 @@ def surveyed(path: Path) -> Iterator[Archive]:
         return
     with Archive(":memory:") as archive:
         yield archive
-
-
-def has_runs_table(path: Path) -> bool:
-    """Whether `path` is an SQLite file holding a `runs` table (read without writing; a
-    file that is not SQLite answers True, so that opening it says what it is)."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return False
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'"
-            return db.execute(query).fetchone() is not None
-        finally:
-            db.close()
-    except sqlite3.DatabaseError:
-        return True
 
 
 def estimate(state: SweepPlan, archive: Archive) -> list[CellEstimate]:
