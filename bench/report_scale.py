@@ -13,9 +13,9 @@ on the same archive (a copy each: the code after converts an older format as it 
 
 `--grow K` then copies the archive's runs and decisions K - 1 times under new run ids
 (K times the games and decisions, format 3's integer keys renumbered; the copies' prompts
-are not readable, their rows are)
-and times `bounded view`'s first page on it with this checkout's code: what the first page
-costs on an archive of a million decisions without playing them.
+are not readable, their rows are) and times on it, with each code, `bounded report`, a
+read-only open of the archive, `bounded view`'s page of runs half way down the list, and
+its first page: what they cost on an archive of a million decisions without playing them.
 
     .venv/bin/python bench/report_scale.py [--games 10000] [--game-decisions 10]
         [--archive runs/big.sqlite] [--before /tmp/before/src]
@@ -129,6 +129,70 @@ def first_page(path: Path, src: Path) -> dict[str, Any]:
             os.environ["PYTHONPATH"] = old
 
 
+OPEN_AND_PAGE = """
+import sys, time
+from bounded.archive import Archive
+from bounded.report.build import ReportOptions, served_runs
+path, skip, after = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+started = time.perf_counter()
+archive = Archive(path, read_only=True)
+opened = time.perf_counter()
+if after and "after" in served_runs.__code__.co_varnames:
+    page = served_runs(archive, ReportOptions(), after=after)
+else:
+    page = served_runs(archive, ReportOptions(), skip)
+paged = time.perf_counter()
+print(f"OPENPAGE {opened - started} {paged - opened} {len(page['runs'])}")
+"""
+"""A read-only open of the archive, and `bounded view`'s page of runs after the first
+`skip` (by keyset after run `after` where the code pages so, else by offset): seconds."""
+
+
+def open_and_page(path: Path, src: Path, skip: int, after: str) -> dict[str, Any]:
+    argv, env = bounded(src)
+    done = subprocess.run(
+        [argv[0], "-c", OPEN_AND_PAGE, str(path), str(skip), after],
+        capture_output=True, text=True, check=False, env=env,
+    )  # fmt: skip
+    line = [x for x in done.stdout.splitlines() if x.startswith("OPENPAGE")]
+    if done.returncode != 0 or not line:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    _, opened, paged, listed = line[0].split()
+    return {"open_s": float(opened), "runs_page_s": float(paged), "runs_listed": int(listed)}
+
+
+def grown_readers(big: Path, sources: dict[str, Path]) -> dict[str, Any]:
+    """On the grown archive: `bounded report` (seconds, peak RSS), the read-only open and the
+    page of runs half way down (`open_and_page`), and the first page of `bounded view`,
+    with each code. The code after first opens it to write once (`first open to write`: the
+    copied runs were written outside bounded, so their totals are checked once, as a
+    sweep's writer does when it closes)."""
+    import sqlite3
+
+    db = sqlite3.connect(big)
+    try:
+        skip = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] // 2
+        after = db.execute(
+            "SELECT run_id FROM runs ORDER BY started_at, run_id LIMIT 1 OFFSET ?", (skip - 1,)
+        ).fetchone()[0]
+    finally:
+        db.close()
+    argv, env = bounded(SOURCE)
+    code = "import sys; from bounded.archive import Archive; Archive(sys.argv[1]).close()"
+    measured: dict[str, Any] = {"first open to write": timed([argv[0], "-c", code, str(big)], env)}
+    for label, src in sources.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            argv, env = bounded(src)
+            report = [*argv, "report", str(big), "-o", f"{tmp}/report.html"]
+            measured[label] = {
+                "report": timed(report, env),
+                "open and runs page": open_and_page(big, src, skip, after),
+                "view first page": first_page(big, src),
+            }
+        print(f"  grown {label}: {measured[label]}", flush=True)
+    return measured
+
+
 def archive_facts(path: Path) -> dict[str, Any]:
     import sqlite3
 
@@ -185,9 +249,8 @@ def main() -> None:
             result["before_src"] = str(args.before)
         if args.grow > 1:
             big = grown(path, args.grow, folder)
-            page = first_page(big, SOURCE)  # the code before reads every run's analysis there
-            result["grown"] = {"copies": args.grow, **archive_facts(big), "view first page": page}
-            print(f"  grown: {page}", flush=True)
+            result["grown"] = {"copies": args.grow, **archive_facts(big)}
+            result["grown"].update(grown_readers(big, sources))
     write_result(args.out, result, started_at)
     print(f"wrote {args.out}")
 

@@ -1,8 +1,12 @@
 import json
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -227,18 +231,26 @@ def test_one_environment_is_one_id_whichever_command_made_the_run(capsys, tmp_pa
 
 
 def test_craft_table_counts_runs_of_older_short_ids_with_the_sweeps(capsys, tmp_path):
-    from bounded.core import RunRecord
-
+    """An archive of format 2 whose `bounded run` row names the environment `craft`: converted
+    when opened, that run counts with the sweep's `bounded/Craft-v0` one."""
     archive = tmp_path / "craft.sqlite"
-    with Archive(archive) as store:
+    shutil.copyfile(Path(__file__).parent / "data" / "archive_format2.sqlite", archive)
+    outcome = {"victory": True, "level": 5, "pbr": 0.5, "rur": 1.0, "apu": 0.5, "tr": 1}
+    with closing(sqlite3.connect(archive)) as db, db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(runs)")]
+        template = dict(
+            zip(columns, db.execute("SELECT * FROM runs LIMIT 1").fetchone(), strict=True)
+        )
         for run_id, env_id in (("old", "craft"), ("new", "bounded/Craft-v0")):
-            outcome = {"victory": True, "level": 5, "pbr": 0.5, "rur": 1.0, "apu": 0.5, "tr": 1}
-            store.save_run(
-                RunRecord(
-                    run_id=run_id, env_id=env_id, contract="summary", model="m", seed=0,
-                    tag="summary", status="completed", outcome=outcome,
-                )
-            )  # fmt: skip
+            row = {
+                **template, "run_id": run_id, "env_id": env_id, "contract": "summary",
+                "tag": "summary", "cell": "", "status": "completed",
+                "outcome": json.dumps(outcome), "decisions": 0,
+            }  # fmt: skip
+            db.execute(
+                f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                list(row.values()),
+            )
     code, out, _ = call(capsys, "craft-table", str(archive))
     assert code == 0
     [row] = [line for line in out.splitlines() if line.startswith("| summary")]

@@ -28,7 +28,7 @@ ENDPOINT = "asks a paid or remote endpoint (openai:MODEL, ollama, a llama.cpp se
 CANNOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "scripts/install.sh && .venv/bin/bounded demo"): "installs, then " + EMBEDDED,
     ("README.md", "scripts/install.sh --test"): "installs and runs the whole test suite",
-    ("README.md", ".venv/bin/pytest --quick"): "runs the quick tier of this very suite",
+    ("README.md", ".venv/bin/pytest --quick -n auto"): "runs the quick tier of this very suite",
     ("README.md", "bounded run warehouse --contract state --model local"): EMBEDDED,
     ("README.md", 'model="local", seed=1)'): EMBEDDED,
     ("docs/usage.md", "bounded run warehouse --contract state --model local"): EMBEDDED,

@@ -110,10 +110,14 @@ def test_a_converted_archive_keys_runs_and_decisions_by_integers(tmp_path):
         runs = db.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM runs").fetchone()
         shared = db.execute("SELECT COUNT(*) FROM shared").fetchone()[0]
         decisions = db.execute("SELECT COUNT(*) FROM decisions").fetchone()[0]
+        made = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        unchecked = db.execute("SELECT COUNT(*) FROM runs_unchecked").fetchone()[0]
     finally:
         db.close()
     assert {"id", "run"} <= columns and "run_id" not in columns
     assert runs == (3, 3)
+    assert {"runs_in_order", "unchecked_decision", "unchecked_count"} <= made
+    assert unchecked == 0  # the converted runs' totals checked once, when it was opened
     assert 0 < shared < decisions  # the actions' schemas and the completions' keys, once
 
 

@@ -163,6 +163,24 @@ def test_run_overview_and_pages_of_runs_with_decisions(tmp_path):
         pages = [runs_with_decisions_page(archive, offset=o, limit=2) for o in (0, 2)]
         assert [[r.run_id for r in page] for page in pages] == [["run0", "run2"], ["run3"]]
         assert [r.run_id for r in runs_with_decisions_page(archive, "x")] == ["run0", "run2"]
+        after = [runs_with_decisions_page(archive, after=a, limit=2) for a in ("run0", "run2")]
+        assert [[r.run_id for r in page] for page in after] == [["run2", "run3"], ["run3"]]
+        assert runs_with_decisions_page(archive, "x", after="run2") == []
+
+
+def test_runs_are_paged_by_an_index_an_older_format_3_archive_gains_when_opened(tmp_path):
+    path = tmp_path / "a.sqlite"
+    Archive(path).close()
+    db = sqlite3.connect(path)
+    db.execute("DROP INDEX runs_in_order")
+    db.close()
+    with Archive(path) as archive:
+        plan = archive._query(
+            "EXPLAIN QUERY PLAN SELECT id, run_id FROM runs WHERE 1 "
+            "AND (started_at, run_id) > (?, ?) ORDER BY started_at, run_id",
+            (0.0, ""),
+        )
+    assert any("runs_in_order" in row["detail"] for row in plan)
 
 
 def test_progress_runs_read_what_a_sweeps_progress_counts(tmp_path):

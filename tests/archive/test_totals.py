@@ -2,6 +2,7 @@
 
 import hashlib
 import logging
+import sqlite3
 import subprocess
 import sys
 
@@ -124,3 +125,61 @@ def test_a_run_closed_outside_the_normal_path_counts_what_is_stored(tmp_path):
         closed = ArchiveSink(archive).end(run_record(status="failed", decisions=2, model_calls=2))
         assert (closed.decisions, closed.model_calls) == (1, 1)
         assert archive.run("r1") == closed
+
+
+def unchecked(path) -> list[str]:
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute("SELECT r.run_id FROM runs_unchecked u JOIN runs r ON r.id = u.run")
+        return sorted(row[0] for row in rows)
+    finally:
+        db.close()
+
+
+def test_a_closed_archive_lists_no_run_to_check_and_a_write_by_any_code_lists_one(tmp_path):
+    """Opening costs what changed: closing checks the runs written (those that disagree stay
+    listed), and a row or decision written outside bounded is listed by its triggers."""
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        started(archive)
+        for index in range(3):
+            archive.add_decision(decision(index))
+        archive.save_run(run_record(status="completed", decisions=3, model_calls=3))
+        archive.save_run(run_record("r2", status="completed"))
+    assert unchecked(path) == []
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE runs SET decisions = 7 WHERE run_id = 'r1'")
+    db.close()
+    assert unchecked(path) == ["r1"]
+    with Archive(path, read_only=True) as archive:
+        assert archive.run("r1").decisions == 3
+    with Archive(path) as archive:
+        assert archive.repaired == ["r1"]
+    assert unchecked(path) == []
+
+
+def test_a_writer_that_never_closed_leaves_its_runs_for_the_next_open(tmp_path):
+    path = broken_archive(tmp_path / "a.sqlite")
+    with Archive(path) as archive:
+        assert archive.repaired == ["r1"]
+    archive = Archive(path)
+    archive.add_decision(decision(38))  # counted nowhere: the row says 38
+    archive._db.close()  # as a SIGKILL: no close, nothing checked
+    assert unchecked(path) == ["r1"]
+    with Archive(path, read_only=True) as archive:
+        assert archive.run("r1").decisions == 39
+
+
+def test_an_archive_without_the_list_is_checked_whole_and_listed_when_opened_to_write(tmp_path):
+    path = broken_archive(tmp_path / "a.sqlite")
+    db = sqlite3.connect(path)
+    listed = db.execute("SELECT name, type FROM sqlite_master WHERE name LIKE '%unchecked%'")
+    for name, kind in listed.fetchall():
+        db.execute(f"DROP {kind.upper()} IF EXISTS {name}")
+    db.close()
+    with Archive(path, read_only=True) as archive:
+        assert archive.run("r1").decisions == 38
+    with Archive(path) as archive:
+        assert archive.repaired == ["r1"]
+    assert unchecked(path) == []

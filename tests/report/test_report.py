@@ -221,6 +221,8 @@ def test_the_view_lists_its_runs_a_page_at_a_time(report_archive, monkeypatch):
         assert 'id="more-runs" type="button">' in page  # shown: there are more
         rest = json.loads(urllib.request.urlopen(f"{server.url}api/runs?offset=3").read())
         assert [r["run_id"] for r in rest["runs"]] == every[3:] and rest["more"] is False
+        after = json.loads(urllib.request.urlopen(f"{server.url}api/runs?after={every[2]}").read())
+        assert after == rest  # keyset paging: the runs after the last one listed
         with pytest.raises(urllib.error.HTTPError, match="400"):
             urllib.request.urlopen(f"{server.url}api/runs?offset=-1")
     finally:

@@ -92,12 +92,24 @@ def run_overview(archive: Archive, experiment: str | None = None) -> RunOverview
 
 
 def runs_with_decisions_page(
-    archive: Archive, experiment: str | None = None, *, offset: int = 0, limit: int = 500
+    archive: Archive,
+    experiment: str | None = None,
+    *,
+    offset: int = 0,
+    limit: int = 500,
+    after: str | None = None,
 ) -> list[RunRecord]:
     """The runs with stored decisions (of `experiment`, or every run) in the order
-    `Archive.runs` gives, `limit` of them from `offset`: one page. The runs' ids are read in
-    order and each is looked up in the decisions' index only until the page is full."""
+    `Archive.runs` gives, `limit` of them: one page, from `offset`, or (`after`, a run id:
+    keyset paging) from the run after that one. The runs' ids are read in order from the
+    index `runs_in_order` (from `after`'s place in it, not from the first run) and each is
+    looked up in the decisions' index only until the page is full."""
     where, params = _experiment_clause(experiment)
+    if after is not None:
+        where += (
+            " AND (started_at, run_id) > (SELECT started_at, run_id FROM runs WHERE run_id = ?)"
+        )
+        params = (*params, after)
     ids = _stream(
         archive, f"SELECT id, run_id FROM runs WHERE {where} ORDER BY started_at, run_id", params
     )

@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs (experiment, cell, seed);
 CREATE INDEX IF NOT EXISTS runs_by_tag ON runs (tag, started_at);
+CREATE INDEX IF NOT EXISTS runs_in_order ON runs (started_at, run_id);
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY,
     run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

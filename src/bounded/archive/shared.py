@@ -35,8 +35,13 @@ CREATE TABLE IF NOT EXISTS shared (
 
 
 def compact(value: Any, *, sort_keys: bool = True) -> str:
-    """JSON without spaces (what every JSON column of format 3 stores)."""
-    return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), default=str)
+    """JSON without spaces (what every JSON column of format 3 stores), its text as UTF-8
+    rather than escapes: a lone surrogate then stays one, so that writing it fails and the
+    writer replaces it (`Archive.write_decision`) instead of storing an escape that reads
+    back as the surrogate."""
+    return json.dumps(
+        value, sort_keys=sort_keys, separators=(",", ":"), default=str, ensure_ascii=False
+    )
 
 
 class Shared:

@@ -1,4 +1,5 @@
-"""SQLite schema and queries for the run archive.
+"""The run archive's `Archive`: opening, transactions and the runs, decisions and
+snapshots it writes and reads (each record's row: `bounded.archive.rows`).
 
 An archive is recognised before anything is written to it: new archives carry SQLite's
 `application_id` (`APPLICATION_ID`), and an existing file is used only when it is empty,
@@ -49,9 +50,17 @@ from bounded.archive.opening import (
     sync_mode,
 )
 from bounded.archive.prompts import PROMPT_SCHEMA, PromptWriter, read_prompts, stored_layers
-from bounded.archive.schema import _RUN_JSON_FIELDS, COUNTERFACTUAL_SCHEMA, SCHEMA
-from bounded.archive.shared import SHARED_SCHEMA, Shared, compact
-from bounded.archive.totals import corrected_runs
+from bounded.archive.rows import decision_from_row, decision_row, run_from_row, upsert_run
+from bounded.archive.schema import COUNTERFACTUAL_SCHEMA, SCHEMA
+from bounded.archive.shared import SHARED_SCHEMA, Shared
+from bounded.archive.totals import (
+    UNCHECKED,
+    corrected_runs,
+    settle_unchecked,
+    track_totals,
+    tracks_totals,
+    unchecked_count,
+)
 from bounded.core import (
     FORMAT_VERSION,
     JSON,
@@ -78,10 +87,6 @@ INDEX_END = 2**63 - 1
 _WRITERS = threading.RLock()
 """Held by a write transaction of this process: the games a sweep worker plays in threads
 (`bounded.sweeps.concurrency`) take turns here rather than in SQLite's busy wait."""
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
 
 
 class Archive:
@@ -135,17 +140,24 @@ class Archive:
         bounded could count a decision whose transaction a signal rolled back), saying so;
         a read-only archive reads them recounted and is left as it is."""
         with self._guard("cannot read archive"):
-            corrected = corrected_runs(self._db, self._run_from_row)
-        if not corrected:
-            return
+            if not self.read_only:
+                track_totals(self._db)
+            everywhere = not tracks_totals(self._db)
+            if not everywhere and not unchecked_count(self._db):
+                return
         if self.read_only:
+            with self._guard("cannot read archive"):
+                corrected = corrected_runs(self._db, run_from_row, everywhere=everywhere)
+            if not corrected:
+                return
             self.recounted = {run.run_id: run for run in corrected}
             done = "read them recounted (the next command that writes to it repairs them)"
         else:
-            with self._transaction() as db:  # again under the write lock: a run may go on
-                corrected = corrected_runs(db, self._run_from_row)
+            with self._transaction(immediate=True) as db:  # under the write lock: a run goes on
+                corrected = corrected_runs(db, run_from_row, everywhere=False)
                 for run in corrected:
                     self.write_run(db, run)
+                db.execute(f"DELETE FROM {UNCHECKED}")  # every one checked, those repaired
             self.repaired = [run.run_id for run in corrected]
             done = "repaired them from the stored decisions"
         if not corrected:
@@ -228,6 +240,16 @@ class Archive:
             )
 
     def close(self) -> None:
+        """Close the archive; one opened to write first checks the runs it wrote
+        (`bounded.archive.totals`), so that the next open need not (a lock held past a
+        second, or any failure, leaves them for the next open to check)."""
+        if not self.read_only:
+            try:
+                self._db.execute("PRAGMA busy_timeout = 1000")
+                with _WRITERS:
+                    settle_unchecked(self._db)
+            except sqlite3.Error:
+                pass
         self._db.close()
 
     def __enter__(self) -> Archive:
@@ -271,25 +293,10 @@ class Archive:
     def write_run(cls, db: sqlite3.Connection, run: RunRecord) -> None:
         """Upsert a run row inside the caller's transaction."""
         try:
-            cls._upsert_run(db, run)
+            upsert_run(db, run)
         except UnicodeEncodeError:
             clean, _ = storable(run.model_dump())
-            cls._upsert_run(db, RunRecord.model_validate(clean))
-
-    @staticmethod
-    def _upsert_run(db: sqlite3.Connection, run: RunRecord) -> None:
-        row = run.model_dump()
-        for field in _RUN_JSON_FIELDS:
-            row[field] = _dumps(row[field])
-        columns = ", ".join(row)
-        placeholders = ", ".join(f":{c}" for c in row)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "run_id")
-        # An upsert, not INSERT OR REPLACE: a replace deletes the row and cascades to decisions.
-        db.execute(
-            f"INSERT INTO runs ({columns}) VALUES ({placeholders}) "
-            f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
-            row,
-        )
+            upsert_run(db, RunRecord.model_validate(clean))
 
     def run(self, run_id: str) -> RunRecord | None:
         """The run with this id, or with this unique prefix of at least `MIN_PREFIX`
@@ -335,15 +342,7 @@ class Archive:
         return [self._stored_run(row) for row in rows]
 
     def _stored_run(self, row: sqlite3.Row) -> RunRecord:
-        return self.recounted.get(row["run_id"]) or self._run_from_row(row)
-
-    @staticmethod
-    def _run_from_row(row: sqlite3.Row) -> RunRecord:
-        data = dict(row)
-        del data["id"]
-        for field in _RUN_JSON_FIELDS:
-            data[field] = json.loads(data[field])
-        return RunRecord.model_validate(data)
+        return self.recounted.get(row["run_id"]) or run_from_row(row)
 
     def _run_key(self, run_id: str) -> int | None:
         """The integer key of the run with this (full) id; None when there is none."""
@@ -390,30 +389,8 @@ class Archive:
             raise ArchiveError(
                 f"decision {record.index} of run {record.run_id[:12]}: no such run in {self.path}"
             )
-        base, prompt = self._prompts.write(db, run, record.index, record.segments)
-        shared = self._shared
-        row = {
-            "run": run,
-            "idx": record.index,
-            "format_version": record.format_version,
-            "t": record.t,
-            "kind": record.kind,
-            "tokens_by_layer": shared.layers_column(db, record.tokens_by_layer),
-            "prompt_tokens": record.prompt_tokens,
-            "completion": shared.completion_column(db, record.completion),
-            "actions": shared.pack_actions(db, record.actions),
-            "model": record.model,
-            "reasoning": record.reasoning,
-            "state_patch": None if record.state_patch is None else compact(record.state_patch),
-            "parse_error": record.parse_error,
-            "fallback": int(record.fallback),
-            "reward": record.reward,
-            "latency_s": record.latency_s,
-            "info": compact(record.info),
-            "extra_completions": shared.extra_column(db, record.extra_completions),
-            "prompt_base": base,
-            "prompt": prompt,
-        }
+        prompt = self._prompts.write(db, run, record.index, record.segments)
+        row = decision_row(db, self._shared, run, record, prompt)
         db.execute(
             f"INSERT OR REPLACE INTO decisions ({', '.join(row)}) "
             f"VALUES ({', '.join(':' + c for c in row)})",
@@ -482,34 +459,9 @@ class Archive:
     ) -> list[DecisionRecord]:
         with self._guard("cannot read archive"):
             return [
-                self._decision_from_row(run_id, row, segments.get(row["idx"], [])) for row in rows
+                decision_from_row(self._db, self._shared, run_id, row, segments.get(row["idx"], []))
+                for row in rows
             ]
-
-    def _decision_from_row(
-        self, run_id: str, row: sqlite3.Row, segments: list[Segment]
-    ) -> DecisionRecord:
-        db, shared = self._db, self._shared
-        return DecisionRecord(
-            format_version=row["format_version"],
-            run_id=run_id,
-            index=row["idx"],
-            t=row["t"],
-            kind=row["kind"],
-            segments=segments,
-            tokens_by_layer=shared.layers_of(db, row["tokens_by_layer"]),
-            prompt_tokens=row["prompt_tokens"],
-            completion=shared.completion_of(db, row["completion"]),
-            actions=shared.unpack_actions(db, row["actions"]),
-            model=row["model"],
-            reasoning=row["reasoning"],
-            state_patch=json.loads(row["state_patch"]) if row["state_patch"] else None,
-            parse_error=row["parse_error"],
-            fallback=bool(row["fallback"]),
-            reward=row["reward"],
-            latency_s=row["latency_s"],
-            info=json.loads(row["info"]),
-            extra_completions=shared.extra_of(db, row["extra_completions"]),
-        )
 
     # -- store snapshots ----------------------------------------------------
 

@@ -11,6 +11,15 @@ postrun's calls, which the runner records on the row as `postrun["metered"]`.
 An archive written before this rule could hold a row that counts a decision whose
 transaction was rolled back; `mismatched_runs` finds rows whose decision count differs
 from their stored decisions, and the archive repairs them when it is opened.
+
+That check reads only the runs not yet found to agree (`runs_unchecked`): triggers
+(`UNCHECKED_SCHEMA`) list every run whose row is inserted, whose decision count is
+written, or whose decisions or checkpoint are added or removed, whatever code writes them;
+an archive opened for writing checks and clears the list (repairing what disagrees), and
+closing it checks the runs it wrote and clears those that agree. Opening an archive
+therefore costs what changed since it was last checked, not its size; a writer killed
+before it closed leaves its runs listed, checked at the next open; an archive that has no
+list yet (written before it) is checked whole, and listed whole when first opened to write.
 """
 
 from __future__ import annotations
@@ -146,27 +155,100 @@ def stored_decisions(db: sqlite3.Connection, run_id: str) -> list[StoredDecision
     ]
 
 
-def mismatched_runs(db: sqlite3.Connection) -> list[str]:
+UNCHECKED = "runs_unchecked"
+
+UNCHECKED_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {UNCHECKED} (run INTEGER PRIMARY KEY)",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} BEGIN "
+        f"INSERT INTO {UNCHECKED} SELECT {run} WHERE {run} IS NOT NULL AND NOT EXISTS "
+        f"(SELECT 1 FROM {UNCHECKED} WHERE run = {run}); END"
+        for name, event, run in (
+            ("unchecked_run", "INSERT ON runs", "NEW.id"),
+            ("unchecked_count", "UPDATE OF decisions ON runs", "NEW.id"),
+            ("unchecked_decision", "INSERT ON decisions", "NEW.run"),
+            ("unchecked_gone", "DELETE ON decisions", "OLD.run"),
+            (
+                "unchecked_checkpoint",
+                "INSERT ON checkpoints",
+                "(SELECT id FROM runs WHERE run_id = NEW.run_id)",
+            ),
+        )
+    ),
+)
+"""The list of runs whose totals are not yet known to agree, and the triggers that keep
+it (the statements, in order). A trigger's `INSERT OR IGNORE` would take the conflict
+rule of the statement that fired it (a run's upsert), so each inserts only what is not
+listed."""
+
+
+def tracks_totals(db: sqlite3.Connection) -> bool:
+    """Whether the archive keeps the list of unchecked runs (`runs_unchecked`)."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (UNCHECKED,)).fetchone()
+    return found is not None
+
+
+def track_totals(db: sqlite3.Connection) -> None:
+    """Create the list and its triggers in one write transaction; an archive that had no
+    list gets every run listed (none of them checked yet). An archive that has it is left
+    as it is, without taking the write lock."""
+    if tracks_totals(db):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        if tracks_totals(db):
+            return
+        for statement in UNCHECKED_SCHEMA:
+            db.execute(statement)
+        db.execute(f"INSERT OR IGNORE INTO {UNCHECKED} SELECT id FROM runs")
+
+
+def unchecked_count(db: sqlite3.Connection) -> int:
+    return int(db.execute(f"SELECT COUNT(*) FROM {UNCHECKED}").fetchone()[0])
+
+
+def mismatched_runs(db: sqlite3.Connection, *, everywhere: bool = True) -> list[str]:
     """Runs recorded decision by decision (they have stored decisions or a checkpoint;
-    imported runs have neither) whose row counts other decisions than are stored."""
+    imported runs have neither) whose row counts other decisions than are stored: of every
+    run, or (`everywhere=False`) of the unchecked runs only. Each run's decisions are
+    counted by the decisions' index on their run."""
+    runs = "runs r" if everywhere else f"{UNCHECKED} u JOIN runs r ON r.id = u.run"
     rows = db.execute(
-        "SELECT r.run_id FROM runs r "
-        "LEFT JOIN (SELECT run, COUNT(*) AS n FROM decisions GROUP BY run) d "
-        "ON d.run = r.id "
-        "WHERE r.decisions != COALESCE(d.n, 0) "
-        "AND (d.n IS NOT NULL OR r.run_id IN (SELECT run_id FROM checkpoints)) "
-        "ORDER BY r.run_id"
+        "SELECT run_id FROM (SELECT r.run_id, r.decisions AS counted, "
+        "(SELECT COUNT(*) FROM decisions d WHERE d.run = r.id) AS stored, "
+        f"r.run_id IN (SELECT run_id FROM checkpoints) AS resumable FROM {runs}) "
+        "WHERE counted != stored AND (stored > 0 OR resumable) ORDER BY run_id"
     ).fetchall()
     return [row[0] for row in rows]
 
 
+def settle_unchecked(db: sqlite3.Connection) -> None:
+    """Clear the unchecked runs that agree with their stored decisions (and those no longer
+    stored), in one write transaction: those that disagree stay listed for the next open
+    to repair. Nothing listed: nothing written, no lock taken."""
+    if not unchecked_count(db):
+        return
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        keep = mismatched_runs(db, everywhere=False)
+        marks = ", ".join("?" for _ in keep)
+        db.execute(
+            f"DELETE FROM {UNCHECKED} WHERE run NOT IN "
+            f"(SELECT id FROM runs WHERE run_id IN ({marks}))",
+            keep,
+        )
+
+
 def corrected_runs(
-    db: sqlite3.Connection, read_run: Callable[[sqlite3.Row], RunRecord]
+    db: sqlite3.Connection,
+    read_run: Callable[[sqlite3.Row], RunRecord],
+    *,
+    everywhere: bool = True,
 ) -> list[RunRecord]:
     """The mismatched runs (`mismatched_runs`) with their totals recounted from what is
     stored."""
     corrected = []
-    for run_id in mismatched_runs(db):
+    for run_id in mismatched_runs(db, everywhere=everywhere):
         row = db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         corrected.append(recounted(read_run(row), stored_decisions(db, run_id)))
     return corrected
@@ -175,6 +257,8 @@ def corrected_runs(
 __all__ = [
     "METERED_KEY",
     "TOKEN_GAP",
+    "UNCHECKED",
+    "UNCHECKED_SCHEMA",
     "USAGE_FIELDS",
     "StoredDecision",
     "corrected_runs",
@@ -183,8 +267,12 @@ __all__ = [
     "mismatched_runs",
     "postrun_calls",
     "recounted",
+    "settle_unchecked",
     "stored_decision",
     "stored_decisions",
     "token_gap",
     "token_mismatch",
+    "track_totals",
+    "tracks_totals",
+    "unchecked_count",
 ]

@@ -285,7 +285,7 @@ VIEW_DECISIONS_PAGE = 100
 a decision is loaded when it is opened, whatever the game's length."""
 VIEW_RUNS_PAGE = 500
 """Runs the served page lists at first; the page asks for the next ones as needed
-(`/api/runs?offset=N`)."""
+(`/api/runs?after=RUN_ID`: keyset paging)."""
 
 
 def _environment() -> jinja2.Environment:
@@ -434,10 +434,14 @@ def served_decisions(
     return {**payload, "end": decisions_end(archive, archive.full_id(run_id))}
 
 
-def served_runs(archive: Archive, options: ReportOptions, offset: int) -> dict[str, Any]:
-    """The next page of runs with decisions for a served page's run list (`/api/runs`)."""
+def served_runs(
+    archive: Archive, options: ReportOptions, offset: int = 0, *, after: str | None = None
+) -> dict[str, Any]:
+    """The next page of runs with decisions for a served page's run list (`/api/runs`):
+    the runs after run id `after` (keyset paging: the page's cost does not grow with how
+    many were listed before), skipping `offset` of them."""
     page = runs_with_decisions_page(
-        archive, options.experiment, offset=offset, limit=VIEW_RUNS_PAGE + 1
+        archive, options.experiment, offset=offset, limit=VIEW_RUNS_PAGE + 1, after=after
     )
     return {
         "runs": [run_summary(r) for r in page[:VIEW_RUNS_PAGE]],

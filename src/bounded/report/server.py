@@ -2,7 +2,8 @@
 so that an archive too large for one HTML file can still be browsed. The first page is the
 frame alone, read by index (the runs' counts and the first runs with decisions): the
 analysis sections come from `/TOKEN/api/sections`, further runs from
-`/TOKEN/api/runs?offset=N`, so the page answers at once whatever the archive's size.
+`/TOKEN/api/runs?after=RUN_ID` (keyset paging by the index `runs_in_order`; `?offset=N`
+is also answered), so the page answers at once whatever the archive's size.
 The page's sweep progress (per cell: games completed of those planned, failures, games in
 flight, tokens, cost) polls `/TOKEN/api/progress` from the moment the page opens, reading
 the archive anew each time, so the view of an archive a sweep is writing follows it
@@ -159,11 +160,15 @@ class ReportHandler(BaseHTTPRequestHandler):
             fragment = self.server.read(lambda a: served_sections(a, self.server.options))
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", fragment.encode())
         elif parts == ["api", "runs"]:
-            offset = parse_qs(urlparse(self.path).query).get("offset", ["0"])[0]
+            query = parse_qs(urlparse(self.path).query)
+            offset = query.get("offset", ["0"])[0]
+            after = query.get("after", [None])[0]
             if not offset.isdigit():
                 self._send(HTTPStatus.BAD_REQUEST, "application/json", b'{"error": "bad offset"}')
                 return
-            runs = self.server.read(lambda a: served_runs(a, self.server.options, int(offset)))
+            runs = self.server.read(
+                lambda a: served_runs(a, self.server.options, int(offset), after=after)
+            )
             self._send(HTTPStatus.OK, "application/json", json.dumps(runs).encode())
         elif parts == ["api", "progress"]:
             payload = {"experiments": self.server.read(progress_payload)}

@@ -37,9 +37,10 @@ from bounded.runner import run_episode
 from bounded.testing import episode
 
 PARSE_EXAMPLES = int(os.environ.get("FUZZ_N", 1_000))
-LOOP_EXAMPLES = 20
+LOOP_EXAMPLES = int(os.environ.get("FUZZ_GAMES", 20))
 LOOP_DECISIONS = 50
-"""20 games of 50 decisions: 1,000 replies per contract through the loop."""
+"""20 games of 50 decisions: 1,000 replies per contract through the loop (4 games in the
+quick tier, `pytest --quick`, which sets `FUZZ_GAMES`: tests/conftest.py)."""
 
 WAREHOUSE_CONTRACTS = ("transcript", "state", "summary", "episodic", "rag", "reflexion", "paged")
 TYPED_CONTRACTS = ("typed", *TYPED_PRESETS)
