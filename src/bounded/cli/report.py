@@ -211,10 +211,11 @@ def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: st
     """BALROG's results folders of the archive's runs (refused, one line, where a cell holds
     a game twice or the filters leave no run)."""
     from bounded.analysis.balrog import select, write_results
+    from bounded.archive.streams import every_run
     from bounded.runner.spec import check_no_duplicates
 
-    with Archive(archive, read_only=True) as store:
-        runs = select(store.runs(), experiment=experiment, model=model)
+    with Archive(archive, read_only=True) as store:  # only the chosen runs are held
+        runs = select(every_run(store), experiment=experiment, model=model)
         check_no_duplicates(runs)
         if not runs:
             raise ConfigError(f"{archive} holds no completed runs of BALROG's environments"
