@@ -71,9 +71,11 @@ def test_a_prompt_built_on_a_missing_decision_is_a_broken_prompt(archive_path):
 
 
 def test_a_text_no_row_holds_is_a_broken_prompt(archive_path):
-    with Archive(archive_path, read_only=True) as archive:
-        with pytest.raises(BrokenPrompt, match="names text 999999, which is not stored"):
-            PromptTexts(archive).texts({1, 999999})
+    with (
+        Archive(archive_path, read_only=True) as archive,
+        pytest.raises(BrokenPrompt, match="names text 999999, which is not stored"),
+    ):
+        PromptTexts(archive).texts({1, 999999})
 
 
 def test_a_label_written_after_the_first_read_is_found(archive_path):
