@@ -11,8 +11,8 @@ archive file grew by per decision (WAL checkpointed first), the new text it adde
 decision (texts not stored before), and the write's milliseconds per decision (the sink's
 `decision` call; median and mean). Then each reader runs as its own process under
 `/usr/bin/time` (seconds and peak RSS): `bounded analyze`, `bounded audit`,
-`bounded export --format parquet`, `bounded export --format jsonl`, `bounded report`; and
-`bounded view`'s first page: seconds from the server's start to its first page's answer.
+`bounded export --format parquet`, `--format jsonl` and `--format summary`, `bounded report`;
+and `bounded view`'s first page: seconds from the server's start to its first page's answer.
 `--readers-on ARCHIVE` runs only the readers, on an archive a run with `--keep` left (its
 decisions counted; no fill, so no bytes or write times): the same archive read by newer
 readers. `--readers` picks which run; `--reader-timeout S` stops a reader after S seconds
@@ -73,6 +73,7 @@ READERS: dict[str, list[str]] = {
     "audit": ["audit", "{archive}"],
     "export parquet": ["export", "{archive}", "--format", "parquet", "-o", "{out}/parquet"],
     "export jsonl": ["export", "{archive}", "--format", "jsonl", "-o", "{out}/jsonl"],
+    "export summary": ["export", "{archive}", "--format", "summary", "-o", "{out}/summary.json"],
     "report": ["report", "{archive}", "-o", "{out}/report.html"],
 }
 REPLAY_NOTE = (
