@@ -119,6 +119,14 @@ def test_parquet_written_in_row_groups_holds_what_the_whole_tables_held(
     lengths = [len(json.loads(row["segments"])) for row in expected_decisions]
     groups = pq.ParquetFile(decisions_path).metadata.num_row_groups
     assert groups == pages(lengths, rows, segments) > 1
+    first = pq.ParquetFile(decisions_path).metadata.row_group(0)
+    with_statistics = {
+        first.column(i).path_in_schema
+        for i in range(first.num_columns)
+        if first.column(i).is_stats_set and first.column(i).statistics.has_min_max
+    }
+    assert {"run_id", "index", "reward"} <= with_statistics
+    assert not with_statistics & {"segments", "actions", "completion_text", "tokens_by_layer"}
 
 
 def test_jsonl_holds_every_decision_with_its_prompt(warehouse_archive, tmp_path):
