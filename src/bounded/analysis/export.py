@@ -61,9 +61,9 @@ def _decision_row(record: Any) -> dict[str, Any]:
 
 
 ROWS_PER_WRITE = 500
-"""Decision (and run) rows an export holds before writing them (each a transcript's whole
-prompt at most: 500 rows peak at 293 MB RSS exporting 10,000 decisions to Parquet, 2,000 at
-485 MB)."""
+"""Decision (and run) rows an export holds before writing them, a page (each a transcript's
+whole prompt at most: 500 rows peak at 240 MB RSS exporting 10,000 decisions to Parquet and
+290 MB exporting a million, `bench/results/archive_scale_*_export_paged.json`)."""
 
 SEGMENTS_PER_WRITE = 100_000
 """Prompt segments an export holds before writing its rows: a page of a long transcript
