@@ -51,8 +51,9 @@ def play(tag: str, doors: int, locked: float, seed: int, sweep: int):
         experiment=f"sweep{sweep}",
     )  # fmt: skip
     return run_episode(
-        DoorsEnv(doors=doors, locked=locked), PlayerContract(**config), NoModel(), seed=seed,
-        env_id="doors", tag=tag, experiment=spec.experiment, cell=cell, spec=spec,
+        DoorsEnv(doors=doors, locked=locked), PlayerContract(expert=EXPERT, slip=PLAYERS[tag]),
+        NoModel(), seed=seed, env_id="doors", tag=tag, experiment=spec.experiment, cell=cell,
+        spec=spec,
     )  # fmt: skip
 
 

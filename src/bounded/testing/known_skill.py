@@ -19,8 +19,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bounded.core import Action, Observation, Outcome
-from bounded.envs.base import Choices, TextEnv
+from bounded.core import JSON, Action, Observation, Outcome
 
 
 def win_rate(slip: float, doors: int, locked: float) -> float:
@@ -28,22 +27,26 @@ def win_rate(slip: float, doors: int, locked: float) -> float:
     return (1.0 - locked) * ((1.0 - slip) + slip / doors)
 
 
-class DoorsEnv(TextEnv):
-    """One decision among `doors` doors; the seed deals the winning door and the lock."""
+class DoorsEnv:
+    """One decision among `doors` doors; the seed deals the winning door and the lock.
+    (`bounded.protocols.Env`'s members written out: `bounded.testing` sits beneath the
+    environments' package.)"""
+
+    instructions = "Open one door."
+    version = "0"
+    state_schema: JSON | None = None
+    initial_state: JSON | None = None
+    spec: Any = None
+    thread_safe = True
+    empty_action: str | None = None
+    presentation = "bounded"
 
     def __init__(self, doors: int = 2, locked: float = 0.0) -> None:
-        super().__init__()
         if doors < 1 or not 0.0 <= locked <= 1.0:
-            raise ValueError(
-                f"doors must be at least 1 and locked in [0, 1], got {doors}, {locked}"
-            )
+            raise ValueError(f"doors must be at least 1, locked in [0, 1]: got {doors}, {locked}")
         self.doors, self.locked = doors, locked
         self.winning, self.is_locked = 0, False
         self.opened: int | None = None
-        self.init_spaces(self.choices)
-
-    def choices(self) -> Choices:
-        return Choices(list(self.legal()))
 
     def legal(self) -> list[Action]:
         if self.opened is not None:
@@ -53,7 +56,6 @@ class DoorsEnv(TextEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        super().reset(seed=seed)
         deal = random.Random(f"doors:{seed}")
         self.is_locked = deal.random() < self.locked
         self.winning = deal.randrange(self.doors)
@@ -80,6 +82,15 @@ class DoorsEnv(TextEnv):
         won = self.won()
         return Outcome(victory=won, score=float(won), progress=float(won),
                        ended_by="victory" if won else "defeat")  # fmt: skip
+
+    def game_knowledge(self) -> None:
+        return None
+
+    def default_action(self) -> Action | None:
+        return None
+
+    def close(self) -> None:
+        return None
 
     def save(self) -> dict[str, Any]:
         return {"winning": self.winning, "locked": self.is_locked, "opened": self.opened}
