@@ -62,8 +62,8 @@ def _decision_row(record: Any) -> dict[str, Any]:
 
 ROWS_PER_WRITE = 500
 """Decision (and run) rows an export holds before writing them, a page (each a transcript's
-whole prompt at most: 500 rows peak at 240 MB RSS exporting 10,000 decisions to Parquet and
-290 MB exporting a million, `bench/results/archive_scale_*_export_paged.json`)."""
+whole prompt at most: 500 rows peak at 241 MB RSS exporting 10,000 decisions to Parquet and
+276 MB exporting a million, `bench/results/archive_scale_*_export_paged.json`)."""
 
 SEGMENTS_PER_WRITE = 100_000
 """Prompt segments an export holds before writing its rows: a page of a long transcript
