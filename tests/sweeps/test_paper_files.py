@@ -9,6 +9,7 @@ its memory)."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 
 from bounded.analysis.parity import ParityReport, parity_of_runs
 from bounded.archive import Archive
-from bounded.sweeps.experiment import parse_experiment
+from bounded.sweeps.experiment import load_experiment, parse_experiment
 from bounded.sweeps.sweep import run_sweep
 from bounded.testing.endpoint import Endpoint
 
@@ -139,3 +140,31 @@ def test_the_cells_of_a_paper_file_differ_in_their_memory_alone(name, tmp_path) 
             if run.model_calls
         }
     assert modes and set(modes.values()) == {"text"}, modes
+
+
+MEASURED = json.loads((ROOT / "bench" / "results" / "paper_reply_tokens.json").read_text())
+"""The reply each paper's prompt asks for, measured with the embedded model's tokenizer
+(`bench/paper_reply_tokens.py`): CoS's Appendix B reply, SKILL.state's per environment."""
+
+
+def measured_limit(contract: str, env: str) -> int | None:
+    """The measured reply limit of the paper a cell's contract reproduces (None: its paper
+    asks for no length, AgenticSTS's and BALROG's agents')."""
+    if contract == "summary" or contract.startswith("episodic"):
+        return int(MEASURED["cos_epicstar"]["limit"])
+    if contract == "state":
+        return int(MEASURED["skill_state"]["environments"][env]["limit"])
+    return None
+
+
+@pytest.mark.parametrize("name", PAPER_FILES)
+def test_a_paper_files_reply_limit_fits_the_reply_each_cells_paper_asks_for(name) -> None:
+    """Every game's `max_tokens` is at least the measured reply of its cell's paper on its
+    environment (so no paper's reply is cut), and is one of the measured limits of the
+    file's papers: the longest of them, shared by the cells it is compared with."""
+    games = load_experiment(EXPERIMENTS / name).plan()
+    limits = {measured_limit(game.contract, game.env) for game in games} - {None}
+    for game in games:
+        own = measured_limit(game.contract, game.env) or 0
+        assert game.max_tokens >= own, (game.cell, game.env, game.max_tokens, own)
+        assert game.max_tokens in limits, (game.cell, game.max_tokens, sorted(limits))
