@@ -158,7 +158,7 @@ def warehouse_demo(
             model, horizons, seed=seed, archive=store, base_url=base_url, console=console
         )
     console.print(demos.demo_table(rows))
-    console.print(f"archive: {archive}")
+    console.print(f"archive: {archive}", markup=False)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
