@@ -123,9 +123,9 @@ def counterfactuals(archive: Archive, run_id: str | None = None) -> list[Counter
     return [_from_row(row) for row in rows]
 
 
-def done_keys(archive: Archive) -> set[Key]:
-    """The keys already written (what a resumed attribution skips)."""
-    return {key_of(row) for row in counterfactuals(archive)}
+def done_keys(archive: Archive, run_id: str | None = None) -> set[Key]:
+    """The keys already written (of one run, or all): what a resumed attribution skips."""
+    return {key_of(row) for row in counterfactuals(archive, run_id)}
 
 
 def _from_row(row: sqlite3.Row) -> Counterfactual:

@@ -169,18 +169,21 @@ RUN_FILTERS = ("experiment", "tag", "contract")
 """The run columns `stream_runs` filters on (`run_values` lists what they hold)."""
 
 
-def stream_runs(archive: Archive, **equal: str | None) -> Iterator[RunRecord]:
-    """The runs whose `RUN_FILTERS` columns equal the values given (None: any), in
-    `Archive.runs` order, read a page at a time: a caller that folds them holds one page."""
+def stream_runs(
+    archive: Archive, *, id_prefix: str = "", **equal: str | None
+) -> Iterator[RunRecord]:
+    """The runs whose `RUN_FILTERS` columns equal the values given (None: any) and whose id
+    starts with `id_prefix`, in `Archive.runs` order, read a page at a time: a caller that
+    folds them holds one page."""
     wanted = {column: value for column, value in equal.items() if value is not None}
     unknown = set(wanted) - set(RUN_FILTERS)
     if unknown:
         raise ValueError(f"runs are not filtered on {', '.join(sorted(unknown))}")
-    where = " AND ".join(f"{column} = ?" for column in wanted) or "1"
+    clauses = [f"{column} = ?" for column in wanted] + ["substr(run_id, 1, ?) = ?"]
     rows = _stream(
         archive,
-        f"SELECT * FROM runs WHERE {where} ORDER BY started_at, run_id",
-        tuple(wanted.values()),
+        f"SELECT * FROM runs WHERE {' AND '.join(clauses)} ORDER BY started_at, run_id",
+        (*wanted.values(), len(id_prefix), id_prefix),
     )
     for row in rows:
         yield archive._stored_run(row)
