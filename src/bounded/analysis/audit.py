@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from bounded.analysis.audit_models import AuditPoint, ContextAudit, ContractAudit, RunAudit
 from bounded.analysis.audit_sums import CostSums, LineSums, PromptSums, add_cost, add_counts
-from bounded.analysis.cost import CostModel, cached_by_layer
+from bounded.analysis.cost import CostModel, Prices, cached_by_layer
 from bounded.archive import Archive
 from bounded.archive.queries import prompt_segments
 from bounded.archive.sqlite import DECISIONS_PER_READ
@@ -87,6 +87,25 @@ class _Call(NamedTuple):
     latency_s: float
 
 
+class _Pricing(Protocol):
+    def cost(self, model: str, prompt: int, cached: int, completion: int) -> float | None: ...
+
+
+class _KnownPrices:
+    """`CostModel.cost` with each model's prices looked up once (a run's decisions ask
+    for the same few models' again and again)."""
+
+    def __init__(self, costs: CostModel) -> None:
+        self.costs = costs
+        self.known: dict[str, Prices | None] = {}
+
+    def cost(self, model: str, prompt: int, cached: int, completion: int) -> float | None:
+        if model not in self.known:
+            self.known[model] = self.costs.prices(model)
+        prices = self.known[model]
+        return None if prices is None else prices.cost(prompt, cached, completion)
+
+
 class _RunFold:
     """One run's audit gathered a decision at a time (`audit_run`): running sums
     (`bounded.analysis.audit_sums`), the previous decision's reply tokens, and the points
@@ -94,6 +113,7 @@ class _RunFold:
 
     def __init__(self, run: RunRecord, costs: CostModel, keep_points: bool) -> None:
         self.costs = costs
+        self.pricing = _KnownPrices(costs)
         self.prices = costs.prices(run.model)
         self.points: list[AuditPoint] | None = [] if keep_points else None
         self.layers: dict[str, None] = {}
@@ -110,7 +130,7 @@ class _RunFold:
         else:
             shadow = shadow_before + observation_tokens(record) + self.previous_reply
         self.layers.update(dict.fromkeys(record.tokens_by_layer))
-        call = call_of(record, prompt, shadow, shadow_before, self.costs)
+        call = call_of(record, prompt, shadow, shadow_before, self.pricing)
         self.prompts.add(record.index, prompt, record.tokens_by_layer, shadow)
         self.calls.add_call(call.cached, call.output, call.cost, call.shadow_cost, call.latency_s)
         if self.prices is not None:
@@ -187,7 +207,7 @@ def audit_run(
 
 
 def call_of(
-    record: DecisionRecord, prompt: int, shadow: int, shadow_cached: int, costs: CostModel
+    record: DecisionRecord, prompt: int, shadow: int, shadow_cached: int, costs: _Pricing
 ) -> _Call:
     completion = record.completion
     cached = completion.cached_tokens if completion else 0
