@@ -7,7 +7,15 @@ import tracemalloc
 import pytest
 
 from bounded.archive import Archive
-from bounded.attribution import AttributionSpec, attribute, counterfactuals, plan_attribution
+from bounded.archive.counterfactuals import iter_counterfactuals
+from bounded.attribution import (
+    CONTROL,
+    AttributionSpec,
+    attribute,
+    attribution_table,
+    counterfactuals,
+    plan_attribution,
+)
 
 from .conftest import HORIZON, layered_model, play_warehouse
 
@@ -67,6 +75,24 @@ def test_attribute_walks_the_plan_a_run_at_a_time(two_games, monkeypatch):
     assert [row.run_id for row in rows].count(run_ids[1]) == 2
     # the first run's calls were made before the second run's decisions were read
     assert reads.runs.index(run_ids[1]) > reads.runs.index(run_ids[0])
+
+
+def test_the_table_counted_from_a_stream_of_rows_equals_the_table_of_their_list(
+    warehouse_archive, monkeypatch
+):
+    import bounded.archive.queries
+
+    monkeypatch.setattr(bounded.archive.queries, "ROWS_PER_PAGE", 2)
+    path, _ = warehouse_archive
+    with Archive(path) as archive:
+        spec = AttributionSpec(layers=["spec", CONTROL])
+        attribute(archive, plan_attribution(archive, spec), model=layered_model())
+        listed = counterfactuals(archive)
+        streamed = attribution_table(iter_counterfactuals(archive))
+    assert len(listed) == 2 * HORIZON
+    assert streamed == attribution_table(listed)
+    spec_row = next(row for row in streamed if row.layer == "spec" and row.kind == "all")
+    assert (spec_row.decisions, spec_row.changed, spec_row.original_only) == (HORIZON,) * 3
 
 
 def planned_peak(path) -> int:

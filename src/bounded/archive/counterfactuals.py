@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -121,6 +121,17 @@ def counterfactuals(archive: Archive, run_id: str | None = None) -> list[Counter
         params,
     )
     return [_from_row(row) for row in rows]
+
+
+def iter_counterfactuals(archive: Archive) -> Iterator[Counterfactual]:
+    """The archive's counterfactuals in decision order, read a page at a time
+    (`bounded.archive.queries.ROWS_PER_PAGE`): a caller that counts them holds one page."""
+    from bounded.archive.queries import _stream
+
+    rows = _stream(
+        archive, "SELECT * FROM counterfactuals ORDER BY run_id, idx, layer, variant, model"
+    )
+    return (_from_row(row) for row in rows)
 
 
 def done_keys(archive: Archive, run_id: str | None = None) -> set[Key]:

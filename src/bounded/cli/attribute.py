@@ -49,9 +49,9 @@ def parse_replacements(values: list[str]) -> dict[str, str]:
 def attribution_view(archive: Archive, run_ids: set[str]) -> Table:
     """The per-layer table of the archive's counterfactuals (of the given runs)."""
     from bounded.analysis.attribution import attribution_table
-    from bounded.archive.counterfactuals import counterfactuals
+    from bounded.archive.counterfactuals import iter_counterfactuals
 
-    rows = [row for row in counterfactuals(archive) if row.run_id in run_ids]
+    rows = (row for row in iter_counterfactuals(archive) if row.run_id in run_ids)
     headers = ("layer removed", "kind", "n", "changed %", "95% CI", "original = expert %",
                "95% CI", "counterfactual = expert %", "95% CI", "McNemar p")  # fmt: skip
     view = keyed_table(
