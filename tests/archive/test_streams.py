@@ -6,7 +6,8 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.archive.prompts import BrokenPrompt
-from bounded.archive.streams import PromptTexts, every_decision, every_run
+from bounded.archive.queries import stream_runs
+from bounded.archive.streams import PromptTexts, every_decision
 from bounded.core import Segment
 
 from .test_prompts import play, windowed
@@ -30,10 +31,10 @@ def archive_path(tmp_path):
     return path
 
 
-def test_every_run_is_every_run_in_the_archive_order(archive_path):
+def test_the_runs_stream_in_the_archive_order(archive_path):
     with Archive(archive_path, read_only=True) as archive:
-        assert list(every_run(archive)) == archive.runs()
-        assert [r.run_id[0] for r in every_run(archive)] == ["c", "a", "b"]
+        assert list(stream_runs(archive)) == archive.runs()
+        assert [r.run_id[0] for r in stream_runs(archive)] == ["c", "a", "b"]
 
 
 def test_every_decision_in_run_order_with_the_prompts_the_archive_reads(archive_path):

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from bounded.archive import Archive
 from bounded.archive.prompts import Ids
-from bounded.archive.streams import PromptTexts, every_decision, every_run
+from bounded.archive.queries import stream_runs
+from bounded.archive.streams import PromptTexts, every_decision
 from bounded.core import JSON, ConfigError, RunRecord
 from bounded.registry import did_you_mean
 
@@ -246,7 +247,7 @@ def _write_jsonl(target: Path, pages: Iterable[list[JSON]]) -> None:
 
 
 def _run_pages(archive: Archive) -> Iterator[list[RunRecord]]:
-    runs = every_run(archive)
+    runs = stream_runs(archive)
     while page := list(islice(runs, ROWS_PER_WRITE)):
         yield page
 

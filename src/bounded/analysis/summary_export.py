@@ -20,7 +20,7 @@ from typing import IO
 
 from bounded.analysis.provenance import finished, provenance
 from bounded.archive import Archive
-from bounded.archive.streams import every_run
+from bounded.archive.queries import stream_runs
 from bounded.core import JSON, DecisionRecord, RunRecord
 
 SUMMARY_FORMAT = 1
@@ -82,7 +82,7 @@ def run_summary(run: RunRecord, decisions: Iterable[DecisionRecord]) -> JSON:
 
 def run_summaries(archive: Archive) -> Iterator[JSON]:
     """Each run's summary in `Archive.runs` order, its decisions read a chunk at a time."""
-    for run in every_run(archive):
+    for run in stream_runs(archive):
         yield run_summary(run, archive.iter_decisions(run.run_id, with_segments=False))
 
 

@@ -1,10 +1,10 @@
-"""Every run and every decision of an archive in one pass, a page at a time, for the readers
-that cover the whole archive (`bounded export`): what they hold is a page, not the archive.
+"""Every decision of an archive in one pass, a page at a time, for the readers that cover the
+whole archive (`bounded export`): what they hold is a page, not the archive.
 
-`every_run` reads the runs in `Archive.runs` order; `every_decision` the decisions of every
-run in that order (a run's by index) through one query that walks the runs' order index and
-each run's decisions by their `(run, idx)` key, so nothing is sorted and no run is listed
-first. A decision's prompt comes as its (label id, text id) pairs, decoded from the prompt
+`every_decision` reads the decisions of every run in `Archive.runs` order (a run's by index;
+the runs themselves: `queries.stream_runs`) through one query that walks the runs' order
+index and each run's decisions by their `(run, idx)` key, so nothing is sorted and no run is
+listed first. A decision's prompt comes as its (label id, text id) pairs, decoded from the prompt
 before it as the rows go by (`bounded.archive.prompts`): no `Segment` is built per decision,
 and `PromptTexts` reads the texts and labels a page of decisions names, once per page.
 """
@@ -19,13 +19,7 @@ from bounded.archive.prompts import IDS_PER_QUERY, BrokenPrompt, Ids, decode
 from bounded.archive.queries import _stream
 from bounded.archive.rows import decision_from_row
 from bounded.archive.sqlite import Archive
-from bounded.core import DecisionRecord, RunRecord
-
-
-def every_run(archive: Archive) -> Iterator[RunRecord]:
-    """Every run, in `Archive.runs` order, read a page at a time."""
-    for row in _stream(archive, "SELECT * FROM runs ORDER BY started_at, run_id"):
-        yield archive._stored_run(row)
+from bounded.core import DecisionRecord
 
 
 class StoredDecision(NamedTuple):
@@ -97,4 +91,4 @@ class PromptTexts:
         return found
 
 
-__all__ = ["PromptTexts", "StoredDecision", "every_decision", "every_run"]
+__all__ = ["PromptTexts", "StoredDecision", "every_decision"]

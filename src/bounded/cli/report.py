@@ -213,11 +213,11 @@ def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: st
     held (`summarised`); each episode's file reads its run and decisions again, a run at a
     time."""
     from bounded.analysis.balrog import select, summarised, write_results
-    from bounded.archive.streams import every_run
+    from bounded.archive.queries import stream_runs
     from bounded.runner.spec import check_no_duplicates
 
     with Archive(archive, read_only=True) as store:
-        chosen = (summarised(run) for run in every_run(store))
+        chosen = (summarised(run) for run in stream_runs(store))
         runs = select(chosen, experiment=experiment, model=model)
         check_no_duplicates(runs)
         if not runs:
