@@ -23,7 +23,12 @@ from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
-from bounded.archive.queries import decisions_end, run_overview, runs_with_decisions_page
+from bounded.archive.queries import (
+    decisions_end,
+    lean_runs,
+    run_overview,
+    runs_with_decisions_page,
+)
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
@@ -154,8 +159,10 @@ def json_for_script(value: Any) -> str:
 
 
 def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
-    """The runs a report reads: the archive's, or its experiment's."""
-    return archive.runs(experiment=options.experiment)
+    """The runs a report reads: the archive's, or its experiment's, read a page at a time
+    and held lean (`bounded.archive.queries.lean_runs`: what no section reads left out,
+    what a sweep's cell repeats shared)."""
+    return list(lean_runs(archive, options.experiment))
 
 
 def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) -> ReportOptions:
