@@ -175,12 +175,18 @@ def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) 
 
 
 def tables_of(
-    runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
+    runs: Sequence[RunRecord],
+    options: ReportOptions,
+    archive: Archive | None = None,
+    tallies: Tallies | None = None,
 ) -> list[CellTable]:
+    """The page's cell table, then the published tables asked for (`tallies`: the runs'
+    decisions' tallies, read from `archive` when not given)."""
     from bounded.analysis.anytime import sequential_records
 
     records = sequential_records(archive) if archive is not None and options.compares else []
-    tallies = decision_tallies(archive) if archive is not None else None
+    if tallies is None and archive is not None:
+        tallies = decision_tallies(archive)
     main = options.compute(runs, title="Cells", records=records, tallies=tallies)
     extra = [
         published_table(name).compute(
@@ -317,8 +323,9 @@ def analysis_context(
     attribution), read from the archive. With `figures_dir`, each figure is also written
     there as SVG and PDF (`write_figures`)."""
     options = priced(archive, runs, options)
-    tables = tables_of(runs, options, archive)
-    summary = summary_of(runs, options, decision_tallies(archive))
+    tallies = decision_tallies(archive)  # one aggregate over every decision, read once
+    tables = tables_of(runs, options, archive, tallies)
+    summary = summary_of(runs, options, tallies)
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = within_budget(browsable_runs(archive, runs, options.audit_runs), options)
     audit = context_audit(archive, audited, options.costs)
