@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 from pydantic import Field
@@ -15,7 +15,7 @@ from pydantic import Field
 from bounded.analysis.audit import ContextAudit, context_audit
 from bounded.analysis.cost import cost_text
 from bounded.analysis.fallbacks import Tallies, decision_tallies
-from bounded.analysis.games import completed_games
+from bounded.analysis.games import CompletedGame, completed_games
 from bounded.analysis.options import TableOptions
 from bounded.analysis.paper import PaperTable, paper_table, progression
 from bounded.analysis.paper_render import notes, sections
@@ -313,26 +313,39 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def analysis_context(
-    archive: Archive,
-    options: ReportOptions,
-    runs: Sequence[RunRecord],
-    figures_dir: Path | None = None,
-) -> dict[str, Any]:
-    """What the page's analysis sections show (summary, tables, plots, context audit,
-    attribution), read from the archive. With `figures_dir`, each figure is also written
-    there as SVG and PDF (`write_figures`)."""
+class ReadRuns(NamedTuple):
+    """What the page's sections keep of the runs once they are read: a run list can go."""
+
+    options: ReportOptions
+    tables: list[CellTable]
+    summary: PaperTable | None
+    games: list[CompletedGame]
+    audited: list[RunRecord]
+
+
+def read_runs(archive: Archive, options: ReportOptions, runs: Sequence[RunRecord]) -> ReadRuns:
+    """The tables, summary, completed games and audited runs of the page, from the runs."""
     options = priced(archive, runs, options)
     tallies = decision_tallies(archive)  # one aggregate over every decision, read once
     tables = tables_of(runs, options, archive, tallies)
     summary = summary_of(runs, options, tallies)
-    plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
     audited = within_budget(browsable_runs(archive, runs, options.audit_runs), options)
-    audit = context_audit(archive, audited, options.costs)
+    return ReadRuns(options, tables, summary, completed_games(runs), audited)
+
+
+def sections_context(
+    archive: Archive, read: ReadRuns, figures_dir: Path | None = None
+) -> dict[str, Any]:
+    """What the page's analysis sections show (summary, tables, plots, context audit,
+    attribution), from what was read of the runs (`read_runs`). With `figures_dir`, each
+    figure is also written there as SVG and PDF (`write_figures`)."""
+    options, tables, summary = read.options, read.tables, read.summary
+    plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
+    audit = context_audit(archive, read.audited, options.costs)
     with ExitStack() as stack:
         pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
         figures = _figures(audit)
-        sets = env_plots(plotted, completed_games(runs))
+        sets = env_plots(plotted, read.games)
     if figures_dir is not None:
         write_figures(figures_dir, figures, sets, pdfs)
     return {
@@ -347,6 +360,17 @@ def analysis_context(
         "audit_limits": (options.audit_runs, options.audit_decisions),
         "attribution": attribution_section(archive),
     }
+
+
+def analysis_context(
+    archive: Archive,
+    options: ReportOptions,
+    runs: Sequence[RunRecord],
+    figures_dir: Path | None = None,
+) -> dict[str, Any]:
+    """What the page's analysis sections show, read from the archive (`read_runs`, then
+    `sections_context`)."""
+    return sections_context(archive, read_runs(archive, options, runs), figures_dir)
 
 
 def page_context(archive: Archive, options: ReportOptions) -> dict[str, Any]:
@@ -374,8 +398,16 @@ def render_page(
     if served:
         return served_page(archive, options)
     runs = report_runs(archive, options)
-    analysis = analysis_context(archive, options, runs, figures_dir)
     browse = browsable_runs(archive, runs, options.max_runs)
+    counts = {
+        "runs": len(runs),
+        "completed": sum(r.status == "completed" for r in runs),
+        "browsable": len(browse),
+    }
+    played_by = code_revisions(runs)
+    read = read_runs(archive, options, runs)
+    del runs  # the audit, plots and page reuse its memory: the peak is not runs + plots
+    analysis = sections_context(archive, read, figures_dir)
     per_run = max(1, options.max_decisions // max(1, len(browse)))
     decisions = {
         run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse
@@ -386,13 +418,8 @@ def render_page(
         .render(
             **page_context(archive, options),
             **analysis,
-            played_by=code_revisions(runs),
-            counts={
-                "runs": len(runs),
-                "completed": sum(r.status == "completed" for r in runs),
-                "browsable": len(browse),
-                "decisions_per_run": per_run,
-            },
+            played_by=played_by,
+            counts={**counts, "decisions_per_run": per_run},
             runs_json=json_for_script([run_summary(r) for r in browse]),
             decisions_json=json_for_script(decisions),
             served=False,
