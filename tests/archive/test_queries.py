@@ -11,10 +11,12 @@ import pytest
 
 from bounded.archive import Archive, queries
 from bounded.archive.queries import (
+    LEAN_LEFT_OUT,
     PROGRESS_COLUMNS,
     decision_counts,
     holds_runs_table,
     infos_naming,
+    lean_runs,
     meta_with_prefix,
     progress_runs,
     prompt_segments,
@@ -204,6 +206,39 @@ def test_progress_runs_read_what_a_sweeps_progress_counts(tmp_path):
         for column in PROGRESS_COLUMNS:
             assert getattr(slim, column) == getattr(whole, column)
         assert slim.model_params == {}  # not read
+
+
+def test_lean_runs_read_every_field_a_report_reads_and_share_a_cells_settings(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(queries, "ROWS_PER_PAGE", 2)  # three pages
+    config = {"window": 3, "prompts": ["a", "b"]}
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for n in range(5):
+            archive.save_run(
+                RunRecord(
+                    run_id=f"run{n}", env_id="warehouse", contract="c", model="m", seed=n,
+                    experiment="x" if n < 4 else "y", cell="c.w", status="completed",
+                    contract_config=config, model_params={"temperature": 0.5},
+                    spec={"env": "warehouse", "seed": n, "env_options": {"horizon": 10}},
+                    outcome={"won": n % 2 == 0, "score": float(n)}, usage={"m": {"calls": n}},
+                    postrun={"calls": ["x" * 100]}, inputs={"env_version": "1"},
+                    store_hashes={"s": "h"}, error="none", started_at=float(n),
+                )
+            )  # fmt: skip
+        lean = list(lean_runs(archive))
+        full = archive.runs()
+        of_x = list(lean_runs(archive, "x"))
+    left_out = dict.fromkeys(LEAN_LEFT_OUT)
+    defaults = {name: RunRecord.model_fields[name].get_default(call_default_factory=True)
+                for name in left_out}  # fmt: skip
+    assert [r.model_dump() for r in lean] == [
+        r.model_copy(update=defaults).model_dump() for r in full
+    ]
+    assert [r.run_id for r in of_x] == ["run0", "run1", "run2", "run3"]
+    assert lean[0].contract_config is lean[4].contract_config  # one value, read once
+    assert lean[0].spec["env_options"] is lean[3].spec["env_options"]
+    assert lean[0].outcome is not lean[2].outcome  # a run's own values stay its own
 
 
 def test_runs_streamed_by_filter_and_id_prefix_in_the_order_runs_gives(tmp_path, monkeypatch):

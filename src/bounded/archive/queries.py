@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -147,6 +148,8 @@ PROGRESS_COLUMNS = (
     "decisions", "prompt_tokens", "completion_tokens", "usage", "started_at",
 )  # fmt: skip
 """What a sweep's progress reads of a run (`bounded.sweeps.board`)."""
+RUN_COLUMNS = tuple(name for name in RunRecord.model_fields)
+"""The `runs` columns a run record reads (every field of `RunRecord`)."""
 
 
 def progress_runs(archive: Archive) -> Iterator[RunRecord]:
@@ -163,6 +166,87 @@ def progress_runs(archive: Archive) -> Iterator[RunRecord]:
         data = dict(row)
         data["usage"] = json.loads(data["usage"])
         yield RunRecord.model_validate(data)
+
+
+LEAN_LEFT_OUT = ("postrun", "inputs", "store_hashes", "error")
+"""What a lean run (`lean_runs`) leaves at its default: what no table, plot or summary of
+the report reads (a postrun's calls, the hashes of a run's inputs and stores, a failed
+run's traceback)."""
+SHARED_JSON = ("contract_config", "model_params")
+"""JSON columns a sweep repeats in every game of a cell: a lean run reads each distinct
+text once and shares the value."""
+
+
+class LeanReader:
+    """Builds lean runs from `runs` rows: short strings interned, each distinct text of the
+    `SHARED_JSON` columns (and of the spec's nested values) parsed once and shared, every
+    other value read per run. Shared values are read-only: no reader of a report changes
+    a run."""
+
+    def __init__(self) -> None:
+        self.parsed: dict[str, Any] = {}
+        self.fields_set = set(RunRecord.model_fields)  # shared: holding every field, never grows
+
+    def shared(self, text: str) -> Any:
+        found = self.parsed.get(text)
+        if found is None:
+            found = self.parsed[text] = self.interned(json.loads(text))
+        return found
+
+    def interned(self, value: Any) -> Any:
+        """`value` with its dicts' keys and its short strings interned."""
+        if isinstance(value, dict):
+            return {sys.intern(k): self.interned(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.interned(v) for v in value]
+        if isinstance(value, str) and len(value) <= 64:
+            return sys.intern(value)
+        return value
+
+    def spec(self, text: str) -> Any:
+        """The spec parsed, its nested values shared by their text (a cell's options and
+        contract configuration repeat in each of its games)."""
+        spec = json.loads(text)
+        if not isinstance(spec, dict):
+            return spec
+        return {
+            sys.intern(key): self.shared(json.dumps(value, sort_keys=True))
+            if isinstance(value, dict | list)
+            else self.interned(value)
+            for key, value in spec.items()
+        }
+
+    def run(self, row: sqlite3.Row) -> RunRecord:
+        data: dict[str, Any] = {}
+        for key, value in zip(row.keys(), row, strict=True):
+            if key in SHARED_JSON:
+                data[key] = self.shared(value)
+            elif key == "spec":
+                data[key] = self.spec(value)
+            elif key in ("outcome", "usage"):
+                data[key] = self.interned(json.loads(value))
+            elif isinstance(value, str) and key != "run_id":
+                data[key] = sys.intern(value)
+            elif key != "id":
+                data[key] = value
+        return RunRecord.model_construct(self.fields_set, **data)
+
+
+def lean_runs(archive: Archive, experiment: str | None = None) -> Iterator[RunRecord]:
+    """Every run (of `experiment`, or every run) in `Archive.runs` order, streamed a page at
+    a time, each read lean (`LeanReader`): the `LEAN_LEFT_OUT` fields at their defaults,
+    what a sweep repeats shared. A report holds these, a third of a run's memory."""
+    where, params = _experiment_clause(experiment)
+    kept = [column for column in RUN_COLUMNS if column not in LEAN_LEFT_OUT]
+    rows = _stream(
+        archive,
+        f"SELECT {', '.join(kept)} FROM runs WHERE {where} ORDER BY started_at, run_id",
+        params,
+    )
+    reader = LeanReader()
+    for row in rows:
+        recounted = archive.recounted.get(row["run_id"])
+        yield recounted if recounted is not None else reader.run(row)
 
 
 RUN_FILTERS = ("experiment", "tag", "contract")
@@ -288,6 +372,7 @@ __all__ = [
     "decisions_end",
     "holds_runs_table",
     "infos_naming",
+    "lean_runs",
     "meta_with_prefix",
     "progress_runs",
     "prompt_segments",
