@@ -272,13 +272,13 @@ def summarise(rounds: dict[str, list[Any]]) -> dict[str, Any]:
 
 
 def side_by_side(
-    before_src: Path, plan: list[tuple[str, int]], rounds: int, window: int, points: list[int]
-) -> dict[str, Any]:
-    """Every game of `plan` (contract, decisions) played by the older bounded under
-    `before_src` and by this one, each in a fresh process, `rounds` times; within a round
-    the games follow each other with the two trees' order alternating, so both see the same
+    sources: dict[str, Path], plan: list[tuple[str, int]], rounds: int, window: int,
+    points: list[int],
+) -> dict[str, Any]:  # fmt: skip
+    """Every game of `plan` (contract, decisions) played by the bounded under each of
+    `sources` (before, after), each in a fresh process, `rounds` times; within a round the
+    games follow each other with the two trees' order alternating, so both see the same
     machine."""
-    sources = {"before": before_src.resolve(), "after": Path(__file__).resolve().parents[1] / "src"}
     samples: dict[str, dict[str, list[Any]]] = {
         f"warehouse/{contract}/{length}": {tree: [] for tree in TREES} for contract, length in plan
     }
@@ -328,7 +328,8 @@ def before_and_after(args: argparse.Namespace, points: list[int], started_at: An
         for contract in filter(None, args.contracts.split(","))
         for length in sorted({args.short, long_game(contract, args)})
     ]
-    games = side_by_side(args.before_src, plan, args.runs, args.window, points)
+    sources = {"before": args.before_src.resolve(), "after": args.after_src.resolve()}
+    games = side_by_side(sources, plan, args.runs, args.window, points)
     result = {
         "benchmark": "harness_scaling",
         "model": "scripted:minimal",
@@ -337,8 +338,7 @@ def before_and_after(args: argparse.Namespace, points: list[int], started_at: An
         "plan": plan,
         "rounds": args.runs,
         "trees": {
-            "before": {"src": str(args.before_src), "commit": commit_of(args.before_src)},
-            "after": {"commit": started_at["commit"]},
+            tree: {"src": str(src), "commit": commit_of(src)} for tree, src in sources.items()
         },
         "games": games,
         "machine": {"python": platform.python_version(), "cpu": platform.processor()},
@@ -369,6 +369,10 @@ def main() -> None:
         "--before-src", type=Path,
         help="an older bounded's src: play every warehouse game by it and by this tree side "
         "by side, each in a process of its own (no NetHack or spire)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--after-src", type=Path, default=Path(__file__).resolve().parents[1] / "src",
+        help="with --before-src: the bounded to compare with it (default: this tree's)",
     )  # fmt: skip
     parser.add_argument(
         "--short", type=int, default=100, help="with --before-src: the short game's decisions"

@@ -239,3 +239,92 @@ def game_memory_by_length(data: Data) -> str:
     )
     done = "" if data.get("finished") else " The run was stopped before every game was played."
     return table(header, rows, "lrrllrrrrrrr") + f"\nBars: {bars}.{done} {measured_under(data)}\n"
+
+
+def _rounds(part: Data, key: str) -> str:
+    """A measurement's median of rounds with their range: 0.412 (0.401-0.450)."""
+    values = part[f"{key}_rounds"]
+    return f"{sig3(part[key])} ({sig3(min(values))}-{sig3(max(values))})"
+
+
+def _after_over_before(before: Data, after: Data, key: str) -> str:
+    """After's median over before's, in bold with "apart" when the two trees' rounds do not
+    overlap (a difference beyond the rounds' noise)."""
+    old, new = before[f"{key}_rounds"], after[f"{key}_rounds"]
+    ratio = f"{after[key] / before[key]:.2f}"
+    return ratio if max(min(old), min(new)) <= min(max(old), max(new)) else f"**{ratio}**, apart"
+
+
+def _game_name(name: str) -> str:
+    _, contract, decisions = name.split("/")
+    return f"`{contract}`, {count(int(decisions))}"
+
+
+def harness_before_and_after_side_by_side(data: Data) -> str:
+    """Per game (contract, decisions): the harness's CPU ms and the write's ms per decision
+    (median decision of the game, its first left out; median of the rounds, their range)
+    before and after, and the peak RSS of each game's process."""
+    rows = []
+    for name, game in data["games"].items():
+        before, after = game["before"]["game"], game["after"]["game"]
+        rows.append([
+            _game_name(name),
+            _rounds(before, "cpu_ms"), _rounds(after, "cpu_ms"),
+            _after_over_before(before, after, "cpu_ms"),
+            _rounds(before, "write_ms"), _rounds(after, "write_ms"),
+            _after_over_before(before, after, "write_ms"),
+            f"{before['peak_rss_kb'] / 1024:.0f} / {after['peak_rss_kb'] / 1024:.0f}",
+        ])  # fmt: skip
+    header = [
+        "game (contract, decisions)",
+        "harness CPU ms, before",
+        "after",
+        "after / before",
+        "write ms, before",
+        "after",
+        "after / before",
+        "peak RSS MB, before / after",
+    ]
+    trees = data["trees"]
+    return (
+        table(header, rows, "lrrrrrrr")
+        + f"\nBefore: {trees['before']['commit'][:7]}; after: {trees['after']['commit'][:7]}; "
+        f"{data['rounds']} rounds. {measured_under(data)}\n"
+    )
+
+
+def harness_flatness_before_and_after(data: Data) -> str:
+    """The long games: the harness's CPU ms per decision at each point (the window ending
+    there) and the peak RSS at the first point and the last, before and after, with the
+    peak's growth per decision between them."""
+    rows = []
+    for name, game in data["games"].items():
+        points = sorted(int(p) for p in game["after"]["at"])
+        if len(points) < 2:
+            continue
+        cells = []
+        for tree in ("before", "after"):
+            at = game[tree]["at"]
+            first, last = at[str(points[0])], at[str(points[-1])]
+            growth = (last["peak_rss_kb"] - first["peak_rss_kb"]) / (points[-1] - points[0])
+            cells += [
+                " / ".join(sig3(at[str(p)]["cpu_ms"]) for p in points),
+                f"{last['cpu_ms'] / first['cpu_ms']:.2f}",
+                f"{first['peak_rss_kb'] / 1024:.0f} / {last['peak_rss_kb'] / 1024:.0f}",
+                f"{growth:.2f}",
+            ]
+        labels = " / ".join(count(p) for p in points)
+        rows.append([_game_name(name), labels, *cells])
+    header = [
+        "game",
+        "at decisions",
+        "CPU ms before",
+        "last / first",
+        "peak RSS MB before",
+        "KB per decision",
+        "CPU ms after",
+        "last / first",
+        "peak RSS MB after",
+        "KB per decision",
+    ]
+    return table(header, rows, "llrrrrrrrr")
