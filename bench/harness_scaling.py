@@ -18,7 +18,22 @@ Whole spire games (`--spire-contracts`) report the mean over the game instead: t
 long before 1,000 decisions. Writes bench/results/harness_scaling.json. Warehouse games
 have `horizon` = `--decisions` events; the NetHack game (`bounded/NetHack-v0`, the first
 legal action each turn as `scripted:minimal` picks it) runs until it ends or reaches
-`--nethack-decisions`.
+`--nethack-decisions`. Each decision's write (the archive sink's one transaction: the
+decision, its run row and checkpoint) is timed too (`write_ms`, wall; `write_cpu_ms`).
+
+`--before-src DIR` (the `src` of an older bounded) compares two trees side by side in one
+run: each warehouse game of `--contracts`, a short one (`--short` decisions) and a long one
+(`--decisions`; the transcript's `--transcript-decisions`), is played by the bounded under
+DIR and by the one under `--after-src` (default: this tree's), each game in a fresh process
+of that tree (its own code, its own archive format), `--runs` rounds, the two trees' order
+alternating from game to game and round to round so that both see the same machine. Per
+game and tree: the harness's and the write's ms per decision (median decision of each
+point's window and of the whole game, median of the rounds, each round's value kept) and
+the process's peak RSS at each point; `after_over_before` the ratios. NetHack and spire
+are not played in this mode.
+
+    .venv/bin/python bench/harness_scaling.py --before-src /tmp/before/src --decisions 5000 \
+        --points 100 1000 5000 --runs 5 --contracts state,balrog-naive,transcript
 """
 
 from __future__ import annotations
