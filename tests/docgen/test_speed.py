@@ -85,7 +85,7 @@ def test_side_by_side_marks_only_what_lies_beyond_the_rounds_noise():
     assert lines[4] == f"Before: 4347942; after: 2a30ab2; 3 rounds. {NO_PROVENANCE}"
 
 
-def test_flatness_is_the_growth_from_the_first_point_to_the_last():
+def test_flatness_is_the_growth_between_the_last_two_points():
     lines = harness_flatness_before_and_after(_side_by_side()).split("\n")
     assert lines[2] == (
         "| `state`, 1,100 | 100 / 1,100 | 0.400 / 0.500 | 1.25 | 50 / 60 | 10.24 "
