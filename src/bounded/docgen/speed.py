@@ -5,6 +5,8 @@ and a game's peak memory against its length (`bench/memory_scaling.py`)."""
 
 from __future__ import annotations
 
+import statistics
+
 from bounded.docgen.format import Data, count, measured_under, percent, sig3, table
 
 HARNESS_CONTRACTS = ("state", "typed", "summary", "episodic", "transcript")
@@ -248,11 +250,15 @@ def _rounds(part: Data, key: str) -> str:
 
 
 def _after_over_before(before: Data, after: Data, key: str) -> str:
-    """After's median over before's, in bold with "apart" when the two trees' rounds do not
-    overlap (a difference beyond the rounds' noise)."""
-    old, new = before[f"{key}_rounds"], after[f"{key}_rounds"]
-    ratio = f"{after[key] / before[key]:.2f}"
-    return ratio if max(min(old), min(new)) <= min(max(old), max(new)) else f"**{ratio}**, apart"
+    """After over before, round by round (the two plays of a round ran next to each other,
+    so a change in the machine's load hits both): the median ratio and the range, in bold
+    with "every round" when every round's ratio lies on the same side of 1 (a difference
+    beyond the rounds' noise)."""
+    ratios = sorted(
+        new / old for old, new in zip(before[f"{key}_rounds"], after[f"{key}_rounds"], strict=True)
+    )
+    cell = f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+    return f"**{cell}**, every round" if ratios[0] > 1 or ratios[-1] < 1 else cell
 
 
 def _game_name(name: str) -> str:
@@ -279,10 +285,10 @@ def harness_before_and_after_side_by_side(data: Data) -> str:
         "game (contract, decisions)",
         "harness CPU ms, before",
         "after",
-        "after / before",
+        "after / before, per round",
         "write ms, before",
         "after",
-        "after / before",
+        "after / before, per round",
         "peak RSS MB, before / after",
     ]
     trees = data["trees"]
