@@ -58,6 +58,9 @@ TIER_BY_NAME = {
 SLOW_TESTS = frozenset(
     {
         "analysis/test_paired.py::test_analyze_compare_on_cells_with_different_seed_sets_lists_the_unpaired_games",
+        "analysis/test_known_skill.py::test_the_players_win_at_their_known_rates",
+        "analysis/test_known_skill.py::test_the_stratified_interval_covers_the_truth_and_the_test_keeps_its_level",
+        "analysis/test_known_skill.py::test_the_pooled_unpaired_comparison_and_the_stratified_one_differ",
         "cli/test_multitask_flow.py::test_plan_takes_treatment_names_and_plans_seeds_per_level",
         "cli/test_plan.py::test_plan_mistakes_are_one_line_and_exit_2",
         "cli/test_plan.py::test_plan_on_a_file_uses_the_earlier_games_of_its_cells_and_prices_the_rest",

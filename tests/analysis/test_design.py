@@ -184,6 +184,24 @@ def test_an_option_off_the_matrix_varying_within_a_treatment_is_mixed() -> None:
     ]
 
 
+def test_one_option_on_two_environments_mixes_nothing_and_a_mix_names_its_environment():
+    # BALROG's files set `task` on TextWorld and on MiniHack: one value on each
+    runs = [
+        run("naive", 0, env="textworld", options={"task": "coin_collector"}),
+        run("naive", 0, env="minihack", options={"task": "mazewalk-9x9"}),
+        run("naive", 0, cell="naive[level=goto]", options={"level": "goto", "max_steps": 30}),
+        run("naive", 1, cell="naive[level=goto]", options={"level": "goto", "max_steps": 60}),
+        run("state", 0, env="textworld", options={"task": "coin_collector"}),
+    ]
+    design = design_of_runs(runs)
+    assert design.mixed == [
+        MixedSetting(
+            treatment="naive", setting="environment option max_steps on babyai",
+            values=("30", "60"),
+        )
+    ]  # fmt: skip
+
+
 def test_a_contract_mixed_under_one_tag_is_named() -> None:
     design = design_of_runs([run("mine", 0, contract="state"), run("mine", 1, contract="summary")])
     assert [entry.setting for entry in design.mixed] == ["contract"]

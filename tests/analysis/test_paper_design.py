@@ -146,3 +146,12 @@ def test_a_setting_mixed_within_a_treatment_is_named():
     table = paper_table([*mixed, *RUNS[3:]])
     assert any("naive mixes" in line for line in table.mixed)
     assert "note: naive mixes max_decisions: 50 / 100" in render(table, "markdown")
+
+
+def test_rows_that_fix_the_column_say_why_the_table_is_a_diagonal():
+    # a cell holds one tag: `--rows cell --cols tag` compares nothing within a row
+    diagonal = render(paper_table(RUNS, rows="cell", cols="tag"), "markdown")
+    assert "| naive[level=goto] | " in diagonal and "| -- | -- |" in diagonal
+    assert "note: each cell holds one tag, so the table is a diagonal; " in diagonal
+    assert "--rows block (or a block option such as level)" in diagonal
+    assert "diagonal" not in render(paper_table(RUNS, rows="level"), "markdown")

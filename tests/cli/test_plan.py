@@ -189,3 +189,51 @@ def test_a_command_builds_the_files_plan_once(tmp_path, monkeypatch, capsys):
     main(["sweep", str(path), "--dry-run", "--compare", "expert", "slip", "--effect", "0.2"])
     assert built == [tmp_path / "p.sqlite"]
     assert "players: 4 planned, 4 to play" in capsys.readouterr().out
+
+
+def test_plan_prices_in_the_files_currency_and_names_its_prices(tmp_path):
+    from bounded.testing.endpoint import Endpoint
+
+    def write(url: str, priced: bool) -> Path:
+        prices = '[prices]\n"openai:fake" = { input = 1.0, cached_input = 0.1, output = 2.0 }\n'
+        head = f"""
+            currency = "EUR"
+
+            [experiment]
+            name = "priced"
+            archive = "{tmp_path / "priced.sqlite"}"
+
+            [defaults]
+            env = "warehouse"
+            model = "openai:fake"
+            base_url = "{url}"
+            max_decisions = 2
+            games = 4
+
+            [[cells]]
+            tag = "state"
+            contract = "state"
+
+            [[cells]]
+            tag = "transcript"
+            contract = "transcript"
+            """
+        path = tmp_path / "priced.toml"
+        path.write_text(textwrap.dedent(head) + ("\n" + prices if priced else ""))
+        return path
+
+    with Endpoint() as endpoint:
+        path = write(endpoint.url, priced=True)
+        shown = bounded("plan", str(path), "--compare", "state", "transcript", "--effect", "0.3")
+        assert shown.returncode == 0, shown.stderr
+        costs = [line for line in shown.stdout.splitlines() if line.startswith("cost")]
+        assert all(" EUR" in line and " USD" not in line for line in costs[:-1]), costs
+        assert costs[-1] == "cost in EUR at the experiment file's [prices]"
+        dry = bounded("sweep", str(path), "--dry-run")
+        assert dry.returncode == 0, dry.stdout + dry.stderr
+        assert "cost in EUR at the experiment file's [prices]" in dry.stdout
+        path = write(endpoint.url, priced=False)  # no prices: unpriced, and said so
+        shown = bounded("plan", str(path), "--compare", "state", "transcript", "--effect", "0.3")
+    assert shown.returncode == 0, shown.stderr
+    assert "cost unpriced (openai:fake)" in shown.stdout
+    assert "cost: no prices given (scripted players cost 0;" in shown.stdout

@@ -157,6 +157,17 @@ def test_a_multi_task_sweep_gives_the_paper_table_by_level(tmp_path, capsys):
         and "unpriced" in out
         and "cost: unpriced, no prices given" in " ".join(out.split())
     )
+    # paired per level and pooled; the level is the block, never a parity line
+    code, out, _ = call(capsys, "analyze", archive, "--compare", "balrog-naive,state")
+    flat = " ".join(out.split())
+    assert code == 0 and "babyai level=pickup" in flat and "all blocks" in flat
+    assert "parity:" in flat and "level differs" not in flat and "option level" not in flat
+    code, out, err = call(capsys, "report", archive, "--baseline", "balrog-naive",
+                          "--compare", "balrog-naive,state", "-o", tmp_path / "r.html")  # fmt: skip
+    page = (tmp_path / "r.html").read_text()
+    assert code == 0, err
+    assert "state - balrog-naive (paired)" in page and "babyai level=goto" in page
+    assert "level differs" not in page and "option level" not in page
 
 
 def test_analyze_prices_a_sweep_at_its_experiment_files_prices(tmp_path, capsys):

@@ -312,11 +312,14 @@ def mixed_settings(games: Sequence[_Game], keys: Mapping[str, list[str]]) -> lis
             default = missing_value(setting)
             if default is not None and any(setting not in game.settings for game in mine):
                 seen.add(default)
-        for env in {game.env for game in mine}:
+        for env in sorted({game.env for game in mine}):
             here = [game.options for game in mine if game.env == env]
             for option in {key for options in here for key in options} - set(keys[env]):
-                seen = values.setdefault(f"environment option {option}", set())
-                seen.update(option_text(options, option) for options in here)
+                # one environment's values only: two games' `task` options mix nothing
+                # when one is TextWorld's and the other MiniHack's
+                seen = {option_text(options, option) for options in here}
+                if len(seen) > 1:
+                    values[option_setting(option, env, mine)] = seen
         found += [
             MixedSetting(
                 treatment=treatment, setting=setting, values=tuple(sorted(seen, key=value_order))
@@ -325,6 +328,13 @@ def mixed_settings(games: Sequence[_Game], keys: Mapping[str, list[str]]) -> lis
             if len(seen) > 1
         ]
     return found
+
+
+def option_setting(option: str, env: str, games: Sequence[_Game]) -> str:
+    """How a mixed environment option is named: with its environment where the treatment
+    plays several."""
+    several = len({game.env for game in games}) > 1
+    return f"environment option {option}" + (f" on {env}" if several else "")
 
 
 __all__ = [

@@ -182,8 +182,25 @@ def sections(table: PaperTable) -> list[tuple[list[list[str]], str]]:
 
 
 def notes(table: PaperTable) -> list[str]:
-    """Lines under the tables: the settings a treatment mixes (never pooled silently)."""
-    return [f"note: {line} (neither treatment nor block)" for line in table.mixed]
+    """Lines under the tables: the settings a treatment mixes (never pooled silently), and
+    why a table is a diagonal where it is one."""
+    found = [f"note: {line} (neither treatment nor block)" for line in table.mixed]
+    return found + diagonal_note(table)
+
+
+def diagonal_note(table: PaperTable) -> list[str]:
+    """One line where every row holds a single column (rows by a field that fixes the
+    column, `--rows cell --cols tag`): a diagonal that compares nothing within a row."""
+    cols_of: dict[str, set[str]] = {}
+    for entry in table.entries:
+        cols_of.setdefault(entry.row, set()).add(entry.col)
+    if len(table.cols) < 2 or any(len(cols) > 1 for cols in cols_of.values()):
+        return []
+    return [
+        f"note: each {table.rows_by} holds one {table.cols_by}, so the table is a diagonal; "
+        "tasks as rows and treatments as columns: --rows block (or a block option such as "
+        "level) --cols treatment"
+    ]
 
 
 def render(table: PaperTable, form: str) -> str:

@@ -288,10 +288,12 @@ def games_text(cell: CellProgress) -> str:
 
 def cost_text(cell: CellProgress, currency: str = "") -> str:
     """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
-    (`bounded.analysis.cost.money`)."""
+    (`bounded.analysis.cost.money`); a cell of an unpriced model reads unpriced before its
+    first game too."""
     from bounded.analysis.cost import money
 
-    return money(cell.cost, cell.unpriced, currency)
+    unpriced = cell.unpriced or (set() if cell.cost else cell.unpriced_planned)
+    return money(cell.cost, unpriced, currency)
 
 
 def cell_lines(board: SweepBoard) -> list[str]:

@@ -302,7 +302,7 @@ def cost_lines(
     from bounded.sweeps.estimate import SweepPrices, add_usage, estimate_cells
     from bounded.sweeps.survey import cell_name, has_runs_table
 
-    costs = SweepPrices.of(experiment.spec.prices, prices)
+    costs = SweepPrices.of(experiment.spec.prices, prices, experiment.spec.currency)
     archived = []
     if has_runs_table(path):
         with Archive(path, read_only=True) as store:
@@ -328,7 +328,22 @@ def cost_lines(
             f"(from the {entry.source} of {entry.name}; an estimate)"
         )
     lines.append(f"cost, total to reach {n} games per cell: {usage_text(games, total, costs)}")
+    lines.append(prices_line(bool(experiment.spec.prices), bool(prices), costs.currency))
     return lines
+
+
+def prices_line(in_file: bool, given: bool, currency: str) -> str:
+    """Where the plan's costs come from and their currency (never a built-in default)."""
+    sources = [
+        *(["the experiment file's [prices]"] if in_file else []),
+        *(["--price"] if given else []),
+    ]
+    if not sources:
+        return (
+            "cost: no prices given (scripted players cost 0; any other model reads unpriced: "
+            "give the file a [prices] table or --price MODEL=IN,CACHED,OUT)"
+        )
+    return f"cost in {currency} at {' and '.join(sources)}"
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"plan": plan}

@@ -268,6 +268,10 @@ def print_dry_run(
         plain(f"  {resume.describe(plan.phase(resume.phase))}")
     for line in estimate_lines(state.estimates, costs):
         plain(line)
+    if state.estimates:
+        from bounded.cli.plan import prices_line
+
+        plain(prices_line(bool(experiment.spec.prices), bool(prices), costs.currency))
     for line in state.parity.lines() if state.parity is not None else []:
         plain(line)
     for line in state.endpoints:

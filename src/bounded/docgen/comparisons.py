@@ -2,7 +2,8 @@
 (`bounded.analysis.paper`, `bounded.analysis.stratified`, `bounded.analysis.parity`): the
 EpicStar Table 1 of wins with its paired differences against `episodic`, the discordant
 pairs behind each difference, replay's two steps paired game by game, the memory-design
-table with its paired differences against `typed`, and the parity reports."""
+table with its paired differences against `typed`, the reduced BALROG run's table against
+`balrog-naive`, and the parity reports."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from bounded.docgen.format import Data, table
 
 EPICSTAR_BASELINE = "episodic"
 MEMORY_BASELINE = "typed"
+BALROG_BASELINE = "balrog-naive"
 
 
 def epicstar_table_of_wins(data: Data) -> str:
@@ -151,6 +153,17 @@ def memory_designs_table_of_scores(data: Data) -> str:
     found = paper_table(
         runs, rows="block", cols="contract", metric="score", baseline=MEMORY_BASELINE
     )
+    return render(found, "markdown")
+
+
+def balrog_small_table_of_progression(data: Data) -> str:
+    """The reduced BALROG run's games as `bounded table --metric progression --baseline
+    balrog-naive` prints them (a task per environment, BALROG's averages, each agent's
+    paired difference against BALROG's own agent), from the committed summary's runs."""
+    found = paper_table(
+        runs_of_summary(data), rows="block", cols="treatment", metric="progression",
+        baseline=BALROG_BASELINE,
+    )  # fmt: skip
     return render(found, "markdown")
 
 

@@ -42,6 +42,7 @@ RENDERERS: dict[str, Renderer] = {
     "epicstar-findings": comparisons.epicstar_findings,
     "epicstar-replay-steps": comparisons.replay_steps_paired,
     "memory-designs-paper-table": comparisons.memory_designs_table_of_scores,
+    "balrog-small-paper-table": comparisons.balrog_small_table_of_progression,
     "summary-parity": comparisons.summary_parity,
     # the spire's context audit
     "context-audit-cost": context_audit.reuse_and_cost,

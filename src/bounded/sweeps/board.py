@@ -44,6 +44,9 @@ class CellProgress:
     completion_tokens: int = 0
     cost: float = 0.0
     unpriced: set[str] = field(default_factory=set)
+    unpriced_planned: set[str] = field(default_factory=set)
+    """The models of the cell's plan that no price covers, as the plan names them: what
+    its cost reads before a game has been counted (`unpriced`, not 0)."""
     limit: int | None = None
     """The most decisions a game of the cell may take (its plan's `max_decisions`); None
     where the archive holds no plan."""
@@ -88,6 +91,8 @@ class SweepBoard:
             cell = board.cell(spec.cell, spec.env)
             cell.total = (cell.total or 0) + 1
             cell.limit = max(cell.limit or 0, spec.max_decisions)
+            models = {spec.model, *spec.models.values()}
+            cell.unpriced_planned.update(m for m in models if prices.prices(m) is None)
         return board
 
     def cell(self, name: str, env: str) -> CellProgress:
@@ -132,6 +137,7 @@ class SweepBoard:
                 setattr(total, name, getattr(total, name) + getattr(cell, name))
             total.playing_decisions += cell.playing_decisions
             total.unpriced |= cell.unpriced
+            total.unpriced_planned |= cell.unpriced_planned
         return total
 
     def as_json(self) -> dict[str, Any]:
