@@ -9,8 +9,8 @@ A game shipped with bounded (`bounded.envs.textworld.shipped`) is unpacked into 
 any other is generated (`--seeds` may name one that is not shipped, to measure that too;
 `--timeout` bounds it). Each row says which. Each (task, seed) gets its own empty `HOME`
 (and no `XDG_CACHE_HOME` or `BOUNDED_TEXTWORLD_GAMES`); the child reports its import,
-build and reset seconds. The load average is recorded before and after: on a shared
-machine the seconds are an upper bound.
+build and reset seconds, and the parent the child's CPU seconds. The load average is
+recorded before and after: on a shared machine the seconds are an upper bound.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -56,8 +57,11 @@ def child_environment(home: Path) -> dict[str, str]:
 
 
 def fresh_run(task: str, seed: int, home: Path, timeout: float) -> dict[str, Any]:
-    """One child process with `home` as its home: wall seconds to its first observation."""
+    """One child process with `home` as its home: wall seconds to its first observation,
+    and the CPU seconds it spent (user + system): on a shared machine the CPU seconds say
+    what an idle one would take better than the wall."""
     started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         done = subprocess.run(
             [sys.executable, "-c", CHILD, task, str(seed)], env=child_environment(home),
@@ -66,9 +70,11 @@ def fresh_run(task: str, seed: int, home: Path, timeout: float) -> dict[str, Any
     except subprocess.TimeoutExpired:
         return {"error": f"no first observation within {timeout:.0f} s"}
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     child = json.loads(done.stdout.strip().splitlines()[-1])
     rounded = {k: round(v, 3) if isinstance(v, float) else v for k, v in child.items()}
-    return {"first_observation_s": round(wall, 2), **rounded}
+    return {"first_observation_s": round(wall, 2), "cpu_s": round(cpu, 2), **rounded}
 
 
 def shipped(task: str, seed: int) -> bool:

@@ -106,7 +106,7 @@ def test_a_run_summary_names_the_preset_and_sets_the_game_beside_a_transcript(ca
         (["run", "warehouse", "--horizon", "0"], "bad options for warehouse"),
         (["run", "warehouse", "--opt", "nonsense"], "is not key=value"),
         (["run", "warehouse", "--seed", "many"], "Invalid value for '--seed'"),
-        (["demo", "--horizons", "5,ten"], "--horizons must be integers"),
+        (["demo", "warehouse", "--horizons", "5,ten"], "--horizons must be integers"),
         (["launch"], "No such command 'launch'"),
     ],
 )

@@ -84,6 +84,25 @@ def test_an_unknown_demo_is_one_line(capsys):
     assert code == 2 and "unknown demo 'chess' (one of compare, spire, warehouse)" in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--acts", "3"], "--acts belongs to the spire demo, not the compare one "
+         "(use: bounded demo --full --acts ...)"),
+        (["warehouse", "--contract", "state"], "--contract belongs to the spire demo, "
+         "not the warehouse one"),
+        (["--full", "--decisions", "4"], "--decisions belongs to the compare demo, not the "
+         "spire one (use: bounded demo compare --decisions ...)"),
+        (["--horizons", "5"], "--horizons belongs to the warehouse demo"),
+    ],
+)  # fmt: skip
+def test_another_demos_option_is_refused_not_ignored(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = call(capsys, "demo", *argv, "--model", "scripted:minimal")
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert list(tmp_path.iterdir()) == []  # nothing played, no archive made
+
+
 @pytest.mark.model
 def test_the_embedded_model_plays_the_demo(capsys, tmp_path, monkeypatch):
     """The README's first command on the embedded model, cut to 2 decisions a game."""

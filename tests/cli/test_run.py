@@ -1,6 +1,8 @@
 """`bounded run` checks its endpoint before it plays, as `bounded sweep` does: a dead server
 or a refused key is one line and exit 2, and nothing is written to the archive."""
 
+from pathlib import Path
+
 import pytest
 
 from bounded.cli import main
@@ -55,3 +57,13 @@ def test_a_live_endpoint_plays(tmp_path, capsys, monkeypatch):
         code, out, err = run(capsys, archive, endpoint.url, "--reply", "json")
     assert code == 0, err
     assert "archive" in out and archive.exists()
+
+
+def test_the_summary_names_an_archive_in_a_bracketed_folder_as_written(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    Path("[x]").mkdir()
+    main(["run", "warehouse", "--opt", "horizon=2", "--model", "scripted:minimal", "[x]/a.sqlite"])
+    out = capsys.readouterr().out
+    assert " [x]/a.sqlite (run " in out

@@ -1,6 +1,8 @@
 """`bounded runs`: each run's cell and error, and the way to continue a stale one (a sweep's
 games by rerunning the sweep, a lone run by `bounded resume`)."""
 
+import shlex
+
 import pytest
 
 from bounded.archive import Archive
@@ -50,6 +52,13 @@ def test_a_tag_no_run_has_is_an_error_naming_the_closest(tmp_path, capsys):
         main(["attribute", str(path), "--tag", "type", "--layer", "L3"])
     assert stopped.value.code == 2
     assert "no runs of tag 'type'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:  # the audit streams its runs, checked first
+        main(["audit", str(path), "--contract", "stat"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"bounded: error: no runs of contract 'stat' in {path} (did you mean 'state'?) "
+        "(contracts there: state)"
+    )
 
 
 def test_runs_show_cell_names_as_written_and_the_code_that_played_each(
@@ -73,3 +82,26 @@ def test_runs_show_cell_names_as_written_and_the_code_that_played_each(
     out = capsys.readouterr().out
     assert "balrog-naive[level=goto]" in out and "balrog-naive[level=pickup]" in out
     assert "[bold]t[/bold]" in out and out.count("v1-2-gabc-dirty") == 2
+
+
+def test_an_experiment_named_with_brackets_is_printed_as_written(tmp_path, capsys):
+    """rich reads `[1]` as markup: the sweep's closing line and `runs`' stale line print
+    the name as written (as the cells' names are)."""
+    folder = tmp_path / "[x]"
+    folder.mkdir()
+    path = folder / "a.sqlite"
+    experiment = tmp_path / "e.toml"
+    experiment.write_text(
+        f'[experiment]\nname = "exp[1]"\narchive = "{path}"\n\n[defaults]\n'
+        'env = "warehouse"\nenv_options = { horizon = 2 }\nmodel = "scripted:minimal"\n'
+        'games = 1\n\n[[cells]]\ntag = "state"\ncontract = "state"\n'
+    )
+    main(["sweep", str(experiment)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "exp[1]: 1/1 games completed" in out and f"archive {path}" in out
+    with Archive(path) as archive:
+        archive.save_run(record("d" * 32, experiment="exp[1]", status="running"))
+    main(["runs", str(path)])
+    out = " ".join(capsys.readouterr().out.split())
+    rerun = f"bounded sweep FILE.toml {shlex.quote(str(path))}"
+    assert f"stale games of experiment(s) exp[1]: rerun the sweep ({rerun})" in out

@@ -42,15 +42,15 @@ def test_the_expert_per_ascension_and_the_random_player_in_one_row():
 def test_a_textworld_game_that_failed_to_start_says_why():
     rows = [
         {"task": "coin", "seed": 1, "shipped": True,
-         "cold": {"first_observation_s": 0.456, "reset_s": 0.3},
+         "cold": {"first_observation_s": 0.456, "reset_s": 0.3, "cpu_s": 0.4},
          "warm": {"first_observation_s": 0.1}},
         {"task": "cook", "seed": 2, "shipped": False, "cold": {"error": "no game"}, "warm": None},
     ]  # fmt: skip
     data = {"rows": rows, "shipped_games": 3, "archive_bytes": 12345, "target_s": 2}
     assert textworld_first_game(data).split("\n")[1:8] == [
-        "|---|---:|---|---:|---:|---:|",
-        "| coin | 1 | shipped | **0.46** | 0.30 | 0.10 |",
-        "| cook | 2 | generated | no game | | |",
+        "|---|---:|---|---:|---:|---:|---:|",
+        "| coin | 1 | shipped | **0.46** | 0.30 | 0.10 | 0.40 |",
+        "| cook | 2 | generated | no game | | | |",
         "",
         "3 games shipped (12,345 bytes of xz); target under 2 s.",
         "",

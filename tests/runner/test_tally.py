@@ -142,3 +142,35 @@ def test_an_agent_whose_every_reply_is_unusable_acts_at_rate_zero(record, tmp_pa
     report = parity_of_runs([(tag, {}, [run]) for tag, run in played.items()])
     assert any(line.startswith("parity: acting rate differs: unusable 0.00;")
                for line in report.lines()), report.lines()  # fmt: skip
+
+
+ACTING_REPLY = {"craft": "Decisions:\n0: <TRAIN PROBE>", "crafter": "Decisions:\n0: <Move West>"}
+"""A CoS reply naming an action other than the empty one, in CoS's format."""
+
+
+@pytest.mark.parametrize("name", sorted(ACTING_REPLY))
+def test_the_empty_action_played_for_an_unusable_reply_is_a_fallback(name) -> None:
+    """CoS (`summary`) plays the environment's empty action where a reply gives no decision,
+    as its reference queues `EMPTY ACTION`: on an environment that declares one, each call
+    whose reply is unusable is a fallback decision (the calls' share of the decisions), the
+    queue's empty steps between calls are not, and the parity report flags the cell against
+    the same contract given usable replies, its fallback rate beside its acting rate."""
+    record = ENV_RECORDS.get(name)
+    played = {}
+    for tag, reply in (("unusable", UNUSABLE), ("acting", ACTING_REPLY[name])):
+        env = make(record.env_id, **dict(record.test_options or {}))
+        assert env.empty_action is not None
+        contract = make_contract("summary", {"interval": 2, "decisions": 1, "reply": "text"})
+        model = ScriptedModel([reply], cycle=True)
+        played[tag] = run_episode(env, contract, model, seed=1, tag=tag, max_decisions=10)
+        assert played[tag].status == "completed", played[tag].error
+    idle = played["unusable"]
+    assert idle.outcome["effective_action_rate"] == idle.outcome["acting_rate"] == 0.0
+    assert idle.outcome["fallback_decisions"] == idle.model_calls == 5
+    assert idle.outcome["fallback_rate"] == 0.5
+    assert played["acting"].outcome["fallback_rate"] == 0.0
+    assert played["acting"].outcome["acting_rate"] > 0.25
+    report = parity_of_runs([(tag, {}, [run]) for tag, run in played.items()])
+    assert any(line.startswith("parity: acting rate differs: unusable 0.00;")
+               for line in report.lines()), report.lines()  # fmt: skip
+    assert [cell.fallback_rate for cell in report.cells] == [0.5, 0.0]

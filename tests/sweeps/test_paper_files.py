@@ -3,10 +3,13 @@ a few decisions, is swept against the fake endpoint that plays (every reply name
 action in the format its request asks for), and the parity report of the games played
 (`bounded.analysis.parity`, cells compared within each environment and matrix point) must
 find no difference beyond the memory contract but the ones listed here, each with the
-reason it is the paper's."""
+reason it is the paper's, and every cell must act (a cell whose replies can never name an
+action, as CoS's on the warehouse before its arguments could be written, idles whatever
+its memory)."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -16,7 +19,7 @@ import pytest
 
 from bounded.analysis.parity import ParityReport, parity_of_runs
 from bounded.archive import Archive
-from bounded.sweeps.experiment import parse_experiment
+from bounded.sweeps.experiment import load_experiment, parse_experiment
 from bounded.sweeps.sweep import run_sweep
 from bounded.testing.endpoint import Endpoint
 
@@ -42,8 +45,8 @@ agents have a rule of their own that is no configuration key) and runs its own f
 files, the contracts without a paper)."""
 
 PAPER_DIFFERENCES: dict[str, set[str]] = {
-    "epicstar_paper.toml": {"effective action rate", "acting rate", "reply"},
-    "epicstar_paper_small.toml": {"effective action rate", "acting rate", "reply"},
+    "epicstar_paper.toml": {"acting rate"},
+    "epicstar_paper_small.toml": {"acting rate"},
     "babyai.toml": OWN_REPLIES,
     "nethack.toml": OWN_REPLIES,
     "balrog.toml": {"reasoning", *OWN_REPLIES},
@@ -53,9 +56,8 @@ PAPER_DIFFERENCES: dict[str, set[str]] = {
 }
 """Differences a file keeps, as its papers': `OWN_REPLIES`; EpicStar's no-exploration
 ablation idles where the bank has nothing executable (docs/episodic.md), so its acting
-rate (the effective action rate, as the report named it before) is its mechanism, not a
-setting, and it calls no model, so it records no response format, which the parity report
-before issue 51 item 4 counted as a reply difference; BALROG's naive agents reply with the
+rate is its mechanism, not a setting (it calls no model: the format it would reply in is
+no difference either, issue 51 item 4); BALROG's naive agents reply with the
 action alone, no reasoning (BALROG's), where its cot agents, SKILL.state and AgenticSTS
 reason first. Every other setting (the reply mode, temperature, reply limit, decision
 budget, a contract's own call settings) is the same in every cell of an environment, and
@@ -129,6 +131,8 @@ def test_the_cells_of_a_paper_file_differ_in_their_memory_alone(name, tmp_path) 
     assert report.compared
     found = {difference.setting for difference in report.differences}
     assert found <= PAPER_DIFFERENCES.get(name, set()), report.lines()
+    idle = [cell.label for cell in report.cells if not cell.acting_rate]
+    assert not idle, f"cells that never act, so compare nothing: {idle}"
     with Archive(tmp_path / "paper.sqlite", read_only=True) as archive:
         modes = {
             run.cell: run.model_params["reply"]["mode"]
@@ -136,3 +140,31 @@ def test_the_cells_of_a_paper_file_differ_in_their_memory_alone(name, tmp_path) 
             if run.model_calls
         }
     assert modes and set(modes.values()) == {"text"}, modes
+
+
+MEASURED = json.loads((ROOT / "bench" / "results" / "paper_reply_tokens.json").read_text())
+"""The reply each paper's prompt asks for, measured with the embedded model's tokenizer
+(`bench/paper_reply_tokens.py`): CoS's Appendix B reply, SKILL.state's per environment."""
+
+
+def measured_limit(contract: str, env: str) -> int | None:
+    """The measured reply limit of the paper a cell's contract reproduces (None: its paper
+    asks for no length, AgenticSTS's and BALROG's agents')."""
+    if contract == "summary" or contract.startswith("episodic"):
+        return int(MEASURED["cos_epicstar"]["limit"])
+    if contract == "state":
+        return int(MEASURED["skill_state"]["environments"][env]["limit"])
+    return None
+
+
+@pytest.mark.parametrize("name", PAPER_FILES)
+def test_a_paper_files_reply_limit_fits_the_reply_each_cells_paper_asks_for(name) -> None:
+    """Every game's `max_tokens` is at least the measured reply of its cell's paper on its
+    environment (so no paper's reply is cut), and is one of the measured limits of the
+    file's papers: the longest of them, shared by the cells it is compared with."""
+    games = load_experiment(EXPERIMENTS / name).plan()
+    limits = {measured_limit(game.contract, game.env) for game in games} - {None}
+    for game in games:
+        own = measured_limit(game.contract, game.env) or 0
+        assert game.max_tokens >= own, (game.cell, game.env, game.max_tokens, own)
+        assert game.max_tokens in limits, (game.cell, game.max_tokens, sorted(limits))

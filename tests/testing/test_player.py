@@ -41,9 +41,14 @@ def played(endpoint: Endpoint, tmp_path, env: str, contract: str, config: dict, 
         ("crafter", "balrog-cot", {}),
         ("crafter", "balrog-robust-naive", {}),
         ("crafter", "balrog-robust-cot", {}),
-        # an action with arguments: filled from the request's schema (a text prompt's list
-        # names the arguments but not their types, so there the player gives none)
+        # an action with arguments: filled from the request's schema, or in a text reply
+        # from the types its prompt lists (the warehouse's `report` alone is legal)
         ("warehouse", "state", {"reply": "constrained"}),
+        ("warehouse", "state", {"reply": "text"}),
+        ("warehouse", "typed", {"reply": "text"}),
+        ("warehouse", "transcript", {"reply": "text"}),
+        ("warehouse", "summary", {"reply": "text"}),
+        ("warehouse", "summary", {"reply": "json"}),
         ("babyai", "typed", {"reply": "text", "text_rule": "decision-tag"}),
         # Chain of Summarization's prompt lists its actions as an action dictionary
         ("craft", "summary", {"reply": "text"}),

@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bounded.archive.prompts import read_prompts
 from bounded.archive.sqlite import Archive
-from bounded.core import RunRecord
+from bounded.core import RunRecord, Segment
 
 ROWS_PER_PAGE = 512
 """Rows a streaming query fetches at a time."""
@@ -164,6 +165,38 @@ def progress_runs(archive: Archive) -> Iterator[RunRecord]:
         yield RunRecord.model_validate(data)
 
 
+RUN_FILTERS = ("experiment", "tag", "contract")
+"""The run columns `stream_runs` filters on (`run_values` lists what they hold)."""
+
+
+def stream_runs(
+    archive: Archive, *, id_prefix: str = "", **equal: str | None
+) -> Iterator[RunRecord]:
+    """The runs whose `RUN_FILTERS` columns equal the values given (None: any) and whose id
+    starts with `id_prefix`, in `Archive.runs` order, read a page at a time: a caller that
+    folds them holds one page."""
+    wanted = {column: value for column, value in equal.items() if value is not None}
+    unknown = set(wanted) - set(RUN_FILTERS)
+    if unknown:
+        raise ValueError(f"runs are not filtered on {', '.join(sorted(unknown))}")
+    clauses = [f"{column} = ?" for column in wanted] + ["substr(run_id, 1, ?) = ?"]
+    rows = _stream(
+        archive,
+        f"SELECT * FROM runs WHERE {' AND '.join(clauses)} ORDER BY started_at, run_id",
+        (*wanted.values(), len(id_prefix), id_prefix),
+    )
+    for row in rows:
+        yield archive._stored_run(row)
+
+
+def run_values(archive: Archive, column: str) -> list[str]:
+    """The distinct values of one of the `RUN_FILTERS` columns, sorted."""
+    if column not in RUN_FILTERS:
+        raise ValueError(f"runs are not filtered on {column}")
+    rows = archive._query(f"SELECT DISTINCT {column} FROM runs")
+    return sorted(str(row[0]) for row in rows)
+
+
 # -- snapshots --------------------------------------------------------------------------
 
 
@@ -216,6 +249,17 @@ def infos_naming(archive: Archive, key: str) -> Iterator[tuple[str, Any]]:
         yield str(row["run_id"]), json.loads(row["info"])
 
 
+def prompt_segments(
+    archive: Archive, run_id: str, start: int, end: int
+) -> dict[int, list[Segment]]:
+    """The prompt segments of a run's decisions with indices in [start, end): index ->
+    segments (a reader that loads decisions without them, `Archive.iter_decisions`,
+    fetches those it needs)."""
+    with archive._guard("cannot read archive"):
+        run = archive._run_key(archive.full_id(run_id))
+        return {} if run is None else read_prompts(archive._db, run, start, end)
+
+
 # -- files ------------------------------------------------------------------------------
 
 
@@ -237,6 +281,7 @@ def holds_runs_table(path: Path) -> bool:
 
 __all__ = [
     "ROWS_PER_PAGE",
+    "RUN_FILTERS",
     "DecisionCounts",
     "RunOverview",
     "decision_counts",
@@ -245,8 +290,11 @@ __all__ = [
     "infos_naming",
     "meta_with_prefix",
     "progress_runs",
+    "prompt_segments",
     "run_overview",
+    "run_values",
     "runs_with_decisions_page",
     "snapshots_of_kind",
     "store_meta",
+    "stream_runs",
 ]

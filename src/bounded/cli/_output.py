@@ -132,7 +132,7 @@ def run_summary(run: RunRecord, archive: Path, decisions: Sequence[DecisionRecor
     if decisions:
         add_decision_rows(table, decisions)
         add_counterfactual_rows(table, run, decisions)
-    table.add_row("archive", f"{archive} (run {run.run_id[:12]})")
+    table.add_row("archive", escape(f"{archive} (run {run.run_id[:12]})"))
     return table
 
 

@@ -46,15 +46,24 @@ def demo(
         bool, typer.Option("--full", help="The whole spire game under the typed contract.")
     ] = False,
     decisions: Annotated[
-        int, typer.Option(help="compare: decisions per game.", min=1, max=200)
-    ] = DEFAULT_DECISIONS,
+        int | None,
+        typer.Option(
+            help=f"compare: decisions per game [default: {DEFAULT_DECISIONS}].", min=1, max=200
+        ),
+    ] = None,
     report: Annotated[
         Path | None,
         typer.Option(help="compare: the report to write (default: beside the archive)."),
     ] = None,
-    acts: Annotated[int, typer.Option(help="spire: acts to play (1-3).", min=1, max=3)] = 1,
-    contract: Annotated[str, typer.Option(help="spire: contract or preset.")] = "typed",
-    horizons: Annotated[str, typer.Option(help="warehouse: comma-separated T.")] = "5,10,20,30",
+    acts: Annotated[
+        int | None, typer.Option(help="spire: acts to play (1-3) [default: 1].", min=1, max=3)
+    ] = None,
+    contract: Annotated[
+        str | None, typer.Option(help="spire: contract or preset [default: typed].")
+    ] = None,
+    horizons: Annotated[
+        str | None, typer.Option(help="warehouse: comma-separated T [default: 5,10,20,30].")
+    ] = None,
     base_url: BaseUrlOption = None,
     archive_option: ArchiveOption = None,
 ) -> None:
@@ -66,13 +75,37 @@ def demo(
         raise ConfigError(f"unknown demo {which!r} (one of {', '.join(DEMOS)})")
     if full:
         which = "spire"
-    values = horizon_list(horizons)
+    refuse_other_demos_options(
+        which, {"decisions": decisions, "report": report, "acts": acts,
+                "contract": contract, "horizons": horizons},
+    )  # fmt: skip
     if which == "compare":
-        compare_demo(archive, model, seed, decisions, report, base_url)
+        compare_demo(archive, model, seed, decisions or DEFAULT_DECISIONS, report, base_url)
     elif which == "spire":
-        spire_demo(archive, model, seed, acts, contract, base_url)
+        spire_demo(archive, model, seed, acts or 1, contract or "typed", base_url)
     else:
-        warehouse_demo(archive, model, seed, values, base_url)
+        warehouse_demo(archive, model, seed, horizon_list(horizons or "5,10,20,30"), base_url)
+
+
+OPTIONS_OF: dict[str, tuple[str, ...]] = {
+    "compare": ("decisions", "report"),
+    "spire": ("acts", "contract"),
+    "warehouse": ("horizons",),
+}
+"""The options only one demo reads."""
+
+
+def refuse_other_demos_options(which: str, given: dict[str, object]) -> None:
+    """An option of another demo is refused, not ignored (`bounded demo --acts 3` would
+    otherwise play the comparison)."""
+    for other, names in OPTIONS_OF.items():
+        stray = [f"--{name}" for name in names if other != which and given[name] is not None]
+        if stray:
+            command = "bounded demo --full" if other == "spire" else f"bounded demo {other}"
+            raise ConfigError(
+                f"{', '.join(stray)} belongs to the {other} demo, not the {which} one "
+                f"(use: {command} {stray[0]} ...)"
+            )
 
 
 def horizon_list(horizons: str) -> list[int]:
@@ -125,7 +158,7 @@ def warehouse_demo(
             model, horizons, seed=seed, archive=store, base_url=base_url, console=console
         )
     console.print(demos.demo_table(rows))
-    console.print(f"archive: {archive}")
+    console.print(f"archive: {archive}", markup=False)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

@@ -32,7 +32,8 @@ def import_runs(
         summary = IMPORTERS[source](path, store)
     console.print(
         f"imported {summary.imported} runs ({summary.completed} completed games, "
-        f"{summary.tags} tags) from {summary.source} into {archive}"
+        f"{summary.tags} tags) from {summary.source} into {archive}",
+        markup=False,
     )
 
 

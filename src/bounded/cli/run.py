@@ -237,7 +237,7 @@ def run_workbench(
             **options,
         )  # fmt: skip
     typer.echo(format_table(rows))
-    console.print(f"archive: {archive}")
+    console.print(f"archive: {archive}", markup=False)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {

@@ -92,6 +92,7 @@ def print_runs(archive: Path, records: list[Any]) -> None:
         console.print(
             f"{len(stale) - len(alone)} stale games of experiment(s) {', '.join(swept)}: rerun "
             f"the sweep (bounded sweep FILE.toml {where}) to continue them", soft_wrap=True,
+            markup=False,
         )  # fmt: skip
     if alone:
         can = sum(found.resumable for found in alone)
@@ -99,6 +100,7 @@ def print_runs(archive: Path, records: list[Any]) -> None:
             f"{len(alone)} stale runs ({can} resumable): bounded resume RUN_ID {where} "
             f"continues one; bounded runs {where} --close-stale marks the others failed",
             soft_wrap=True,
+            markup=False,
         )
 
 

@@ -157,7 +157,8 @@ def sweep(
         f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
         f"({summary.skipped} already done, {summary.played} played now"
         f"{f' ({summary.resumed} resumed)' if summary.resumed else ''}, "
-        f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
+        f"{summary.removed} incomplete rows replaced); archive {summary.archive}",
+        markup=False,
     )
     if summary.took_over:
         plain(f"took over the lease of a killed sweep: {summary.took_over}")

@@ -21,6 +21,7 @@ contract's first prompt (a flat analysis and suggestions, each capped at
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -136,8 +137,19 @@ def l1_summary(obs: Observation, max_chars: int) -> str:
     return f"[t={obs.t:g}] {text}"
 
 
-def render_dictionary(obs: Observation) -> str:
-    """The legal actions in `<ACTION NAME>` form (arguments spelled out where needed)."""
+ARGS_IN_TEXT = (
+    "An action with args is written with them as a JSON object after its name, like "
+    "<{name} {example}>."
+)
+"""How a `text` reply gives an action's arguments (`bounded.contracts.replies.cos`'s
+extension), said under the dictionary only where an action takes some."""
+EXAMPLE_VALUES: dict[object, object] = {"string": "", "boolean": False, "array": [], "object": {}}
+"""An example value of each JSON type in `ARGS_IN_TEXT` (0 for a number or any other)."""
+
+
+def render_dictionary(obs: Observation, *, text: bool = False) -> str:
+    """The legal actions in `<ACTION NAME>` form (arguments spelled out where needed; in a
+    `text` reply, `ARGS_IN_TEXT` says how to write them)."""
     lines = []
     for action in obs.legal:
         line = tag(action.id)
@@ -145,6 +157,11 @@ def render_dictionary(obs: Observation) -> str:
             props = action.schema_.get("properties", {})
             line += " args: " + ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items())
         lines.append(line)
+    with_args = next((action for action in obs.legal if action.schema_), None)
+    if text and with_args is not None:
+        props = (with_args.schema_ or {}).get("properties", {})
+        example = json.dumps({k: EXAMPLE_VALUES.get(v.get("type"), 0) for k, v in props.items()})
+        lines.append(ARGS_IN_TEXT.format(name=with_args.id, example=example))
     return "Action dictionary (executable now):\n" + "\n".join(lines)
 
 
@@ -265,7 +282,7 @@ class SummaryContract(ConfiguredContract[SummaryConfig]):
         prompt.add("instructions", "system", self.system_prompt())
         prompt.add("summaries", "user", self.render_summaries())
         prompt.add("actions", "user", self.render_action_queues())
-        prompt.add("observation", "user", render_dictionary(obs))
+        prompt.add("observation", "user", render_dictionary(obs, text=self.reply_mode == "text"))
         return prompt
 
     def render_summaries(self) -> str:

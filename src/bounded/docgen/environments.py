@@ -163,13 +163,15 @@ def textworld_first_game(data: Data) -> str:
             cold.get("error") or f"**{first:.2f}**",
             "" if "reset_s" not in cold else f"{cold['reset_s']:.2f}",
             "" if "first_observation_s" not in warm else f"{warm['first_observation_s']:.2f}",
+            "" if "cpu_s" not in cold else f"{cold['cpu_s']:.2f}",
         ])  # fmt: skip
     header = [
         "task", "seed", "game", "first observation, empty home (s)",
         "of which reset (unpack or generate + load)", "cache present (s)",
+        "CPU seconds, empty home",
     ]  # fmt: skip
     note = (
         f"{data['shipped_games']} games shipped ({count(data['archive_bytes'])} bytes of xz); "
         f"target under {data['target_s']} s."
     )
-    return table(header, rows, "lrlrrr") + f"\n{note}\n\n{measured_under(data)}\n"
+    return table(header, rows, "lrlrrrr") + f"\n{note}\n\n{measured_under(data)}\n"

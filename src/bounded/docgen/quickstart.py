@@ -1,6 +1,6 @@
 """The quick start: the README's first command timed from a fresh clone with the prompt
-tokens of its two games (`bench/quickstart_demo.py`), and the committed quick-start game's
-summary (`bench/embedded_speed.py`'s `quickstart_summary.json`)."""
+tokens of its two games (`bench/quickstart_demo.py`), and the summary of the committed
+game of `bounded demo --full`'s kind (`bench/embedded_speed.py`'s `quickstart_summary.json`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from bounded.docgen.format import Data, count, measured_under, percent, table
 
 
 def quickstart_game_sentence(data: Data) -> str:
-    """One sentence on the committed quick-start game: its prompt reuse and time per
-    decision."""
+    """One sentence on the committed game of `bounded demo --full`'s kind (the quick start
+    before it became the comparison): its prompt reuse and time per decision."""
     run = data["runs"][0]
     spec, outcome = run["spec"], run["outcome"]
     reuse = run["cached_tokens"] / max(1, run["prompt_tokens"])
     per = run["wall_s"] / max(1, run["decisions"])
     return (
-        f"The committed quick-start game (`{spec['env']}` Act 1 under `{run['contract']}`, "
+        f"The committed game of `bounded demo --full`'s kind (`{spec['env']}` Act 1 under "
+        f"`{run['contract']}`, "
         f"seed {run['seed']}, on `{run['model']}`, {run['decisions']} decisions, ended by "
         f"`{outcome.get('ended_by')}` on floor {outcome.get('floor')}): llama.cpp reused "
         f"**{percent(reuse)}** of the prompt tokens ({count(run['cached_tokens'])} cached of "

@@ -31,6 +31,8 @@ RENDERERS: dict[str, Renderer] = {
     "archive-transcript": archive.transcript_bytes_per_decision,
     "archive-fill": archive.replayed_against_played,
     "archive-peak-memory": archive.peak_memory_large_over_small,
+    "archive-audit-by-code": archive.audit_by_code,
+    "archive-attribute-plan-by-code": archive.attribute_plan_by_code,
     # BALROG
     "balrog-experts": balrog.scripted_progression,
     "balrog-small-summary": balrog.balrog_small_games,

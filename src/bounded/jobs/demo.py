@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -204,5 +205,5 @@ def spire_summary(result: SpireDemoResult, archive_path: Any) -> Table:
         "prompt tokens per call (mean / max)", f"{mean:,.0f} / {result.max_prompt_tokens:,}"
     )
     table.add_row("wall time", f"{run.wall_s / 60:.1f} min")
-    table.add_row("archive", f"{archive_path} (run {run.run_id[:12]})")
+    table.add_row("archive", escape(f"{archive_path} (run {run.run_id[:12]})"))
     return table

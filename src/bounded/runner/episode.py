@@ -50,6 +50,7 @@ from bounded.contracts.base import as_contract
 from bounded.contracts.expert import EnvReader
 from bounded.contracts.replies.policy import (
     fallback_actions,
+    idles_for_an_unusable_reply,
     reply_constraint,
 )
 from bounded.core import (
@@ -274,7 +275,8 @@ class EpisodeRunner:
     def _decide(self, obs: Observation) -> tuple[Observation, bool]:
         started = time.perf_counter()
         prompt, completion, decision = self._consult(obs)
-        actions, fallback = decision.actions, False
+        actions = decision.actions
+        fallback = idles_for_an_unusable_reply(decision, self.env.empty_action)
         if not actions:
             policy = self.contract.replies.fallback_policy()
             actions, fallback = fallback_actions(obs, policy, self._default), True

@@ -13,7 +13,9 @@ actions are the last `Legal actions:` list of its messages (every contract rende
 which lists none, the actions its BALROG instruction prompt describes (`name: what it
 does`, one a line), and the reply is written in the format its
 closing instruction asks for (a JSON object, a `<decision>` tag, a ```json block,
-`<ACTION NAME>` tags, or one of BALROG's agents' forms).
+`<ACTION NAME>` tags, or one of BALROG's agents' forms). Where every listed action takes
+arguments (the warehouse's `report`), it is given arguments of the types the list names
+(0, "", false, [], {}), in every form but BALROG's, which cannot carry them.
 
 `random` draws from a generator seeded by the seed and the request itself, so the same
 request gets the same reply whatever order concurrent requests arrive in: same seed, same
@@ -38,6 +40,9 @@ DICTIONARY_HEADER = "Action dictionary (executable now):"
 """Where Chain of Summarization's prompt lists the legal actions, one `<NAME>` a line."""
 BALROG_ACTIONS_HEADER = "followed by a short description of each action:"
 """Where BALROG's instruction prompts start their list of actions."""
+LISTED_ARG = re.compile(r"(\w+)(?:: | \()(\w+)")
+"""One argument as the legal list (`occupied: integer`) or the dictionary
+(`occupied (integer)`) writes it."""
 KEYS = re.compile(r"with the keys ((?:\"[^\"]+\"(?:, )?)+)")
 ARGS = re.compile(r" \(args: [^)]*\)$")
 BALROG_LETTERS = re.compile(r"[^a-zA-Z\s:]")
@@ -50,6 +55,13 @@ class Listed:
     id: str
     label: str
     takes_args: bool
+    arg_types: tuple[tuple[str, str], ...] = ()
+    """Each argument's name and JSON type, as the prompt lists them."""
+
+    def args(self) -> dict[str, Any]:
+        """Arguments of the listed types (0, "", false, [], {}): a reply can name it."""
+        return {name: instance({"type": kind}, Chooser("first", 0, {})) for name, kind in
+                self.arg_types}  # fmt: skip
 
 
 class Chooser:
@@ -140,11 +152,13 @@ def parse_dictionary(lines: Sequence[str]) -> list[Listed]:
         name, takes = line.strip(), False
         if not name:
             continue
+        types: tuple[tuple[str, str], ...] = ()
         if " args: " in name:
-            name, takes = name.split(" args: ", 1)[0], True
+            name, listed = name.split(" args: ", 1)
+            takes, types = True, tuple(LISTED_ARG.findall(listed))
         if not (name.startswith("<") and name.endswith(">")):
             break
-        found.append(Listed(name[1:-1], "", takes))
+        found.append(Listed(name[1:-1], "", takes, types))
     return found
 
 
@@ -175,10 +189,11 @@ def parse_list(lines: Sequence[str]) -> list[Listed]:
         entry = line[2:]
         if entry.startswith("... "):
             continue
-        takes_args = ARGS.search(entry) is not None
+        listed = ARGS.search(entry)
+        types = tuple(LISTED_ARG.findall(listed.group(0)[len(" (args: ") :])) if listed else ()
         entry = ARGS.sub("", entry)
         action_id, _, label = entry.partition(": ")
-        found.append(Listed(action_id.strip(), label.strip(), takes_args))
+        found.append(Listed(action_id.strip(), label.strip(), listed is not None, types))
     return found
 
 
@@ -195,6 +210,8 @@ def object_reply(instruction: str, action: Listed, many: bool) -> dict[str, Any]
     found = KEYS.findall(instruction)
     keys = re.findall(r'"([^"]+)"', found[-1]) if found else ["action"]
     named: dict[str, Any] = {"id": action.id}
+    if action.takes_args:
+        named["args"] = action.args()
     reply: dict[str, Any] = {}
     for key in keys:
         if key == "action":
@@ -211,30 +228,42 @@ def object_reply(instruction: str, action: Listed, many: bool) -> dict[str, Any]
 
 
 def text_reply(texts: Sequence[str], choose: Chooser) -> str | None:
-    """A reply naming a listed legal action in the format the closing instruction asks for;
-    None when the messages list no action a reply can name without arguments."""
+    """A reply naming a listed legal action in the format the closing instruction asks for
+    (an action without arguments where one is listed, else one whose argument types are
+    listed, with arguments of those types, in a form that can give them); None when the
+    messages list no action a reply can name."""
     listed = listed_actions(texts)
     plain = [action for action in listed if not action.takes_args]
-    if not plain:
-        return None
-    action = choose.pick(plain)
+    typed = [action for action in listed if action.arg_types]
     last = "\n".join(texts)
+    if not plain and not (typed and not balrog_form(texts, last)):
+        return None
+    action = choose.pick(plain or typed)
     if '"decisions" (the list of <ACTION NAME>)' in last:
-        return json.dumps({"decisions": [f"<{action.id}>"]})
+        named = {"id": action.id, "args": action.args()} if action.takes_args else None
+        return json.dumps({"decisions": [named or f"<{action.id}>"]})
     if "<|ACTION|>" in last:
         return f"<|ACTION|>{balrog_name(action)}<|END|>"
     if "ACTION: <action>" in last:
         return f"ACTION: {balrog_name(action)}"
     if texts[-1].rstrip().endswith("Action:") or NAIVE_ASK in texts[-1]:
         return balrog_name(action)
-    if "<ACTION NAME>" in last:
-        return f"Decisions:\n0: <{action.id}>"  # as CoS's extractor reads them
+    if "<ACTION NAME>" in last:  # as CoS's extractor reads them (its args: bounded's form)
+        args = f" {json.dumps(action.args())}" if action.takes_args else ""
+        return f"Decisions:\n0: <{action.id}{args}>"
     reply = json.dumps(object_reply(last, action, "You may give up to" in last))
     if "<decision>" in last:
         return f"<decision>{reply}</decision>"
     if "```json" in last:
         return f"```json\n{reply}\n```"
     return reply
+
+
+def balrog_form(texts: Sequence[str], last: str) -> bool:
+    """Whether the closing instruction asks for one of BALROG's agents' forms (an action
+    alone, by name: no arguments)."""
+    asks = "<|ACTION|>" in last or "ACTION: <action>" in last or NAIVE_ASK in texts[-1]
+    return asks or texts[-1].rstrip().endswith("Action:")
 
 
 def play(body: Mapping[str, Any], mode: PlayMode, seed: int = 0) -> str | None:

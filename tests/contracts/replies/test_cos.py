@@ -160,3 +160,41 @@ def test_a_huge_reply_is_read_in_bounded_time():
     text = "Decisions:\n" + "\n".join(f"{n}: <{'TRAIN PROBE ' * 5000}" for n in range(200))
     reading = read_decisions(text, CRAFT, keep=3)
     assert [a.id for a in reading.actions] == [TP] * 3 and reading.dropped == 197
+
+
+REPORT = Action(
+    id="report",
+    schema={"type": "object", "properties": {"occupied": {"type": "integer"},
+            "shipped": {"type": "integer"}}, "required": ["occupied", "shipped"]},
+)  # fmt: skip
+WAREHOUSE = Observation(kind="event", legal=[REPORT, Action(id="wait")])
+ARGS = {"occupied": 1, "shipped": 0}
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "args", "near", "error"),
+    [
+        # bounded's extension: an action taking arguments, its JSON object after its name
+        ('Decisions:\n0: <report {"occupied": 1, "shipped": 0}>', "report", ARGS, [], None),
+        ('Decisions:\n0: <REPORT {"occupied": 1, "shipped": 0}>', "report", ARGS, [], None),
+        ('Decisions:\n0: report {"occupied": 1, "shipped": 0}', "report", ARGS, [], None),
+        # the arguments checked against the action's schema
+        ('Decisions:\n0: <report {"occupied": 1}>', None, None, [],
+         "bad args for 'report': 'shipped' is a required property"),
+        ("Decisions:\n0: <report>", None, None, [],
+         "bad args for 'report': 'occupied' is a required property"),
+        # anything else is read whole as the name, as the reference reads it
+        ('Decisions:\n0: <wait {"occupied": 1}>', "wait", {}, ['wait {"occupied": 1}'], None),
+        ("Decisions:\n0: <report {occupied: 1}>", None, None, [],
+         "bad args for 'report': 'occupied' is a required property"),
+    ],
+)  # fmt: skip
+def test_an_action_with_arguments_is_written_with_them_after_its_name(
+    text, action, args, near, error
+):
+    """The reference's actions take none; bounded reads a JSON object after the exact name
+    of an action that takes arguments as its arguments (docs/replies.md)."""
+    reading = read_decisions(text, WAREHOUSE)
+    assert [(a.id, a.args) for a in reading.actions] == ([(action, args)] if action else [])
+    assert [m["written"] for m in reading.near_misses] == near
+    assert reading.errors == ([error] if error else [])

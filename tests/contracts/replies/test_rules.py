@@ -246,6 +246,33 @@ def test_summary_without_a_decisions_section_is_a_parse_error(tmp_path):
     assert decisions[0].fallback and decisions[0].parse_error == "reply has no Decisions: section"
 
 
+def test_summary_in_text_writes_an_actions_arguments_after_its_name(tmp_path):
+    """The warehouse's one action takes arguments, which CoS's rule cannot give: the prompt
+    says how (only where an action takes some) and the reply's object is read as them."""
+    reply = 'Nothing stored yet.\nDecisions:\n0: <report {"occupied": 0, "shipped": 0}>'
+    run, decisions, model = play(
+        tmp_path, make("warehouse", horizon=2), "summary", [reply, reply], reply="text", interval=1,
+        decisions=1,
+    )  # fmt: skip
+    shown = model.calls[0]["messages"][-1]["content"]
+    assert shown.endswith(
+        "An action with args is written with them as a JSON object after its name, like "
+        '<report {"occupied": 0, "shipped": 0}>.'
+    )
+    assert [(d.actions[0].id, d.actions[0].args, d.fallback) for d in decisions] == [
+        ("report", ARGS, False), ("report", ARGS, False)
+    ]  # fmt: skip
+    assert run.outcome["acting_rate"] == 1.0
+
+
+def test_summarys_dictionary_says_nothing_of_arguments_where_no_action_takes_any(tmp_path):
+    _, _, model = play(
+        tmp_path, make("babyai", level="goto", max_steps=1), "summary", ["Decisions:\n0: <x>"],
+        reply="text",
+    )  # fmt: skip
+    assert "args" not in model.calls[0]["messages"][-1]["content"]
+
+
 # -- episodic: EpicStar's exploration, read by CoS's rule (Appendix B) ------------------------
 
 EMPTY = "EMPTY ACTION"

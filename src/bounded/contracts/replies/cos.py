@@ -28,6 +28,13 @@ searches the whole dictionary, so an action not executable now is tried and fail
 `difflib`'s similarity ratio of the upper-cased names (no embedding model is shipped).
 Each near miss is recorded with what it was read as (`Decision.extra["near_misses"]`).
 
+The reference's actions take no arguments; an action that does (the warehouse's `report`)
+cannot be named by the rule alone. bounded's extension, which leaves every reply without
+one read as the reference reads it: a decision whose name is an action's (upper-cased,
+exactly) followed by a JSON object is that action with the object as its arguments
+(`0: <report {"occupied": 1, "shipped": 0}>`), where that action takes arguments
+(`args_after_name`); anything else is read whole as the name.
+
 `utils/action_extractor_v2.py` of the same commit differs only in step 2: it reads
 `Action: <NAME>` items (the form `prompt/new_prompt_textsc2.py` asks for); one agent,
 `agent/gpt_level1_llm_version.py`, imports it.
@@ -35,6 +42,7 @@ Each near miss is recorded with what it was read as (`Decision.extra["near_misse
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -87,6 +95,24 @@ def nearest_legal(written: str, obs: Observation) -> Action:
     return max(obs.legal, key=lambda action: similarity(key, action.id))
 
 
+def args_after_name(written: str, obs: Observation) -> tuple[str, JSON | None]:
+    """The name and arguments of a decision that writes an action taking arguments with a
+    JSON object after its name (`report {"occupied": 1}`: bounded's extension, module
+    docstring); `(written, None)` for any other decision, read whole as the name."""
+    at = written.find("{")
+    if at <= 0:
+        return written, None
+    name = written[:at].rstrip()
+    action = next((a for a in obs.legal if a.id.upper() == name.upper()), None)
+    if action is None or not action.schema_:
+        return written, None
+    try:
+        args = json.loads(written[at:])
+    except ValueError:
+        return written, None
+    return (name, args) if isinstance(args, dict) else (written, None)
+
+
 @dataclass
 class CosReading:
     """A reply's decisions as CoS reads them."""
@@ -126,16 +152,17 @@ def read_decisions(text: str, obs: Observation, keep: int | None = None) -> CosR
     kept = reading.names if keep is None else reading.names[:keep]
     reading.dropped = len(reading.names) - len(kept)
     for written in kept:
+        name, args = args_after_name(written, obs)
         try:
-            action = nearest_legal(written, obs)
-            resolved = resolve_action({"id": action.id}, obs)
+            action = nearest_legal(name, obs)
+            resolved = resolve_action({"id": action.id, "args": args or {}}, obs)
         except NotLegalError:
             reading.invalid.append(clip(written))
             continue
         except ValueError as exc:
             reading.errors.append(clip(str(exc)))
             continue
-        if action.id.upper() != written.upper():
+        if action.id.upper() != name.upper():
             reading.near_misses.append({"written": clip(written), "read_as": action.id})
         reading.actions.append(resolved)
     return reading
@@ -159,6 +186,7 @@ __all__ = [
     "DECISIONS_HEADING",
     "CosReading",
     "analysis_before_decisions",
+    "args_after_name",
     "decision_names",
     "decisions_section",
     "nearest_legal",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
-from bounded.core import JSON, Action, Observation
+from bounded.core import JSON, Action, Decision, Observation
 from bounded.protocols import ANY_JSON_OBJECT, FallbackPolicy, ReplyMode
 
 REASONING_BY_MODEL: Final = "model"
@@ -63,3 +63,18 @@ def fallback_actions(
     if policy == "first-legal" and obs.legal:
         return list(obs.legal[:1])
     return [default] if default is not None else list(obs.legal[:1])
+
+
+def idles_for_an_unusable_reply(decision: Decision, empty_action: str | None) -> bool:
+    """Whether a contract played the environment's declared empty action in place of an
+    unusable reply: the decision records a parse error and carries nothing but the empty
+    action (CoS and EpicStar play it where a reply gives no decision, as CoS's reference
+    queues `EMPTY ACTION`). Such a decision fell back like one the runner filled in
+    (`DecisionRecord.fallback`), so an agent whose replies are unusable shows its fallback
+    rate on every environment, with or without an empty action."""
+    return (
+        decision.parse_error is not None
+        and empty_action is not None
+        and bool(decision.actions)
+        and all(action.id == empty_action for action in decision.actions)
+    )
