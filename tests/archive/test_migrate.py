@@ -116,7 +116,7 @@ def test_a_converted_archive_keys_runs_and_decisions_by_integers(tmp_path):
         db.close()
     assert {"id", "run"} <= columns and "run_id" not in columns
     assert runs == (3, 3)
-    assert {"runs_in_order", "unchecked_decision", "unchecked_count"} <= made
+    assert {"runs_in_order", "unchecked_run", "unchecked_row"} <= made
     assert unchecked == 0  # the converted runs' totals checked once, when it was opened
     assert 0 < shared < decisions  # the actions' schemas and the completions' keys, once
 

@@ -2,9 +2,11 @@
 
 import hashlib
 import logging
+import signal
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 from bounded.archive import Archive
 from bounded.archive.progress import Checkpoint
@@ -183,3 +185,87 @@ def test_an_archive_without_the_list_is_checked_whole_and_listed_when_opened_to_
     with Archive(path) as archive:
         assert archive.repaired == ["r1"]
     assert unchecked(path) == []
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from bounded.archive import Archive
+from bounded.archive.progress import Checkpoint
+from bounded.archive.sink import ArchiveSink
+sys.path.insert(0, sys.argv[2])
+from test_totals import decision, run_record, started
+
+path = sys.argv[1]
+archive = Archive(path)
+started(archive)
+sink = ArchiveSink(archive)
+for index in range(3):
+    point = Checkpoint(run_id="r1", owner="", decisions=index + 1, memory=None)
+    sink.decision(decision(index), run_record(decisions=index + 1, model_calls=index + 1), point)
+Archive(path).close()  # another command checks the archive while the game runs
+with sink.transaction() as db:
+    archive.write_decision(db, decision(3))  # a decision its run's row does not count
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_decision_a_killed_writer_left_uncounted_is_caught_at_the_next_open(tmp_path):
+    """A running game's own writes fire no trigger: its run stays listed from its start
+    until it is checked after it stops running, even when other commands check the archive
+    meanwhile, so whatever its writer left when killed is checked at the next open."""
+    path = tmp_path / "a.sqlite"
+    here = str(Path(__file__).parent)
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path), here], check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert unchecked(path) == ["r1"]
+    with Archive(path) as archive:
+        assert archive.repaired == ["r1"]
+        assert (archive.run("r1").decisions, archive.run("r1").status) == (4, "running")
+    assert unchecked(path) == ["r1"]  # still running: listed until it stops
+    with Archive(path) as archive:
+        ArchiveSink(archive).end(run_record(status="failed", decisions=4, model_calls=4))
+    assert unchecked(path) == []
+
+
+PER_DECISION_TRIGGER = (
+    "CREATE TRIGGER {name} AFTER {event} BEGIN INSERT INTO runs_unchecked SELECT {run} "
+    "WHERE {run} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs_unchecked WHERE run = {run}); "
+    "END"
+)
+
+
+def test_an_archive_whose_triggers_fired_per_decision_gets_them_replaced_once(tmp_path):
+    """An archive of format 3 written before kept its list by triggers on every decision,
+    count and checkpoint: opening it to write replaces them and lists its running runs."""
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        started(archive)
+        archive.add_decision(decision(0))
+        archive.save_run(run_record(decisions=1, model_calls=1))
+        archive.save_run(run_record("done", status="completed"))
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DROP TRIGGER unchecked_row")
+        for name, event, run in (
+            ("unchecked_count", "UPDATE OF decisions ON runs", "NEW.id"),
+            ("unchecked_decision", "INSERT ON decisions", "NEW.run"),
+            (
+                "unchecked_checkpoint",
+                "INSERT ON checkpoints",
+                "(SELECT id FROM runs WHERE run_id = NEW.run_id)",
+            ),
+        ):
+            db.execute(PER_DECISION_TRIGGER.format(name=name, event=event, run=run))
+        db.execute("DELETE FROM runs_unchecked")
+    db.close()
+    with Archive(path, read_only=True):
+        pass
+    assert unchecked(path) == []  # a reader changes nothing
+    with Archive(path):
+        assert unchecked(path) == ["r1"]
+    db = sqlite3.connect(path)
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+    db.close()
+    assert {"unchecked_run", "unchecked_row", "unchecked_gone"} <= names
+    assert not names & {"unchecked_count", "unchecked_decision", "unchecked_checkpoint"}
+    assert unchecked(path) == ["r1"]

@@ -54,8 +54,9 @@ from bounded.archive.rows import decision_from_row, decision_row, run_from_row, 
 from bounded.archive.schema import COUNTERFACTUAL_SCHEMA, SCHEMA
 from bounded.archive.shared import SHARED_SCHEMA, Shared
 from bounded.archive.totals import (
-    UNCHECKED,
+    clear_checked,
     corrected_runs,
+    list_unchecked,
     settle_unchecked,
     track_totals,
     tracks_totals,
@@ -157,7 +158,7 @@ class Archive:
                 corrected = corrected_runs(db, run_from_row, everywhere=False)
                 for run in corrected:
                     self.write_run(db, run)
-                db.execute(f"DELETE FROM {UNCHECKED}")  # every one checked, those repaired
+                clear_checked(db)  # every one checked, those repaired
             self.repaired = [run.run_id for run in corrected]
             done = "repaired them from the stored decisions"
         if not corrected:
@@ -366,6 +367,7 @@ class Archive:
         `info["archive_surrogates_replaced"]`."""
         with self._transaction() as db:
             self.write_decision(db, record)
+            list_unchecked(db, record.run_id)
 
     def write_decision(self, db: sqlite3.Connection, record: DecisionRecord) -> None:
         """Insert one decision inside the caller's transaction (see `add_decision`)."""

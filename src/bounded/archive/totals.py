@@ -12,14 +12,18 @@ An archive written before this rule could hold a row that counts a decision whos
 transaction was rolled back; `mismatched_runs` finds rows whose decision count differs
 from their stored decisions, and the archive repairs them when it is opened.
 
-That check reads only the runs not yet found to agree (`runs_unchecked`): triggers
-(`UNCHECKED_SCHEMA`) list every run whose row is inserted, whose decision count is
-written, or whose decisions or checkpoint are added or removed, whatever code writes them;
-an archive opened for writing checks and clears the list (repairing what disagrees), and
-closing it checks the runs it wrote and clears those that agree. Opening an archive
-therefore costs what changed since it was last checked, not its size; a writer killed
-before it closed leaves its runs listed, checked at the next open; an archive that has no
-list yet (written before it) is checked whole, and listed whole when first opened to write.
+That check reads only the runs not yet found to agree (`runs_unchecked`). A run is listed
+from the moment a writer may add to it until it is checked while it is not running: when
+its row is inserted, when its count or status is written other than by a running game's
+next decision, when a decision of it is deleted (triggers, `UNCHECKED_SCHEMA`, whatever code
+writes them), when a decision is added outside a game (`Archive.add_decision`); a running
+run stays listed however often it is checked, so the game's own per-decision writes fire
+no trigger. An archive opened for writing checks and clears the list (repairing what
+disagrees), and closing it checks the runs it wrote and clears those that agree and no
+longer run. Opening an archive therefore costs what changed since it was last checked (and
+the runs still running), not its size; a writer killed before it closed leaves its runs
+listed, checked at the next open; an archive that has no list yet (written before it) is
+checked whole, and listed whole when first opened to write.
 """
 
 from __future__ import annotations
@@ -157,29 +161,41 @@ def stored_decisions(db: sqlite3.Connection, run_id: str) -> list[StoredDecision
 
 UNCHECKED = "runs_unchecked"
 
-UNCHECKED_SCHEMA = (
-    f"CREATE TABLE IF NOT EXISTS {UNCHECKED} (run INTEGER PRIMARY KEY)",
-    *(
-        f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} BEGIN "
+RUNNING = "running"
+"""The status of a run a writer may still be adding decisions to."""
+
+
+def _listing(name: str, event: str, run: str, when: str = "") -> str:
+    return (
+        f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} {when} BEGIN "
         f"INSERT INTO {UNCHECKED} SELECT {run} WHERE {run} IS NOT NULL AND NOT EXISTS "
         f"(SELECT 1 FROM {UNCHECKED} WHERE run = {run}); END"
-        for name, event, run in (
-            ("unchecked_run", "INSERT ON runs", "NEW.id"),
-            ("unchecked_count", "UPDATE OF decisions ON runs", "NEW.id"),
-            ("unchecked_decision", "INSERT ON decisions", "NEW.run"),
-            ("unchecked_gone", "DELETE ON decisions", "OLD.run"),
-            (
-                "unchecked_checkpoint",
-                "INSERT ON checkpoints",
-                "(SELECT id FROM runs WHERE run_id = NEW.run_id)",
-            ),
-        )
-    ),
+    )
+
+
+NOT_BOTH_RUNNING = f"WHEN OLD.status IS NOT '{RUNNING}' OR NEW.status IS NOT '{RUNNING}'"
+
+UNCHECKED_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {UNCHECKED} (run INTEGER PRIMARY KEY)",
+    _listing("unchecked_run", "INSERT ON runs", "NEW.id"),
+    _listing("unchecked_row", "UPDATE OF decisions, status ON runs", "NEW.id", NOT_BOTH_RUNNING),
+    _listing("unchecked_gone", "DELETE ON decisions", "OLD.run"),
 )
 """The list of runs whose totals are not yet known to agree, and the triggers that keep
-it (the statements, in order). A trigger's `INSERT OR IGNORE` would take the conflict
-rule of the statement that fired it (a run's upsert), so each inserts only what is not
-listed."""
+it (the statements, in order): a run is listed when its row is inserted, when its count or
+status is written other than by a running game's next decision, and when a decision of
+it is deleted; a running run stays listed until it stops running (`settle_unchecked`), so
+the decisions, counts and checkpoints its writer adds need no trigger of their own (a
+decision added to a run that is not running, `Archive.add_decision`, lists it in code:
+`list_unchecked`). A trigger's `INSERT OR IGNORE` would take the conflict rule of the
+statement that fired it (a run's upsert), so each inserts only what is not listed."""
+
+PER_DECISION_TRIGGERS = ("unchecked_count", "unchecked_decision", "unchecked_checkpoint")
+"""The triggers an archive of format 3 kept before (each fired on every decision):
+`track_totals` replaces them."""
+
+KEEPING = f"SELECT id FROM runs WHERE status = '{RUNNING}'"
+"""The runs that stay listed however they were found: those still running."""
 
 
 def tracks_totals(db: sqlite3.Connection) -> bool:
@@ -188,19 +204,37 @@ def tracks_totals(db: sqlite3.Connection) -> bool:
     return found is not None
 
 
+def _tracks_as_now(db: sqlite3.Connection) -> bool:
+    """Whether the list is kept by today's triggers (not those that fired per decision)."""
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    return tracks_totals(db) and "unchecked_row" in names and not names & set(PER_DECISION_TRIGGERS)
+
+
 def track_totals(db: sqlite3.Connection) -> None:
     """Create the list and its triggers in one write transaction; an archive that had no
-    list gets every run listed (none of them checked yet). An archive that has it is left
-    as it is, without taking the write lock."""
-    if tracks_totals(db):
+    list gets every run listed (none of them checked yet), one whose triggers fired per
+    decision gets them replaced and its running runs listed (the rule the new ones keep).
+    An archive that has today's is left as it is, without taking the write lock."""
+    if _tracks_as_now(db):
         return
     with db:
         db.execute("BEGIN IMMEDIATE")
-        if tracks_totals(db):
+        if _tracks_as_now(db):
             return
+        listed = tracks_totals(db)
+        for name in PER_DECISION_TRIGGERS:
+            db.execute(f"DROP TRIGGER IF EXISTS {name}")
         for statement in UNCHECKED_SCHEMA:
             db.execute(statement)
-        db.execute(f"INSERT OR IGNORE INTO {UNCHECKED} SELECT id FROM runs")
+        db.execute(
+            f"INSERT OR IGNORE INTO {UNCHECKED} {KEEPING if listed else 'SELECT id FROM runs'}"
+        )
+
+
+def list_unchecked(db: sqlite3.Connection, run_id: str) -> None:
+    """List a run whose decisions or checkpoint a writer changes outside a running game's
+    own writes, inside the caller's transaction."""
+    db.execute(f"INSERT OR IGNORE INTO {UNCHECKED} SELECT id FROM runs WHERE run_id = ?", (run_id,))
 
 
 def unchecked_count(db: sqlite3.Connection) -> int:
@@ -225,7 +259,8 @@ def mismatched_runs(db: sqlite3.Connection, *, everywhere: bool = True) -> list[
 def settle_unchecked(db: sqlite3.Connection) -> None:
     """Clear the unchecked runs that agree with their stored decisions (and those no longer
     stored), in one write transaction: those that disagree stay listed for the next open
-    to repair. Nothing listed: nothing written, no lock taken."""
+    to repair, and those still running stay listed for their writer. Nothing listed:
+    nothing written, no lock taken."""
     if not unchecked_count(db):
         return
     with db:
@@ -234,9 +269,15 @@ def settle_unchecked(db: sqlite3.Connection) -> None:
         marks = ", ".join("?" for _ in keep)
         db.execute(
             f"DELETE FROM {UNCHECKED} WHERE run NOT IN "
-            f"(SELECT id FROM runs WHERE run_id IN ({marks}))",
+            f"(SELECT id FROM runs WHERE run_id IN ({marks})) AND run NOT IN ({KEEPING})",
             keep,
         )
+
+
+def clear_checked(db: sqlite3.Connection) -> None:
+    """Clear the listed runs once every one is checked (and repaired), inside the caller's
+    write transaction; those still running stay listed."""
+    db.execute(f"DELETE FROM {UNCHECKED} WHERE run NOT IN ({KEEPING})")
 
 
 def corrected_runs(
@@ -261,8 +302,10 @@ __all__ = [
     "UNCHECKED_SCHEMA",
     "USAGE_FIELDS",
     "StoredDecision",
+    "clear_checked",
     "corrected_runs",
     "count_calls",
+    "list_unchecked",
     "metered",
     "mismatched_runs",
     "postrun_calls",

@@ -28,6 +28,7 @@ from bounded.archive.progress import (
     write_checkpoint,
 )
 from bounded.archive.sink import ArchiveSink
+from bounded.archive.totals import list_unchecked
 from bounded.core import ConfigError, RunRecord
 from bounded.protocols import Model
 from bounded.runner.identity import differences
@@ -128,6 +129,7 @@ def claim(
     with ArchiveSink(archive, lease).transaction() as db:
         mine = Checkpoint(**{**point.__dict__, "owner": this_owner()})
         write_checkpoint(db, mine)
+        list_unchecked(db, run.run_id)  # a failed run's checkpoint taken again
     return Resumption(run=run, decisions=decisions, checkpoint=mine)
 
 
