@@ -17,6 +17,7 @@ a rolled-back transaction inserted is forgotten (`Shared.forget_unsaved`).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import sqlite3
@@ -56,6 +57,11 @@ class Shared:
         self._ids: dict[str, int] = {}
         self._values: dict[int, Any] = {}
         self._unsaved: set[str] = set()
+        self._key_ids: dict[tuple[str, ...], int] = {}
+        """Ids of key lists (`pack_object`), found without writing the list as JSON."""
+        self._action_ids: dict[tuple[str, str], list[tuple[Any, int]]] = {}
+        """Ids of actions without their arguments, by id and label: (a copy of the
+        argument schema, id) for each schema met (`pack_actions`)."""
 
     def id(self, db: sqlite3.Connection, value: Any) -> int:
         """The id of `value` (JSON), stored when it is new, inside the caller's transaction."""
@@ -78,6 +84,9 @@ class Shared:
 
     def forget_unsaved(self) -> None:
         """The transaction rolled back: the values it stored are not stored."""
+        if self._unsaved:
+            self._key_ids.clear()
+            self._action_ids.clear()
         for text in self._unsaved:
             self._values.pop(self._ids.pop(text, -1), None)
         self._unsaved.clear()
@@ -98,11 +107,22 @@ class Shared:
     def pack_actions(self, db: sqlite3.Connection, actions: Sequence[Action]) -> str:
         packed = []
         for action in actions:
-            data = action.model_dump(mode="json", by_alias=True)
-            args = data.pop("args")
-            shared_id = self.id(db, data)
-            packed.append([shared_id, args] if args else [shared_id])
+            shared_id = self._action_id(db, action)
+            packed.append([shared_id, action.args] if action.args else [shared_id])
         return compact(packed)
+
+    def _action_id(self, db: sqlite3.Connection, action: Action) -> int:
+        """The id of an action without its arguments; a game offers the same few again and
+        again, so they are looked up by id, label and (equal) schema."""
+        met = self._action_ids.setdefault((action.id, action.label), [])
+        for schema, shared_id in met:
+            if schema == action.schema_:
+                return shared_id
+        data = action.model_dump(mode="json", by_alias=True)
+        del data["args"]
+        shared_id = self.id(db, data)
+        met.append((copy.deepcopy(action.schema_), shared_id))
+        return shared_id
 
     def unpack_actions(self, db: sqlite3.Connection, text: str) -> list[Action]:
         return [
@@ -111,7 +131,11 @@ class Shared:
         ]
 
     def pack_object(self, db: sqlite3.Connection, value: dict[str, Any]) -> list[Any]:
-        return [self.id(db, list(value)), *value.values()]
+        keys = tuple(value)
+        known = self._key_ids.get(keys)
+        if known is None:
+            known = self._key_ids[keys] = self.id(db, list(keys))
+        return [known, *value.values()]
 
     def unpack_object(self, db: sqlite3.Connection, packed: list[Any]) -> dict[str, Any]:
         keys = self.value(db, packed[0])
