@@ -90,3 +90,41 @@ def test_a_reader_keeps_a_bounded_number_of_shared_values_and_reads_the_rest_aga
     for _ in range(2):
         assert [reader.value(db, i) for i in ids] == [{"action": n} for n in range(5)]
         assert len(reader._values) == 2
+
+
+def test_an_update_that_changes_what_the_runs_indexes_hold_stores_it(tmp_path: Path) -> None:
+    """Each decision's write leaves the indexed columns when they are as stored; a row
+    whose tag, experiment or start changed is stored changed."""
+    db = empty_archive(tmp_path)
+    upsert_run(db, run_record(tag="a", started_at=1.0))
+    [(key,)] = db.execute("SELECT id FROM runs").fetchall()
+    changed = run_record(tag="b", started_at=2.0, experiment="e", cell="c", decisions=3)
+    upsert_run(db, changed)
+    [row] = db.execute("SELECT * FROM runs").fetchall()
+    assert row["id"] == key
+    assert run_from_row(row) == changed
+    by_tag = db.execute("SELECT run_id FROM runs INDEXED BY runs_by_tag WHERE tag = 'b'")
+    assert [tuple(found) for found in by_tag.fetchall()] == [("r1",)]
+
+
+def test_actions_alike_but_for_their_schema_are_stored_apart_and_a_rollback_forgotten(
+    tmp_path: Path,
+) -> None:
+    db = empty_archive(tmp_path)
+    writer = Shared()
+    first = Action(id="report", label="r", schema={"type": "object"})
+    other = Action(id="report", label="r", schema={"type": "integer"}, args={"n": 1})
+    packed = [writer.pack_actions(db, [a]) for a in (first, other, first)]
+    assert packed[0] == packed[2] != packed[1]
+    assert [writer.unpack_actions(db, p) for p in packed] == [[first], [other], [first]]
+    db.commit()
+    db.execute("BEGIN")
+    new = Action(id="wait", label="w")
+    writer.pack_actions(db, [new])
+    writer.pack_object(db, {"fresh": 1})
+    db.rollback()
+    writer.forget_unsaved()
+    again = writer.pack_actions(db, [new]), writer.pack_object(db, {"fresh": 1})
+    reader = Shared()
+    assert reader.unpack_actions(db, again[0]) == [new]
+    assert reader.unpack_object(db, again[1]) == {"fresh": 1}

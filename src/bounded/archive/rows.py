@@ -8,6 +8,7 @@ and its prompt as the prompt writer stored it (`bounded.archive.prompts`).
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from typing import Any
@@ -21,20 +22,36 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+UNCHANGING = ("run_id", "started_at", "experiment", "cell", "seed", "tag")
+"""The columns of a run row that its indexes hold (`bounded.archive.schema`), which a game
+never changes once its row is written: a run's row is updated without them when they are
+stored as they are (each decision's write), so that no index is rewritten."""
+
+
 def upsert_run(db: sqlite3.Connection, run: RunRecord) -> None:
     """Insert or update a run's row inside the caller's transaction."""
     row = run.model_dump()
     for field in _RUN_JSON_FIELDS:
         row[field] = _dumps(row[field])
-    columns = ", ".join(row)
-    placeholders = ", ".join(f":{c}" for c in row)
-    updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "run_id")
+    update, upsert = _run_statements(tuple(row))
+    if db.execute(update, row).rowcount == 0:
+        db.execute(upsert, row)
+
+
+@functools.cache
+def _run_statements(columns: tuple[str, ...]) -> tuple[str, str]:
+    """An update of the row whose unchanging columns are as given, and an upsert."""
+    changing = ", ".join(f"{c} = :{c}" for c in columns if c not in UNCHANGING)
+    same = " AND ".join(f"{c} IS :{c}" for c in UNCHANGING if c != "run_id")
+    update = f"UPDATE runs SET {changing} WHERE run_id = :run_id AND {same}"
+    placeholders = ", ".join(f":{c}" for c in columns)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "run_id")
     # An upsert, not INSERT OR REPLACE: a replace deletes the row and cascades to decisions.
-    db.execute(
-        f"INSERT INTO runs ({columns}) VALUES ({placeholders}) "
-        f"ON CONFLICT (run_id) DO UPDATE SET {updates}",
-        row,
+    upsert = (
+        f"INSERT INTO runs ({', '.join(columns)}) VALUES ({placeholders}) "
+        f"ON CONFLICT (run_id) DO UPDATE SET {updates}"
     )
+    return update, upsert
 
 
 def run_from_row(row: sqlite3.Row) -> RunRecord:
