@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -261,10 +262,10 @@ class DecisionWatch:
 
     def pace(self) -> Pace:
         board = self.display.board
-        left = board_pace(board).decisions_left if board is not None else None
+        planned = board_pace(board) if board is not None else Pace(None, 0.0)
         elapsed = self.display.clock() - self.began_at
         rate = self.played() / elapsed if elapsed > 0 else 0.0
-        return Pace(decisions_left=left, per_second=rate)
+        return replace(planned, per_second=rate)
 
     def show(self) -> None:
         display = self.display
