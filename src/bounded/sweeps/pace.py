@@ -1,15 +1,16 @@
-"""How long a sweep has left: the decisions still to play over the rate the games in
-flight play them at.
+"""How long a sweep has left: the decisions still to play over the rate the games in flight
+play them at.
 
 Decisions still to play are counted per cell: a game not started yet is expected to take
 as many decisions as the cell's completed games took on average (a game may end long
 before its limit), or, before any has completed, its decision limit (the plan's
 `max_decisions`); a game in flight is expected to take that many minus those it has
 played. Where the plan sets no `max_decisions`, a cell's limit is only the default ceiling
-(`bounded.runner.spec.DEFAULT_MAX_DECISIONS`, 100,000), which games rarely come near: until
-one of its games ends, the estimate is an upper bound and reads as unknown, with the bound.
-The rate is the sum of the games in flight's decisions per second, so the estimate holds while as many games play at once as now. Both the terminal display of
-`bounded sweep` (`bounded.cli._progress`) and `bounded view` show it.
+(`bounded.runner.spec.DEFAULT_MAX_DECISIONS`, 100,000), which games rarely come near:
+until one of its games ends, the estimate is an upper bound and reads as unknown, with the
+bound. The rate is the sum of the games in flight's decisions per second, so the estimate
+holds while as many games play at once as now. Both the terminal display of `bounded
+sweep` (`bounded.cli._progress`) and `bounded view` show it.
 """
 
 from __future__ import annotations
