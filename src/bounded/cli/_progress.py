@@ -291,10 +291,7 @@ def cost_text(cell: CellProgress, currency: str = "") -> str:
     """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
     (`bounded.analysis.cost.money`); a cell of an unpriced model reads unpriced before its
     first game too."""
-    from bounded.analysis.cost import money
-
-    unpriced = cell.unpriced or (set() if cell.cost else cell.unpriced_planned)
-    return money(cell.cost, unpriced, currency)
+    return cell.cost_text(currency)
 
 
 def cell_lines(board: SweepBoard) -> list[str]:
