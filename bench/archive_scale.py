@@ -11,8 +11,11 @@ archive file grew by per decision (WAL checkpointed first), the new text it adde
 decision (texts not stored before), and the write's milliseconds per decision (the sink's
 `decision` call; median and mean). Then each reader runs as its own process under
 `/usr/bin/time` (seconds and peak RSS): `bounded analyze`, `bounded audit`,
-`bounded export --format parquet`, `bounded export --format jsonl`, `bounded report`; and
-`bounded view`'s first page: seconds from the server's start to its first page's answer.
+`bounded export --format parquet`, `--format jsonl` and `--format summary`, `bounded report`;
+and `bounded view`'s first page: seconds from the server's start to its first page's answer.
+`attribute plan` (only when `--readers` names it: it opens the archive for writing) is
+`bounded attribute --layer spec --dry-run`: an attribution's plan of every
+decision counted, nothing asked.
 `--readers-on ARCHIVE` runs only the readers, on an archive a run with `--keep` left (its
 decisions counted; no fill, so no bytes or write times): the same archive read by newer
 readers. `--readers` picks which run; `--reader-timeout S` stops a reader after S seconds
@@ -73,8 +76,14 @@ READERS: dict[str, list[str]] = {
     "audit": ["audit", "{archive}"],
     "export parquet": ["export", "{archive}", "--format", "parquet", "-o", "{out}/parquet"],
     "export jsonl": ["export", "{archive}", "--format", "jsonl", "-o", "{out}/jsonl"],
+    "export summary": ["export", "{archive}", "--format", "summary", "-o", "{out}/summary.json"],
     "report": ["report", "{archive}", "-o", "{out}/report.html"],
+    "attribute plan": ["attribute", "{archive}", "--layer", "spec", "--dry-run"],
 }
+OPT_IN = ("attribute plan",)
+"""Readers run only when `--readers` names them: `attribute` opens the archive for writing
+(its counterfactuals' table), so it is run on an archive of this benchmark's own or a copy,
+never by default on a kept one."""
 REPLAY_NOTE = (
     "--fill replay: per contract the first {games} game(s) were played by the scripted model; "
     "the other games replay their sink's calls under a fresh run id and seed through the same "
@@ -419,7 +428,8 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--replay-games", type=int, default=1)
     parser.add_argument(
-        "--readers", nargs="*", choices=[*READERS, VIEW], default=[*READERS, VIEW],
+        "--readers", nargs="*", choices=[*READERS, VIEW],
+        default=[*(r for r in READERS if r not in OPT_IN), VIEW],
         help="the readers to run on each size, in order",
     )  # fmt: skip
     parser.add_argument("--reader-timeout", type=float, help="seconds; past it: timed out")

@@ -286,3 +286,40 @@ def test_archive_scale_replays_a_played_game_under_fresh_runs(tmp_path):
     ((size, measured_readers),) = json.loads(out.read_text())["sizes"].items()
     assert size == "35"
     assert set(measured_readers["readers"]["analyze"]) == {"s", "peak_rss_mb"}
+
+
+def test_harness_scaling_plays_two_trees_side_by_side(tmp_path):
+    """`--before-src`: every game played by both trees, each in a process of its own, the
+    trees' order alternating from one game to the next and from one round to the next; each
+    decision's write is part of the harness's CPU, so its median cannot exceed the
+    decision's."""
+    source = str(ROOT / "src")
+    out = tmp_path / "out.json"
+    result = subprocess.run(
+        [
+            sys.executable, str(BENCH / "harness_scaling.py"), "--before-src", source,
+            "--after-src", source, "--decisions", "30", "--short", "10", "--window", "8",
+            "--points", "10", "--runs", "2", "--contracts", "state", "--out", str(out),
+        ],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": source}, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    trees = [line.split()[2] for line in result.stdout.splitlines() if line.startswith("round")]
+    assert trees == [
+        "before", "after", "after", "before",  # round 1: the short game, then the long one
+        "after", "before", "before", "after",  # round 2
+    ]  # fmt: skip
+    data = json.loads(out.read_text())
+    assert_provenance(data)
+    assert data["plan"] == [["state", 10], ["state", 30]]
+    for name, points in (("warehouse/state/10", ["10"]), ("warehouse/state/30", ["10", "30"])):
+        game = data["games"][name]
+        assert sorted(game["after_over_before"]) == sorted(["game", *points])
+        for tree in ("before", "after"):
+            assert game[tree]["decisions"] == int(name.rsplit("/", 1)[1])
+            assert sorted(game[tree]["at"]) == points
+            for part in [game[tree]["game"], *game[tree]["at"].values()]:
+                assert len(part["cpu_ms_rounds"]) == len(part["write_ms_rounds"]) == 2
+                assert 0 < part["write_cpu_ms"] <= part["cpu_ms"]
+                assert part["peak_rss_kb"] > 0

@@ -22,6 +22,7 @@ from bounded.analysis.balrog import (
     balrog_table_rows,
     episode_log,
     mean_and_error,
+    summarised,
     write_results,
 )
 from bounded.archive import Archive
@@ -221,6 +222,25 @@ def test_the_export_read_as_balrog_reads_it_gives_the_tables_numbers(two_models,
                      theirs["episodes_played"]), abs=1e-6)  # fmt: skip
     crafter = table["x · model-a"]["environments"]["crafter"]
     assert 0 < crafter["progression_percentage"] < 100  # a number the check can get wrong
+
+
+def test_the_files_from_summarised_runs_reread_are_those_of_the_whole_runs(two_models, tmp_path):
+    """What the export holds of each run (`summarised`) orders and sums the episodes as the
+    whole runs do, and each episode's file is its whole run's."""
+    with Archive(two_models, read_only=True) as store:
+        runs = store.runs()
+        whole = write_results(runs, tmp_path / "whole", store.decisions)
+        slim = write_results(
+            [summarised(run) for run in runs],
+            tmp_path / "slim",
+            lambda run_id: store.iter_decisions(run_id, with_segments=False),
+            reread=store.run,
+        )
+    assert [p.relative_to(tmp_path / "slim") for p in slim] == [
+        p.relative_to(tmp_path / "whole") for p in whole
+    ]
+    assert [p.read_text() for p in slim] == [p.read_text() for p in whole]
+    assert any(run.usage or run.spec.keys() - {"seed_draw", "base_url"} for run in runs)
 
 
 def test_episode_files_carry_balrogs_per_action_fields_and_the_envs_stats(two_models, tmp_path):

@@ -71,3 +71,23 @@ def test_export_format_summary_writes_the_file(warehouse_archive, tmp_path, caps
         main(["export", str(tmp_path / "none.sqlite"), "--format", "summary", "-o", str(out)])
     assert refused.value.code != 0
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("spool_bytes", [8 * 2**20, 10])
+def test_a_summary_written_run_by_run_is_the_json_of_the_whole(
+    warehouse_archive, tmp_path, monkeypatch, spool_bytes
+):
+    monkeypatch.setattr("bounded.analysis.summary_export.SPOOL_BYTES", spool_bytes)
+    text = write_summary(warehouse_archive, tmp_path / "summary.json").read_text()
+    written = json.loads(text)
+    assert text == json.dumps(written, indent=2) + "\n"
+    whole = archive_summary(warehouse_archive)
+    assert written["runs"] == json.loads(json.dumps(whole["runs"]))
+    assert list(written) == list(whole)
+
+
+def test_the_summary_of_an_archive_without_runs_is_the_json_of_the_whole(tmp_path):
+    Archive(tmp_path / "empty.sqlite").close()
+    text = write_summary(tmp_path / "empty.sqlite", tmp_path / "summary.json").read_text()
+    assert json.loads(text)["runs"] == []
+    assert text == json.dumps(json.loads(text), indent=2) + "\n"

@@ -11,16 +11,21 @@ import pytest
 
 from bounded.archive import Archive, queries
 from bounded.archive.queries import (
+    LEAN_LEFT_OUT,
     PROGRESS_COLUMNS,
     decision_counts,
     holds_runs_table,
     infos_naming,
+    lean_runs,
     meta_with_prefix,
     progress_runs,
+    prompt_segments,
     run_overview,
+    run_values,
     runs_with_decisions_page,
     snapshots_of_kind,
     store_meta,
+    stream_runs,
 )
 from bounded.core import INVALID_KEY, Action, Completion, DecisionRecord, RunRecord, Segment
 
@@ -201,3 +206,75 @@ def test_progress_runs_read_what_a_sweeps_progress_counts(tmp_path):
         for column in PROGRESS_COLUMNS:
             assert getattr(slim, column) == getattr(whole, column)
         assert slim.model_params == {}  # not read
+
+
+def test_lean_runs_read_every_field_a_report_reads_and_share_a_cells_settings(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(queries, "ROWS_PER_PAGE", 2)  # three pages
+    config = {"window": 3, "prompts": ["a", "b"]}
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for n in range(5):
+            archive.save_run(
+                RunRecord(
+                    run_id=f"run{n}", env_id="warehouse", contract="c", model="m", seed=n,
+                    experiment="x" if n < 4 else "y", cell="c.w", status="completed",
+                    contract_config=config, model_params={"temperature": 0.5},
+                    spec={"env": "warehouse", "seed": n, "env_options": {"horizon": 10}},
+                    outcome={"won": n % 2 == 0, "score": float(n)}, usage={"m": {"calls": n}},
+                    postrun={"calls": ["x" * 100]}, inputs={"env_version": "1"},
+                    store_hashes={"s": "h"}, error="none", started_at=float(n),
+                )
+            )  # fmt: skip
+        lean = list(lean_runs(archive))
+        full = archive.runs()
+        of_x = list(lean_runs(archive, "x"))
+    left_out = dict.fromkeys(LEAN_LEFT_OUT)
+    defaults = {name: RunRecord.model_fields[name].get_default(call_default_factory=True)
+                for name in left_out}  # fmt: skip
+    assert [r.model_dump() for r in lean] == [
+        r.model_copy(update=defaults).model_dump() for r in full
+    ]
+    assert [r.run_id for r in of_x] == ["run0", "run1", "run2", "run3"]
+    assert lean[0].contract_config is lean[4].contract_config  # one value, read once
+    assert lean[0].spec["env_options"] is lean[3].spec["env_options"]
+    assert lean[0].outcome is not lean[2].outcome  # a run's own values stay its own
+
+
+def test_runs_streamed_by_filter_and_id_prefix_in_the_order_runs_gives(tmp_path, monkeypatch):
+    monkeypatch.setattr(queries, "ROWS_PER_PAGE", 1)
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for n, (tag, contract) in enumerate([("a", "c1"), ("b", "c1"), ("a", "c2"), ("", "c1")]):
+            archive.save_run(
+                RunRecord(
+                    run_id=f"run{n}x", env_id="e", contract=contract, model="m", seed=n,
+                    tag=tag, started_at=10.0 - n,
+                )
+            )  # fmt: skip
+        every = [r.run_id for r in archive.runs()]
+        assert [r.run_id for r in stream_runs(archive)] == every == [
+            "run3x", "run2x", "run1x", "run0x",
+        ]  # fmt: skip
+        assert [r.run_id for r in stream_runs(archive, tag="a")] == ["run2x", "run0x"]
+        assert [r.run_id for r in stream_runs(archive, tag="a", contract="c1")] == ["run0x"]
+        assert [r.run_id for r in stream_runs(archive, id_prefix="run1")] == ["run1x"]
+        assert list(stream_runs(archive, tag="none")) == []
+        assert [r.model_dump() for r in stream_runs(archive, experiment=None)] == [
+            r.model_dump() for r in archive.runs()
+        ]
+        with pytest.raises(ValueError, match="not filtered on status"):
+            list(stream_runs(archive, status="completed"))
+        assert run_values(archive, "tag") == ["", "a", "b"]
+        assert run_values(archive, "contract") == ["c1", "c2"]
+
+
+def test_a_range_of_prompt_segments_as_a_decision_holds_them(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.save_run(RunRecord(run_id="ra", env_id="e", contract="c", model="m", seed=1))
+        for index in range(4):
+            archive.add_decision(decision("ra", index))
+        segments = prompt_segments(archive, "ra", 1, 3)
+        held = {d.index: d.segments for d in archive.decisions("ra")}
+        assert prompt_segments(archive, "unknown", 0, 4) == {}
+    assert segments == {1: held[1], 2: held[2]}
+    assert segments[2] == [Segment(layer="observation", role="user", text="o2")]

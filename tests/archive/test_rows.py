@@ -77,3 +77,16 @@ def test_a_decision_row_gives_back_the_decision_its_action_schema_stored_once(
     ]
     shared = [json for (json,) in db.execute("SELECT json FROM shared").fetchall()]
     assert sum('"id":"report"' in value for value in shared) == 1
+
+
+def test_a_reader_keeps_a_bounded_number_of_shared_values_and_reads_the_rest_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr("bounded.archive.shared.VALUES_REMEMBERED", 2)
+    db = empty_archive(tmp_path)
+    writer = Shared()
+    ids = [writer.id(db, {"action": n}) for n in range(5)]
+    reader = Shared()
+    for _ in range(2):
+        assert [reader.value(db, i) for i in ids] == [{"action": n} for n in range(5)]
+        assert len(reader._values) == 2

@@ -99,8 +99,8 @@ def test_samples_are_seeded_and_filtered_by_kind(warehouse_archive):
         same = plan_attribution(archive, AttributionSpec(layers=["spec"], sample=4, seed=1))
         other = plan_attribution(archive, AttributionSpec(layers=["spec"], sample=4, seed=2))
         none = plan_attribution(archive, AttributionSpec(layers=["spec"], kinds=["combat"]))
+        assert list(none.tasks()) == []  # the plan is walked in the open archive
     assert one.sampled == same.sampled != other.sampled
-    assert none.tasks == []
     with pytest.raises(ConfigError, match="replacement for L9"), Archive(path) as archive:
         plan_attribution(archive, AttributionSpec(layers=["spec"], replacements={"L9": ""}))
 
@@ -127,7 +127,7 @@ def test_a_control_asks_the_prompt_unchanged(warehouse_archive):
         model = layered_model()
         attribute(archive, plan, model=model)
         row = rows_by_kind(counterfactuals(archive))[(CONTROL, "removed", "all")]
-        first = archive.decisions(plan.runs[0].run_id)[0]
+        first = archive.decisions(next(plan.runs()).run_id)[0]
     assert model.calls[0]["messages"] == Prompt(segments=first.segments).messages()
     assert (row.decisions, row.changed, row.counterfactual_agrees) == (HORIZON, 0, HORIZON)
 

@@ -52,6 +52,13 @@ def test_a_tag_no_run_has_is_an_error_naming_the_closest(tmp_path, capsys):
         main(["attribute", str(path), "--tag", "type", "--layer", "L3"])
     assert stopped.value.code == 2
     assert "no runs of tag 'type'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:  # the audit streams its runs, checked first
+        main(["audit", str(path), "--contract", "stat"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"bounded: error: no runs of contract 'stat' in {path} (did you mean 'state'?) "
+        "(contracts there: state)"
+    )
 
 
 def test_runs_show_cell_names_as_written_and_the_code_that_played_each(

@@ -87,3 +87,24 @@ def test_peak_memory_at_the_large_size_over_the_small():
         "- `report`, 10,000 -> 1,000,000 decisions: no ratio: not run at the small size, "
         "not run at the large",
     ]
+
+
+def test_one_reader_by_the_code_that_ran_it():
+    from bounded.docgen.archive import audit_by_code
+
+    before = {
+        "provenance": {"commit": "2a30ab2f00", "dirty": False, "kind": "measured"},
+        "sizes": {
+            "100000": {"readers": {"audit": {"s": 40.8, "peak_rss_mb": 90.07}}},
+            "10000": {"readers": {"audit": {"s": 2.59, "peak_rss_mb": 72.6}}},
+        },
+    }
+    after = {"sizes": {"999999": {"readers": {"audit": {"timed_out": True, "timeout_s": 900}}}}}
+    lines = audit_by_code(before, after).split("\n")
+    assert lines[2:5] == [
+        "| 10,000 | `2a30ab2` (1) | 2.59 s, 72.6 MB |",
+        "| 100,000 | `2a30ab2` (1) | 40.8 s, 90.1 MB |",
+        "| 999,999 | not recorded (2) | timed out (> 900 s) |",
+    ]
+    assert lines[6].startswith("(1) Provenance: commit 2a30ab2f00")
+    assert lines[7] == "(2) Provenance: not recorded (the file predates it)."

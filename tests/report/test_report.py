@@ -241,7 +241,8 @@ def test_the_view_s_first_page_reads_no_run_list_and_no_decision(report_archive,
     with Archive(report_archive, read_only=True) as archive:
         for name in ("runs", "decisions", "iter_decisions", "runs_with_decisions"):
             monkeypatch.setattr(archive, name, refused)
-        monkeypatch.setattr(build, "analysis_context", refused)
+        for name in ("analysis_context", "read_runs", "sections_context", "lean_runs"):
+            monkeypatch.setattr(build, name, refused)
         monkeypatch.setattr(build, "progress_payload", refused)
         page = build.render_page(archive, ReportOptions(), served=True)
     assert "const SERVED = true" in page and 'id="report-sections"' in page

@@ -9,7 +9,7 @@ reverse), which is the right form for the small counts a sample of decisions giv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from scipy import stats
@@ -80,36 +80,49 @@ class AttributionRow:
         return f"{removed} · {self.model}"
 
 
-def _row(
-    layer: str, variant: str, model: str, kind: str, rows: Sequence[Counterfactual]
-) -> AttributionRow:
-    return AttributionRow(
-        layer=layer,
-        variant=variant,
-        model=model,
-        kind=kind,
-        decisions=len(rows),
-        changed=sum(r.changed for r in rows),
-        original_agrees=sum(r.original_agrees for r in rows),
-        counterfactual_agrees=sum(r.counterfactual_agrees for r in rows),
-        original_only=sum(r.original_agrees and not r.counterfactual_agrees for r in rows),
-        counterfactual_only=sum(r.counterfactual_agrees and not r.original_agrees for r in rows),
-    )
+class _Tally:
+    """One group's counts, a counterfactual at a time."""
+
+    def __init__(self) -> None:
+        self.decisions = self.changed = self.original_agrees = self.counterfactual_agrees = 0
+        self.original_only = self.counterfactual_only = 0
+
+    def add(self, row: Counterfactual) -> None:
+        self.decisions += 1
+        self.changed += row.changed
+        self.original_agrees += row.original_agrees
+        self.counterfactual_agrees += row.counterfactual_agrees
+        self.original_only += row.original_agrees and not row.counterfactual_agrees
+        self.counterfactual_only += row.counterfactual_agrees and not row.original_agrees
+
+    def row(self, layer: str, variant: str, model: str, kind: str) -> AttributionRow:
+        return AttributionRow(
+            layer=layer,
+            variant=variant,
+            model=model,
+            kind=kind,
+            decisions=self.decisions,
+            changed=self.changed,
+            original_agrees=self.original_agrees,
+            counterfactual_agrees=self.counterfactual_agrees,
+            original_only=self.original_only,
+            counterfactual_only=self.counterfactual_only,
+        )
 
 
-def attribution_table(rows: Sequence[Counterfactual]) -> list[AttributionRow]:
-    """One row per (layer, variant, model) over all decision kinds, then one per kind."""
-    groups: dict[tuple[str, str, str], list[Counterfactual]] = {}
+def attribution_table(rows: Iterable[Counterfactual]) -> list[AttributionRow]:
+    """One row per (layer, variant, model) over all decision kinds, then one per kind,
+    counted as the rows come (an iterator of them streams: no row is kept)."""
+    groups: dict[tuple[str, str, str], tuple[_Tally, dict[str, _Tally]]] = {}
     for row in rows:
-        groups.setdefault((row.layer, row.variant, row.model), []).append(row)
+        every, kinds = groups.setdefault((row.layer, row.variant, row.model), (_Tally(), {}))
+        every.add(row)
+        kinds.setdefault(row.kind, _Tally()).add(row)
     table = []
-    for (layer, variant, model), members in sorted(groups.items()):
-        table.append(_row(layer, variant, model, ALL_KINDS, members))
-        kinds: dict[str, list[Counterfactual]] = {}
-        for member in members:
-            kinds.setdefault(member.kind, []).append(member)
+    for (layer, variant, model), (every, kinds) in sorted(groups.items()):
+        table.append(every.row(layer, variant, model, ALL_KINDS))
         for kind, of_kind in sorted(kinds.items()):
-            table.append(_row(layer, variant, model, kind, of_kind))
+            table.append(of_kind.row(layer, variant, model, kind))
     return table
 
 

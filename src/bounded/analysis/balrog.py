@@ -62,8 +62,9 @@ DECISION_LIMIT = "decision-limit"
 BALROG's evaluator writes no `done` for a game its step budget cut."""
 NOT_DONE = (None, "", "running", DECISION_LIMIT)
 
-Decisions = Callable[[str], list[DecisionRecord]]
-"""A run id -> its decisions (`Archive.decisions`), for the per-action fields."""
+Decisions = Callable[[str], Iterable[DecisionRecord]]
+"""A run id -> its decisions (`Archive.iter_decisions`, read once), for the per-action
+fields."""
 
 
 class AgentKey(NamedTuple):
@@ -310,32 +311,44 @@ def balrog_action(action: Action) -> str:
     return action.id
 
 
-def action_fields(decisions: list[DecisionRecord]) -> JSON:
+def action_fields(decisions: Iterable[DecisionRecord]) -> JSON:
     """BALROG's per-action fields of an episode: how often each action ran
     (`action_frequency`, by `balrog_action`) and every reply's action that was not legal
     (`failed_candidates`)."""
+    return _episode_tally(decisions)[0]
+
+
+def _episode_tally(decisions: Iterable[DecisionRecord]) -> tuple[JSON, float, int]:
+    """The per-action fields, the sum of the rewards and the count of an episode's
+    decisions, read once in order."""
     frequency: dict[str, int] = defaultdict(int)
     failed: list[str] = []
+    rewards: float = 0
+    count = 0
     for decision in decisions:
         for action in decision.actions:
             frequency[balrog_action(action)] += 1
         failed.extend(str(name) for name in decision.info.get(INVALID_KEY, []))
-    return {"action_frequency": dict(frequency), "failed_candidates": failed}
+        rewards += decision.reward
+        count += 1
+    return {"action_frequency": dict(frequency), "failed_candidates": failed}, rewards, count
 
 
-def episode_log(run: RunRecord, index: int, decisions: list[DecisionRecord]) -> JSON:
+def episode_log(run: RunRecord, index: int, decisions: Iterable[DecisionRecord]) -> JSON:
     """One episode in the shape of BALROG's `<task>_run_XX.json`: every field its evaluator
     writes (`done` only for a game the environment ended, as BALROG's loop sets it), then
-    bounded's own (`end_reason`, `seed_draw`, `bounded_run_id`, `episode_index`)."""
+    bounded's own (`end_reason`, `seed_draw`, `bounded_run_id`, `episode_index`); the
+    decisions are read once."""
     outcome: dict[str, Any] = dict(run.outcome)
     done = {} if outcome.get("ended_by") in NOT_DONE else {"done": True}
+    fields, rewards, count = _episode_tally(decisions)
     return {
         "task": run_task(run),
-        **action_fields(decisions),
+        **fields,
         "input_tokens": run.prompt_tokens,
         "output_tokens": run.completion_tokens,
         **done,
-        "episode_return": episode_return(run, decisions),
+        "episode_return": float(rewards) if count else outcome_return(run),
         "num_steps": run.decisions,
         **env_stats(run),
         "process_num": None,
@@ -355,6 +368,11 @@ def episode_return(run: RunRecord, decisions: list[DecisionRecord]) -> float:
     outcome's reward or score."""
     if decisions:
         return float(sum(decision.reward for decision in decisions))
+    return outcome_return(run)
+
+
+def outcome_return(run: RunRecord) -> float:
+    """The outcome's reward or score: the episode's return where no decision is read."""
     outcome = run.outcome
     return float(outcome.get("reward", outcome.get("score", 0.0)) or 0.0)
 
@@ -365,11 +383,17 @@ def _generate_kwargs(run: RunRecord) -> JSON:
 
 
 def write_results(
-    runs: Iterable[RunRecord], out: str | Path, decisions: Decisions | None = None
+    runs: Iterable[RunRecord],
+    out: str | Path,
+    decisions: Decisions | None = None,
+    *,
+    reread: Callable[[str], RunRecord | None] | None = None,
 ) -> list[Path]:
     """BALROG's results folder of each agent: `out/<agent folder>/<env>/<task>/
     <task>_run_XX.json`, `<env>/<env>_summary.json` and `summary.json` (`AgentKey.folder`).
-    `decisions` gives each run's decisions for the per-action fields (empty without)."""
+    `decisions` gives each run's decisions for the per-action fields (none without).
+    With `reread` (a run id -> the run, as `Archive.run`), the runs may be `summarised`
+    ones: each episode's file is written from its run read whole again, one at a time."""
     root = Path(out)
     written: list[Path] = []
     chosen = balrog_runs(runs)
@@ -382,13 +406,42 @@ def write_results(
         counters[key] += 1
         path = root / key[0].folder / env / task / f"{task}_run_{index:02d}.json"
         played = decisions(run.run_id) if decisions is not None else []
-        written.append(_write(path, episode_log(run, index, played)))
+        whole = run if reread is None else _reread(run, reread)
+        written.append(_write(path, episode_log(whole, index, played)))
     for agent, summary in summaries.items():
         for env, details in summary["environment_details"].items():
             written.append(_write(root / agent.folder / env / f"{env}_summary.json", details))
         top = {k: v for k, v in summary.items() if k != "environment_details"}
         written.append(_write(root / agent.folder / "summary.json", top))
     return written
+
+
+def _reread(run: RunRecord, reread: Callable[[str], RunRecord | None]) -> RunRecord:
+    whole = reread(run.run_id)
+    if whole is None:
+        raise ConfigError(f"run {run.run_id[:12]} left the archive while it was exported")
+    return whole
+
+
+SUMMARISED = {
+    "outcome": ("task", "level", "progress", "progression"),
+    "spec": ("seed_draw", "base_url"),
+    "contract_config": ("text_rule",),
+    "model_params": ("temperature", "max_tokens", "sampling_seed"),
+}
+"""The keys of a run's JSON fields that BALROG's summaries and the episodes' order read
+(`run_task`, `_progression`, `seed_draw`, `client_config`, `agent_type`)."""
+
+
+def summarised(run: RunRecord) -> RunRecord:
+    """The run as far as BALROG's summaries and the order of its episode files read it
+    (`SUMMARISED`; its other JSON fields empty): what an export holds of each chosen run."""
+    kept = {
+        field: {key: getattr(run, field)[key] for key in keys if key in getattr(run, field)}
+        for field, keys in SUMMARISED.items()
+    }
+    empty: JSON = {"postrun": {}, "usage": {}, "inputs": {}, "store_hashes": {}, "error": None}
+    return run.model_copy(update={**kept, **empty})
 
 
 def _write(path: Path, data: JSON) -> Path:
@@ -414,9 +467,11 @@ __all__ = [
     "env_summary",
     "episode_log",
     "mean_and_error",
+    "outcome_return",
     "run_task",
     "seed_draw",
     "select",
     "summaries_json",
+    "summarised",
     "write_results",
 ]

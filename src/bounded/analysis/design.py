@@ -23,6 +23,7 @@ lists a `MixedSetting`, so that a table splits or flags it instead of pooling si
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -244,16 +245,25 @@ class _Game(BaseModel):
     settings: dict[str, str]
 
 
+_GAME_FIELDS = set(_Game.model_fields)
+
+
 def design_of_runs(runs: Iterable[RunRecord]) -> Design:
     """The design of archived games (see the module docstring)."""
-    return _design(
-        _Game(
-            treatment=run_treatment(run), env=run_env(run), cell=run.cell,
-            options=dict(run_options(run)), unit=run.seed,
-            settings={"contract": run.contract, **settings_of_run(run)},
+    seen: dict[str, dict[str, Any]] = {}
+    return _design(  # a cell's options and settings read once, shared by its games
+        _Game.model_construct(
+            _GAME_FIELDS, treatment=run_treatment(run), env=run_env(run), cell=run.cell,
+            options=_shared(seen, dict(run_options(run))), unit=run.seed,
+            settings=_shared(seen, {"contract": run.contract, **settings_of_run(run)}),
         )
         for run in runs
     )  # fmt: skip
+
+
+def _shared(seen: dict[str, dict[str, Any]], found: dict[str, Any]) -> dict[str, Any]:
+    """`found`, or the equal dict met before (read-only: games that agree share it)."""
+    return seen.setdefault(json.dumps(found, default=str), found)
 
 
 def design_of_plan(specs: Iterable[Mapping[str, Any]]) -> Design:

@@ -182,18 +182,26 @@ def render_parity_markdown(report: ParityReport) -> str:
     return "\n".join(lines)
 
 
+PLAYED_FIELDS = set(Played.model_fields)
+"""Every field of a played game: the fields-set `played_runs`'s games share."""
+
 Entry = tuple[str, Mapping[str, str], Sequence[RunRecord]]
 """(cell label, group values, the cell's completed runs)."""
 
 
 def played_runs(entries: Iterable[Entry]) -> tuple[list[Played], list[MixedSetting]]:
     """Each archived game as the report reads it, and the settings its design finds mixed."""
-    listed = [(label, dict(group), run) for label, group, runs in entries for run in runs]
+    listed = []
+    for label, group, runs in entries:
+        shared = dict(group)  # one per cell, read by its games
+        listed += [(label, shared, run) for run in runs]
     design = design_of_runs(run for _, _, run in listed)
-    games = [
-        Played(
+    settings: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}  # a cell's, shared
+    games = [  # built without a copy of each game's dicts and fields-set (see game_from_run)
+        Played.model_construct(
+            PLAYED_FIELDS,
             label=label, group=group, design=game, contract=run.contract,
-            settings=settings_of_run(run),
+            settings=_shared(settings, settings_of_run(run)),
             options=options_beside(run.spec.get("env_options") or {}, game.block),
             acting_rate=acting_rate(run.outcome), effective_action_rate=effective_rate(run.outcome),
             fallback_rate=outcome_rate(run.outcome, "fallback_rate"), decisions=run.decisions,
@@ -203,6 +211,13 @@ def played_runs(entries: Iterable[Entry]) -> tuple[list[Played], list[MixedSetti
         for (label, group, run), game in zip(listed, design.games, strict=True)
     ]  # fmt: skip
     return games, design.mixed
+
+
+def _shared(
+    seen: dict[tuple[tuple[str, str], ...], dict[str, str]], found: dict[str, str]
+) -> dict[str, str]:
+    """`found`, or the equal dict met before (read-only: the games of a cell share it)."""
+    return seen.setdefault(tuple(found.items()), found)
 
 
 def parity_of_runs(entries: Iterable[Entry]) -> ParityReport:

@@ -34,11 +34,12 @@ def clopper_pearson_interval(wins: int, games: int, confidence: float = CONFIDEN
     return _binomial_interval(wins, games, "exact", confidence)
 
 
-BOOTSTRAP_BATCH_VALUES = 2**20
-"""Resampled values a one-sample bootstrap holds at a time (8 MB): its resamples are drawn
-in batches of this many values over the sample's size, so a cell of 5,000 games does not
-hold 5,000 x 5,000 of them (200 MB) at once. The seeded generator draws the same resamples
-batched or not: the interval is the same."""
+BOOTSTRAP_BATCH_VALUES = 2**18
+"""Resampled values a one-sample bootstrap holds at a time (2 MB; with scipy's index and
+mean arrays, about 6 MB at its peak, where 2**20 peaked at 25 MB for a cell of 3,334
+games): its resamples are drawn in batches of this many values over the sample's size,
+so a cell of 5,000 games does not hold 5,000 x 5,000 of them (200 MB) at once. The seeded
+generator draws the same resamples batched or not: the interval is the same."""
 
 
 def bootstrap_mean_interval(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -123,9 +123,20 @@ def counterfactuals(archive: Archive, run_id: str | None = None) -> list[Counter
     return [_from_row(row) for row in rows]
 
 
-def done_keys(archive: Archive) -> set[Key]:
-    """The keys already written (what a resumed attribution skips)."""
-    return {key_of(row) for row in counterfactuals(archive)}
+def iter_counterfactuals(archive: Archive) -> Iterator[Counterfactual]:
+    """The archive's counterfactuals in decision order, read a page at a time
+    (`bounded.archive.queries.ROWS_PER_PAGE`): a caller that counts them holds one page."""
+    from bounded.archive.queries import _stream
+
+    rows = _stream(
+        archive, "SELECT * FROM counterfactuals ORDER BY run_id, idx, layer, variant, model"
+    )
+    return (_from_row(row) for row in rows)
+
+
+def done_keys(archive: Archive, run_id: str | None = None) -> set[Key]:
+    """The keys already written (of one run, or all): what a resumed attribution skips."""
+    return {key_of(row) for row in counterfactuals(archive, run_id)}
 
 
 def _from_row(row: sqlite3.Row) -> Counterfactual:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bounded.archive.prompts import read_prompts
 from bounded.archive.sqlite import Archive
-from bounded.core import RunRecord
+from bounded.core import RunRecord, Segment
 
 ROWS_PER_PAGE = 512
 """Rows a streaming query fetches at a time."""
@@ -146,6 +148,8 @@ PROGRESS_COLUMNS = (
     "decisions", "prompt_tokens", "completion_tokens", "usage", "started_at",
 )  # fmt: skip
 """What a sweep's progress reads of a run (`bounded.sweeps.board`)."""
+RUN_COLUMNS = tuple(name for name in RunRecord.model_fields)
+"""The `runs` columns a run record reads (every field of `RunRecord`)."""
 
 
 def progress_runs(archive: Archive) -> Iterator[RunRecord]:
@@ -162,6 +166,119 @@ def progress_runs(archive: Archive) -> Iterator[RunRecord]:
         data = dict(row)
         data["usage"] = json.loads(data["usage"])
         yield RunRecord.model_validate(data)
+
+
+LEAN_LEFT_OUT = ("postrun", "inputs", "store_hashes", "error")
+"""What a lean run (`lean_runs`) leaves at its default: what no table, plot or summary of
+the report reads (a postrun's calls, the hashes of a run's inputs and stores, a failed
+run's traceback)."""
+SHARED_JSON = ("contract_config", "model_params")
+"""JSON columns a sweep repeats in every game of a cell: a lean run reads each distinct
+text once and shares the value."""
+
+
+class LeanReader:
+    """Builds lean runs from `runs` rows: short strings interned, each distinct text of the
+    `SHARED_JSON` columns (and of the spec's nested values) parsed once and shared, every
+    other value read per run. Shared values are read-only: no reader of a report changes
+    a run."""
+
+    def __init__(self) -> None:
+        self.parsed: dict[str, Any] = {}
+        self.fields_set = set(RunRecord.model_fields)  # shared: holding every field, never grows
+
+    def shared(self, text: str) -> Any:
+        found = self.parsed.get(text)
+        if found is None:
+            found = self.parsed[text] = self.interned(json.loads(text))
+        return found
+
+    def interned(self, value: Any) -> Any:
+        """`value` with its dicts' keys and its short strings interned."""
+        if isinstance(value, dict):
+            return {sys.intern(k): self.interned(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.interned(v) for v in value]
+        if isinstance(value, str) and len(value) <= 64:
+            return sys.intern(value)
+        return value
+
+    def spec(self, text: str) -> Any:
+        """The spec parsed, its nested values shared by their text (a cell's options and
+        contract configuration repeat in each of its games)."""
+        spec = json.loads(text)
+        if not isinstance(spec, dict):
+            return spec
+        return {
+            sys.intern(key): self.shared(json.dumps(value, sort_keys=True))
+            if isinstance(value, dict | list)
+            else self.interned(value)
+            for key, value in spec.items()
+        }
+
+    def run(self, row: sqlite3.Row) -> RunRecord:
+        data: dict[str, Any] = {}
+        for key, value in zip(row.keys(), row, strict=True):
+            if key in SHARED_JSON:
+                data[key] = self.shared(value)
+            elif key == "spec":
+                data[key] = self.spec(value)
+            elif key in ("outcome", "usage"):
+                data[key] = self.interned(json.loads(value))
+            elif isinstance(value, str) and key != "run_id":
+                data[key] = sys.intern(value)
+            elif key != "id":
+                data[key] = value
+        return RunRecord.model_construct(self.fields_set, **data)
+
+
+def lean_runs(archive: Archive, experiment: str | None = None) -> Iterator[RunRecord]:
+    """Every run (of `experiment`, or every run) in `Archive.runs` order, streamed a page at
+    a time, each read lean (`LeanReader`): the `LEAN_LEFT_OUT` fields at their defaults,
+    what a sweep repeats shared. A report holds these, a third of a run's memory."""
+    where, params = _experiment_clause(experiment)
+    kept = [column for column in RUN_COLUMNS if column not in LEAN_LEFT_OUT]
+    rows = _stream(
+        archive,
+        f"SELECT {', '.join(kept)} FROM runs WHERE {where} ORDER BY started_at, run_id",
+        params,
+    )
+    reader = LeanReader()
+    for row in rows:
+        recounted = archive.recounted.get(row["run_id"])
+        yield recounted if recounted is not None else reader.run(row)
+
+
+RUN_FILTERS = ("experiment", "tag", "contract")
+"""The run columns `stream_runs` filters on (`run_values` lists what they hold)."""
+
+
+def stream_runs(
+    archive: Archive, *, id_prefix: str = "", **equal: str | None
+) -> Iterator[RunRecord]:
+    """The runs whose `RUN_FILTERS` columns equal the values given (None: any) and whose id
+    starts with `id_prefix`, in `Archive.runs` order, read a page at a time: a caller that
+    folds them holds one page."""
+    wanted = {column: value for column, value in equal.items() if value is not None}
+    unknown = set(wanted) - set(RUN_FILTERS)
+    if unknown:
+        raise ValueError(f"runs are not filtered on {', '.join(sorted(unknown))}")
+    clauses = [f"{column} = ?" for column in wanted] + ["substr(run_id, 1, ?) = ?"]
+    rows = _stream(
+        archive,
+        f"SELECT * FROM runs WHERE {' AND '.join(clauses)} ORDER BY started_at, run_id",
+        (*wanted.values(), len(id_prefix), id_prefix),
+    )
+    for row in rows:
+        yield archive._stored_run(row)
+
+
+def run_values(archive: Archive, column: str) -> list[str]:
+    """The distinct values of one of the `RUN_FILTERS` columns, sorted."""
+    if column not in RUN_FILTERS:
+        raise ValueError(f"runs are not filtered on {column}")
+    rows = archive._query(f"SELECT DISTINCT {column} FROM runs")
+    return sorted(str(row[0]) for row in rows)
 
 
 # -- snapshots --------------------------------------------------------------------------
@@ -216,6 +333,17 @@ def infos_naming(archive: Archive, key: str) -> Iterator[tuple[str, Any]]:
         yield str(row["run_id"]), json.loads(row["info"])
 
 
+def prompt_segments(
+    archive: Archive, run_id: str, start: int, end: int
+) -> dict[int, list[Segment]]:
+    """The prompt segments of a run's decisions with indices in [start, end): index ->
+    segments (a reader that loads decisions without them, `Archive.iter_decisions`,
+    fetches those it needs)."""
+    with archive._guard("cannot read archive"):
+        run = archive._run_key(archive.full_id(run_id))
+        return {} if run is None else read_prompts(archive._db, run, start, end)
+
+
 # -- files ------------------------------------------------------------------------------
 
 
@@ -237,16 +365,21 @@ def holds_runs_table(path: Path) -> bool:
 
 __all__ = [
     "ROWS_PER_PAGE",
+    "RUN_FILTERS",
     "DecisionCounts",
     "RunOverview",
     "decision_counts",
     "decisions_end",
     "holds_runs_table",
     "infos_naming",
+    "lean_runs",
     "meta_with_prefix",
     "progress_runs",
+    "prompt_segments",
     "run_overview",
+    "run_values",
     "runs_with_decisions_page",
     "snapshots_of_kind",
     "store_meta",
+    "stream_runs",
 ]

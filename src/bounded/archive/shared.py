@@ -44,6 +44,11 @@ def compact(value: Any, *, sort_keys: bool = True) -> str:
     )
 
 
+VALUES_REMEMBERED = 65_536
+"""Shared values a reader keeps (a game offers the same few actions again and again; a
+reader of a whole archive of varied games does not keep every one it met)."""
+
+
 class Shared:
     """Ids of shared values and the values of ids, remembered per connection."""
 
@@ -83,6 +88,8 @@ class Shared:
             row = db.execute("SELECT json FROM shared WHERE id = ?", (shared_id,)).fetchone()
             if row is None:
                 raise sqlite3.DatabaseError(f"no shared value {shared_id} in the archive")
+            if len(self._values) >= VALUES_REMEMBERED:  # the oldest read goes
+                del self._values[next(iter(self._values))]
             known = self._values[shared_id] = json.loads(row[0])
         return known
 

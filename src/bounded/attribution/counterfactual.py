@@ -14,8 +14,9 @@ generation settings.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,6 +29,7 @@ from bounded.archive.counterfactuals import (
     counterfactual_prompt,
     done_keys,
 )
+from bounded.archive.queries import run_values, stream_runs
 from bounded.attribution.replay import ReplayedDecision, expert_for, replay, spec_of
 from bounded.contracts.replies.policy import (
     fallback_actions,
@@ -128,30 +130,114 @@ class Reask:
 
 
 @dataclass
+class PlanSize:
+    """What a plan asks, counted in one pass over its decisions (`AttributionPlan.size`)."""
+
+    decisions: int = 0
+    run_ids: set[str] = field(default_factory=set)
+    """The runs with a decision to re-ask."""
+    calls: int = 0
+    """Every call, done or not."""
+    pending: int = 0
+    prompt_tokens: int = 0
+    """The pending calls' estimated prompt tokens."""
+    reply_tokens: int = 0
+    """The pending calls' reply tokens at most."""
+
+
+@dataclass
 class AttributionPlan:
-    """The calls an attribution makes, before it makes them."""
+    """The calls an attribution makes, before it makes them: a stream, read from the
+    archive a chunk of decisions at a time each time it is walked (`tasks`, `pending`),
+    so that its memory does not grow with the decisions it covers."""
 
+    archive: Archive
     spec: AttributionSpec
-    runs: list[RunRecord]
-    decisions: dict[str, Iterable[DecisionRecord]]
-    """Run id -> every archived decision of the run, as the replay walks them (from the
-    archive: `StoredDecisions`)."""
-    sampled: dict[str, list[int]]
-    """Run id -> the sampled decision indices."""
-    tasks: list[Reask]
-    """Every call (done or not), in run and decision order."""
-    done: set[Key] = field(default_factory=set)
+    chosen_runs: list[RunRecord] | None
+    """The `--run` runs; None: every run of the tag with recorded decisions (`runs`)."""
+    sampled: dict[str, list[int]] | None
+    """Run id -> the sampled decision indices (`spec.sample`); None: every eligible
+    decision, found as the plan is walked."""
+    model_id: str | None = None
+    """The id that names every call in place of the runs' models (a model given to
+    `attribute`)."""
 
-    @property
-    def pending(self) -> list[Reask]:
-        return [task for task in self.tasks if task.key not in self.done]
+    def runs(self) -> Iterator[RunRecord]:
+        """The plan's runs, in archive order (streamed, unless chosen by `--run`)."""
+        if self.chosen_runs is not None:
+            return iter(self.chosen_runs)
+        return with_decisions(self.archive, self.spec.tag)
+
+    def chosen(self, run: RunRecord) -> Iterator[DecisionRecord]:
+        """The run's decisions to re-ask, in order, read a chunk at a time."""
+        if self.sampled is None:
+            records = self.archive.iter_decisions(run.run_id)
+            yield from (record for record in records if eligible(record, self.spec))
+            return
+        wanted = set(self.sampled.get(run.run_id, ()))
+        if not wanted:
+            return
+        for record in self.archive.iter_decisions(run.run_id):
+            if record.index in wanted:
+                yield record
+            if record.index >= max(wanted):
+                return
+
+    def run_tasks(self, run: RunRecord) -> Iterator[Reask]:
+        """One run's calls (done or not), in decision order."""
+        asked: tuple[str, JSON] | None = None
+        for record in self.chosen(run):
+            if asked is None:  # the run's settings: only a run with something to ask
+                asked = settings_of(run, self.spec)
+            model, settings = asked
+            present = {segment.layer for segment in record.segments} | {CONTROL}
+            for layer in self.spec.layers:
+                if layer in present:
+                    replacement = self.spec.replacements.get(layer)
+                    yield Reask(run, record, layer, replacement, self.model_id or model, settings)
+
+    def tasks(self) -> Iterator[Reask]:
+        """Every call (done or not), in run and decision order."""
+        for run in self.runs():
+            yield from self.run_tasks(run)
+
+    def run_pending(self, run: RunRecord) -> Iterator[Reask]:
+        """One run's calls not yet in the archive (its answers read when it is reached)."""
+        done: set[Key] | None = None
+        for task in self.run_tasks(run):
+            if done is None:
+                done = done_keys(self.archive, run.run_id)
+            if task.key not in done:
+                yield task
+
+    def pending(self) -> Iterator[Reask]:
+        for run in self.runs():
+            yield from self.run_pending(run)
+
+    def size(self) -> PlanSize:
+        """The decisions, runs, calls and pending calls' tokens, counted in one pass."""
+        size = PlanSize()
+        for run in self.runs():
+            done: set[Key] | None = None
+            index: int | None = None
+            for task in self.run_tasks(run):
+                if done is None:
+                    done = done_keys(self.archive, run.run_id)
+                    size.run_ids.add(run.run_id)
+                if task.record.index != index:
+                    index = task.record.index
+                    size.decisions += 1
+                size.calls += 1
+                if task.key not in done:
+                    size.pending += 1
+                    size.prompt_tokens += task.estimated_prompt_tokens
+                    size.reply_tokens += int(task.settings["max_tokens"])
+        return size
 
     def estimate(self) -> tuple[int, int, int]:
         """(calls left, estimated prompt tokens, reply tokens at most) of what is pending."""
-        pending = self.pending
-        prompt = sum(task.estimated_prompt_tokens for task in pending)
-        reply = sum(int(task.settings["max_tokens"]) for task in pending)
-        return len(pending), prompt, reply
+        size = self.size()
+        return size.pending, size.prompt_tokens, size.reply_tokens
 
 
 def settings_of(run: RunRecord, spec: AttributionSpec) -> tuple[str, JSON]:
@@ -171,27 +257,32 @@ def settings_of(run: RunRecord, spec: AttributionSpec) -> tuple[str, JSON]:
     return spec.model or game.model, settings
 
 
-def select_runs(archive: Archive, spec: AttributionSpec) -> list[RunRecord]:
-    """The runs asked for (of the tag, the `--run` ids), each with recorded decisions; a
-    tag no run has is an error naming those there are."""
-    every = archive.runs()
-    tags = sorted({run.tag for run in every if run.tag})
+def select_runs(archive: Archive, spec: AttributionSpec) -> list[RunRecord] | None:
+    """The runs asked for by `--run` ids (each with recorded decisions, of the tag); None
+    without `--run`: every run of the tag with recorded decisions, read as the plan is
+    walked (`AttributionPlan.runs`). A tag no run has is an error naming those there are."""
+    tags = [tag for tag in run_values(archive, "tag") if tag]
     if spec.tag is not None and spec.tag not in tags:
         raise ConfigError(
             f"no runs of tag {spec.tag!r} in {archive.path}{did_you_mean(spec.tag, tags)} "
             f"(tags there: {', '.join(tags) or 'none'})"
         )
-    runs = [run for run in every if spec.tag in (None, run.tag) and run.decisions > 0]
     if not spec.runs:
-        return runs
+        return None
     chosen = []
     for wanted in spec.runs:
-        matches = [run for run in runs if run.run_id.startswith(wanted)]
+        matches = list(islice(with_decisions(archive, spec.tag, wanted), 2))
         if len(matches) != 1:
-            what = "no run" if not matches else f"{len(matches)} runs"
+            what = "no run" if not matches else "several runs"
             raise ConfigError(f"--run {wanted}: {what} with recorded decisions match")
         chosen.append(matches[0])
     return chosen
+
+
+def with_decisions(archive: Archive, tag: str | None, id_prefix: str = "") -> Iterator[RunRecord]:
+    """The runs (of the tag, whose id starts with `id_prefix`) with recorded decisions,
+    streamed."""
+    return (run for run in stream_runs(archive, tag=tag, id_prefix=id_prefix) if run.decisions)
 
 
 def eligible(record: DecisionRecord, spec: AttributionSpec) -> bool:
@@ -206,13 +297,42 @@ def eligible(record: DecisionRecord, spec: AttributionSpec) -> bool:
     return any(segment.layer in spec.layers for segment in record.segments)
 
 
-def draw(pool: list[tuple[str, int]], spec: AttributionSpec) -> list[tuple[str, int]]:
-    """The seeded sample of (run id, index) pairs, in archive order."""
-    if spec.sample is None or spec.sample >= len(pool):
-        return pool
+def draw(pool: int, spec: AttributionSpec) -> list[int] | None:
+    """The seeded sample's positions among the `pool` eligible decisions in archive order,
+    ascending (None: all of them)."""
+    if spec.sample is None or spec.sample >= pool:
+        return None
     rng = np.random.default_rng(spec.seed)
-    picked = sorted(rng.choice(len(pool), size=spec.sample, replace=False).tolist())
-    return [pool[i] for i in picked]
+    return sorted(rng.choice(pool, size=spec.sample, replace=False).tolist())
+
+
+def eligible_decisions(
+    archive: Archive, runs: Callable[[], Iterator[RunRecord]], spec: AttributionSpec
+) -> Iterator[tuple[str, int]]:
+    """(run id, index) of every eligible decision, in archive order, a chunk at a time."""
+    for run in runs():
+        for record in archive.iter_decisions(run.run_id):
+            if eligible(record, spec):
+                yield run.run_id, record.index
+
+
+def sample_of(
+    archive: Archive, runs: Callable[[], Iterator[RunRecord]], spec: AttributionSpec
+) -> dict[str, list[int]] | None:
+    """Run id -> the sampled indices: the eligible decisions counted, the sample's positions
+    drawn, then those positions taken (what is held: the sample, never the pool)."""
+    if spec.sample is None:
+        return None
+    pool = sum(1 for _ in eligible_decisions(archive, runs, spec))
+    positions = draw(pool, spec)
+    chosen = eligible_decisions(archive, runs, spec)
+    if positions is not None:
+        wanted = set(positions)
+        chosen = (pair for position, pair in enumerate(chosen) if position in wanted)
+    sampled: dict[str, list[int]] = {}
+    for run_id, index in chosen:
+        sampled.setdefault(run_id, []).append(index)
+    return sampled
 
 
 class StoredDecisions:
@@ -227,39 +347,15 @@ class StoredDecisions:
 
 
 def plan_attribution(archive: Archive, spec: AttributionSpec) -> AttributionPlan:
-    """Sample the decisions and list the calls (nothing is asked yet). The runs are read a
-    chunk of decisions at a time; only the sampled decisions are kept."""
+    """Select the runs and draw the sample (nothing is asked yet). Without a sample the
+    plan holds neither runs nor decisions (it reads them as it is walked); with one, the
+    sampled indices."""
     unknown = sorted(set(spec.replacements) - set(spec.layers))
     if unknown:
         raise ConfigError(f"replacement for {', '.join(unknown)}, which is not a layer asked for")
-    runs = select_runs(archive, spec)
-    pool = [
-        (run.run_id, record.index)
-        for run in runs
-        for record in archive.iter_decisions(run.run_id)
-        if eligible(record, spec)
-    ]
-    sampled: dict[str, list[int]] = {}
-    for run_id, index in draw(pool, spec):
-        sampled.setdefault(run_id, []).append(index)
-    tasks = []
-    for run in runs:
-        if run.run_id not in sampled:
-            continue
-        model, settings = settings_of(run, spec)
-        wanted = set(sampled[run.run_id])
-        for record in archive.iter_decisions(run.run_id):
-            if record.index not in wanted:
-                continue
-            present = {segment.layer for segment in record.segments} | {CONTROL}
-            for layer in spec.layers:
-                if layer in present:
-                    replacement = spec.replacements.get(layer)
-                    tasks.append(Reask(run, record, layer, replacement, model, settings))
-    decisions: dict[str, Iterable[DecisionRecord]] = {
-        run.run_id: StoredDecisions(archive, run.run_id) for run in runs
-    }
-    return AttributionPlan(spec, runs, decisions, sampled, tasks, done_keys(archive))
+    plan = AttributionPlan(archive, spec, select_runs(archive, spec), None)
+    plan.sampled = sample_of(archive, plan.runs, spec)
+    return plan
 
 
 Progress = Callable[[Reask, Counterfactual], None]
@@ -276,23 +372,25 @@ def attribute(
     """Make the plan's pending calls (at most `max_calls`), each written as it is answered;
     returns how many were made. Runs that cannot be replayed raise `ReplayError` before
     any call is made for them. A `model` given is used for every call as it is, and its
-    rows are named by its id."""
+    rows are named by its id. The plan is walked a run at a time: one run's pending calls
+    are held while its game is replayed."""
     made = 0
     if model is not None:
-        plan.tasks = [replace(task, model=model.id) for task in plan.tasks]
-    for run in plan.runs:
-        tasks = [task for task in plan.pending if task.run.run_id == run.run_id]
-        if not tasks or (max_calls is not None and made >= max_calls):
+        plan.model_id = model.id
+    for run in plan.runs():
+        if max_calls is not None and made >= max_calls:
+            break
+        tasks = list(plan.run_pending(run))
+        if not tasks:
             continue
         expert_for(run)  # refuse an environment without replay before building anything
-        states = replay(run, plan.decisions[run.run_id], {t.record.index for t in tasks})
+        states = replay(run, StoredDecisions(archive, run.run_id), {t.record.index for t in tasks})
         asker = Asker(run, model)
         for task in tasks:
             if max_calls is not None and made >= max_calls:
                 break
             row = asker.ask(task, states[task.record.index])
             add_counterfactual(archive, row)
-            plan.done.add(task.key)
             made += 1
             if progress is not None:
                 progress(task, row)
@@ -395,6 +493,7 @@ __all__ = [
     "CONTROL",
     "AttributionPlan",
     "AttributionSpec",
+    "PlanSize",
     "Reask",
     "action_key",
     "attribute",

@@ -3,10 +3,11 @@ error naming what there is (and the closest name), never an empty table."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from bounded.archive import Archive
+from bounded.archive.queries import run_values, stream_runs
 from bounded.core import ConfigError, RunRecord
 from bounded.registry import did_you_mean
 
@@ -50,4 +51,23 @@ def filtered_runs(
     ]
 
 
-__all__ = ["filtered_runs", "unknown_name"]
+def streamed_runs(
+    store: Archive,
+    where: Path | str,
+    *,
+    experiment: str | None = None,
+    tag: str | None = None,
+    contract: str | None = None,
+) -> Iterator[RunRecord]:
+    """`filtered_runs` read a page at a time (`stream_runs`): each filter checked first
+    against the values the archive holds (the same error), then a fresh stream of the runs
+    each time it is called."""
+    for what, value in (("experiment", experiment), ("tag", tag), ("contract", contract)):
+        if value is not None:
+            known = run_values(store, what)
+            if value not in known:
+                raise unknown_name(what, value, [k for k in known if k], where)
+    return stream_runs(store, experiment=experiment, tag=tag, contract=contract)
+
+
+__all__ = ["filtered_runs", "streamed_runs", "unknown_name"]

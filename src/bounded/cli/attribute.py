@@ -49,9 +49,9 @@ def parse_replacements(values: list[str]) -> dict[str, str]:
 def attribution_view(archive: Archive, run_ids: set[str]) -> Table:
     """The per-layer table of the archive's counterfactuals (of the given runs)."""
     from bounded.analysis.attribution import attribution_table
-    from bounded.archive.counterfactuals import counterfactuals
+    from bounded.archive.counterfactuals import iter_counterfactuals
 
-    rows = [row for row in counterfactuals(archive) if row.run_id in run_ids]
+    rows = (row for row in iter_counterfactuals(archive) if row.run_id in run_ids)
     headers = ("layer removed", "kind", "n", "changed %", "95% CI", "original = expert %",
                "95% CI", "counterfactual = expert %", "95% CI", "McNemar p")  # fmt: skip
     view = keyed_table(
@@ -145,30 +145,33 @@ def attribute_command(
         raise ConfigError(f"bad attribution settings: {message}") from exc
     with Archive(archive) as store:
         plan = plan_attribution(store, spec)
-        calls, prompt_tokens, reply_tokens = plan.estimate()
-        decisions = sum(len(indices) for indices in plan.sampled.values())
+        size = plan.size()
         console.print(
-            f"attribution: {decisions} decisions in {len(plan.sampled)} runs x layers "
-            f"{', '.join(spec.layers)}: {len(plan.tasks)} model calls, {calls} still to make, "
-            f"about {prompt_tokens:,} prompt tokens and at most {reply_tokens:,} reply tokens"
+            f"attribution: {size.decisions} decisions in {len(size.run_ids)} runs x layers "
+            f"{', '.join(spec.layers)}: {size.calls} model calls, {size.pending} still to make, "
+            f"about {size.prompt_tokens:,} prompt tokens and at most {size.reply_tokens:,} "
+            "reply tokens"
         )
-        if dry_run or calls == 0:
-            if calls == 0 and plan.tasks:
-                print_view(attribution_view(store, set(plan.sampled)))
+        if dry_run or size.pending == 0:
+            if size.pending == 0 and size.calls:
+                print_view(attribution_view(store, size.run_ids))
             return
         started = time.perf_counter()
         with console.status("asking") as status:
+            answered = size.calls - size.pending
 
             def progress(task: object, row: object) -> None:
-                status.update(f"{len(plan.tasks) - len(plan.pending)}/{len(plan.tasks)} calls")
+                nonlocal answered
+                answered += 1
+                status.update(f"{answered}/{size.calls} calls")
 
             made = attribute(store, plan, max_calls=max_calls, progress=progress)
-        left = len(plan.pending)
+        left = size.pending - made
         seconds = time.perf_counter() - started
         console.print(f"made {made} model calls in {seconds:.1f} s; {left} left")
         if left:
             console.print("stopped at --max-calls; run the same command again to continue")
-        print_view(attribution_view(store, set(plan.sampled)))
+        print_view(attribution_view(store, size.run_ids))
 
 
 COMMANDS = {"attribute": attribute_command}

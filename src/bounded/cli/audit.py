@@ -13,7 +13,7 @@ from rich.table import Table
 
 from bounded.analysis.cost import cost_text, fit_latency
 from bounded.archive import DEFAULT_ARCHIVE, Archive
-from bounded.cli._filters import filtered_runs
+from bounded.cli._filters import streamed_runs
 from bounded.cli._options import (
     ArchiveArgument,
     PriceOption,
@@ -47,10 +47,11 @@ def audit(
 
     cost_model(price or [], prices or [])  # a bad price: one line before the archive is read
     with Archive(archive, read_only=True) as store:
-        runs = filtered_runs(store, archive, tag=tag, contract=contract)
+        runs = streamed_runs(store, archive, tag=tag, contract=contract)
         costs = archive_costs(store, runs, price or [], prices or [])
-        keep = as_json or plot is not None or rates  # the points: printed, drawn or fitted
-        result = context_audit(store, runs, costs, keep_points=keep)
+        keep = as_json or plot is not None or rates  # the runs' points: printed, drawn or fitted
+        runs = streamed_runs(store, archive, tag=tag, contract=contract)
+        result = context_audit(store, runs, costs, keep_points=keep, keep_runs=keep)
     if plot is not None:
         from bounded.report.plots import context_plot
 
@@ -143,11 +144,9 @@ def print_token_flags(result: ContextAudit) -> None:
 def print_layer_costs(result: ContextAudit) -> None:
     """One line per contract: the cost of each layer, and the share of it served cached."""
     for c in result.contracts:
-        runs = [r for r in result.runs if c.holds(r)]
         parts = []
         for layer, cost in c.layer_cost.items():
-            tokens = sum(r.layer_tokens.get(layer, 0) for r in runs)
-            cached = sum(r.layer_cached.get(layer, 0) for r in runs)
+            tokens, cached = c.layer_tokens(layer)
             share = f"{100 * cached / tokens:.0f}% cached" if tokens else "-"
             parts.append(f"{layer} {cost:.4f} ({share})")
         plain(f"cost per layer, {c.contract} ({c.where}): {', '.join(parts)}")

@@ -209,18 +209,25 @@ def check_export_target(out: Path, format: str) -> None:
 
 def export_balrog(archive: Path, out: Path, *, experiment: str | None, model: str | None) -> None:
     """BALROG's results folders of the archive's runs (refused, one line, where a cell holds
-    a game twice or the filters leave no run)."""
-    from bounded.analysis.balrog import select, write_results
+    a game twice or the filters leave no run). What the summaries read of each chosen run is
+    held (`summarised`); each episode's file reads its run and decisions again, a run at a
+    time."""
+    from bounded.analysis.balrog import select, summarised, write_results
+    from bounded.archive.queries import stream_runs
     from bounded.runner.spec import check_no_duplicates
 
     with Archive(archive, read_only=True) as store:
-        runs = select(store.runs(), experiment=experiment, model=model)
+        chosen = (summarised(run) for run in stream_runs(store))
+        runs = select(chosen, experiment=experiment, model=model)
         check_no_duplicates(runs)
         if not runs:
             raise ConfigError(f"{archive} holds no completed runs of BALROG's environments"
                               " under these filters")  # fmt: skip
         written = write_results(
-            runs, out, lambda run_id: store.decisions(run_id, with_segments=False)
+            runs,
+            out,
+            lambda run_id: store.iter_decisions(run_id, with_segments=False),
+            reread=store.run,
         )
     plain(f"wrote {len(written)} files under {out}")
 

@@ -153,3 +153,29 @@ def peak_memory_large_over_small(small: Data, large: Data) -> str:
             f"- `{reader}`, {count(int(n_small))} -> {count(int(n_large))} decisions: {said}"
         )
     return "\n".join(lines) + "\n"
+
+
+def reader_by_code(reader: str, *datas: Data) -> str:
+    """One reader's time and peak memory per archive size and per code that ran it (each
+    file's commit), then each file's provenance: the same reader before and after a change."""
+    rows, notes = [], []
+    for number, data in enumerate(datas, start=1):
+        commit = (data.get("provenance", {}).get("commit") or "")[:7]
+        code = f"`{commit}` ({number})" if commit else f"not recorded ({number})"
+        for n, size in sorted(data["sizes"].items(), key=lambda item: int(item[0])):
+            measured = size["readers"].get(reader)
+            if measured is not None:
+                rows.append([count(int(n)), code, _reader_cell(measured)])
+        notes.append(f"({number}) {measured_under(data)}")
+    header = ["decisions", "code (file)", f"`{reader}`: time, peak memory"]
+    return table(header, rows) + "\n" + "\n".join(notes) + "\n"
+
+
+def audit_by_code(*datas: Data) -> str:
+    """`reader_by_code` of `bounded audit`."""
+    return reader_by_code("audit", *datas)
+
+
+def attribute_plan_by_code(*datas: Data) -> str:
+    """`reader_by_code` of `bounded attribute --dry-run` (an attribution's whole plan)."""
+    return reader_by_code("attribute plan", *datas)

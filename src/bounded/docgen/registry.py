@@ -31,6 +31,8 @@ RENDERERS: dict[str, Renderer] = {
     "archive-transcript": archive.transcript_bytes_per_decision,
     "archive-fill": archive.replayed_against_played,
     "archive-peak-memory": archive.peak_memory_large_over_small,
+    "archive-audit-by-code": archive.audit_by_code,
+    "archive-attribute-plan-by-code": archive.attribute_plan_by_code,
     # BALROG
     "balrog-experts": balrog.scripted_progression,
     "balrog-small-summary": balrog.balrog_small_games,
@@ -90,6 +92,8 @@ RENDERERS: dict[str, Renderer] = {
     "harness-before-after": speed.harness_cpu_before_and_after_fixes,
     "harness-episodic": speed.harness_cpu_of_episodic,
     "harness-after": speed.harness_cpu_before_and_after_episodic_fix,
+    "harness-side-by-side": speed.harness_before_and_after_side_by_side,
+    "harness-side-by-side-flat": speed.harness_flatness_before_and_after,
     "embedded-rates": speed.embedded_token_rates,
     "embedded-games": speed.embedded_games_against_token_cost,
     "embedded-profile": speed.embedded_game_profile,

@@ -5,6 +5,8 @@ and a game's peak memory against its length (`bench/memory_scaling.py`)."""
 
 from __future__ import annotations
 
+import statistics
+
 from bounded.docgen.format import Data, count, measured_under, percent, sig3, table
 
 HARNESS_CONTRACTS = ("state", "typed", "summary", "episodic", "transcript")
@@ -239,3 +241,96 @@ def game_memory_by_length(data: Data) -> str:
     )
     done = "" if data.get("finished") else " The run was stopped before every game was played."
     return table(header, rows, "lrrllrrrrrrr") + f"\nBars: {bars}.{done} {measured_under(data)}\n"
+
+
+def _rounds(part: Data, key: str) -> str:
+    """A measurement's median of rounds with their range: 0.412 (0.401-0.450)."""
+    values = part[f"{key}_rounds"]
+    return f"{sig3(part[key])} ({sig3(min(values))}-{sig3(max(values))})"
+
+
+def _after_over_before(before: Data, after: Data, key: str) -> str:
+    """After over before, round by round (the two plays of a round ran next to each other,
+    so a change in the machine's load hits both): the median ratio and the range, in bold
+    with "every round" when every round's ratio lies on the same side of 1 (a difference
+    beyond the rounds' noise)."""
+    ratios = sorted(
+        new / old for old, new in zip(before[f"{key}_rounds"], after[f"{key}_rounds"], strict=True)
+    )
+    cell = f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+    return f"**{cell}**, every round" if ratios[0] > 1 or ratios[-1] < 1 else cell
+
+
+def _game_name(name: str) -> str:
+    _, contract, decisions = name.split("/")
+    return f"`{contract}`, {count(int(decisions))}"
+
+
+def harness_before_and_after_side_by_side(data: Data) -> str:
+    """Per game (contract, decisions): the harness's CPU ms and the write's ms per decision
+    (median decision of the game, its first left out; median of the rounds, their range)
+    before and after, and the peak RSS of each game's process."""
+    rows = []
+    for name, game in data["games"].items():
+        before, after = game["before"]["game"], game["after"]["game"]
+        rows.append([
+            _game_name(name),
+            _rounds(before, "cpu_ms"), _rounds(after, "cpu_ms"),
+            _after_over_before(before, after, "cpu_ms"),
+            _rounds(before, "write_ms"), _rounds(after, "write_ms"),
+            _after_over_before(before, after, "write_ms"),
+            f"{before['peak_rss_kb'] / 1024:.0f} / {after['peak_rss_kb'] / 1024:.0f}",
+        ])  # fmt: skip
+    header = [
+        "game (contract, decisions)",
+        "harness CPU ms, before",
+        "after",
+        "after / before, per round",
+        "write ms, before",
+        "after",
+        "after / before, per round",
+        "peak RSS MB, before / after",
+    ]
+    trees = data["trees"]
+    return (
+        table(header, rows, "lrrrrrrr")
+        + f"\nBefore: {trees['before']['commit'][:7]}; after: {trees['after']['commit'][:7]}; "
+        f"{data['rounds']} rounds. {measured_under(data)}\n"
+    )
+
+
+def harness_flatness_before_and_after(data: Data) -> str:
+    """The long games: the harness's CPU ms per decision at each point (the window ending
+    there) and the peak RSS at each point, before and after, with the peak's growth per
+    decision between the last two points (where the contracts' bounded windows, such as
+    the state journal, are full)."""
+    rows = []
+    for name, game in data["games"].items():
+        points = sorted(int(p) for p in game["after"]["at"])
+        if len(points) < 2:
+            continue
+        cells = []
+        for tree in ("before", "after"):
+            at = [game[tree]["at"][str(p)] for p in points]
+            growth = (at[-1]["peak_rss_kb"] - at[-2]["peak_rss_kb"]) / (points[-1] - points[-2])
+            cells += [
+                " / ".join(sig3(a["cpu_ms"]) for a in at),
+                f"{at[-1]['cpu_ms'] / at[0]['cpu_ms']:.2f}",
+                " / ".join(f"{a['peak_rss_kb'] / 1024:.0f}" for a in at),
+                f"{growth:.2f}",
+            ]
+        labels = " / ".join(count(p) for p in points)
+        rows.append([_game_name(name), labels, *cells])
+    header = [
+        "game",
+        "at decisions",
+        "CPU ms before",
+        "last / first",
+        "peak RSS MB before",
+        "KB per decision",
+        "CPU ms after",
+        "last / first",
+        "peak RSS MB after",
+        "KB per decision",
+    ]
+    return table(header, rows, "llrrrrrrrr")

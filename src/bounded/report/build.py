@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 from pydantic import Field
@@ -15,7 +15,7 @@ from pydantic import Field
 from bounded.analysis.audit import ContextAudit, context_audit
 from bounded.analysis.cost import cost_text
 from bounded.analysis.fallbacks import Tallies, decision_tallies
-from bounded.analysis.games import completed_games
+from bounded.analysis.games import CompletedGame, completed_games
 from bounded.analysis.options import TableOptions
 from bounded.analysis.paper import PaperTable, paper_table, progression
 from bounded.analysis.paper_render import notes, sections
@@ -23,7 +23,12 @@ from bounded.analysis.parity import PARITY_HEADERS, parity_rows
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable
 from bounded.archive import Archive
-from bounded.archive.queries import decisions_end, run_overview, runs_with_decisions_page
+from bounded.archive.queries import (
+    decisions_end,
+    lean_runs,
+    run_overview,
+    runs_with_decisions_page,
+)
 from bounded.core import INVALID_KEY, DecisionRecord, RunRecord
 from bounded.report import plots
 from bounded.report.attribution import attribution_section
@@ -154,8 +159,10 @@ def json_for_script(value: Any) -> str:
 
 
 def report_runs(archive: Archive, options: ReportOptions) -> list[RunRecord]:
-    """The runs a report reads: the archive's, or its experiment's."""
-    return archive.runs(experiment=options.experiment)
+    """The runs a report reads: the archive's, or its experiment's, read a page at a time
+    and held lean (`bounded.archive.queries.lean_runs`: what no section reads left out,
+    what a sweep's cell repeats shared)."""
+    return list(lean_runs(archive, options.experiment))
 
 
 def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) -> ReportOptions:
@@ -168,12 +175,18 @@ def priced(archive: Archive, runs: Sequence[RunRecord], options: ReportOptions) 
 
 
 def tables_of(
-    runs: Sequence[RunRecord], options: ReportOptions, archive: Archive | None = None
+    runs: Sequence[RunRecord],
+    options: ReportOptions,
+    archive: Archive | None = None,
+    tallies: Tallies | None = None,
 ) -> list[CellTable]:
+    """The page's cell table, then the published tables asked for (`tallies`: the runs'
+    decisions' tallies, read from `archive` when not given)."""
     from bounded.analysis.anytime import sequential_records
 
     records = sequential_records(archive) if archive is not None and options.compares else []
-    tallies = decision_tallies(archive) if archive is not None else None
+    if tallies is None and archive is not None:
+        tallies = decision_tallies(archive)
     main = options.compute(runs, title="Cells", records=records, tallies=tallies)
     extra = [
         published_table(name).compute(
@@ -300,25 +313,39 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def analysis_context(
-    archive: Archive,
-    options: ReportOptions,
-    runs: Sequence[RunRecord],
-    figures_dir: Path | None = None,
+class ReadRuns(NamedTuple):
+    """What the page's sections keep of the runs once they are read: a run list can go."""
+
+    options: ReportOptions
+    tables: list[CellTable]
+    summary: PaperTable | None
+    games: list[CompletedGame]
+    audited: list[RunRecord]
+
+
+def read_runs(archive: Archive, options: ReportOptions, runs: Sequence[RunRecord]) -> ReadRuns:
+    """The tables, summary, completed games and audited runs of the page, from the runs."""
+    options = priced(archive, runs, options)
+    tallies = decision_tallies(archive)  # one aggregate over every decision, read once
+    tables = tables_of(runs, options, archive, tallies)
+    summary = summary_of(runs, options, tallies)
+    audited = within_budget(browsable_runs(archive, runs, options.audit_runs), options)
+    return ReadRuns(options, tables, summary, completed_games(runs), audited)
+
+
+def sections_context(
+    archive: Archive, read: ReadRuns, figures_dir: Path | None = None
 ) -> dict[str, Any]:
     """What the page's analysis sections show (summary, tables, plots, context audit,
-    attribution), read from the archive. With `figures_dir`, each figure is also written
-    there as SVG and PDF (`write_figures`)."""
-    options = priced(archive, runs, options)
-    tables = tables_of(runs, options, archive)
-    summary = summary_of(runs, options, decision_tallies(archive))
+    attribution), from what was read of the runs (`read_runs`). With `figures_dir`, each
+    figure is also written there as SVG and PDF (`write_figures`)."""
+    options, tables, summary = read.options, read.tables, read.summary
     plotted = tables[1] if len(tables) > 1 else tables[0]  # a published table when asked for
-    audited = within_budget(browsable_runs(archive, runs, options.audit_runs), options)
-    audit = context_audit(archive, audited, options.costs)
+    audit = context_audit(archive, read.audited, options.costs)
     with ExitStack() as stack:
         pdfs = stack.enter_context(plots.keeping_pdfs()) if figures_dir is not None else {}
         figures = _figures(audit)
-        sets = env_plots(plotted, completed_games(runs))
+        sets = env_plots(plotted, read.games)
     if figures_dir is not None:
         write_figures(figures_dir, figures, sets, pdfs)
     return {
@@ -333,6 +360,17 @@ def analysis_context(
         "audit_limits": (options.audit_runs, options.audit_decisions),
         "attribution": attribution_section(archive),
     }
+
+
+def analysis_context(
+    archive: Archive,
+    options: ReportOptions,
+    runs: Sequence[RunRecord],
+    figures_dir: Path | None = None,
+) -> dict[str, Any]:
+    """What the page's analysis sections show, read from the archive (`read_runs`, then
+    `sections_context`)."""
+    return sections_context(archive, read_runs(archive, options, runs), figures_dir)
 
 
 def page_context(archive: Archive, options: ReportOptions) -> dict[str, Any]:
@@ -360,8 +398,16 @@ def render_page(
     if served:
         return served_page(archive, options)
     runs = report_runs(archive, options)
-    analysis = analysis_context(archive, options, runs, figures_dir)
     browse = browsable_runs(archive, runs, options.max_runs)
+    counts = {
+        "runs": len(runs),
+        "completed": sum(r.status == "completed" for r in runs),
+        "browsable": len(browse),
+    }
+    played_by = code_revisions(runs)
+    read = read_runs(archive, options, runs)
+    del runs  # the audit, plots and page reuse its memory: the peak is not runs + plots
+    analysis = sections_context(archive, read, figures_dir)
     per_run = max(1, options.max_decisions // max(1, len(browse)))
     decisions = {
         run.run_id: run_payload(archive.decisions(run.run_id, end=per_run)) for run in browse
@@ -372,13 +418,8 @@ def render_page(
         .render(
             **page_context(archive, options),
             **analysis,
-            played_by=code_revisions(runs),
-            counts={
-                "runs": len(runs),
-                "completed": sum(r.status == "completed" for r in runs),
-                "browsable": len(browse),
-                "decisions_per_run": per_run,
-            },
+            played_by=played_by,
+            counts={**counts, "decisions_per_run": per_run},
             runs_json=json_for_script([run_summary(r) for r in browse]),
             decisions_json=json_for_script(decisions),
             served=False,

@@ -80,10 +80,25 @@ def win_rate_plot(rows: Sequence[CellRow]) -> str:
     return to_svg(figure)
 
 
+SCORE_POINTS = 200
+"""Games a row of the score plot draws as points at most: a row of more draws every k-th
+of its games in their order (k the least that keeps it within), and the axis says so;
+its box is over every game. The page's size does not grow with the games (10,000 games
+drew 1.3 MB of points)."""
+
+
+def drawn_points(values: Sequence[float]) -> tuple[Sequence[float], int]:
+    """The scores a row draws as points, and k: every k-th of them (1: all)."""
+    step = max(1, -(-len(values) // SCORE_POINTS))
+    return values[::step], step
+
+
 def score_plot(labels: Sequence[str], scores: Sequence[Sequence[float]]) -> str:
-    """Each cell's derived scores: a box and the individual games."""
+    """Each cell's derived scores: a box over every game, and the games as points (every
+    k-th of a row of more than `SCORE_POINTS`)."""
     figure, axes = plt.subplots(figsize=(WIDTH, _height(len(labels))))
     present = [(i, s) for i, s in enumerate(scores) if s]
+    label = "derived score per game"
     if present:
         axes.boxplot(
             [s for _, s in present],
@@ -91,11 +106,16 @@ def score_plot(labels: Sequence[str], scores: Sequence[Sequence[float]]) -> str:
             orientation="horizontal",
             widths=0.5,
         )
+        steps = []
         for i, values in present:
-            axes.scatter(values, [i] * len(values), s=14, alpha=0.6, color="tab:orange", zorder=3)
+            drawn, step = drawn_points(values)
+            steps.append(step)
+            axes.scatter(drawn, [i] * len(drawn), s=14, alpha=0.6, color="tab:orange", zorder=3)
+        if max(steps) > 1:
+            label += f" (points: at most {SCORE_POINTS} a row, evenly spaced; box: every game)"
     axes.set_yticks(range(len(labels)), list(labels))
     axes.invert_yaxis()
-    axes.set_xlabel("derived score per game")
+    axes.set_xlabel(label)
     axes.grid(axis="x", alpha=0.3)
     return to_svg(figure)
 
