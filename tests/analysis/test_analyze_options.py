@@ -83,3 +83,48 @@ def test_analyze_prices_models_and_refuses_bad_prices(warehouse_archive, tmp_pat
         result = invoke(warehouse_archive, *args)
         assert isinstance(result.exception, ConfigError), result.output
         assert message in str(result.exception) and "\n" not in str(result.exception)
+
+
+@pytest.fixture(scope="module")
+def matrix_archive(tmp_path_factory):
+    """Two cells crossed with two warehouse horizons, two seeds each, by a scripted player."""
+    from bounded.sweeps.experiment import parse_experiment
+    from bounded.sweeps.sweep import run_sweep
+
+    path = tmp_path_factory.mktemp("matrix") / "a.sqlite"
+    experiment = parse_experiment(
+        {
+            "experiment": {"name": "m", "archive": str(path)},
+            "defaults": {"env": "warehouse", "games": 2, "max_decisions": 12,
+                         "model": "bounded.jobs.scripted_players:counting_model"},
+            "matrix": {"horizon": [5, 10]},
+            "cells": [{"tag": "state", "contract": "state"},
+                      {"tag": "transcript", "contract": "transcript"}],
+        }
+    )  # fmt: skip
+    run_sweep(experiment)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "pairs"),
+    [
+        ("state / state[horizon=10]", "transcript / transcript[horizon=10]", 2),  # as printed
+        ("state[horizon=10]", "transcript[horizon=10]", 2),  # the sweep's cell names
+        ("state", "transcript", 4),  # the experiment file's cells: both horizons
+    ],
+)
+def test_compare_takes_the_names_by_cell_prints_and_the_files_cells(matrix_archive, a, b, pairs):
+    result = invoke(matrix_archive, "--by", "cell", "--compare", f"{a},{b}", "--json")
+    assert result.exit_code == 0, result.output
+    (paired,) = json.loads(result.output)["paired"]
+    assert (paired["a"], paired["b"], paired["pairs"]) == (a, b, pairs)
+
+
+def test_compare_of_an_unknown_name_lists_the_names_in_one_line(matrix_archive):
+    result = invoke(matrix_archive, "--by", "cell", "--compare", "state[horizon=1],transcript")
+    message = str(result.exception)
+    assert isinstance(result.exception, ConfigError) and "\n" not in message
+    assert message.startswith("no row, cell or treatment 'state[horizon=1]'")
+    for name in ("state / state[horizon=10]", "state[horizon=5]", "transcript"):
+        assert name in message

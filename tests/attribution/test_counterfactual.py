@@ -170,3 +170,29 @@ def test_a_run_whose_fallbacks_executed_the_default_action_replays(tmp_path):
     assert all(r.kind == "command" for r in records)
     replayed = replay(run, records, range(4))
     assert sorted(replayed) == [0, 1, 2, 3]
+
+
+def test_an_unusable_counterfactual_cos_reply_that_plays_the_empty_action_is_a_fallback(tmp_path):
+    """CoS (`summary`) plays craft's empty action where a reply gives no decision; the
+    runner counts that a fallback (`idles_for_an_unusable_reply`), and so does a
+    counterfactual whose reply is unusable, though its decision holds an action."""
+    from bounded.envs.craft.env import EMPTY_ACTION
+    from bounded.models.scripted import ScriptedModel
+    from bounded.runner import GameSpec, play
+
+    spec = GameSpec(
+        env="craft", env_options={"time_limit": 300}, contract="summary",
+        contract_config={"interval": 2, "decisions": 1, "reply": "text"},
+        model="scripted:acting", seed=1, tag="summary", max_decisions=6,
+    )  # fmt: skip
+    acting = ScriptedModel(["Decisions:\n0: <TRAIN PROBE>"], cycle=True)
+    with Archive(tmp_path / "c.sqlite") as archive:
+        run = play(spec, archive=archive, model=acting)
+        assert not any(record.fallback for record in archive.decisions(run.run_id))
+        plan = plan_attribution(archive, AttributionSpec(layers=[CONTROL]))
+        unusable = ScriptedModel(["I am not sure what to do here."], cycle=True)
+        assert attribute(archive, plan, model=unusable) > 0
+        rows = counterfactuals(archive, run.run_id)
+    assert rows and all(row.parse_error for row in rows)
+    assert {action.id for row in rows for action in row.actions} == {EMPTY_ACTION}
+    assert all(row.fallback for row in rows)

@@ -105,3 +105,16 @@ def test_an_experiment_named_with_brackets_is_printed_as_written(tmp_path, capsy
     out = " ".join(capsys.readouterr().out.split())
     rerun = f"bounded sweep FILE.toml {shlex.quote(str(path))}"
     assert f"stale games of experiment(s) exp[1]: rerun the sweep ({rerun})" in out
+
+
+def test_a_limited_list_says_it_shows_the_newest_n_of_all_the_runs(tmp_path, capsys):
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        for index in range(5):
+            archive.save_run(record(f"{index:032d}", status="completed"))
+    main(["runs", str(path), "--limit", "3"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the newest 3 of 5 runs" in out
+    main(["runs", str(path)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "5 runs" in out and "newest" not in out

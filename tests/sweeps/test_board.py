@@ -79,5 +79,23 @@ def test_runs_without_a_plan_or_an_experiment(tmp_path):
     assert board.as_json()["cells"][0] | {"unpriced": []} == {
         "cell": "state", "env": "bounded/Warehouse-v0", "completed": 0, "total": None,
         "failed": 0, "running": 1, "prompt_tokens": 7, "completion_tokens": 0, "cost": 0.0,
-        "unpriced": [], "limit": None, "decisions": 0, "playing_decisions": [0],
+        "unpriced": [], "cost_text": "0.0000 USD", "limit": None, "decisions": 0,
+        "playing_decisions": [0],
     }  # fmt: skip
+
+
+def test_the_board_read_back_before_any_game_ends_reads_an_unpriced_model_unpriced(tmp_path):
+    from bounded.runner import GameSpec
+    from bounded.sweeps.board import store_plan
+    from bounded.sweeps.estimate import SweepPrices
+
+    games = [GameSpec(env="warehouse", contract="state", model="openai:fake", seed=seed,
+                      cell="c", experiment="x") for seed in (1, 2)]  # fmt: skip
+    planned = SweepBoard.planned(games, SweepPrices())
+    with Archive(tmp_path / "a.sqlite") as archive:
+        store_plan(archive, planned)
+        (read,) = boards_from_archive(archive)  # what `bounded view` serves
+    assert planned.cells["c"].cost_text("USD") == "unpriced (openai:fake)"
+    shown = read.as_json()
+    assert shown["cells"][0]["cost_text"] == "unpriced (openai:fake)"
+    assert shown["total"]["cost_text"] == "unpriced (openai:fake)"

@@ -85,3 +85,23 @@ def test_the_view_reads_the_pace_back_from_the_archive(tmp_path):
     assert shown["pace"]["decisions_left"] == 40
     assert shown["pace"]["decisions_per_s"] == pytest.approx(2.0, rel=0.05)
     assert shown["pace"]["text"].startswith("about 2")
+
+
+def test_without_a_plans_limit_the_default_ceiling_is_only_a_bound_until_a_game_ends(tmp_path):
+    games = [GameSpec(env="warehouse", contract="state", seed=s, cell="c", experiment="x")
+             for s in (1, 2)]  # fmt: skip
+    with Archive(tmp_path / "a.sqlite") as archive:  # as `bounded view` reads it back
+        store_plan(archive, SweepBoard.planned(games, SweepPrices()))
+        (board,) = boards_from_archive(archive)
+    cell = board.cells["c"]
+    cell.running, cell.playing_decisions, cell.playing_per_s = 1, [10], 2.0
+    pace = board_pace(board)
+    # 100,000 waiting and 99,990 left of the game playing, at 2 a second: 27 h 46 min at most
+    assert pace == Pace(decisions_left=199_990, per_second=2.0, upper_bound=True)
+    assert pace_text(pace) == (
+        "time left: unknown until a game ends (no max_decisions in the plan; at most 27 h 46 min)"
+    )
+    assert pace.as_json()["upper_bound"] is True
+    cell.completed, cell.decisions_done, cell.running, cell.playing_decisions = 1, 40, 0, []
+    assert board_pace(board) == Pace(decisions_left=40, per_second=2.0)
+    assert pace_text(board_pace(board)) == "about 20 s left (40 decisions at 2/s)"

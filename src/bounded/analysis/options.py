@@ -22,6 +22,7 @@ from bounded.analysis.paired import (
 from bounded.analysis.published import published_table
 from bounded.analysis.tables import CellTable, cell_table
 from bounded.core import ConfigError, RunRecord
+from bounded.registry import did_you_mean
 
 Pair = tuple[str, str]
 
@@ -125,9 +126,10 @@ def add_paired(
     designs = run_designs(runs)
     blocks = {run_id: block for run_id, (_, block) in designs.items()}
     treatments = {run_id: treatment for run_id, (treatment, _) in designs.items()}
+    names = compared_names(table, runs, treatments)
     for a, b in compares:
-        games_a = [by_id[run_id] for run_id in compared_runs(table, a, treatments)]
-        games_b = [by_id[run_id] for run_id in compared_runs(table, b, treatments)]
+        games_a = [by_id[run_id] for run_id in compared_runs(names, a)]
+        games_b = [by_id[run_id] for run_id in compared_runs(names, b)]
         comparison = compare_paired(a, games_a, b, games_b, blocks=blocks, seed=seed)
         record = record_for(records, a, b)
         if record is not None:
@@ -136,21 +138,41 @@ def add_paired(
     table.holm_tests = adjust_holm(table.paired)
 
 
-def compared_runs(table: CellTable, name: str, treatments: Mapping[str, str]) -> list[str]:
-    """The run ids a comparison's side names: its row (a label), or every row of the cell
-    `name` (split by environment or a field: paired on (block, seed) all the same), or
-    every row of the treatment `name` (a matrix file's cells, one per block)."""
-    try:
-        rows = table.rows_of(name)
-    except ConfigError:
-        rows = [
-            row
-            for row in table.rows
-            if row.run_ids and all(treatments.get(i) == name for i in row.run_ids)
-        ]
-        if not rows:
-            raise
-    return [run_id for row in rows for run_id in row.run_ids]
+def compared_names(
+    table: CellTable, runs: Sequence[RunRecord], treatments: Mapping[str, str]
+) -> list[dict[str, list[str]]]:
+    """What a comparison's side may name, most specific first, each name -> the counted run
+    ids it stands for: a row's label; a row's cell; a sweep's cell as `--by cell` prints it
+    (`state[horizon=10]`); the experiment file's cell (`state`, every matrix point of it);
+    a treatment (a matrix file's cells, one per block)."""
+    counted = [run_id for row in table.rows for run_id in row.run_ids]
+    sweep_cells = {run.run_id: run.cell for run in runs if run.cell}
+
+    def by(name_of: Mapping[str, str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for run_id in counted:
+            if run_id in name_of:
+                found.setdefault(name_of[run_id], []).append(run_id)
+        return found
+
+    labels = {row.label: list(row.run_ids) for row in table.rows}
+    cells: dict[str, list[str]] = {}
+    for row in table.rows:
+        cells.setdefault(row.cell, []).extend(row.run_ids)
+    file_cells = {run_id: cell.split("[", 1)[0] for run_id, cell in sweep_cells.items()}
+    return [labels, cells, by(sweep_cells), by(file_cells), by(treatments)]
+
+
+def compared_runs(names: Sequence[Mapping[str, list[str]]], name: str) -> list[str]:
+    """The run ids `name` stands for (`compared_names`); a name that stands for none is an
+    error listing those that do."""
+    for named in names:
+        if named.get(name):
+            return list(named[name])
+    known = list(dict.fromkeys(key for named in names for key in named))
+    raise ConfigError(
+        f"no row, cell or treatment {name!r}{did_you_mean(name, known)} (names: {', '.join(known)})"
+    )
 
 
 def anytime_interval(

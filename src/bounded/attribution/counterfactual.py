@@ -31,7 +31,11 @@ from bounded.archive.counterfactuals import (
 )
 from bounded.archive.queries import run_values, stream_runs
 from bounded.attribution.replay import ReplayedDecision, expert_for, replay, spec_of
-from bounded.contracts.replies.policy import fallback_actions, reply_constraint
+from bounded.contracts.replies.policy import (
+    fallback_actions,
+    idles_for_an_unusable_reply,
+    reply_constraint,
+)
 from bounded.core import (
     JSON,
     Action,
@@ -406,6 +410,7 @@ class Asker:
             self.contract.replies.use_reply_mode(played)
         _, env = build_env(game)
         self.default = env.default_action()
+        self.empty_action = env.empty_action
         try:
             self.contract.reset(
                 EpisodeContext(
@@ -416,6 +421,7 @@ class Asker:
                     initial_state=env.initial_state,
                     knowledge=env.game_knowledge(),
                     run_id=run.run_id,
+                    empty_action=env.empty_action,  # as the run's (`episode_context`)
                 )
             )
         finally:
@@ -454,7 +460,8 @@ class Asker:
             **reply_hints(self.contract, obs, model, lambda: self.schema_for(obs, task.record)),
         )
         decision = self.contract.parse(completion, obs)
-        actions, fallback = decision.actions, False
+        actions = decision.actions
+        fallback = idles_for_an_unusable_reply(decision, self.empty_action)  # as the runner
         if not actions:
             policy = self.contract.replies.fallback_policy()
             actions, fallback = fallback_actions(obs, policy, self.default), True

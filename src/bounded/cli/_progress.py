@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -261,10 +262,10 @@ class DecisionWatch:
 
     def pace(self) -> Pace:
         board = self.display.board
-        left = board_pace(board).decisions_left if board is not None else None
+        planned = board_pace(board) if board is not None else Pace(None, 0.0)
         elapsed = self.display.clock() - self.began_at
         rate = self.played() / elapsed if elapsed > 0 else 0.0
-        return Pace(decisions_left=left, per_second=rate)
+        return replace(planned, per_second=rate)
 
     def show(self) -> None:
         display = self.display
@@ -290,10 +291,7 @@ def cost_text(cell: CellProgress, currency: str = "") -> str:
     """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
     (`bounded.analysis.cost.money`); a cell of an unpriced model reads unpriced before its
     first game too."""
-    from bounded.analysis.cost import money
-
-    unpriced = cell.unpriced or (set() if cell.cost else cell.unpriced_planned)
-    return money(cell.cost, unpriced, currency)
+    return cell.cost_text(currency)
 
 
 def cell_lines(board: SweepBoard) -> list[str]:

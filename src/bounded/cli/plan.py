@@ -332,12 +332,17 @@ def cost_lines(
     return lines
 
 
-def prices_line(in_file: bool, given: bool, currency: str) -> str:
-    """Where the plan's costs come from and their currency (never a built-in default)."""
-    sources = [
+def price_sources(in_file: bool, given: bool) -> list[str]:
+    """Where a sweep's prices come from: the experiment file's [prices], --price, or none."""
+    return [
         *(["the experiment file's [prices]"] if in_file else []),
         *(["--price"] if given else []),
     ]
+
+
+def prices_line(in_file: bool, given: bool, currency: str) -> str:
+    """Where the plan's costs come from and their currency (never a built-in default)."""
+    sources = price_sources(in_file, given)
     if not sources:
         return (
             "cost: no prices given (scripted players cost 0; any other model reads unpriced: "

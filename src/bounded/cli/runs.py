@@ -54,8 +54,9 @@ def runs(
             for found in close(store, resumable_too=resumable):
                 console.print(f"closed {found.run.run_id[:12]}: {found.run.status} -> failed")
     with Archive(archive, read_only=True) as store:
-        records = health(store, filtered_runs(store, archive, tag=tag)[-limit:])
-    print_runs(archive, records)
+        kept = filtered_runs(store, archive, tag=tag)
+        records = health(store, kept[-limit:])
+    print_runs(archive, records, total=len(kept))
 
 
 def short_error(error: str | None, limit: int = 80) -> str:
@@ -64,10 +65,17 @@ def short_error(error: str | None, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
-def print_runs(archive: Path, records: list[Any]) -> None:
+def runs_title(archive: Path, shown: int, total: int) -> str:
+    """The table's title: how many runs it shows, and of how many when --limit cut it."""
+    if shown < total:
+        return f"{archive}: the newest {shown} of {total} runs"
+    return f"{archive}: {total} runs"
+
+
+def print_runs(archive: Path, records: list[Any], *, total: int) -> None:
     """The runs table (a sweep game's cell, a failed run's error), and how to continue the
     stale ones: a sweep's games by rerunning the sweep, the others by `bounded resume`."""
-    table = Table(title=escape(f"{archive}: {len(records)} runs"))
+    table = Table(title=escape(runs_title(archive, len(records), total)))
     table.add_column("run", no_wrap=True, min_width=12)
     for column in ("env", "contract", "tag", "cell", "model", "seed", "status", "decisions"):
         table.add_column(column)

@@ -168,7 +168,11 @@ def sweep(
         plain(f"phase {phase}: frozen {digest}")
     if summary.waiting:
         plain(f"waiting for their phase: {', '.join(summary.waiting)}")
-    plain(spend_line(summary.spent, summary.unpriced, experiment.spec.currency))
+    spent = spend_line(
+        summary.spent, summary.unpriced, experiment.spec.currency,
+        in_file=bool(experiment.spec.prices), given=bool(price),
+    )  # fmt: skip
+    plain(spent)
     for failure in summary.failed:
         console.print(f"[red]failed[/red] {escape(failure)}")
     if summary.stopped:
@@ -225,11 +229,21 @@ def dry_run_plan(
     print_experiment_plan(experiment, asked, archive, prices, plan=plan)
 
 
-def spend_line(spent: float, unpriced: list[str], currency: str) -> str:
-    """What the games played now cost at the experiment file's prices (`money`)."""
+def spend_line(
+    spent: float, unpriced: list[str], currency: str, *, in_file: bool, given: bool
+) -> str:
+    """What the games played now cost (`money`), and at which prices: the experiment
+    file's [prices], --price, or none given."""
     from bounded.analysis.cost import money
+    from bounded.cli.plan import price_sources
 
-    return f"spent {money(spent, unpriced, currency)} at the experiment file's [prices]"
+    sources = price_sources(in_file, given)
+    where = (
+        f"at {' and '.join(sources)}"
+        if sources
+        else "(no prices given: the file has no [prices] table and no --price was given)"
+    )
+    return f"spent {money(spent, unpriced, currency)} {where}"
 
 
 def sweep_command(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bounded.analysis.cost import CURRENCY, CostModel, Prices, cost_model
+from bounded.analysis.cost import CURRENCY, CostModel, Prices, cost_model, money
 from bounded.archive import Archive
 from bounded.archive.queries import meta_with_prefix, progress_runs, store_meta
 from bounded.core import ConfigError, RunRecord
@@ -57,7 +57,14 @@ class CellProgress:
     playing_per_s: float = 0.0
     """Decisions per second of the games in flight, added up."""
 
-    def as_json(self) -> dict[str, Any]:
+    def cost_text(self, currency: str = "") -> str:
+        """`0.0123 USD` (no currency: `0.0123`), or `unpriced (MODEL)`
+        (`bounded.analysis.cost.money`); a cell of an unpriced model reads unpriced before
+        its first game too."""
+        unpriced = self.unpriced or (set() if self.cost else self.unpriced_planned)
+        return money(self.cost, unpriced, currency)
+
+    def as_json(self, currency: str = "") -> dict[str, Any]:
         return {
             "cell": self.cell,
             "env": self.env,
@@ -69,6 +76,7 @@ class CellProgress:
             "completion_tokens": self.completion_tokens,
             "cost": round(self.cost, 6),
             "unpriced": sorted(self.unpriced),
+            "cost_text": self.cost_text(currency),
             "limit": self.limit,
             "decisions": self.decisions_done + sum(self.playing_decisions),
             "playing_decisions": list(self.playing_decisions),
@@ -144,8 +152,8 @@ class SweepBoard:
         return {
             "experiment": self.experiment,
             "currency": self.prices.currency,
-            "cells": [cell.as_json() for cell in self.cells.values()],
-            "total": self.totals().as_json(),
+            "cells": [cell.as_json(self.prices.currency) for cell in self.cells.values()],
+            "total": self.totals().as_json(self.prices.currency),
         }
 
 
@@ -172,7 +180,10 @@ def store_plan(archive: Archive, board: SweepBoard) -> None:
     """Record the plan (cells, their environments and game counts) and the prices, for
     `bounded view` to read back."""
     value = {
-        "cells": [[c.cell, c.env, c.total, c.limit] for c in board.cells.values()],
+        "cells": [
+            [c.cell, c.env, c.total, c.limit, sorted(c.unpriced_planned)]
+            for c in board.cells.values()
+        ],
         "prices": {model: p.model_dump() for model, p in board.prices.table.items()},
         "currency": board.prices.currency,
     }
@@ -188,9 +199,10 @@ def stored_plans(archive: Archive) -> dict[str, SweepBoard]:
         table = {m: Prices(**p) for m, p in value.get("prices", {}).items()}
         prices = SweepPrices(table, value.get("currency", CURRENCY))
         board = SweepBoard(experiment, prices)
-        for name, env, total, *limit in value.get("cells", []):  # no limit: an older plan
+        for name, env, total, *rest in value.get("cells", []):  # older plans: fewer fields
             cell = board.cell(name, env)
-            cell.total, cell.limit = total, (limit or [None])[0]
+            cell.total, cell.limit = total, (rest or [None])[0]
+            cell.unpriced_planned = set(rest[1] if len(rest) > 1 else ())
         boards[experiment] = board
     return boards
 
