@@ -86,8 +86,9 @@ def test_runs_show_cell_names_as_written_and_the_code_that_played_each(
 
 def test_an_experiment_named_with_brackets_is_printed_as_written(tmp_path, capsys):
     """rich reads `[1]` as markup: the sweep's closing line and `runs`' stale line print
-    the name as written (as the cells' names are)."""
-    folder = tmp_path / "[x]"
+    the name as written (as the cells' names are), and a path longer than the terminal
+    unbroken."""
+    folder = tmp_path / ("[x]" + "-long" * 20)
     folder.mkdir()
     path = folder / "a.sqlite"
     experiment = tmp_path / "e.toml"

@@ -153,12 +153,11 @@ def sweep(
             file, archive=archive, workers=workers, executor=executor, concurrency=concurrency
         )
         raise Interrupted(f"{exc}; continue with: {again}") from None
-    console.print(
+    plain(
         f"{summary.experiment}: {summary.completed}/{summary.planned} games completed "
         f"({summary.skipped} already done, {summary.played} played now"
         f"{f' ({summary.resumed} resumed)' if summary.resumed else ''}, "
-        f"{summary.removed} incomplete rows replaced); archive {summary.archive}",
-        markup=False,
+        f"{summary.removed} incomplete rows replaced); archive {summary.archive}"
     )
     if summary.took_over:
         plain(f"took over the lease of a killed sweep: {summary.took_over}")
