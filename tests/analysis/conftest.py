@@ -2,12 +2,32 @@ import pytest
 
 from bounded.archive import Archive
 from bounded.contracts import make_contract
+from bounded.core import approx_tokens
 from bounded.envs import make
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
 
 CONSTANT = '{"reasoning": "", "action": {"id": "report", "args": {"occupied": 0, "shipped": 0}}}'
+
+
+class PrefixCachingModel(ScriptedModel):
+    """A scripted model that reports, like a prefix cache, the messages it shares with the
+    previous call as cached (counted the way it counts prompt tokens)."""
+
+    def __init__(self, reply, cycle: bool = False) -> None:
+        super().__init__(reply, cycle=cycle, id="local:prefix")
+        self.previous: list[dict[str, str]] = []
+
+    def complete(self, messages, **options):
+        completion = super().complete(messages, **options)
+        shared = 0
+        for old, new in zip(self.previous, messages, strict=False):
+            if old != new:
+                break
+            shared += approx_tokens(new["content"])
+        self.previous = list(messages)
+        return completion.model_copy(update={"cached_tokens": shared})
 
 
 @pytest.fixture(scope="package")

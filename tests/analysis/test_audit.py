@@ -4,11 +4,13 @@ from bounded.analysis.audit import context_audit
 from bounded.analysis.cost import CostModel, Prices
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.core import ConfigError, approx_tokens
+from bounded.core import ConfigError
 from bounded.envs import make
 from bounded.envs.warehouse import state_keeping_reply as honest_reply
 from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
+
+from .conftest import PrefixCachingModel
 
 
 def test_audit_separates_growing_and_flat_contracts(warehouse_archive):
@@ -68,25 +70,6 @@ def test_audit_and_export_commands(warehouse_archive, tmp_path):
 
 
 # -- under prefix caching ----------------------------------------------------------
-
-
-class PrefixCachingModel(ScriptedModel):
-    """A scripted model that reports, like a prefix cache, the messages it shares with the
-    previous call as cached (counted the way it counts prompt tokens)."""
-
-    def __init__(self, reply) -> None:
-        super().__init__(reply, id="local:prefix")
-        self.previous: list[dict[str, str]] = []
-
-    def complete(self, messages, **options):
-        completion = super().complete(messages, **options)
-        shared = 0
-        for old, new in zip(self.previous, messages, strict=False):
-            if old != new:
-                break
-            shared += approx_tokens(new["content"])
-        self.previous = list(messages)
-        return completion.model_copy(update={"cached_tokens": shared})
 
 
 @pytest.fixture(scope="module")

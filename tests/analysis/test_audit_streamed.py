@@ -15,36 +15,15 @@ from bounded.analysis.audit import (
 from bounded.analysis.cost import CostModel, Prices
 from bounded.archive import Archive
 from bounded.contracts import make_contract
-from bounded.core import approx_tokens
 from bounded.envs import make
 from bounded.envs.warehouse import state_keeping_reply
-from bounded.models.scripted import ScriptedModel
 from bounded.runner import run_episode
 
-from .conftest import CONSTANT
+from .conftest import CONSTANT, PrefixCachingModel
 
 PRICES = Prices(input=3.0, cached_input=0.3, output=15.0)
 CHUNK = 4
 """Decisions read at a time: smaller than a game, so every game is read in several."""
-
-
-class PrefixCachingModel(ScriptedModel):
-    """Reports the messages it shares with its previous call as cached, like a prefix
-    cache (counted the way prompt tokens are)."""
-
-    def __init__(self, reply) -> None:
-        super().__init__(reply, cycle=True, id="local:prefix")
-        self.previous: list[dict[str, str]] = []
-
-    def complete(self, messages, **options):
-        completion = super().complete(messages, **options)
-        shared = 0
-        for old, new in zip(self.previous, messages, strict=False):
-            if old != new:
-                break
-            shared += approx_tokens(new["content"])
-        self.previous = list(messages)
-        return completion.model_copy(update={"cached_tokens": shared})
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +34,7 @@ def archive_path(tmp_path_factory):
             for contract, reply in (("state", state_keeping_reply), ("transcript", [CONSTANT])):
                 run_episode(
                     make("warehouse", horizon=7 + seed), make_contract(contract),
-                    PrefixCachingModel(reply), seed=seed, env_id="bounded/Warehouse-v0",
+                    PrefixCachingModel(reply, cycle=True), seed=seed, env_id="bounded/Warehouse-v0",
                     tag=contract, archive=archive,
                 )  # fmt: skip
     return path
