@@ -18,7 +18,7 @@ from bounded.contracts import make_contract
 from bounded.core import Action, Observation
 from bounded.models import make_model
 from bounded.report import ReportOptions, build_report
-from bounded.report.build import run_payload
+from bounded.report.payload import run_payload
 from bounded.testing import episode
 
 ARGS = {"occupied": 0, "shipped": 0}

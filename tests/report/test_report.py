@@ -13,7 +13,6 @@ from bounded.cli.report import report
 from bounded.core import ConfigError
 from bounded.importers import import_agenticsts
 from bounded.report import ReportOptions, build_report, make_server
-from bounded.report.build import json_for_script
 
 HISTORY = Path(__file__).resolve().parents[2].parent / "shared/reference/agenticsts/history.jsonl"
 
@@ -47,11 +46,6 @@ def test_max_decisions_bounds_the_embedded_decisions_and_says_which(report_archi
     assert len(decisions) == 2
     assert [[d["index"] for d in run["decisions"]] for run in decisions.values()] == [[0, 1, 2]] * 2
     assert "the first 3 decisions of each of the newest 2 runs" in page
-
-
-def test_script_json_cannot_close_the_script_element():
-    text = json_for_script({"t": "</script><b>"})
-    assert "</script>" not in text and json.loads(text) == {"t": "</script><b>"}
 
 
 def test_report_command(report_archive, tmp_path):
